@@ -1,0 +1,34 @@
+"""minimodel: a from-scratch NumPy deep-learning library for learning embeddings and weight tying.
+
+The public names (DESIGN.md section 2)::
+
+    import minimodel as mm
+    x = mm.Tensor([[1.0, 2.0]], requires_grad=True)
+    y = (x * x).sum(); y.backward(); x.grad   # -> [[2., 4.]]
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from minimodel.autograd import is_grad_enabled, no_grad
+from minimodel.tensor import Tensor
+from minimodel import functional, nn, optim  # noqa: E402  (import order: engine first)
+
+
+def save(model, path):
+    """Save a built-in model to a safetensors file (ties kept). See :func:`minimodel.io.save`."""
+    from minimodel.io import save as _save
+
+    return _save(model, path)
+
+
+def load(path):
+    """Load a model saved with :func:`save`, re-tying shared matrices. See :func:`minimodel.io.load`."""
+    from minimodel.io import load as _load
+
+    return _load(path)
+
+
+__all__ = ["Tensor", "no_grad", "is_grad_enabled", "save", "load", "functional", "nn", "optim",
+           "__version__"]

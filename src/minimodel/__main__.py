@@ -1,0 +1,5 @@
+import sys
+
+from minimodel.cli import main
+
+sys.exit(main())

@@ -1,0 +1,73 @@
+"""The ``minimodel`` command.
+
+Every subcommand lives in its own module under :mod:`minimodel.commands`. A module there
+defines ``ORDER`` (its place in ``--help``) and ``register(subparsers)``, which adds one or more
+subparsers and sets ``func`` on each; ``func(args)`` returns the process exit code.
+
+Why discovery instead of a hand-written table: each part of minimodel (training, the lab,
+interop, benchmarks) owns its command file, and adding one never edits this file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from minimodel import __version__
+
+DESCRIPTION = """\
+minimodel: a from-scratch NumPy deep-learning library and a terminal lab for learning how
+language models use embeddings and weight tying (logits = h @ E.T).
+
+Start here:
+  minimodel train                 train a tied GPT on the bundled Shakespeare corpus
+  minimodel compare               tied vs untied with the same budget and seed
+  minimodel quiz list             quizzes; `minimodel break list`, `minimodel exercise list`
+  minimodel lab status            your progress through the lab
+
+Run `minimodel COMMAND --help` for the options of each command.
+"""
+
+
+def _command_modules():
+    """Import every module in minimodel.commands, sorted by its ORDER."""
+    import minimodel.commands as commands_pkg
+
+    modules = []
+    for info in pkgutil.iter_modules(commands_pkg.__path__):
+        if info.name.startswith("_"):
+            continue
+        modules.append(importlib.import_module(f"minimodel.commands.{info.name}"))
+    return sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="minimodel",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"minimodel {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _command_modules():
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the ``minimodel`` CLI, one module each (see :mod:`minimodel.cli`)."""
