@@ -1,0 +1,188 @@
+"""Reverse-mode automatic differentiation: the engine under every Tensor.
+
+A differentiable operation is a :class:`Function` with two static methods::
+
+    forward(ctx, *arrays, **options) -> np.ndarray        # plain NumPy in, NumPy out
+    backward(ctx, grad_out) -> tuple[np.ndarray | None]   # one gradient per positional input
+
+``Function.apply`` runs ``forward`` and, when gradients are wanted, records the inputs and the
+context on the output tensor. ``backward`` then walks the recorded graph from the output to the
+leaves in reverse topological order, applying the chain rule node by node:
+
+    dL/d(input) = backward(ctx, dL/d(output))
+
+Why a topological sort at all: a tensor used twice (``y = x * x`` or a tied embedding used by
+the lookup and the head) must receive the *sum* of the gradients from all its uses before it
+passes its own gradient on. Visiting nodes in reverse topological order guarantees that.
+The sort is iterative (an explicit stack) so a chain of 10 000 operations does not hit
+Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any, Iterator
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from minimodel.tensor import Tensor
+
+_grad_enabled = True
+
+
+def is_grad_enabled() -> bool:
+    """True unless inside a :func:`no_grad` block."""
+    return _grad_enabled
+
+
+@contextlib.contextmanager
+def no_grad() -> Iterator[None]:
+    """Context manager: operations inside record no graph (evaluation, optimizer updates)."""
+    global _grad_enabled
+    previous = _grad_enabled
+    _grad_enabled = False
+    try:
+        yield
+    finally:
+        _grad_enabled = previous
+
+
+class Context:
+    """What a Function's forward leaves for its backward.
+
+    ``needs_input_grad[i]`` tells backward whether input ``i`` wants a gradient, so it can skip
+    work (no gradient is computed for token ids or constants).
+    """
+
+    __slots__ = ("saved_tensors", "needs_input_grad", "__dict__")
+
+    def __init__(self, needs_input_grad: tuple[bool, ...]) -> None:
+        self.saved_tensors: tuple[Any, ...] = ()
+        self.needs_input_grad = needs_input_grad
+
+    def save_for_backward(self, *arrays: Any) -> None:
+        self.saved_tensors = arrays
+
+
+class Function:
+    """Base class of differentiable operations (see the module docstring)."""
+
+    @staticmethod
+    def forward(ctx: Context, *arrays: np.ndarray, **options: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Context, grad_out: np.ndarray) -> tuple[np.ndarray | None, ...]:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *inputs: Any, **options: Any) -> "Tensor":
+        """Run forward on the inputs' arrays and record the graph node if gradients are on."""
+        from minimodel.tensor import Tensor, as_tensor
+
+        tensors = [x if isinstance(x, Tensor) else as_tensor(x) for x in inputs]
+        needs = tuple(t.requires_grad for t in tensors)
+        track = _grad_enabled and any(needs)
+        ctx = Context(needs)
+        out = cls.forward(ctx, *[t.data for t in tensors], **options)
+        result = Tensor._wrap(out, requires_grad=track)
+        if track:
+            result._node = (cls, ctx, tuple(tensors))
+        return result
+
+
+def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum ``grad`` back down to ``shape``, undoing NumPy broadcasting.
+
+    Broadcasting copies an input along new leading axes and along axes of size 1; the gradient
+    of a copy is the sum over the copies. Example: ``b`` of shape (d,) added to ``x`` of shape
+    (B, T, d) gets ``grad.sum(axis=(0, 1))``.
+    """
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad.reshape(shape)
+
+
+def _topological_order(root: "Tensor") -> list["Tensor"]:
+    """Tensors reachable from ``root`` that need gradients, each after all of its inputs."""
+    order: list[Tensor] = []
+    visited: set[int] = set()
+    stack: list[tuple[Tensor, bool]] = [(root, False)]
+    while stack:
+        node, inputs_done = stack.pop()
+        if inputs_done:
+            order.append(node)
+            continue
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        stack.append((node, True))
+        if node._node is not None:
+            for parent in node._node[2]:
+                if parent.requires_grad and id(parent) not in visited:
+                    stack.append((parent, False))
+    return order
+
+
+def backward(root: "Tensor", grad: Any = None) -> None:
+    """Backpropagate from ``root``; leaf tensors accumulate into ``.grad`` (``+=``).
+
+    The graph is freed as it is consumed: every interior node drops its saved arrays, so memory
+    returns to the level before the forward pass, and a second ``backward`` through the same
+    graph raises instead of silently giving wrong gradients.
+    """
+    if not root.requires_grad:
+        raise RuntimeError("backward() called on a tensor that does not require gradients; "
+                           "create the inputs with requires_grad=True (or use nn.Parameter)")
+    if root._graph_freed:
+        raise RuntimeError("this graph was already used by backward() and has been freed; "
+                           "run the forward pass again before calling backward() a second time")
+    if grad is None:
+        if root.data.size != 1:
+            raise ValueError(f"backward() without a gradient needs a scalar output, got shape "
+                             f"{root.shape}; pass grad= an array of that shape "
+                             f"(e.g. np.ones({root.shape}))")
+        grad_arr = np.ones_like(root.data)
+    else:
+        # A copy: the caller's array must never become (and be mutated as) somebody's .grad.
+        grad_arr = np.array(grad.data if hasattr(grad, "data") else grad, dtype=root.dtype)
+        if grad_arr.shape != root.shape:
+            raise ValueError(f"backward(grad): grad has shape {grad_arr.shape} but the output has "
+                             f"shape {root.shape}; they must match")
+
+    # One array object may be returned for several inputs (Add passes g to both sides), so a
+    # leaf only takes ownership of an array no other leaf received.
+    handed_to_leaves: set[int] = set()
+    grads: dict[int, np.ndarray] = {id(root): grad_arr}
+    for node in reversed(_topological_order(root)):
+        g = grads.pop(id(node), None)
+        if node._node is None:  # a leaf: accumulate into .grad
+            if g is not None:
+                node._accumulate_grad(g, fresh=id(g) not in handed_to_leaves)
+                handed_to_leaves.add(id(g))
+            continue
+        fn, ctx, inputs = node._node
+        node._node = None  # free the graph (saved arrays) as we go
+        node._graph_freed = True
+        if g is None:
+            continue
+        input_grads = fn.backward(ctx, g)
+        if len(input_grads) != len(inputs):
+            raise RuntimeError(f"{fn.__name__}.backward returned {len(input_grads)} gradients "
+                               f"for {len(inputs)} inputs")
+        for inp, ig in zip(inputs, input_grads):
+            if ig is None or not inp.requires_grad:
+                continue
+            if ig.shape != inp.shape:
+                raise RuntimeError(f"{fn.__name__}.backward produced a gradient of shape "
+                                   f"{ig.shape} for an input of shape {inp.shape}")
+            previous = grads.get(id(inp))
+            grads[id(inp)] = ig if previous is None else previous + ig
+

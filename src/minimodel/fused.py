@@ -1,0 +1,160 @@
+"""Fused composites: one Function (one forward, one hand-derived backward) per formula.
+
+Each of these *could* be written from the primitives in :mod:`minimodel.ops` (the tests check
+that it gives the same values and gradients as that composite). Fusing pays because the
+composite would allocate a temporary array per primitive and keep several of them alive for
+backward; on an (N, V) logits matrix that is the difference between one pass over memory and
+six.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minimodel.autograd import Function
+
+_GELU_C = math.sqrt(2.0 / math.pi)  # a Python float keeps float32 arrays float32 (NEP 50)
+_GELU_A = 0.044715
+
+
+class Softmax(Function):
+    r"""softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m), with m = max_j x_j for stability.
+
+    Backward: dx = y * (g - sum_j g_j y_j).
+    """
+
+    @staticmethod
+    def forward(ctx, x, axis=-1):
+        y = x - x.max(axis=axis, keepdims=True)
+        np.exp(y, out=y)
+        y /= y.sum(axis=axis, keepdims=True)
+        ctx.save_for_backward(y)
+        ctx.axis = axis
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return (y * (g - (g * y).sum(axis=ctx.axis, keepdims=True)),)
+
+
+class LogSoftmax(Function):
+    r"""log_softmax(x)_i = x_i - m - log sum_j exp(x_j - m).
+
+    Backward: dx = g - softmax(x) * sum_j g_j.
+    """
+
+    @staticmethod
+    def forward(ctx, x, axis=-1):
+        shifted = x - x.max(axis=axis, keepdims=True)
+        out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+        ctx.save_for_backward(out)
+        ctx.axis = axis
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (out,) = ctx.saved_tensors
+        return (g - np.exp(out) * g.sum(axis=ctx.axis, keepdims=True),)
+
+
+class CrossEntropy(Function):
+    r"""Mean negative log-likelihood of ``targets`` under softmax(``logits``).
+
+    logits (N, V), targets (N,) ints; rows whose target is ``ignore_index`` do not count:
+
+        loss = (1 / |valid|) * sum_{n valid} [ logsumexp(logits_n) - logits_{n, t_n} ]
+        dlogits_n = (softmax(logits_n) - onehot(t_n)) / |valid|      (zero for ignored rows)
+
+    Only one (N, V) array is kept for backward: the probabilities, updated in place.
+    """
+
+    @staticmethod
+    def forward(ctx, logits, targets, ignore_index=-100):
+        n = logits.shape[0]
+        valid = targets != ignore_index  # (N,)
+        safe_targets = np.where(valid, targets, 0)
+        probs = logits - logits.max(axis=1, keepdims=True)  # (N, V), shifted
+        target_logit = probs[np.arange(n), safe_targets]  # (N,)
+        np.exp(probs, out=probs)
+        sums = probs.sum(axis=1)  # (N,)
+        nll = np.log(sums) - target_logit  # (N,)
+        count = int(valid.sum())
+        # With nothing to predict the loss is defined as 0 (PyTorch gives nan); no gradient.
+        loss = (nll * valid).sum() / max(count, 1)
+        probs /= sums[:, None]
+        ctx.save_for_backward(probs, safe_targets, valid)
+        ctx.count = count
+        return np.asarray(loss, dtype=logits.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        probs, targets, valid = ctx.saved_tensors
+        grad = probs  # reuse the saved buffer: the graph is freed after backward anyway
+        grad[np.arange(grad.shape[0]), targets] -= 1
+        scale = (g / max(ctx.count, 1)).astype(grad.dtype)
+        grad *= (valid * scale)[:, None].astype(grad.dtype)
+        return grad, None
+
+
+class LayerNorm(Function):
+    r"""y = (x - mean) / sqrt(var + eps) * weight + bias over the last axis.
+
+    var is the population variance (divide by d, not d - 1). With x_hat the normalised input
+    and r = 1 / sqrt(var + eps), the backward pass is
+
+        dx_hat = g * weight
+        dx     = r * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
+        dweight = sum over rows of g * x_hat,   dbias = sum over rows of g
+    """
+
+    @staticmethod
+    def forward(ctx, x, *affine, eps=1e-5):
+        mean = x.mean(axis=-1, keepdims=True)
+        centered = x - mean
+        var = np.mean(centered * centered, axis=-1, keepdims=True)
+        rstd = 1.0 / np.sqrt(var + eps)
+        x_hat = centered
+        x_hat *= rstd  # (..., d), reuses the centered buffer
+        ctx.save_for_backward(x_hat, rstd, *affine)
+        if not affine:
+            return x_hat.copy()
+        weight, bias = affine
+        return x_hat * weight + bias
+
+    @staticmethod
+    def backward(ctx, g):
+        x_hat, rstd, *affine = ctx.saved_tensors
+        d = x_hat.shape[-1]
+        dx_hat = g * affine[0] if affine else g
+        mean_dx_hat = dx_hat.sum(axis=-1, keepdims=True) / d
+        mean_dx_hat_xhat = (dx_hat * x_hat).sum(axis=-1, keepdims=True) / d
+        dx = (dx_hat - mean_dx_hat - x_hat * mean_dx_hat_xhat) * rstd
+        if not affine:
+            return (dx,)
+        g2 = g.reshape(-1, d)
+        dweight = (g2 * x_hat.reshape(-1, d)).sum(axis=0)
+        dbias = g2.sum(axis=0)
+        return (dx, dweight if ctx.needs_input_grad[1] else None,
+                dbias if ctx.needs_input_grad[2] else None)
+
+
+class GELU(Function):
+    r"""GELU, tanh approximation: y = 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3).
+
+    dy/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2), with t = tanh(u).
+    """
+
+    @staticmethod
+    def forward(ctx, x):
+        t = np.tanh(_GELU_C * (x + _GELU_A * x * x * x))
+        ctx.save_for_backward(x, t)
+        return 0.5 * x * (1.0 + t)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        du_dx = _GELU_C * (1.0 + 3.0 * _GELU_A * x * x)
+        return (g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du_dx),)
