@@ -23,14 +23,14 @@ class MultiHeadAttention(Module):
     """
 
     def __init__(self, d_model: int, n_heads: int, causal: bool = False, dropout: float = 0.0,
-                 rng: np.random.Generator | None = None) -> None:
+                 bias: bool = True, rng: np.random.Generator | None = None) -> None:
         if n_heads <= 0 or d_model % n_heads:
             raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads} "
                              f"(each head gets d_model / n_heads dimensions)")
         super().__init__()
         self.d_model, self.n_heads, self.causal = d_model, n_heads, causal
-        self.c_attn = Linear(d_model, 3 * d_model, rng=rng)
-        self.c_proj = Linear(d_model, d_model, rng=rng)
+        self.c_attn = Linear(d_model, 3 * d_model, bias=bias, rng=rng)
+        self.c_proj = Linear(d_model, d_model, bias=bias, rng=rng)
         self.resid_dropout = Dropout(dropout, rng)
 
     def _heads(self, x: Tensor, B: int, T: int) -> Tensor:
@@ -54,11 +54,11 @@ class MultiHeadAttention(Module):
 class MLP(Module):
     """GPT-2 feed-forward: c_proj(gelu(c_fc(x))), hidden size ``mlp_ratio * d``."""
 
-    def __init__(self, d_model: int, mlp_ratio: int = 4, dropout: float = 0.0,
+    def __init__(self, d_model: int, mlp_ratio: int = 4, dropout: float = 0.0, bias: bool = True,
                  rng: np.random.Generator | None = None) -> None:
         super().__init__()
-        self.c_fc = Linear(d_model, mlp_ratio * d_model, rng=rng)
-        self.c_proj = Linear(mlp_ratio * d_model, d_model, rng=rng)
+        self.c_fc = Linear(d_model, mlp_ratio * d_model, bias=bias, rng=rng)
+        self.c_proj = Linear(mlp_ratio * d_model, d_model, bias=bias, rng=rng)
         self.dropout = Dropout(dropout, rng)
 
     def forward(self, x: Tensor) -> Tensor:
@@ -66,16 +66,21 @@ class MLP(Module):
 
 
 class Block(Module):
-    """Pre-LN transformer block: x + attn(ln_1(x)), then x + mlp(ln_2(x))."""
+    """Pre-LN transformer block: x + attn(ln_1(x)), then x + mlp(ln_2(x)).
+
+    ``bias=False, affine=False, mlp_ratio=1`` gives the bare block of the lab's seed exercise
+    (no biases, LayerNorm without scale/shift, d_ff = d).
+    """
 
     def __init__(self, d_model: int, n_heads: int, causal: bool = True, dropout: float = 0.0,
-                 mlp_ratio: int = 4, eps: float = 1e-5,
+                 mlp_ratio: int = 4, eps: float = 1e-5, bias: bool = True, affine: bool = True,
                  rng: np.random.Generator | None = None) -> None:
         super().__init__()
-        self.ln_1 = LayerNorm(d_model, eps)
-        self.attn = MultiHeadAttention(d_model, n_heads, causal=causal, dropout=dropout, rng=rng)
-        self.ln_2 = LayerNorm(d_model, eps)
-        self.mlp = MLP(d_model, mlp_ratio, dropout, rng)
+        self.ln_1 = LayerNorm(d_model, eps, elementwise_affine=affine)
+        self.attn = MultiHeadAttention(d_model, n_heads, causal=causal, dropout=dropout,
+                                       bias=bias, rng=rng)
+        self.ln_2 = LayerNorm(d_model, eps, elementwise_affine=affine)
+        self.mlp = MLP(d_model, mlp_ratio, dropout, bias, rng)
 
     def forward(self, x: Tensor) -> Tensor:
         x = x + self.attn(self.ln_1(x))  # (B, T, d)

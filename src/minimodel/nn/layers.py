@@ -132,6 +132,29 @@ class LayerNorm(Module):
         return f"{self.d}, eps={self.eps}"
 
 
+class ModuleList(Module):
+    """An ordered list of submodules registered as "0", "1", ... (e.g. ``blocks.0.ln_1``)."""
+
+    def __init__(self, modules: list[Module] | None = None) -> None:
+        super().__init__()
+        for module in modules or []:
+            self.append(module)
+
+    def append(self, module: Module) -> None:
+        if not isinstance(module, Module):
+            raise TypeError(f"ModuleList holds Modules, got {type(module).__name__}")
+        self._modules[str(len(self._modules))] = module
+
+    def __getitem__(self, index: int) -> Module:
+        return list(self._modules.values())[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+
 class Dropout(Module):
     """Zero activations with probability ``p`` in training mode; identity in eval mode."""
 

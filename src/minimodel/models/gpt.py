@@ -1,0 +1,196 @@
+"""GPT: a GPT-2-architecture decoder with a tied (default) or untied output head.
+
+Read bottom-up: ``GPT.forward`` embeds tokens and positions, runs pre-LN causal blocks, applies
+a final LayerNorm, then the head. With ``tie_embeddings=True`` the head is
+``TiedHead(token_emb)``, so
+
+    logits[b, t, v] = h[b, t] . E[v]        (a dot product with every token's embedding)
+
+and the model has V * d fewer parameters than the untied version.
+
+Parameter names follow GPT-2 inside each block (``ln_1``, ``attn.c_attn``, ``mlp.c_fc``...),
+which keeps the Hugging Face export a renaming (see ``minimodel.interop``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+import minimodel.functional as F
+from minimodel.autograd import no_grad
+from minimodel.nn import (Block, Dropout, Embedding, LayerNorm, Linear, LMHead, Module,
+                          ModuleList, Parameter, TiedHead)
+from minimodel.nn.layers import EMBEDDING_INIT_STD, check_token_ids
+from minimodel.nn.parameter import default_rng
+from minimodel.tensor import Tensor
+
+
+@dataclass
+class GPTConfig:
+    """Sizes of a GPT. ``vocab_size`` must come from the tokenizer (its single source of truth)."""
+
+    vocab_size: int
+    block_size: int
+    n_layer: int
+    n_head: int
+    d_model: int
+    tie_embeddings: bool = True
+    dropout: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "block_size", "n_layer", "n_head", "d_model"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"GPTConfig.{name} must be a positive integer, got {value!r}")
+        if self.d_model % self.n_head:
+            raise ValueError(f"GPTConfig: d_model={self.d_model} must be divisible by "
+                             f"n_head={self.n_head}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"GPTConfig.dropout must be in [0, 1), got {self.dropout}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class GPT(Module):
+    """Decoder-only transformer language model (GPT-2 architecture).
+
+    ``forward(idx, targets=None) -> (logits, loss)``: idx (B, T) token ids with T <= block_size;
+    targets (B, T) are the next tokens (``-100`` to skip a position); loss is None without them.
+    """
+
+    def __init__(self, config: GPTConfig, rng: np.random.Generator | None = None) -> None:
+        if not isinstance(config, GPTConfig):
+            raise TypeError(f"GPT takes a GPTConfig, got {type(config).__name__}")
+        super().__init__()
+        self.config = config
+        rng = rng if rng is not None else default_rng()
+        c = config
+        self.token_emb = Embedding(c.vocab_size, c.d_model, rng=rng)  # wte (V, d)
+        self.pos_emb = Embedding(c.block_size, c.d_model, rng=rng)  # wpe (block_size, d)
+        self.drop = Dropout(c.dropout, rng)
+        self.blocks = ModuleList([Block(c.d_model, c.n_head, causal=True, dropout=c.dropout,
+                                        rng=rng) for _ in range(c.n_layer)])
+        self.ln_f = LayerNorm(c.d_model)
+        self.lm_head = (TiedHead(self.token_emb, c.vocab_size) if c.tie_embeddings
+                        else LMHead(c.d_model, c.vocab_size, rng=rng))
+        self._init_weights(rng)
+
+    def _init_weights(self, rng: np.random.Generator) -> None:
+        """GPT-2 initialisation: N(0, 0.02) weights, zero biases, and residual projections
+        (``c_proj``) scaled by 1/sqrt(2 * n_layer) so the residual stream's variance does not
+        grow with depth (Radford et al. 2019)."""
+        residual_std = EMBEDDING_INIT_STD / math.sqrt(2 * self.config.n_layer)
+        for name, module in self.named_modules():
+            if isinstance(module, Linear):
+                std = residual_std if name.endswith("c_proj") else EMBEDDING_INIT_STD
+                module.weight.data[...] = rng.standard_normal(module.weight.shape) * std
+                if module.bias is not None:
+                    module.bias.data[...] = 0.0
+
+    # ------------------------------------------------------------------ forward
+    def _check_idx(self, idx: Any) -> np.ndarray:
+        arr = check_token_ids(idx, self.config.vocab_size, where="GPT")
+        if arr.ndim != 2:
+            raise ValueError(f"GPT expects token ids of shape (B, T), got {arr.shape}")
+        if arr.shape[1] > self.config.block_size:
+            raise ValueError(f"sequence length {arr.shape[1]} exceeds block_size "
+                             f"{self.config.block_size}; crop the input to the last "
+                             f"{self.config.block_size} tokens")
+        return arr
+
+    def hidden_states(self, idx: Any) -> Tensor:
+        """The final-LayerNorm output h (B, T, d) that the head turns into logits."""
+        ids = self._check_idx(idx)
+        T = ids.shape[1]
+        x = self.token_emb(ids) + self.pos_emb(np.arange(T))  # (B, T, d) + (T, d)
+        x = self.drop(x)
+        for block in self.blocks:
+            x = block(x)  # (B, T, d)
+        return self.ln_f(x)
+
+    def forward(self, idx: Any, targets: Any = None) -> tuple[Tensor, Tensor | None]:
+        h = self.hidden_states(idx)  # (B, T, d)
+        logits = self.lm_head(h)  # (B, T, V)
+        loss = F.cross_entropy(logits, targets) if targets is not None else None
+        return logits, loss
+
+    # ------------------------------------------------------------------ generation
+    def generate(self, idx: Any, max_new_tokens: int, temperature: float = 1.0,
+                 top_k: int | None = None, seed: int | None = None) -> np.ndarray:
+        """Extend ``idx`` (B, T) by ``max_new_tokens`` sampled tokens; returns (B, T + n).
+
+        temperature 0 picks the arg-max (greedy); top_k keeps the k most likely tokens. Only
+        the last position's logits are computed at each step (the head is the costly part).
+        """
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0 (0 = greedy), got {temperature}")
+        if top_k is not None and (int(top_k) != top_k or top_k < 1):
+            raise ValueError(f"top_k must be a positive integer or None, got {top_k}")
+        if max_new_tokens < 0:
+            raise ValueError(f"max_new_tokens must be >= 0, got {max_new_tokens}")
+        ids = np.array(check_token_ids(idx, self.config.vocab_size, where="GPT.generate"),
+                       dtype=np.int64)
+        if ids.ndim != 2 or ids.shape[1] == 0:
+            raise ValueError(f"generate expects a non-empty prompt of shape (B, T), got {ids.shape}")
+        rng = np.random.default_rng(seed)
+        was_training = self.training
+        self.eval()
+        try:
+            with no_grad():
+                for _ in range(max_new_tokens):
+                    context = ids[:, -self.config.block_size:]
+                    h_last = self.hidden_states(context)[:, -1, :]  # (B, d)
+                    logits = self.lm_head(h_last).data.astype(np.float64)  # (B, V)
+                    next_ids = sample_next(logits, temperature, top_k, rng)  # (B,)
+                    ids = np.concatenate([ids, next_ids[:, None]], axis=1)
+        finally:
+            self.train(was_training)
+        return ids
+
+    # ------------------------------------------------------------------ embeddings (HF-style)
+    def get_input_embeddings(self) -> Embedding:
+        return self.token_emb
+
+    def get_output_embeddings(self) -> Module:
+        return self.lm_head
+
+    def resize_token_embeddings(self, new_vocab_size: int,
+                                rng: np.random.Generator | None = None) -> None:
+        """Grow or shrink the vocabulary, keeping learned rows; a tie stays a tie.
+
+        New rows are drawn from N(0, 0.02). The tied head needs no update: it reads
+        ``token_emb.weight`` every time.
+        """
+        rng = rng if rng is not None else default_rng()
+        self.token_emb.weight = _resized(self.token_emb.weight, new_vocab_size, rng)
+        if not self.config.tie_embeddings:
+            self.lm_head.weight = _resized(self.lm_head.weight, new_vocab_size, rng)
+        self.config.vocab_size = new_vocab_size
+
+
+def _resized(weight: Parameter, rows: int, rng: np.random.Generator) -> Parameter:
+    if rows <= 0:
+        raise ValueError(f"new vocab size must be positive, got {rows}")
+    keep = min(rows, weight.shape[0])
+    data = (rng.standard_normal((rows, weight.shape[1])) * EMBEDDING_INIT_STD).astype(weight.dtype)
+    data[:keep] = weight.data[:keep]
+    return Parameter(data)
+
+
+def sample_next(logits: np.ndarray, temperature: float, top_k: int | None,
+                rng: np.random.Generator) -> np.ndarray:
+    """Pick one token per row of ``logits`` (B, V): greedy, or softmax(logits / T) sampling."""
+    if temperature == 0:
+        return logits.argmax(axis=-1)
+    logits = logits / temperature
+    if top_k is not None and top_k < logits.shape[-1]:
+        kth = np.partition(logits, -top_k, axis=-1)[:, -top_k][:, None]  # (B, 1)
+        logits = np.where(logits < kth, -np.inf, logits)
+    probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    probs /= probs.sum(axis=-1, keepdims=True)
+    return np.array([rng.choice(len(p), p=p) for p in probs], dtype=np.int64)
