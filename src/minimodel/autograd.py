@@ -122,6 +122,12 @@ def _topological_order(root: "Tensor") -> list["Tensor"]:
             continue
         if id(node) in visited:
             continue
+        if node._graph_freed and node is not root:
+            # Fix (tests/core): an intermediate whose graph a previous backward() freed would
+            # otherwise be treated as a leaf, silently cutting the gradient to its inputs.
+            raise RuntimeError("a tensor in this graph was already used by backward() and its "
+                               "graph has been freed; run the forward pass again before calling "
+                               "backward() a second time")
         visited.add(id(node))
         stack.append((node, True))
         if node._node is not None:

@@ -296,6 +296,9 @@ class Transpose(Function):
         if sorted(int(x) % max(a.ndim, 1) for x in axes) != list(range(a.ndim)):
             raise ValueError(f"transpose axes {axes} are not a permutation of the "
                              f"{a.ndim} axes of a tensor of shape {a.shape}")
+        # Fix (tests/core): normalise negative axes first; argsort of e.g. (0, -1, 1) is not
+        # the inverse permutation, so backward returned a wrongly transposed gradient.
+        axes = tuple(int(x) % max(a.ndim, 1) for x in axes)
         ctx.inverse = tuple(np.argsort(axes))
         return a.transpose(axes)
 
