@@ -69,6 +69,12 @@ class CBOW(Module):
         loss = F.cross_entropy(logits, targets) if targets is not None else None
         return logits, loss
 
+    def get_input_embeddings(self) -> Embedding:
+        return self.in_emb
+
+    def get_output_embeddings(self) -> Module:
+        return self.lm_head
+
     def word_vectors(self) -> np.ndarray:
         """The input embedding matrix (V, d), the usual word vectors."""
         return self.in_emb.weight.data

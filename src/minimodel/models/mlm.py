@@ -83,6 +83,12 @@ class MaskedLM(Module):
         self.lm_head = (TiedHead(self.token_emb, c.vocab_size) if c.tie_embeddings
                         else LMHead(c.d_model, c.vocab_size, rng=rng))
 
+    def get_input_embeddings(self) -> Embedding:
+        return self.token_emb
+
+    def get_output_embeddings(self) -> Module:
+        return self.lm_head
+
     def hidden_states(self, idx: Any) -> Tensor:
         ids = check_token_ids(idx, self.config.vocab_size, where="MaskedLM")
         if ids.ndim != 2 or ids.shape[1] > self.config.block_size:
