@@ -117,10 +117,21 @@ def test_generate_sampling_is_seeded_and_respects_top_k():
     np.testing.assert_array_equal(model.generate(prompt, 6, top_k=1, seed=9), greedy)
 
 
-def test_generate_crops_context_beyond_block_size():
+def naive_greedy(model, ids, n):
+    """Reference: full forward over the (cropped) context for every new token, no cache."""
+    for _ in range(n):
+        nxt = model(ids[:, -model.config.block_size:])[0].data[:, -1].argmax(-1)
+        ids = np.concatenate([ids, nxt[:, None]], axis=1)
+    return ids
+
+
+@pytest.mark.parametrize("prompt_len", [1, 9, 12, 15])
+def test_cached_generation_equals_naive_loop_across_the_block_edge(prompt_len):
     model = tiny()
-    out = model.generate(np.zeros((1, 12), dtype=np.int64), 3, temperature=0)
-    assert out.shape == (1, 15)
+    prompt = np.random.default_rng(prompt_len).integers(0, 48, (2, prompt_len))
+    out = model.generate(prompt, 6, temperature=0)
+    assert out.shape == (2, prompt_len + 6)
+    np.testing.assert_array_equal(out, naive_greedy(model, prompt, 6))
 
 
 def test_overfits_one_batch():

@@ -22,8 +22,8 @@ import numpy as np
 
 import minimodel.functional as F
 from minimodel.autograd import no_grad
-from minimodel.nn import (Block, Dropout, Embedding, LayerNorm, Linear, LMHead, Module,
-                          ModuleList, Parameter, TiedHead)
+from minimodel.nn import (Block, Dropout, Embedding, KVCache, LayerNorm, Linear, LMHead,
+                          Module, ModuleList, Parameter, TiedHead)
 from minimodel.nn.layers import EMBEDDING_INIT_STD, check_token_ids
 from minimodel.nn.parameter import default_rng
 from minimodel.tensor import Tensor
@@ -103,14 +103,22 @@ class GPT(Module):
                              f"{self.config.block_size} tokens")
         return arr
 
-    def hidden_states(self, idx: Any) -> Tensor:
-        """The final-LayerNorm output h (B, T, d) that the head turns into logits."""
+    def hidden_states(self, idx: Any, cache: KVCache | None = None) -> Tensor:
+        """The final-LayerNorm output h (B, T, d) that the head turns into logits.
+
+        With a ``cache``, ``idx`` holds only the new tokens; their positions continue after
+        the ``cache.length`` tokens seen before.
+        """
         ids = self._check_idx(idx)
+        start = cache.length if cache is not None else 0
         T = ids.shape[1]
-        x = self.token_emb(ids) + self.pos_emb(np.arange(T))  # (B, T, d) + (T, d)
+        if start + T > self.config.block_size:
+            raise ValueError(f"positions {start}..{start + T - 1} exceed block_size "
+                             f"{self.config.block_size}")
+        x = self.token_emb(ids) + self.pos_emb(np.arange(start, start + T))  # (B, T, d) + (T, d)
         x = self.drop(x)
         for block in self.blocks:
-            x = block(x)  # (B, T, d)
+            x = block(x, cache)  # (B, T, d)
         return self.ln_f(x)
 
     def forward(self, idx: Any, targets: Any = None) -> tuple[Tensor, Tensor | None]:
@@ -125,7 +133,8 @@ class GPT(Module):
         """Extend ``idx`` (B, T) by ``max_new_tokens`` sampled tokens; returns (B, T + n).
 
         temperature 0 picks the arg-max (greedy); top_k keeps the k most likely tokens. Only
-        the last position's logits are computed at each step (the head is the costly part).
+        the last position's logits are computed at each step (the head is the costly part), and
+        a key/value cache means each step projects only the newest token.
         """
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0 (0 = greedy), got {temperature}")
@@ -142,10 +151,18 @@ class GPT(Module):
         self.eval()
         try:
             with no_grad():
+                cache, fed = KVCache(), 0  # fed = tokens of `ids` already in the cache
                 for _ in range(max_new_tokens):
-                    context = ids[:, -self.config.block_size:]
-                    h_last = self.hidden_states(context)[:, -1, :]  # (B, d)
-                    logits = self.lm_head(h_last).data.astype(np.float64)  # (B, V)
+                    if ids.shape[1] > self.config.block_size or fed == 0:
+                        # learned absolute positions: once the window slides, every cached
+                        # position is stale, so refill the cache from the cropped context
+                        cache, fed = KVCache(), 0
+                        h = self.hidden_states(ids[:, -self.config.block_size:], cache)
+                        fed = ids.shape[1]
+                    else:
+                        h = self.hidden_states(ids[:, fed:], cache)  # only the new token
+                        fed = ids.shape[1]
+                    logits = self.lm_head(h[:, -1, :]).data.astype(np.float64)  # (B, V)
                     next_ids = sample_next(logits, temperature, top_k, rng)  # (B,)
                     ids = np.concatenate([ids, next_ids[:, None]], axis=1)
         finally:

@@ -37,18 +37,59 @@ class MultiHeadAttention(Module):
         """(B, T, d) -> (B, H, T, d_head)."""
         return x.reshape(B, T, self.n_heads, self.d_model // self.n_heads).transpose(0, 2, 1, 3)
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, x: Tensor, cache: "KVCache | None" = None) -> Tensor:
+        """x (B, T, d) -> (B, T, d). With a ``cache`` (generation, no gradients) the new keys
+        and values are appended to the cached ones and x holds only the new positions."""
         if x.ndim != 3 or x.shape[-1] != self.d_model:
             raise ValueError(f"MultiHeadAttention expects (B, T, {self.d_model}), got {x.shape}")
         B, T, d = x.shape
         q, k, v = ops.split(self.c_attn(x), 3, axis=-1)  # 3 x (B, T, d)
-        y = F.scaled_dot_product_attention(self._heads(q, B, T), self._heads(k, B, T),
-                                           self._heads(v, B, T), causal=self.causal)  # (B, H, T, dh)
+        q, k, v = self._heads(q, B, T), self._heads(k, B, T), self._heads(v, B, T)  # (B, H, T, dh)
+        if cache is not None:
+            k, v = cache.extend(self, k, v)  # (B, H, T_past + T, dh)
+        y = F.scaled_dot_product_attention(q, k, v, causal=self.causal)  # (B, H, T, dh)
         y = y.transpose(0, 2, 1, 3).reshape(B, T, d)  # heads side by side again
         return self.resid_dropout(self.c_proj(y))
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, n_heads={self.n_heads}, causal={self.causal}"
+
+
+class KVCache:
+    """Keys and values of past positions, per attention layer, for fast generation.
+
+    Without a cache, generating token t re-runs attention over all t previous positions in
+    every layer, so each new token costs O(t) projections. With it, only the new position is
+    projected; the cost that still grows with t is the attention itself (one query against
+    t keys). Used under ``no_grad`` only.
+    """
+
+    def __init__(self) -> None:
+        # per layer: (keys, values) buffers of shape (B, H, capacity, dh), grown geometrically
+        self._store: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._length: dict[int, int] = {}
+
+    @property
+    def length(self) -> int:
+        """Number of positions cached so far."""
+        return next(iter(self._length.values()), 0)
+
+    def extend(self, layer: Module, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
+        key, new = id(layer), k.shape[2]
+        used = self._length.get(key, 0)
+        if key not in self._store or used + new > self._store[key][0].shape[2]:
+            capacity = max(2 * (used + new), 16)
+            B, H, _, dh = k.shape
+            grown = tuple(np.empty((B, H, capacity, dh), dtype=k.dtype) for _ in range(2))
+            if used:
+                for old, buf in zip(self._store[key], grown):
+                    buf[:, :, :used] = old[:, :, :used]
+            self._store[key] = grown
+        keys, values = self._store[key]
+        keys[:, :, used:used + new] = k.data  # write in place: no O(t) copy per token
+        values[:, :, used:used + new] = v.data
+        self._length[key] = used + new
+        return (Tensor._wrap(keys[:, :, :used + new]), Tensor._wrap(values[:, :, :used + new]))
 
 
 class MLP(Module):
@@ -82,6 +123,6 @@ class Block(Module):
         self.ln_2 = LayerNorm(d_model, eps, elementwise_affine=affine)
         self.mlp = MLP(d_model, mlp_ratio, dropout, bias, rng)
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = x + self.attn(self.ln_1(x))  # (B, T, d)
+    def forward(self, x: Tensor, cache: "KVCache | None" = None) -> Tensor:
+        x = x + self.attn(self.ln_1(x), cache)  # (B, T, d)
         return x + self.mlp(self.ln_2(x))  # (B, T, d)
