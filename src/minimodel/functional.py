@@ -41,23 +41,55 @@ def cross_entropy(logits: Tensor, targets: Any, ignore_index: int = IGNORE_INDEX
         A scalar tensor. If every position is ignored the loss is 0 (PyTorch returns nan).
     """
     logits = as_tensor(logits)
-    t = targets.data if isinstance(targets, Tensor) else np.asarray(targets)
-    if t.dtype.kind not in "iu":
-        raise TypeError(f"cross_entropy targets must be integer class ids, got dtype {t.dtype}; "
-                        "convert with targets.astype(np.int64)")
-    if logits.ndim < 1 or logits.shape[:-1] != t.shape:
-        raise ValueError(f"cross_entropy: logits of shape {logits.shape} need targets of shape "
-                         f"{logits.shape[:-1]}, got {t.shape}")
+    if logits.ndim < 1:
+        raise ValueError("cross_entropy needs logits with a class axis, got a scalar")
     vocab = logits.shape[-1]
-    live = t[t != ignore_index]
-    if live.size and (live.min() < 0 or live.max() >= vocab):
-        bad = int(live.max()) if live.max() >= vocab else int(live.min())
-        raise ValueError(f"cross_entropy: target id {bad} is outside the {vocab} classes of the "
-                         f"logits (valid ids are 0..{vocab - 1}, or {ignore_index} to ignore); "
-                         "do the model's vocab size and the tokenizer's agree?")
+    t = _check_targets(logits.shape, targets, vocab, ignore_index, "cross_entropy")
     flat_logits = logits.reshape(-1, vocab)  # (N, V)
     return fused.CrossEntropy.apply(flat_logits, Tensor._wrap(t.reshape(-1)),
                                     ignore_index=ignore_index)
+
+
+def linear_cross_entropy(h: Tensor, weight: Tensor, targets: Any,
+                         ignore_index: int = IGNORE_INDEX, chunk_rows: int | None = None) -> Tensor:
+    """``cross_entropy(h @ weight.T, targets)`` computed in row chunks, never holding (N, V).
+
+    Args:
+        h: (..., d) hidden states.
+        weight: (V, d) output matrix (``TiedHead.weight`` is the embedding itself).
+        targets: (...) integer ids or ``ignore_index``.
+        chunk_rows: rows per chunk; by default about 32 MiB of float32 logits, at least 256.
+    """
+    h, weight = as_tensor(h), as_tensor(weight)
+    if weight.ndim != 2 or h.shape[-1] != weight.shape[1]:
+        raise ValueError(f"linear_cross_entropy: h of shape {h.shape} needs a weight of shape "
+                         f"(V, {h.shape[-1]}), got {weight.shape}")
+    t = _check_targets(h.shape, targets, weight.shape[0], ignore_index, "linear_cross_entropy")
+    vocab = weight.shape[0]
+    rows = chunk_rows or max(256, (32 * 2**20) // (4 * vocab))
+    return fused.LinearCrossEntropy.apply(h.reshape(-1, h.shape[-1]), weight,
+                                          Tensor._wrap(t.reshape(-1)),
+                                          ignore_index=ignore_index, chunk_rows=int(rows))
+
+
+def _check_targets(input_shape: tuple[int, ...], targets: Any, vocab: int, ignore_index: int,
+                   where: str) -> np.ndarray:
+    """Targets as an int array of shape ``input_shape[:-1]``, ids in [0, vocab) or ignore_index."""
+    expected_shape = tuple(input_shape[:-1])
+    t = targets.data if isinstance(targets, Tensor) else np.asarray(targets)
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"{where} targets must be integer class ids, got dtype {t.dtype}; "
+                        "convert with targets.astype(np.int64)")
+    if t.shape != expected_shape:
+        raise ValueError(f"{where}: inputs of shape {tuple(input_shape)} need targets of shape "
+                         f"{expected_shape}, got {t.shape}")
+    live = t[t != ignore_index]
+    if live.size and (live.min() < 0 or live.max() >= vocab):
+        bad = int(live.max()) if live.max() >= vocab else int(live.min())
+        raise ValueError(f"{where}: target id {bad} is outside the {vocab} classes "
+                         f"(valid ids are 0..{vocab - 1}, or {ignore_index} to ignore); "
+                         "do the model's vocab size and the tokenizer's agree?")
+    return t
 
 
 def layer_norm(x: Tensor, eps: float = 1e-5, weight: Tensor | None = None,

@@ -158,3 +158,60 @@ class GELU(Function):
         x, t = ctx.saved_tensors
         du_dx = _GELU_C * (1.0 + 3.0 * _GELU_A * x * x)
         return (g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du_dx),)
+
+
+class LinearCrossEntropy(Function):
+    r"""cross_entropy(h @ W.T, targets) without ever holding the (N, V) logits.
+
+    h (N, d), W (V, d) (an output head, tied or not), targets (N,). The rows are processed in
+    chunks of ``chunk_rows``; each chunk's logits (chunk, V) live only inside the loop. Because
+    the loss is a scalar, its gradient is known up to the factor g = dL/dloss already during the
+    forward pass, so each chunk also adds its share of the gradients
+
+        dlogits_c = (softmax(logits_c) - onehot(t_c)) / |valid|
+        dh_c = dlogits_c @ W,        dW += dlogits_c.T @ h_c
+
+    and backward only multiplies the stored dh (N, d) and dW (V, d) by g. Peak memory is one
+    chunk of logits instead of about three (N, V) arrays, at the same number of matmuls.
+    """
+
+    @staticmethod
+    def forward(ctx, h, weight, targets, ignore_index=-100, chunk_rows=256):
+        from minimodel.autograd import is_grad_enabled
+
+        n = h.shape[0]
+        valid = targets != ignore_index  # (N,)
+        safe_targets = np.where(valid, targets, 0)
+        count = max(int(valid.sum()), 1)
+        want_dh = is_grad_enabled() and ctx.needs_input_grad[0]
+        want_dw = is_grad_enabled() and ctx.needs_input_grad[1]
+        dh = np.empty_like(h) if want_dh else None  # (N, d)
+        dw = np.zeros_like(weight) if want_dw else None  # (V, d)
+        total = 0.0
+        for start in range(0, n, chunk_rows):
+            stop = min(start + chunk_rows, n)
+            h_c, t_c, v_c = h[start:stop], safe_targets[start:stop], valid[start:stop]
+            rows = np.arange(stop - start)
+            logits = h_c @ weight.T  # (c, V), the only chunk-sized buffer
+            logits -= logits.max(axis=1, keepdims=True)
+            target_logit = logits[rows, t_c]  # (c,)
+            np.exp(logits, out=logits)
+            sums = logits.sum(axis=1)  # (c,)
+            total += float(((np.log(sums) - target_logit) * v_c).sum())
+            if want_dh or want_dw:
+                logits /= sums[:, None]  # softmax
+                logits[rows, t_c] -= 1.0
+                logits *= (v_c / h.dtype.type(count)).astype(h.dtype)[:, None]  # dlogits_c
+                if want_dh:
+                    np.matmul(logits, weight, out=dh[start:stop])  # (c, d)
+                if want_dw:
+                    dw += logits.T @ h_c  # (V, d)
+        ctx.save_for_backward(dh, dw)
+        return np.asarray(total / count, dtype=h.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        dh, dw = ctx.saved_tensors
+        scale = g.astype(dh.dtype if dh is not None else dw.dtype)
+        return (dh * scale if dh is not None else None,
+                dw * scale if dw is not None else None, None)

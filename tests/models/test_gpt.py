@@ -206,3 +206,43 @@ def test_parity_with_torch():
     np.testing.assert_allclose(loss.item(), t_loss.item(), atol=1e-10)
     for n, p in model.named_parameters():
         np.testing.assert_allclose(p.grad, P[n].grad.numpy(), atol=1e-9, err_msg=n)
+
+
+@pytest.mark.parametrize("tie", [True, False])
+def test_chunked_head_loss_matches_full_logits_path(tie):
+    """return_logits=False (chunked head + loss) gives the same loss and gradients."""
+    model = tiny(tie)
+    for p in model.parameters():
+        p.data = p.data.astype(np.float64)
+    x, y = batch()
+    y[0, :4] = -100
+    _, loss_full = model(x, y)
+    loss_full.backward()
+    full = {n: p.grad.copy() for n, p in model.named_parameters()}
+    model.zero_grad()
+    logits, loss_chunked = model(x, y, return_logits=False)
+    loss_chunked.backward()
+    assert logits is None
+    assert loss_chunked.item() == pytest.approx(loss_full.item(), abs=1e-12)
+    for n, p in model.named_parameters():
+        np.testing.assert_allclose(p.grad, full[n], atol=1e-12, err_msg=n)
+
+
+def test_linear_cross_entropy_chunks_and_ignore_index():
+    """Any chunk size gives the plain cross-entropy of h @ W.T (values and gradients)."""
+    rng = np.random.default_rng(5)
+    h, W = rng.normal(size=(23, 6)), rng.normal(size=(11, 6))
+    t = rng.integers(0, 11, 23)
+    t[[2, 9]] = -100
+    H, Wt = mm.Tensor(h, requires_grad=True), mm.Tensor(W, requires_grad=True)
+    ref = mm.functional.cross_entropy(H @ Wt.T, t)
+    (ref * 2.5).backward()
+    for chunk in (1, 4, 23, 64):
+        H2, W2 = mm.Tensor(h, requires_grad=True), mm.Tensor(W, requires_grad=True)
+        loss = mm.functional.linear_cross_entropy(H2, W2, t, chunk_rows=chunk)
+        (loss * 2.5).backward()
+        assert loss.item() == pytest.approx(ref.item(), abs=1e-12)
+        np.testing.assert_allclose(H2.grad, H.grad, atol=1e-12)
+        np.testing.assert_allclose(W2.grad, Wt.grad, atol=1e-12)
+    with pytest.raises(ValueError, match="outside the 11 classes"):
+        mm.functional.linear_cross_entropy(H2, W2, np.full(23, 11))

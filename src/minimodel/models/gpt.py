@@ -121,8 +121,17 @@ class GPT(Module):
             x = block(x, cache)  # (B, T, d)
         return self.ln_f(x)
 
-    def forward(self, idx: Any, targets: Any = None) -> tuple[Tensor, Tensor | None]:
+    def forward(self, idx: Any, targets: Any = None, return_logits: bool = True
+                ) -> tuple[Tensor | None, Tensor | None]:
+        """Logits (B, T, V) and, given targets, the mean next-token cross-entropy.
+
+        ``return_logits=False`` (the training loop's choice) computes the loss with
+        ``F.linear_cross_entropy``: the head and the loss run in row chunks and the (B*T, V)
+        logits are never held in memory; the returned logits are then None.
+        """
         h = self.hidden_states(idx)  # (B, T, d)
+        if targets is not None and not return_logits:
+            return None, F.linear_cross_entropy(h, self.lm_head.weight, targets)
         logits = self.lm_head(h)  # (B, T, V)
         loss = F.cross_entropy(logits, targets) if targets is not None else None
         return logits, loss
