@@ -1,0 +1,339 @@
+"""``minimodel quiz``: list, take, review, export, render and validate the bilingual quizzes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
+
+ORDER = 50
+
+DESCRIPTION = """\
+Bilingual (English/Spanish) quizzes on embeddings and weight tying.
+
+The canonical questions are YAML files shipped with minimodel; your answers and Leitner boxes
+for spaced review are kept in your learner folder (--learner-dir, default $MINIMODEL_LEARNER_DIR
+or ~/.minimodel)."""
+
+EPILOG = """\
+examples:
+  minimodel quiz list
+  minimodel quiz take phase-13-embeddings --lang es
+  minimodel quiz take phase-13-embeddings --answers answers.json --json
+  minimodel quiz review phase-13-embeddings
+  minimodel quiz export phase-13-embeddings --json
+  minimodel quiz render --check
+"""
+
+ANSWER_FORMAT = """\
+answers file (JSON or YAML), question id -> answer, choice indices 0-based:
+  {"q-13-01": 1, "q-13-05": [0, 1, 3], "q-13-21": "it collapsed", "q-13-15": 6.238}
+unknown ids or malformed answers stop with exit code 2; a missing answer counts as wrong.
+In the interactive form, choices are numbered from 1 on screen."""
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Turn the ValueError/TypeError a user can cause into ``error: ...`` and exit code 2."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (ValueError, TypeError) as exc:
+            return _fail(str(exc))
+    return run
+
+
+def _console():
+    from rich.console import Console
+
+    return Console()
+
+
+def _progress(args: argparse.Namespace):
+    from minimodel.lab.progress import Progress
+
+    return Progress(args.learner_dir)
+
+
+# --- handlers ------------------------------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from minimodel.lab.quiz import load_all
+
+    quizzes = load_all()
+    rows = [{"id": q.id, "title": pick(q.title, args.lang), "questions": len(q.questions)}
+            for q in quizzes]
+    if args.json:
+        _print_json(rows)
+        return 0
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="minimodel quizzes")
+    for column in ("id", "title", "questions"):
+        table.add_column(column)
+    for row in rows:  # Text: titles are content, never Rich markup
+        table.add_row(row["id"], Text(row["title"]), str(row["questions"]))
+    _console().print(table)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from minimodel.lab.quiz import load_quiz
+    from minimodel.lab.quiz.render import render_quiz
+
+    quiz = load_quiz(args.quiz_id)
+    if args.json:
+        _print_json(quiz.export())
+    else:
+        print(render_quiz(quiz, args.lang), end="")
+    return 0
+
+
+def _results_table(report: dict[str, Any], title: str, lang: str):
+    from rich.table import Table
+    from rich.text import Text
+
+    from minimodel.lab.quiz.ui import t
+
+    table = Table(title=Text(title))
+    table.add_column(t("question", lang))
+    table.add_column(t("correct", lang))
+    for r in report["results"]:
+        ok = r["correct"]
+        table.add_row(r["id"], Text(t("yes" if ok else "no", lang), style="green" if ok else "red"))
+    return table
+
+
+def cmd_take(args: argparse.Namespace) -> int:
+    from minimodel.lab.quiz import grade, load_quiz, read_answers
+    from minimodel.lab.quiz.session import interactive_take, record_take
+    from minimodel.lab.quiz.ui import t
+
+    quiz = load_quiz(args.quiz_id)
+    progress = _progress(args)
+    if args.answers is None:
+        if args.json:
+            return _fail("--json needs --answers FILE (the interactive form prints for people)")
+        return interactive_take(quiz, progress, args.lang, _console(), restart=args.restart)
+    report = grade(quiz, read_answers(args.answers))
+    record_take(progress, quiz, report)
+    if args.json:
+        _print_json(report)
+    else:
+        console = _console()
+        console.print(_results_table(report, pick(quiz.title, args.lang), args.lang))
+        console.print(t("score", args.lang, **report))
+    return 0
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from minimodel.lab.quiz import check_answers, is_correct, load_quiz, read_answers
+    from minimodel.lab.quiz import review
+    from minimodel.lab.quiz.session import interactive_review, record_review
+
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be at least 1, got {args.limit}")
+    quiz = load_quiz(args.quiz_id)
+    progress = _progress(args)
+
+    def queue() -> list[dict[str, Any]]:
+        boxes = (progress.get("quiz", quiz.id) or {}).get("boxes", {})
+        return review.review_queue(quiz, boxes, include_all=args.all)[:args.limit]
+
+    if args.answers is None and not args.json:
+        return interactive_review(quiz, progress, args.lang, _console(),
+                                  include_all=args.all, limit=args.limit)
+    out: dict[str, Any] = {"quiz": quiz.id}
+    if args.answers is not None:
+        checked = check_answers(quiz, read_answers(args.answers))
+        results = {qid: is_correct(quiz.question(qid), a) for qid, a in checked.items()}
+        if results:
+            record_review(progress, quiz, results)
+        out.update(score=sum(results.values()), total=len(results),
+                   results=[{"id": qid, "correct": ok} for qid, ok in results.items()])
+    out["queue"] = queue()
+    if args.json:
+        _print_json(out)
+    else:
+        from minimodel.lab.quiz.ui import t
+
+        console = _console()
+        console.print(t("score", args.lang, score=out["score"], total=out["total"]))
+        console.print(t("review.head", args.lang, n=len(out["queue"])))
+        for item in out["queue"]:
+            console.print(f"  {item['id']}  box {item['box']}  "
+                          f"{t('reason.' + item['reason'], args.lang)}")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from minimodel.lab.quiz import render
+
+    out_dir = Path(args.out) if args.out else render.docs_dir()
+    langs = (args.lang,) if args.lang else LANGS
+    if args.check:
+        problems = render.drift(out_dir, langs=langs)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if problems:
+            print("run `minimodel quiz render` to regenerate the mirrors", file=sys.stderr)
+            return 1
+        print(f"quiz mirrors in {out_dir} are up to date")
+        return 0
+    written = render.write_mirrors(out_dir, langs=langs)
+    for path in written:
+        print(f"wrote {path}")
+    if not written:
+        print(f"quiz mirrors in {out_dir} were already up to date")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from minimodel.lab.quiz import validate_all
+
+    problems = validate_all()
+    if args.json:
+        _print_json({"ok": not problems, "problems": problems})
+    else:
+        for problem in problems:
+            print(problem)
+        print(f"{len(problems)} problem(s)" if problems else "all quizzes are valid")
+    return 1 if problems else 0
+
+
+def cmd_rehash(args: argparse.Namespace) -> int:
+    from minimodel.lab.quiz import rehash
+
+    remaining = rehash(args.quiz_id, translated=args.translated, questions=args.question)
+    for problem in remaining:
+        print(problem)
+    print(f"hashes updated; {len(remaining)} translation(s) still to review"
+          if remaining else "hashes updated; every translation is current")
+    return 0
+
+
+# --- parser --------------------------------------------------------------------------------
+
+
+def _sub(subparsers, name: str, help_text: str, description: str, epilog: str,
+         handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=help_text, description=description, epilog=epilog,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.set_defaults(func=_guarded(handler))
+    return parser
+
+
+def _lang(parser: argparse.ArgumentParser, default: str | None = DEFAULT_LANG) -> None:
+    parser.add_argument("--lang", choices=LANGS, default=default,
+                        help=f"language of the text (default: {default or 'all'})")
+
+
+def _learner(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--learner-dir", metavar="DIR", default=None,
+                        help="learner folder with your progress "
+                             "(default: $MINIMODEL_LEARNER_DIR or ~/.minimodel)")
+
+
+def register(subparsers) -> None:
+    """Add ``minimodel quiz`` and its subcommands."""
+    quiz = subparsers.add_parser("quiz", help="take and review the bilingual quizzes",
+                                 description=DESCRIPTION, epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    quiz.set_defaults(func=lambda _args: (quiz.print_help(), 0)[1])
+    sub = quiz.add_subparsers(dest="quiz_command", metavar="SUBCOMMAND")
+
+    p = _sub(sub, "list", "list the quizzes", "List the available quizzes.",
+             "examples:\n  minimodel quiz list\n  minimodel quiz list --json --lang es", cmd_list)
+    p.add_argument("--json", action="store_true", help='print [{"id", "title", "questions"}]')
+    _lang(p)
+
+    p = _sub(sub, "export", "print a quiz (JSON contract or Markdown)",
+             "Print a quiz. With --json: the stable machine-readable form\n"
+             '{"id", "questions": [{"id", "kind", "prompt": {"en","es"}, "choices": [{"en","es"}],'
+             '\n "answer", "explanation": {"en","es"}}]}; answer is a 0-based index (single),\n'
+             "a list of indices (multi), keyword groups (free) or {value, tolerance} (numeric).\n"
+             "Without --json: the Markdown mirror in --lang.",
+             "examples:\n  minimodel quiz export phase-13-embeddings --json\n"
+             "  minimodel quiz export phase-13-embeddings --lang es", cmd_export)
+    p.add_argument("quiz_id", metavar="QUIZ_ID")
+    p.add_argument("--json", action="store_true", help="print the JSON contract")
+    _lang(p)
+
+    p = _sub(sub, "take", "answer a quiz, interactively or from a file",
+             "Take a quiz. Interactively: one question at a time with feedback and the\n"
+             "explanation; Ctrl-C saves your answers so far and the next run resumes.\n"
+             "With --answers FILE: grade a whole answers file at once.\n\n" + ANSWER_FORMAT,
+             "examples:\n  minimodel quiz take phase-13-embeddings\n"
+             "  minimodel quiz take phase-13-embeddings --lang es --restart\n"
+             "  minimodel quiz take phase-13-embeddings --answers answers.json --json\n"
+             '      -> {"score": 25, "total": 26, "results": [{"id": "q-13-01", "correct": true}, ...]}',
+             cmd_take)
+    p.add_argument("quiz_id", metavar="QUIZ_ID")
+    p.add_argument("--answers", metavar="FILE", help="grade this answers file (JSON or YAML)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON (needs --answers)")
+    p.add_argument("--restart", action="store_true",
+                   help="ignore answers saved by an interrupted run and start over")
+    _lang(p)
+    _learner(p)
+
+    p = _sub(sub, "review", "spaced review: missed questions come back first",
+             "Review with Leitner boxes: a wrong answer sends a question back to box 1 (due\n"
+             "today), a right one moves it up a box (due again after 1, 3, 7, 14 days).\n"
+             "Missed questions come first, then new ones, then those whose time is up.\n"
+             "With --json alone: print the review queue. With --answers FILE: grade those\n"
+             "answers (same format as take; unanswered questions are left alone).",
+             "examples:\n  minimodel quiz review phase-13-embeddings\n"
+             "  minimodel quiz review phase-13-embeddings --json\n"
+             "  minimodel quiz review phase-13-embeddings --answers review.json --json",
+             cmd_review)
+    p.add_argument("quiz_id", metavar="QUIZ_ID")
+    p.add_argument("--answers", metavar="FILE", help="grade this answers file (JSON or YAML)")
+    p.add_argument("--json", action="store_true", help="print queue / results as JSON")
+    p.add_argument("--all", action="store_true", help="include questions that are not due yet")
+    p.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="review at most N questions")
+    _lang(p)
+    _learner(p)
+
+    p = _sub(sub, "render", "write the Markdown mirrors (docs/quizzes)",
+             "Render every quiz to <quiz-id>.<lang>.md in docs/quizzes of the source checkout\n"
+             "(or --out DIR). --check writes nothing and exits 1 when a mirror is missing or\n"
+             "differs from the YAML.",
+             "examples:\n  minimodel quiz render\n  minimodel quiz render --check\n"
+             "  minimodel quiz render --out /tmp/quizzes --lang es", cmd_render)
+    p.add_argument("--out", metavar="DIR", help="output folder (default: docs/quizzes)")
+    p.add_argument("--check", action="store_true", help="only compare; exit 1 on drift")
+    _lang(p, default=None)
+
+    p = _sub(sub, "validate", "check the quiz files",
+             "Check every quiz file: YAML syntax, JSON schema, answer indices, unique ids,\n"
+             "non-blank English and Spanish texts, and stale translation hashes.\n"
+             "Exit 1 when there is any problem.",
+             "examples:\n  minimodel quiz validate\n  minimodel quiz validate --json", cmd_validate)
+    p.add_argument("--json", action="store_true", help='print {"ok", "problems"}')
+
+    p = _sub(sub, "rehash", "record edited English / reviewed translations",
+             "Update the content hashes of a quiz file. Always records the current English\n"
+             "text; with --translated LANG also marks that translation as made from it\n"
+             "(for the questions given with --question, or all).",
+             "examples:\n  minimodel quiz rehash phase-13-embeddings\n"
+             "  minimodel quiz rehash phase-13-embeddings --translated es --question q-13-04",
+             cmd_rehash)
+    p.add_argument("quiz_id", metavar="QUIZ_ID")
+    p.add_argument("--translated", choices=LANGS[1:], help="mark this translation as current")
+    p.add_argument("--question", action="append", metavar="QID",
+                   help="limit --translated to this question (repeatable)")

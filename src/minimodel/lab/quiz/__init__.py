@@ -1,0 +1,29 @@
+"""Bilingual quizzes: YAML content, validation, grading, Markdown mirrors and spaced review.
+
+Typical use::
+
+    from minimodel.lab import quiz
+    quiz.list_quizzes()                       # ['phase-13-embeddings']
+    q = quiz.load_quiz("phase-13-embeddings")
+    quiz.grade(q, {"q-13-01": 1})             # {'score': 1, 'total': ..., 'results': [...]}
+    quiz.validate_all()                       # [] when every quiz file is sound
+
+Modules: :mod:`.schema` (format, JSON schema, hashes), :mod:`.loader` (files),
+:mod:`.grading`, :mod:`.render` (Markdown), :mod:`.review` (Leitner boxes),
+:mod:`.session` (progress records and the interactive Rich session).
+"""
+
+from __future__ import annotations
+
+from minimodel.lab.quiz.grading import (check_answer, check_answers, free_matches, grade,
+                                        is_correct, normalise, numeric_matches, read_answers)
+from minimodel.lab.quiz.loader import (CONTENT_DIR, Question, Quiz, list_quizzes, load_all,
+                                       load_quiz, quiz_path, rehash, validate_all)
+from minimodel.lab.quiz.schema import KINDS, QUIZ_SCHEMA, english_hash
+
+__all__ = [
+    "CONTENT_DIR", "KINDS", "QUIZ_SCHEMA", "Question", "Quiz", "check_answer", "check_answers",
+    "english_hash", "free_matches", "grade", "is_correct", "list_quizzes", "load_all",
+    "load_quiz", "normalise", "numeric_matches", "quiz_path", "read_answers", "rehash",
+    "validate_all",
+]

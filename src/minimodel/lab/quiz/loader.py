@@ -1,0 +1,161 @@
+"""Find, load and validate the quiz YAML files.
+
+The canonical files live in ``minimodel/lab/content/quizzes/<quiz-id>.yaml`` (shipped as package
+data). Every public function takes an optional ``content_dir`` so tests and authors can point
+at another folder.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from minimodel._fileio import atomic_write_text
+from minimodel.lab.quiz import schema
+
+CONTENT_DIR = Path(__file__).resolve().parents[1] / "content" / "quizzes"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question. ``answer`` uses the export format (see :mod:`minimodel.lab.quiz.grading`)."""
+
+    id: str
+    kind: str
+    title: dict[str, str]
+    prompt: dict[str, str]
+    choices: list[dict[str, str]]
+    answer: Any
+    explanation: dict[str, str]
+
+    def export(self) -> dict[str, Any]:
+        """The stable machine-readable form (DESIGN.md section 2)."""
+        return {"id": self.id, "kind": self.kind, "prompt": dict(self.prompt),
+                "choices": [dict(c) for c in self.choices], "answer": self.answer,
+                "explanation": dict(self.explanation)}
+
+
+@dataclass(frozen=True)
+class Quiz:
+    """A loaded, validated quiz."""
+
+    id: str
+    title: dict[str, str]
+    questions: list[Question]
+    path: Path
+    description: dict[str, str] = field(default_factory=dict)
+
+    def question(self, qid: str) -> Question:
+        for q in self.questions:
+            if q.id == qid:
+                return q
+        raise ValueError(f"quiz {self.id} has no question {qid!r}; "
+                         f"its ids are {', '.join(self.ids)}")
+
+    @property
+    def ids(self) -> list[str]:
+        return [q.id for q in self.questions]
+
+    def export(self) -> dict[str, Any]:
+        return {"id": self.id, "questions": [q.export() for q in self.questions]}
+
+
+def _dir(content_dir: str | os.PathLike | None) -> Path:
+    return Path(content_dir) if content_dir is not None else CONTENT_DIR
+
+
+def quiz_files(content_dir: str | os.PathLike | None = None) -> list[Path]:
+    """The quiz YAML files, sorted by name (an empty list when the folder is missing)."""
+    folder = _dir(content_dir)
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def _read(path: Path) -> tuple[Any, list[str]]:
+    """Parse one file; problems are returned (not raised) so validate can list them all."""
+    try:
+        data = schema.load_yaml(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        return None, [f"not valid YAML: {exc}".replace("\n", " ")]
+    problems = schema.schema_problems(data)
+    if not problems:
+        problems = schema.semantic_problems(data, expected_id=path.stem)
+    return data, problems
+
+
+def _build(data: dict[str, Any], path: Path) -> Quiz:
+    questions = [
+        Question(id=q["id"], kind=q["kind"], title=q["title"], prompt=q["prompt"],
+                 choices=list(q.get("choices") or []), answer=q["answer"],
+                 explanation=q["explanation"])
+        for q in data["questions"]
+    ]
+    return Quiz(id=data["id"], title=data["title"], questions=questions, path=path,
+                description=data.get("description") or {})
+
+
+def list_quizzes(content_dir: str | os.PathLike | None = None) -> list[str]:
+    """Ids of the available quizzes (file names without ``.yaml``)."""
+    return [p.stem for p in quiz_files(content_dir)]
+
+
+def quiz_path(quiz_id: str, content_dir: str | os.PathLike | None = None) -> Path:
+    """Path of the YAML file of ``quiz_id``; ValueError listing the known ids if missing."""
+    for path in quiz_files(content_dir):
+        if path.stem == quiz_id:
+            return path
+    known = ", ".join(list_quizzes(content_dir)) or "(none)"
+    raise ValueError(f"unknown quiz {quiz_id!r}; available quizzes: {known} "
+                     "(see `minimodel quiz list`)")
+
+
+def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None) -> Quiz:
+    """Load and validate one quiz. Stale translation hashes do not block loading."""
+    path = quiz_path(quiz_id, content_dir)
+    data, problems = _read(path)
+    if problems:
+        raise ValueError(f"quiz file {path} is invalid: " + "; ".join(problems)
+                         + " (run `minimodel quiz validate` for the full list)")
+    return _build(data, path)
+
+
+def load_all(content_dir: str | os.PathLike | None = None) -> list[Quiz]:
+    """Every quiz, loaded and validated."""
+    return [load_quiz(qid, content_dir) for qid in list_quizzes(content_dir)]
+
+
+def validate_all(content_dir: str | os.PathLike | None = None) -> list[str]:
+    """Every problem in every quiz file, each prefixed with the file name; empty when all good.
+
+    Covers YAML syntax, the JSON schema, semantic rules (answer indices in range, unique ids,
+    non-blank texts) and stale English / translation hashes.
+    """
+    files = quiz_files(content_dir)
+    if not files:
+        return [f"no quiz files (*.yaml) found in {_dir(content_dir)}"]
+    problems: list[str] = []
+    for path in files:
+        data, found = _read(path)
+        if not found:
+            found = schema.hash_problems(data)
+        problems += [f"{path.name}: {p}" for p in found]
+    return problems
+
+
+def rehash(quiz_id: str, translated: str | None = None, questions: list[str] | None = None,
+           content_dir: str | os.PathLike | None = None) -> list[str]:
+    """Update the hash lines of a quiz file (atomically); returns the remaining hash problems."""
+    path = quiz_path(quiz_id, content_dir)
+    data, problems = _read(path)
+    if problems:
+        raise ValueError(f"fix {path.name} before rehashing: " + "; ".join(problems))
+    text = path.read_text(encoding="utf-8")
+    new_text = schema.rehash_text(text, translated, set(questions) if questions else None)
+    if new_text != text:
+        atomic_write_text(path, new_text)
+    return schema.hash_problems(schema.load_yaml(new_text))

@@ -1,0 +1,292 @@
+"""The ``minimodel quiz`` command: export contract, take, review, render and the stdin session."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from minimodel.cli import main
+from minimodel.lab import quiz
+from minimodel.lab.quiz import render
+
+QUIZ_ID = "phase-13-embeddings"
+
+
+@pytest.fixture(autouse=True)
+def learner(tmp_path, monkeypatch) -> Path:
+    """Every test gets its own learner folder; nothing touches ~/.minimodel."""
+    folder = tmp_path / "learner"
+    monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(folder))
+    return folder
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def correct_answers() -> dict:
+    """A right answer for every question, in the answers-file format."""
+    out = {}
+    for q in quiz.load_quiz(QUIZ_ID).questions:
+        out[q.id] = (" ".join(g[0] for g in q.answer) if q.kind == "free"
+                     else q.answer["value"] if q.kind == "numeric" else q.answer)
+    return out
+
+
+def write_answers(tmp_path: Path, answers: dict, name: str = "answers.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(answers), encoding="utf-8")
+    return str(path)
+
+
+def quiz_entry(learner: Path) -> dict:
+    return json.loads((learner / "progress" / "quiz.json").read_text())[QUIZ_ID]
+
+
+# --- export -------------------------------------------------------------------------------
+
+
+def test_export_json_contract(capsys):
+    code, out, _ = run(capsys, "quiz", "export", QUIZ_ID, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"id", "questions"} and data["id"] == QUIZ_ID
+    raw = yaml.safe_load(quiz.quiz_path(QUIZ_ID).read_text(encoding="utf-8"))["questions"]
+    assert [q["id"] for q in data["questions"]] == [q["id"] for q in raw]
+    for exported, source in zip(data["questions"], raw):
+        assert set(exported) == {"id", "kind", "prompt", "choices", "answer", "explanation"}
+        assert exported["prompt"] == source["prompt"] and set(exported["prompt"]) == {"en", "es"}
+        assert exported["explanation"] == source["explanation"]
+        assert exported["answer"] == source["answer"]
+        kind, answer = exported["kind"], exported["answer"]
+        if kind == "single":
+            assert isinstance(answer, int) and 0 <= answer < len(exported["choices"])
+        elif kind == "multi":
+            assert answer and all(isinstance(i, int) for i in answer)
+        elif kind == "free":
+            assert exported["choices"] == [] and all(isinstance(g, list) for g in answer)
+        else:
+            assert exported["choices"] == [] and set(answer) == {"value", "tolerance"}
+        assert all(set(c) == {"en", "es"} for c in exported["choices"])
+    first = data["questions"][0]
+    assert first["answer"] == 1 and first["choices"][1]["en"] == "`x_i @ E`"
+
+
+def test_export_markdown_in_spanish(capsys):
+    code, out, _ = run(capsys, "quiz", "export", QUIZ_ID, "--lang", "es")
+    assert code == 0 and "## q-13-01 — Una búsqueda es un producto de matrices" in out
+
+
+def test_list_json(capsys):
+    code, out, _ = run(capsys, "quiz", "list", "--json")
+    assert code == 0
+    assert json.loads(out) == [{"id": QUIZ_ID, "title": "Phase 13 quiz: embeddings and weight "
+                                "tying", "questions": 26}]
+
+
+# --- take --answers -----------------------------------------------------------------------
+
+
+def test_take_all_correct_then_one_wrong(capsys, tmp_path, learner):
+    answers = correct_answers()
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers",
+                       write_answers(tmp_path, answers), "--json")
+    report = json.loads(out)
+    assert code == 0 and set(report) == {"score", "total", "results"}
+    assert report["score"] == report["total"] == 26
+    assert all(r == {"id": r["id"], "correct": True} for r in report["results"])
+
+    answers["q-13-01"] = 0
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers",
+                       write_answers(tmp_path, answers), "--json")
+    report = json.loads(out)
+    assert report["score"] == 25
+    assert [r["id"] for r in report["results"] if not r["correct"]] == ["q-13-01"]
+
+    entry = quiz_entry(learner)
+    assert (entry["score"], entry["best_score"], entry["attempts"]) == (25, 26, 2)
+    assert entry["status"] == "passed" and entry["results"]["q-13-01"] is False
+    assert entry["boxes"]["q-13-01"]["box"] == 1 and entry["boxes"]["q-13-02"]["box"] == 3
+
+
+def test_take_accepts_yaml_and_counts_missing_as_wrong(capsys, tmp_path, learner):
+    path = tmp_path / "a.yaml"
+    path.write_text("q-13-01: 1\nq-13-05: [0, 1, 3]\n", encoding="utf-8")
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", str(path), "--json")
+    assert code == 0 and json.loads(out)["score"] == 2
+    assert quiz_entry(learner)["status"] == "attempted"
+
+
+def test_take_rejects_unknown_ids_and_malformed_answers(capsys, tmp_path, learner):
+    bad = write_answers(tmp_path, {"q-13-77": 1, "q-13-15": "six"})
+    code, out, err = run(capsys, "quiz", "take", QUIZ_ID, "--answers", bad, "--json")
+    assert code == 2 and out == ""
+    assert "unknown question ids q-13-77" in err and "q-13-15 is a numeric question" in err
+    assert not (learner / "progress" / "quiz.json").exists()
+
+
+def test_take_json_without_answers_is_an_error(capsys):
+    code, _, err = run(capsys, "quiz", "take", QUIZ_ID, "--json")
+    assert code == 2 and "--json needs --answers" in err
+
+
+def test_unknown_quiz(capsys):
+    code, _, err = run(capsys, "quiz", "export", "nope", "--json")
+    assert code == 2 and "unknown quiz 'nope'" in err
+
+
+# --- interactive take through stdin ------------------------------------------------------
+
+
+def typed_lines(wrong: str | None = None) -> list[str]:
+    """What a learner types: 1-based choice numbers, comma lists, text, numbers."""
+    lines = []
+    for q in quiz.load_quiz(QUIZ_ID).questions:
+        if q.kind == "single":
+            lines.append(str(q.answer + 1 if q.id != wrong else (q.answer + 1) % 4 + 1))
+        elif q.kind == "multi":
+            lines.append(",".join(str(i + 1) for i in q.answer))
+        elif q.kind == "free":
+            lines.append(" ".join(g[0] for g in q.answer))
+        else:
+            lines.append(str(q.answer["value"]))
+    return lines
+
+
+class Keyboard:
+    """A stdin that yields ``lines`` and then raises KeyboardInterrupt (Ctrl-C)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = list(lines)
+
+    def readline(self) -> str:
+        if not self.lines:
+            raise KeyboardInterrupt
+        return self.lines.pop(0) + "\n"
+
+
+def test_interactive_take_through_stdin(capsys, monkeypatch, learner):
+    lines = typed_lines(wrong="q-13-16")
+    lines.insert(0, "seven")          # invalid input is asked again, not graded
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID)
+    assert code == 0
+    assert "Type one number between 1 and 4." in out
+    assert out.count("Correct!") == 25 and out.count("Not quite.") == 1
+    assert "Score: 25/26" in out
+    assert quiz_entry(learner)["results"]["q-13-16"] is False
+
+
+def test_interactive_take_in_spanish(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(typed_lines()) + "\n"))
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--lang", "es")
+    assert code == 0 and "¡Correcto!" in out and "Puntuación: 26/26" in out
+
+
+def test_ctrl_c_saves_answers_and_next_run_resumes(capsys, monkeypatch, learner):
+    lines = typed_lines()
+    monkeypatch.setattr("sys.stdin", Keyboard(lines[:3]))
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID)
+    assert code == 130 and "3 answer(s) saved" in out
+    entry = quiz_entry(learner)
+    assert entry["partial"] == {"q-13-01": 1, "q-13-02": 1, "q-13-03": 4.0}
+    assert "score" not in entry
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines[3:]) + "\n"))
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID)
+    assert code == 0 and "3 question(s) answered earlier" in out and "[4/26] q-13-04" in out
+    entry = quiz_entry(learner)
+    assert entry["score"] == 26 and entry["partial"] is None and entry["attempts"] == 1
+
+
+# --- review -------------------------------------------------------------------------------
+
+
+def test_review_brings_missed_questions_back_first(capsys, tmp_path):
+    answers = correct_answers()
+    answers["q-13-05"] = [0]
+    answers["q-13-20"] = 5
+    run(capsys, "quiz", "take", QUIZ_ID, "--answers", write_answers(tmp_path, answers), "--json")
+
+    code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--json")
+    queue = json.loads(out)["queue"]
+    assert code == 0 and [(i["id"], i["box"], i["reason"]) for i in queue] == [
+        ("q-13-05", 1, "missed"), ("q-13-20", 1, "missed")]
+    code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--json", "--all")
+    assert [i["id"] for i in json.loads(out)["queue"]][:2] == ["q-13-05", "q-13-20"]
+
+    fix = write_answers(tmp_path, {"q-13-05": [0, 1, 3]}, "review.json")
+    code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--answers", fix, "--json")
+    data = json.loads(out)
+    assert (data["score"], data["total"]) == (1, 1)
+    assert [i["id"] for i in data["queue"]] == ["q-13-20"]
+
+
+def test_interactive_review(capsys, monkeypatch, tmp_path, learner):
+    answers = correct_answers()
+    answers["q-13-16"] = 0
+    run(capsys, "quiz", "take", QUIZ_ID, "--answers", write_answers(tmp_path, answers), "--json")
+    monkeypatch.setattr("sys.stdin", io.StringIO("2\n"))
+    code, out, _ = run(capsys, "quiz", "review", QUIZ_ID)
+    assert code == 0 and "1 question(s) to review" in out and "q-13-16" in out
+    assert "Score: 1/1" in out
+    assert quiz_entry(learner)["boxes"]["q-13-16"]["box"] == 2
+    code, out, _ = run(capsys, "quiz", "review", QUIZ_ID)
+    assert code == 0 and "Nothing to review today" in out
+
+
+def test_ctrl_c_during_review_keeps_reviewed_answers(capsys, monkeypatch, tmp_path, learner):
+    answers = correct_answers()
+    answers["q-13-01"], answers["q-13-02"] = 0, 0
+    run(capsys, "quiz", "take", QUIZ_ID, "--answers", write_answers(tmp_path, answers), "--json")
+    monkeypatch.setattr("sys.stdin", Keyboard(["2"]))      # q-13-01 right, then Ctrl-C
+    code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--lang", "es")
+    assert code == 130 and "1 respuesta(s) de repaso guardada(s)" in out
+    boxes = quiz_entry(learner)["boxes"]
+    assert (boxes["q-13-01"]["box"], boxes["q-13-02"]["box"]) == (2, 1)
+
+
+def test_review_limit_must_be_positive(capsys):
+    code, _, err = run(capsys, "quiz", "review", QUIZ_ID, "--json", "--limit", "0")
+    assert code == 2 and "--limit must be at least 1, got 0" in err
+
+
+# --- render -------------------------------------------------------------------------------
+
+
+def test_committed_mirrors_match_the_yaml(capsys):
+    """docs/quizzes must be regenerated (`minimodel quiz render`) whenever the YAML changes."""
+    assert render.drift(render.docs_dir()) == []
+    code, out, _ = run(capsys, "quiz", "render", "--check")
+    assert code == 0 and "up to date" in out
+
+
+def test_render_check_detects_drift(capsys, tmp_path):
+    out_dir = tmp_path / "mirrors"
+    code, out, _ = run(capsys, "quiz", "render", "--out", str(out_dir))
+    assert code == 0 and sorted(p.name for p in out_dir.iterdir()) == [
+        f"{QUIZ_ID}.en.md", f"{QUIZ_ID}.es.md"]
+    text = (out_dir / f"{QUIZ_ID}.es.md").read_text(encoding="utf-8")
+    assert "2. `x_i @ E` ✓" in text and "**Explicación.**" in text
+    assert run(capsys, "quiz", "render", "--check", "--out", str(out_dir))[0] == 0
+
+    (out_dir / f"{QUIZ_ID}.es.md").write_text(text.replace("✓", ""), encoding="utf-8")
+    (out_dir / "old-quiz.en.md").write_text("stale", encoding="utf-8")
+    code, _, err = run(capsys, "quiz", "render", "--check", "--out", str(out_dir))
+    assert code == 1
+    assert f"{QUIZ_ID}.es.md differs from the YAML" in err and "old-quiz.en.md has no quiz" in err
+
+
+@pytest.mark.parametrize("argv", [["quiz"], ["quiz", "take"], ["quiz", "review"],
+                                  ["quiz", "export"], ["quiz", "render"], ["quiz", "list"],
+                                  ["quiz", "validate"], ["quiz", "rehash"]])
+def test_help_has_examples(capsys, argv):
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--help"])
+    assert info.value.code == 0 and "examples:" in capsys.readouterr().out
