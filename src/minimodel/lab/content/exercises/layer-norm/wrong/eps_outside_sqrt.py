@@ -1,0 +1,10 @@
+"""Wrong: eps added after the square root."""
+
+import numpy as np
+
+
+def layer_norm(x, weight=None, bias=None, eps=1e-5):
+    y = (x - x.mean(-1, keepdims=True)) / (np.sqrt(x.var(-1, keepdims=True)) + eps)
+    if weight is not None:
+        y = y * weight + bias
+    return y

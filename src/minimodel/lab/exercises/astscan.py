@@ -1,0 +1,144 @@
+"""Static scan for forbidden APIs, before a solution is ever run.
+
+The scan resolves import aliases (``import torch.nn.functional as F``, ``from torch import nn``,
+``F = torch.nn.functional``) and then looks at every attribute chain, ``getattr(obj, "name")``
+with a constant name, and ``__import__`` / ``importlib.import_module`` with a constant string.
+A dotted name is forbidden when it equals an entry of the list or lies inside it
+(``torch.nn.LayerNorm.forward`` is inside ``torch.nn.LayerNorm``).
+
+What it cannot see (names built at run time) is caught by the tripwires in the child process.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import asdict, dataclass
+
+# Forbidden in every exercise: the library calls that would do the learner's work, and
+# minimodel itself (it ships the reference solutions).
+DEFAULT_FORBIDDEN = [
+    "minimodel",
+    "torch.nn.MultiheadAttention",
+    "torch.nn.modules.activation.MultiheadAttention",
+    "torch.nn.functional.multi_head_attention_forward",
+    "torch.nn.functional.scaled_dot_product_attention",
+    "torch.nn.LayerNorm",
+    "torch.nn.modules.normalization.LayerNorm",
+    "torch.nn.functional.layer_norm",
+    "torch.layer_norm",
+]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One forbidden use: the dotted name, the line, and how it was reached."""
+
+    name: str
+    line: int
+    how: str  # "import", "attribute", "name", "getattr", "dynamic import"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _matches(dotted: str, forbidden: list[str]) -> str | None:
+    for bad in forbidden:
+        if dotted == bad or dotted.startswith(bad + "."):
+            return bad
+    return None
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self, forbidden: list[str]) -> None:
+        self.forbidden = forbidden
+        self.aliases: dict[str, str] = {}
+        self.findings: list[Finding] = []
+
+    def _flag(self, dotted: str | None, node: ast.AST, how: str) -> None:
+        bad = _matches(dotted, self.forbidden) if dotted else None
+        if bad:
+            self.findings.append(Finding(dotted, getattr(node, "lineno", 0), how))
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """``F.gelu`` -> ``torch.nn.functional.gelu`` when F is a known alias."""
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            return f"{base}.{node.attr}" if base else None
+        if isinstance(node, ast.Call) and _is_getattr(node):
+            base = self.resolve(node.args[0])
+            name = node.args[1].value
+            return f"{base}.{name}" if base else None
+        return None
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._flag(alias.name, node, "import")
+            if alias.asname:
+                self.aliases[alias.asname] = alias.name
+            else:
+                top = alias.name.split(".")[0]
+                self.aliases[top] = top
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or not node.module:
+            return
+        self._flag(node.module, node, "import")
+        for alias in node.names:
+            full = f"{node.module}.{alias.name}"
+            self._flag(full, node, "import")
+            self.aliases[alias.asname or alias.name] = full
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        target = self.resolve(node.value)
+        if target:  # F = torch.nn.functional  -> F is an alias from here on
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    self.aliases[t.id] = target
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._flag(self.resolve(node), node, "attribute")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if _is_getattr(node):
+            self._flag(self.resolve(node), node, "getattr")
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else (
+            func.attr if isinstance(func, ast.Attribute) else "")
+        if name in ("__import__", "import_module") and node.args and \
+                isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            self._flag(node.args[0].value, node, "dynamic import")
+        self.generic_visit(node)
+
+
+def _is_getattr(node: ast.Call) -> bool:
+    return (isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str))
+
+
+def scan_source(source: str, forbidden: list[str]) -> list[Finding]:
+    """Forbidden uses in ``source``, in line order, each name reported once per line.
+
+    A file that does not parse yields no findings: running it reports the SyntaxError, which
+    is more useful to the learner than a refusal.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    scanner = _Scanner(forbidden)
+    scanner.visit(tree)
+    seen, unique = set(), []
+    for f in sorted(scanner.findings, key=lambda f: (f.line, f.name)):
+        key = (f.name, f.line)
+        nested = any(line == f.line and (name.startswith(f.name + ".")
+                                         or f.name.startswith(name + "."))
+                     for name, line in seen)
+        if key not in seen and not nested:
+            seen.add(key)
+            unique.append(f)
+    return unique

@@ -1,0 +1,183 @@
+"""Exercise registry: load and validate ``content/exercises/<id>/exercise.yaml``.
+
+Each exercise folder holds ``exercise.yaml`` (bilingual text, function signature, tolerance,
+case generator, forbidden APIs, known-wrong solutions), ``reference.py`` (a self-contained
+NumPy solution), ``wrong/*.py`` (solutions the judge must reject) and optionally
+``alternatives/*.py`` (different but correct solutions the judge must accept).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+import jsonschema
+import yaml
+
+from minimodel.lab.i18n import LANGS, pick
+
+CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "exercises"
+
+# Statuses a whole check can end with (DESIGN.md §2) and the finer per-case ones.
+OVERALL_STATUSES = ("passed", "wrong", "error", "timeout", "forbidden")
+CASE_STATUSES = ("passed", "wrong", "shape", "dtype", "error", "forbidden", "timeout",
+                 "not run")
+
+_TEXT = {"type": "object", "required": list(LANGS),
+         "properties": {lang: {"type": "string", "minLength": 1} for lang in LANGS}}
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["id", "order", "function", "args", "outputs", "title", "statement", "hints",
+                 "stub_doc", "tolerance", "cases", "wrong"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": "^[a-z0-9-]+$"},
+        "order": {"type": "integer"},
+        "function": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+        "args": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "defaults": {"type": "object"},
+        "outputs": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["name"], "additionalProperties": False,
+            "properties": {"name": {"type": "string"}, "sparse_rows": {"type": "boolean"}}}},
+        "title": _TEXT, "statement": _TEXT, "stub_doc": _TEXT,
+        "hints": {"type": "object", "required": list(LANGS), "properties": {
+            lang: {"type": "array", "minItems": 2, "items": {"type": "string", "minLength": 1}}
+            for lang in LANGS}},
+        "tolerance": {"type": "object", "required": ["rtol", "atol"], "additionalProperties": False,
+                      "properties": {k: {"type": "number", "minimum": 0} for k in
+                                     ("rtol", "atol", "rtol_float32", "atol_float32")}},
+        "cases": {"type": "object", "required": ["generator"], "properties": {
+            "generator": {"type": "string"}, "examples": {"type": "integer", "minimum": 1},
+            "hidden": {"type": "integer", "minimum": 1}, "params": {"type": "object"}}},
+        "forbidden": {"type": "array", "items": {"type": "string"}},
+        "parent_reference": {"type": "string", "pattern": "^[a-z_.]+:[a-z_]+$"},
+        "timeout": {"type": "number", "exclusiveMinimum": 0},
+        "wrong": {"type": "array", "minItems": 2, "items": {
+            "type": "object", "required": ["file", "expect"], "additionalProperties": False,
+            "properties": {"file": {"type": "string"}, "timeout": {"type": "number"},
+                           "expect": {"enum": ["wrong", "shape", "dtype", "error", "timeout",
+                                               "forbidden"]},
+                           "why": {"type": "string"}}}},
+        "alternatives": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One judged exercise, as declared in its ``exercise.yaml``."""
+
+    id: str
+    order: int
+    function: str
+    args: list[str]
+    outputs: list[dict[str, Any]]
+    title: dict[str, str]
+    statement: dict[str, str]
+    hints: dict[str, list[str]]
+    stub_doc: dict[str, str]
+    tolerance: dict[str, float]
+    cases: dict[str, Any]
+    wrong: list[dict[str, Any]]
+    folder: Path
+    defaults: dict[str, Any] = field(default_factory=dict)
+    forbidden: list[str] = field(default_factory=list)
+    parent_reference: str | None = None
+    timeout: float = 20.0
+    alternatives: list[str] = field(default_factory=list)
+
+    @property
+    def reference_path(self) -> Path:
+        return self.folder / "reference.py"
+
+    def text(self, key: str, lang: str) -> str:
+        """Title, statement or stub docstring in ``lang``."""
+        return pick(getattr(self, key), lang)
+
+    def hint_list(self, lang: str) -> list[str]:
+        return self.hints.get(lang) or self.hints["en"]
+
+    def signature(self) -> str:
+        """``name(arg1, arg2, opt=default)`` built from ``args`` and ``defaults``."""
+        parts = [f"{a}={self.defaults[a]!r}" if a in self.defaults else a for a in self.args]
+        return f"{self.function}({', '.join(parts)})"
+
+    def full_tolerance(self) -> dict[str, float]:
+        """rtol/atol for float64 and (looser, defaulted) for float32 results."""
+        tol = dict(self.tolerance)
+        tol.setdefault("rtol_float32", max(tol["rtol"], 1e-4))
+        tol.setdefault("atol_float32", max(tol["atol"], 1e-5))
+        return tol
+
+    def reference_function(self) -> Callable[..., Any]:
+        """The function that computes expected results in the judge's (trusted) process."""
+        if self.parent_reference:
+            module_name, func = self.parent_reference.split(":")
+            return getattr(importlib.import_module(module_name), func)
+        return getattr(_load_module(self.reference_path), self.function)
+
+
+def _load_module(path: Path) -> ModuleType:
+    """Import a content file (trusted, shipped with minimodel) under a private module name."""
+    name = "_mm_exercise_" + "_".join(path.with_suffix("").parts[-2:]).replace("-", "_")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # keep content/ clean
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = saved
+    return module
+
+
+def parse_exercise(folder: Path) -> Exercise:
+    """Read and schema-check one exercise folder; raise ValueError naming the file on problems."""
+    path = folder / "exercise.yaml"
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        jsonschema.validate(raw, _SCHEMA)
+    except (yaml.YAMLError, jsonschema.ValidationError) as exc:
+        msg = getattr(exc, "message", str(exc))
+        where = "/".join(str(p) for p in getattr(exc, "absolute_path", []))
+        raise ValueError(f"{path}: invalid exercise definition at '{where}': {msg}") from exc
+    if raw["id"] != folder.name:
+        raise ValueError(f"{path}: id {raw['id']!r} must equal the folder name {folder.name!r}")
+    if len(raw["hints"]["en"]) != len(raw["hints"]["es"]):
+        raise ValueError(f"{path}: en has {len(raw['hints']['en'])} hints, es has "
+                         f"{len(raw['hints']['es'])}; the ladders must match")
+    return Exercise(folder=folder, **raw)
+
+
+@lru_cache(maxsize=1)
+def _all() -> tuple[Exercise, ...]:
+    folders = sorted(p for p in CONTENT_DIR.iterdir() if (p / "exercise.yaml").is_file())
+    return tuple(sorted((parse_exercise(f) for f in folders), key=lambda e: (e.order, e.id)))
+
+
+def all_exercises() -> list[Exercise]:
+    """Every exercise, in curriculum order."""
+    return list(_all())
+
+
+def get_exercise(exercise_id: str) -> Exercise:
+    """The exercise called ``exercise_id``; ValueError listing the known ids otherwise."""
+    for ex in _all():
+        if ex.id == exercise_id:
+            return ex
+    known = ", ".join(e.id for e in _all())
+    raise ValueError(f"unknown exercise {exercise_id!r}; known exercises: {known}")
+
+
+def list_exercises() -> list[dict[str, Any]]:
+    """``[{"id", "title" (English), "titles" {"en", "es"}, "function", "signature", "hints"}]``."""
+    return [{"id": e.id, "title": e.title["en"], "titles": dict(e.title),
+             "function": e.function, "signature": e.signature(), "hints": len(e.hints["en"])}
+            for e in _all()]

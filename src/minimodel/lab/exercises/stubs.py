@@ -1,0 +1,47 @@
+"""Starter files for ``minimodel exercise start``: signature, docstring, NotImplementedError."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from minimodel._fileio import atomic_write_text
+from minimodel.lab.exercises.registry import Exercise
+
+_HEADER = {
+    "en": "Exercise {id}: {title}\n\nFill in the function below, then run:\n"
+          "    minimodel exercise check {id} --file {file}\n"
+          "Use NumPy (or PyTorch with FRAMEWORK = \"torch\" at module level).",
+    "es": "Ejercicio {id}: {title}\n\nCompleta la función de abajo y ejecuta:\n"
+          "    minimodel exercise check {id} --file {file}\n"
+          "Usa NumPy (o PyTorch con FRAMEWORK = \"torch\" a nivel de módulo).",
+}
+_TODO = {"en": "write your solution here", "es": "escribe aquí tu solución"}
+
+
+def default_stub_path(ex: Exercise) -> Path:
+    """``./embedding_lookup.py`` for ``embedding-lookup``."""
+    return Path(ex.id.replace("-", "_") + ".py")
+
+
+def stub_text(ex: Exercise, lang: str = "en", file: str | None = None) -> str:
+    """The starter file: module docstring, imports, the signature and a documented stub body."""
+    file = file or str(default_stub_path(ex))
+    header = _HEADER.get(lang, _HEADER["en"]).format(id=ex.id, title=ex.text("title", lang),
+                                                     file=file)
+    doc = textwrap.indent(ex.text("stub_doc", lang).strip(), "    ")
+    todo = _TODO.get(lang, _TODO["en"])
+    return (f'"""{header}\n"""\n\nimport numpy as np\n\n\n'
+            f'def {ex.signature()}:\n    """\n{doc}\n    """\n'
+            f'    raise NotImplementedError("{todo}")\n')
+
+
+def write_stub(ex: Exercise, path: str | Path | None = None, lang: str = "en",
+               force: bool = False) -> Path:
+    """Write the starter file atomically; FileExistsError if it exists and not ``force``."""
+    path = Path(path) if path is not None else default_stub_path(ex)
+    if path.exists() and not force:
+        raise FileExistsError(f"{path} already exists; pass --force to overwrite it or "
+                              f"--file to choose another name")
+    atomic_write_text(path, stub_text(ex, lang, str(path)))
+    return path

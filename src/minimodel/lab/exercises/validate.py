@@ -1,0 +1,112 @@
+"""Content validation: every exercise must be solvable, and its known mistakes must be caught.
+
+``validate_all()`` runs the real subprocess judge on each exercise's ``reference.py`` (must
+pass), ``alternatives/*.py`` (must pass), the ``start`` stub (must end in "error", not crash the
+judge) and every ``wrong/*.py`` (must fail with the status declared in ``exercise.yaml``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from minimodel.lab.exercises.astscan import scan_source
+from minimodel.lab.exercises.judge import check_solution, forbidden_names
+from minimodel.lab.exercises.registry import OVERALL_STATUSES, Exercise, all_exercises
+from minimodel.lab.exercises.stubs import stub_text
+from minimodel.lab.i18n import LANGS
+
+
+@dataclass
+class _Task:
+    ex: Exercise
+    label: str
+    expect: str
+    path: Path | None = None
+    source: str | None = None
+    timeout: float | None = None
+
+
+def _text_problems(ex: Exercise) -> list[str]:
+    problems = []
+    for key in ("title", "statement", "stub_doc"):
+        for lang in LANGS:
+            if not getattr(ex, key).get(lang, "").strip():
+                problems.append(f"{ex.id}: {key} has no {lang} text")
+    for lang in LANGS:
+        if len(ex.hints.get(lang, [])) < 2:
+            problems.append(f"{ex.id}: fewer than 2 hints in {lang}")
+    return problems
+
+
+def _tasks(ex: Exercise) -> tuple[list[_Task], list[str]]:
+    tasks, problems = [], []
+    if not ex.reference_path.is_file():
+        return [], [f"{ex.id}: missing reference.py"]
+    tasks.append(_Task(ex, "reference.py", "passed", path=ex.reference_path))
+    for alt in ex.alternatives:
+        tasks.append(_Task(ex, f"alternatives/{alt}", "passed",
+                           path=ex.folder / "alternatives" / alt))
+    tasks.append(_Task(ex, "start stub", "error", source=stub_text(ex)))
+    for wrong in ex.wrong:
+        tasks.append(_Task(ex, f"wrong/{wrong['file']}", wrong["expect"],
+                           path=ex.folder / "wrong" / wrong["file"],
+                           timeout=wrong.get("timeout")))
+    for task in tasks:
+        if task.path is not None and not task.path.is_file():
+            problems.append(f"{ex.id}: {task.label} does not exist")
+    tasks = [t for t in tasks if t.path is None or t.path.is_file()]
+    if importlib.util.find_spec("torch") is None:  # torch solutions need torch, unless refused
+        tasks = [t for t in tasks if t.path is None or "torch" not in t.path.read_text()
+                 or scan_source(t.path.read_text(), forbidden_names(ex))]
+    return tasks, problems
+
+
+def _run(task: _Task, seed: int) -> str | None:
+    """None when the judge's verdict is the expected one, else a description of the problem."""
+    result = check_solution(task.ex, task.path, source=task.source, seed=seed,
+                            timeout=task.timeout)
+    status, cases = result["status"], result["cases"]
+    if task.expect in OVERALL_STATUSES:
+        ok = status == task.expect
+    else:  # "shape" / "dtype" / "wrong": a wrong verdict with that kind of failing case
+        ok = status == "wrong" and any(c["status"] == task.expect for c in cases)
+    if ok:
+        return None
+    failing = [f"{c['name']}: {c['status']}: {c['message']}" for c in cases
+               if c["status"] != "passed"][:2]
+    return (f"{task.ex.id}: {task.label} expected {task.expect!r}, judge said {status!r} "
+            f"({result['message']}) {failing}")
+
+
+def validate_all(ids: list[str] | None = None, seed: int = 1234, jobs: int = 2) -> list[str]:
+    """Problems found in the exercise content (an empty list means all is well).
+
+    Args:
+        ids: only these exercises (default: all).
+        seed: hidden-case seed used for every run, so the validation is reproducible.
+        jobs: solutions judged in parallel (each in its own process).
+    """
+    try:
+        exercises = all_exercises()
+    except ValueError as exc:
+        return [str(exc)]
+    if ids is not None:
+        known = {e.id for e in exercises}
+        problems = [f"unknown exercise {i!r}" for i in ids if i not in known]
+        exercises = [e for e in exercises if e.id in ids]
+    else:
+        problems = []
+    tasks: list[_Task] = []
+    for ex in exercises:
+        problems += _text_problems(ex)
+        ex_tasks, ex_problems = _tasks(ex)
+        tasks += ex_tasks
+        problems += ex_problems
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for problem in pool.map(lambda t: _run(t, seed), tasks):
+            if problem:
+                problems.append(problem)
+    return problems
