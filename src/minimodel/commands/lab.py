@@ -61,7 +61,7 @@ def _other_section(name: str, progress, lang: str) -> dict[str, Any]:
             records = progress.all(PROGRESS_KIND[name])
             for item in listing():
                 status = (records.get(item["id"]) or {}).get("status", "not started")
-                items.append({"id": item["id"], "title": pick(item.get("title", ""), lang),
+                items.append({"id": item["id"], "title": pick(item.get("titles") or item.get("title", ""), lang),
                               "status": status})
         except Exception as exc:  # noqa: BLE001 - report, do not crash the whole status
             error, items = f"{module_name}.{func_name}() failed: {type(exc).__name__}: {exc}", []
