@@ -254,10 +254,12 @@ class MatMul(Function):
         # Promote 1-D operands to matrices so one set of rules covers every case.
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
-        if a.ndim == 1:
-            g = np.expand_dims(g, -2)
+        # Fix (tests/core): expand for b first; for 1-D @ 1-D g is 0-d and
+        # expand_dims(g, -2) on a 0-d array raised AxisError.
         if b.ndim == 1:
             g = np.expand_dims(g, -1)
+        if a.ndim == 1:
+            g = np.expand_dims(g, -2)
         ga = gb = None
         if ctx.needs_input_grad[0]:
             ga = _unbroadcast(g @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)

@@ -160,11 +160,16 @@ class Module:
                 parts.append(f"missing keys: {', '.join(missing)}")
             if unexpected:
                 parts.append(f"unexpected keys: {', '.join(unexpected)}")
-            raise KeyError(f"load_state_dict({type(self).__name__}): " + "; ".join(parts)
+            # Fix (tests/core): ValueError, not KeyError, per DESIGN.md section 4 (user errors are
+            # ValueError/TypeError; str(KeyError) also wraps the whole message in quotes).
+            raise ValueError(f"load_state_dict({type(self).__name__}): " + "; ".join(parts)
                            + ". Was the checkpoint saved from a model with the same config? "
                            "Pass strict=False to load the matching keys only.")
         params = dict(self.named_parameters())
         buffers = dict(self.named_buffers())
+        # Fix (tests/core): check every key before writing any, so a refused checkpoint (tied
+        # keys that differ, a wrong shape) leaves the model unchanged instead of half-loaded.
+        writes: list[tuple[np.ndarray, np.ndarray]] = []
         for name, value in state_dict.items():
             value = np.asarray(value)
             if name in aliases:
@@ -180,6 +185,8 @@ class Module:
                 raise ValueError(f"load_state_dict: {name!r} has shape {value.shape} in the "
                                  f"checkpoint but {current.shape} in the model; build the model "
                                  "with the checkpoint's config")
+            writes.append((current, value))
+        for current, value in writes:
             current[...] = value  # in place: the Parameter object (and any tie) is kept
         return {"missing_keys": missing, "unexpected_keys": unexpected}
 
