@@ -1,0 +1,239 @@
+"""The break catalogue: one folder per break under ``minimodel/lab/content/breaks/``.
+
+A break folder holds::
+
+    break.yaml      id, order, bilingual texts (title, summary, intro, predict, observe, hints,
+                    explanation), references, the names of the files below
+    bug.patch       the bug, a unified diff against the library (``a/minimodel/...``)
+    experiment.py   the "run" script; prints a ``SYMPTOM: ...`` line while the bug is present
+    check.py        behavioural checks; exit 0 only when the bug is fixed
+
+Every bilingual text is ``{en: ..., es: ..., es_source_hash: ...}``. ``es_source_hash`` is the
+hash of the English text the Spanish was translated from (the first 12 hex digits of its
+sha256, as in the quizzes), so editing the English makes ``validate_all()`` flag the Spanish as
+stale until someone updates it and re-stamps the hash (``minimodel break rehash``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from minimodel.lab.i18n import LANGS, pick
+
+CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "breaks"
+HASH_LEN = 12
+TEXT_FIELDS = ("title", "summary", "intro", "observe", "explanation")
+LIST_FIELDS = ("predict", "hints")
+ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+def english_hash(text: str) -> str:
+    """Hash of an English text as stored in ``es_source_hash`` (whitespace at the ends ignored)."""
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:HASH_LEN]
+
+
+@dataclass
+class Break:
+    """One break, loaded from its folder."""
+
+    id: str
+    folder: Path
+    data: dict[str, Any]
+    order: int = 100
+    files: dict[str, str] = field(default_factory=dict)  # role -> file name in the folder
+
+    def text(self, key: str, lang: str) -> str:
+        return pick(self.data.get(key) or "", lang).strip()
+
+    def texts(self, key: str, lang: str) -> list[str]:
+        return [pick(item, lang).strip() for item in self.data.get(key) or []]
+
+    @property
+    def title(self) -> str:
+        return self.text("title", "en")
+
+    def path(self, role: str) -> Path:
+        return self.folder / self.files[role]
+
+    @property
+    def patch_text(self) -> str:
+        return self.path("patch").read_text(encoding="utf-8")
+
+    @property
+    def symptom_marker(self) -> str:
+        return str(self.data.get("symptom_marker", "SYMPTOM:"))
+
+    @property
+    def experiment_exit_code(self) -> int:
+        return int(self.data.get("experiment_exit_code", 0))
+
+    @property
+    def timeout(self) -> float:
+        return float(self.data.get("timeout_seconds", 120))
+
+    @property
+    def references(self) -> list[str]:
+        return [str(r) for r in self.data.get("references", [])]
+
+    def summary(self, lang: str = "en") -> dict[str, Any]:
+        return {"id": self.id, "title": self.text("title", lang),
+                "summary": self.text("summary", lang), "hints": len(self.data.get("hints") or []),
+                "predictions": len(self.data.get("predict") or [])}
+
+    def text_nodes(self) -> Iterator[tuple[str, Any]]:
+        """``(where, node)`` for every bilingual text of the break."""
+        for key in TEXT_FIELDS:
+            yield key, self.data.get(key)
+        for key in LIST_FIELDS:
+            for i, node in enumerate(self.data.get(key) or []):
+                yield f"{key}[{i + 1}]", node
+
+
+def _load(folder: Path) -> Break:
+    path = folder / "break.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping at the top level")
+    files = {"patch": str(data.get("patch", "bug.patch")),
+             "experiment": str(data.get("experiment", "experiment.py")),
+             "check": str(data.get("check", "check.py"))}
+    return Break(id=str(data.get("id", folder.name)), folder=folder, data=data,
+                 order=int(data.get("order", 100)), files=files)
+
+
+def break_folders(content_dir: Path | None = None) -> list[Path]:
+    root = content_dir or CONTENT_DIR
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if (p / "break.yaml").is_file())
+
+
+def load_all(content_dir: Path | None = None) -> list[Break]:
+    """Every break, in curriculum order (``order``, then id)."""
+    breaks = [_load(folder) for folder in break_folders(content_dir)]
+    return sorted(breaks, key=lambda b: (b.order, b.id))
+
+
+def load_break(break_id: str, content_dir: Path | None = None) -> Break:
+    """The break called ``break_id``; a ValueError lists the known ids otherwise."""
+    breaks = load_all(content_dir)
+    for brk in breaks:
+        if brk.id == break_id:
+            return brk
+    known = ", ".join(b.id for b in breaks) or "(none)"
+    raise ValueError(f"unknown break {break_id!r}; known breaks: {known} "
+                     "(see `minimodel break list`)")
+
+
+def list_breaks() -> list[dict[str, Any]]:
+    """``[{"id", "title", "summary", "hints", "predictions"}]`` in English, curriculum order."""
+    return [brk.summary("en") for brk in load_all()]
+
+
+def structure_problems(brk: Break) -> list[str]:
+    """Missing fields, files, languages and stale translations of one break (no running)."""
+    p: list[str] = []
+    where = f"break {brk.id}"
+    if brk.id != brk.folder.name:
+        p.append(f"{where}: id differs from its folder name {brk.folder.name!r}; rename one")
+    if not ID_PATTERN.match(brk.id):
+        p.append(f"{where}: id must be lowercase words joined by '-'")
+    for role in ("patch", "experiment", "check"):
+        if not brk.path(role).is_file():
+            p.append(f"{where}: {role} file {brk.files[role]} is missing from {brk.folder}")
+    for key in TEXT_FIELDS + LIST_FIELDS:
+        if key not in brk.data:
+            p.append(f"{where}: field {key!r} is missing")
+    hints, predict = brk.data.get("hints") or [], brk.data.get("predict") or []
+    if not 3 <= len(hints) <= 4:
+        p.append(f"{where}: has {len(hints)} hints; the ladder needs 3 or 4")
+    if not predict:
+        p.append(f"{where}: has no predict questions")
+    if not brk.references:
+        p.append(f"{where}: lists no references")
+    for name, node in brk.text_nodes():
+        if node is None:
+            continue
+        if not isinstance(node, dict):
+            p.append(f"{where} {name}: expected {{en, es, es_source_hash}}, got "
+                     f"{type(node).__name__}")
+            continue
+        for lang in LANGS:
+            if not isinstance(node.get(lang), str) or not node[lang].strip():
+                p.append(f"{where} {name}: the {lang!r} text is missing or blank")
+        en = node.get("en")
+        if isinstance(en, str):
+            current, stored = english_hash(en), node.get("es_source_hash")
+            if stored != current:
+                p.append(f"{where} {name}: the Spanish text is stale or unstamped (translated "
+                         f"from English {stored!r}, English is now {current!r}); update 'es', "
+                         f"then run `minimodel break rehash {brk.id} --key {name}`")
+    return p
+
+
+def rehash(break_id: str, keys: list[str] | None = None,
+           content_dir: Path | None = None) -> list[str]:
+    """Stamp ``es_source_hash`` with the hash of the current English text.
+
+    Only the texts named in ``keys`` (``"title"``, ``"hints[2]"``...) or, with ``keys=None``,
+    only the ones whose hash is missing or ``TODO``: stamping a stale translation blindly would
+    hide it. The YAML file is edited line by line, so comments and layout are kept. Returns the
+    stamped names.
+    """
+    from minimodel._fileio import atomic_write_text
+
+    brk = load_break(break_id, content_dir)
+    path = brk.folder / "break.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    root = yaml.compose("".join(lines))
+    stamped: list[str] = []
+    for name, node in _hash_nodes(root):
+        en = _scalar(node, "en")
+        value_node = _value_node(node, "es_source_hash")
+        if en is None or value_node is None:
+            continue
+        stored = value_node.value
+        if keys is None and stored not in ("", "TODO", None):
+            continue
+        if keys is not None and name not in keys:
+            continue
+        line, col = value_node.start_mark.line, value_node.start_mark.column
+        end = value_node.end_mark.column if value_node.end_mark.line == line else len(lines[line])
+        lines[line] = lines[line][:col] + f'"{english_hash(en)}"' + lines[line][end:]
+        stamped.append(name)
+    if stamped:
+        atomic_write_text(path, "".join(lines))
+    return stamped
+
+
+def _scalar(mapping: yaml.MappingNode, key: str) -> str | None:
+    node = _value_node(mapping, key)
+    return node.value if isinstance(node, yaml.ScalarNode) else None
+
+
+def _value_node(mapping: yaml.MappingNode, key: str):
+    for k, v in mapping.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return v
+    return None
+
+
+def _hash_nodes(root: yaml.Node) -> Iterator[tuple[str, yaml.MappingNode]]:
+    if not isinstance(root, yaml.MappingNode):
+        return
+    for k, v in root.value:
+        if k.value in TEXT_FIELDS and isinstance(v, yaml.MappingNode):
+            yield k.value, v
+        elif k.value in LIST_FIELDS and isinstance(v, yaml.SequenceNode):
+            for i, item in enumerate(v.value):
+                if isinstance(item, yaml.MappingNode):
+                    yield f"{k.value}[{i + 1}]", item

@@ -1,0 +1,48 @@
+"""Experiment for the break `embedding-drops-repeats`: one token used three times."""
+
+import numpy as np
+
+from minimodel.lab.breaks.harness import say, symptom, use_workspace
+
+mm = use_workspace()
+from minimodel import nn  # noqa: E402
+
+say(f"minimodel imported from {mm.__file__}", f"minimodel importado desde {mm.__file__}")
+emb = nn.Embedding(8, 4, rng=np.random.default_rng(0))
+ids = np.array([3, 5, 3, 3])  # token 3 appears three times, token 5 once
+out = emb(ids)  # (4, 4)
+out.sum().backward()  # dL/d(out) = 1 everywhere, so each use of a row should add 1
+grad = emb.weight.grad
+expected = np.zeros((8, 4))
+np.add.at(expected, ids, 1.0)  # the dense answer: one-hot(ids).T @ ones
+say(f"ids = {ids.tolist()}; loss = sum of the looked-up rows",
+    f"ids = {ids.tolist()}; pérdida = suma de las filas consultadas")
+for token in (3, 5):
+    uses = int((ids == token).sum())
+    say(f"  token {token}: used {uses}x, grad row = {grad[token].tolist()}, expected "
+        f"{expected[token].tolist()}",
+        f"  token {token}: usado {uses} veces, fila del gradiente = {grad[token].tolist()}, "
+        f"esperado {expected[token].tolist()}")
+
+# The same effect inside a real training signal: frequent tokens get too little gradient.
+rng = np.random.default_rng(1)
+ids = rng.zipf(1.5, size=200) % 8  # skewed: a few tokens dominate, like real text
+g = rng.standard_normal((200, 4)).astype(np.float32)
+emb.weight.grad = None
+emb(ids).backward(g)
+dense = np.zeros((8, 4))
+np.add.at(dense, ids, g)
+counts = np.bincount(ids, minlength=8)
+ratio = np.linalg.norm(emb.weight.grad, axis=1) / np.maximum(np.linalg.norm(dense, axis=1), 1e-12)
+say("200 skewed ids: |grad row| / |correct row| per token (1.0 = right):",
+    "200 ids sesgados: |fila del gradiente| / |fila correcta| por token (1.0 = correcto):")
+for token in np.argsort(-counts)[:4]:
+    print(f"  token {token}: count {counts[token]:3d}  ratio {ratio[token]:.3f}")
+
+if not np.allclose(grad, expected):
+    symptom(f"token 3 was looked up 3 times but its gradient row is {grad[3].tolist()}, "
+            f"the size of a single use (expected {expected[3].tolist()})",
+            f"el token 3 se consultó 3 veces pero su fila del gradiente es {grad[3].tolist()}, "
+            f"lo de un solo uso (esperado {expected[3].tolist()})")
+else:
+    say("OK: every use of a row adds its gradient.", "OK: cada uso de una fila suma su gradiente.")

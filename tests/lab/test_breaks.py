@@ -1,0 +1,392 @@
+"""The `minimodel break` command and its engine: workspaces, patches, notes, JSON contracts.
+
+The full per-break validation (every patch applies, every experiment shows its symptom,
+every check fails broken and passes fixed) is in test_breaks_validate.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from minimodel.cli import main
+from minimodel.lab.breaks import (PatchError, Workspace, WorkspaceError, apply_patch_to_texts,
+                                  list_breaks, load_all, load_break, make_diff, parse_patch,
+                                  start)
+from minimodel.lab.breaks.catalog import english_hash, rehash, structure_problems
+from minimodel.lab.breaks.notes import missing_predictions
+from minimodel.lab.breaks.workspace import installed_package_dir, sha256_bytes
+
+SUBCOMMANDS = ["list", "start", "run", "hint", "check", "diff", "reset", "validate", "rehash"]
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): sha256_bytes(p.read_bytes())
+            for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_predictions(workdir: Path) -> None:
+    notes = workdir / "NOTES.md"
+    text = notes.read_text(encoding="utf-8")
+    notes.write_text(text.replace("<!-- your prediction here -->", "My guess: it breaks.")
+                         .replace("<!-- tu predicción aquí -->", "Creo que falla."),
+                     encoding="utf-8")
+
+
+def apply_with_own_code(diff: str, workdir: Path) -> list[str]:
+    paths = [fp.target() for fp in parse_patch(diff)]
+    texts = {p: (workdir / p).read_text(encoding="utf-8") for p in paths}
+    for rel, text in apply_patch_to_texts(diff, texts).items():
+        (workdir / rel).write_text(text, encoding="utf-8")
+    return paths
+
+
+# --------------------------------------------------------------------------- catalogue
+
+
+def test_catalogue_has_the_contract_breaks():
+    rows = list_breaks()
+    ids = [r["id"] for r in rows]
+    assert ids[0] == "tied-vocab-mismatch"
+    assert len(ids) >= 6 and len(set(ids)) == len(ids)
+    for required in ("embedding-drops-repeats", "tie-by-copy", "tied-init-std-1",
+                     "tied-updated-twice", "gpt-no-causal-mask"):
+        assert required in ids
+    for row, brk in zip(rows, load_all()):
+        assert row["title"] == brk.text("title", "en") and row["title"]
+        assert 3 <= row["hints"] <= 4 and row["predictions"] >= 2
+        assert brk.text("title", "es") != brk.text("title", "en")
+
+
+def test_stale_spanish_is_flagged_and_rehash_fixes_it(tmp_path):
+    content = tmp_path / "breaks"
+    shutil.copytree(load_break("tie-by-copy").folder, content / "tie-by-copy")
+    brk = load_break("tie-by-copy", content)
+    assert structure_problems(brk) == []
+    path = content / "tie-by-copy" / "break.yaml"
+    old = "Equal values before training, yet `is` answers False."
+    path.write_text(path.read_text(encoding="utf-8").replace(old, "Equal values, but not `is`."),
+                    encoding="utf-8")
+    problems = structure_problems(load_break("tie-by-copy", content))
+    assert len(problems) == 1 and "observe" in problems[0] and "stale" in problems[0]
+    assert rehash("tie-by-copy", content_dir=content) == []  # never stamps stale text blindly
+    assert rehash("tie-by-copy", keys=["observe"], content_dir=content) == ["observe"]
+    fixed = load_break("tie-by-copy", content)
+    assert structure_problems(fixed) == []
+    assert fixed.data["observe"]["es_source_hash"] == english_hash(fixed.data["observe"]["en"])
+
+
+def test_missing_spanish_is_flagged(tmp_path):
+    content = tmp_path / "breaks"
+    shutil.copytree(load_break("tied-init-std-1").folder, content / "tied-init-std-1")
+    path = content / "tied-init-std-1" / "break.yaml"
+    text = path.read_text(encoding="utf-8")
+    start_at = text.index("  es: \"Una matriz atada")
+    path.write_text(text[:start_at] + text[text.index("\n", start_at) + 1:], encoding="utf-8")
+    problems = structure_problems(load_break("tied-init-std-1", content))
+    assert any("title" in p and "'es'" in p for p in problems)
+
+
+# --------------------------------------------------------------------------- patching
+
+
+def test_make_diff_and_apply_round_trip_with_offset_and_no_final_newline():
+    old = "".join(f"line {i}\n" for i in range(40)) + "last line without newline"
+    new = old.replace("line 5\n", "line five\n").replace("line without", "line, still without")
+    diff = make_diff("pkg/mod.py", old, new)
+    assert diff.startswith("--- a/pkg/mod.py\n+++ b/pkg/mod.py\n")
+    assert "\\ No newline at end of file" in diff
+    assert apply_patch_to_texts(diff, {"pkg/mod.py": old}) == {"pkg/mod.py": new}
+    shifted = "extra 1\nextra 2\n" + old  # hunks now sit two lines lower
+    assert apply_patch_to_texts(diff, {"pkg/mod.py": shifted})["pkg/mod.py"] == "extra 1\nextra 2\n" + new
+    with pytest.raises(PatchError, match="hunk 1 of 2"):
+        apply_patch_to_texts(diff, {"pkg/mod.py": old.replace("line 4\n", "line four\n")})
+    with pytest.raises(PatchError, match="does not exist"):
+        apply_patch_to_texts(diff, {"other.py": old})
+
+
+def test_make_diff_output_is_accepted_by_gnu_patch(tmp_path):
+    exe = shutil.which("patch")
+    if exe is None:
+        pytest.skip("the patch program is not installed")
+    import subprocess
+
+    old = "a\nb\nc\nd\ne\nf\ng\nh"
+    new = "a\nB\nc\nd\ne\nf\ng\nH"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.txt").write_text(old)
+    proc = subprocess.run([exe, "-p1", "--batch", "-d", str(tmp_path)],
+                          input=make_diff("pkg/m.txt", old, new), text=True, capture_output=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "pkg" / "m.txt").read_text() == new
+
+
+# --------------------------------------------------------------------------- notes
+
+
+def test_predictions_need_text_under_every_heading():
+    notes = ("# T\n\n## Prediction 1\n\n> question one\n\n<!-- your prediction here -->\n\n"
+             "## Predicción 2\n\n> pregunta\n\nCreo que sí.\n\n## What I observed\n\nstuff\n")
+    assert missing_predictions(notes, 2) == [1]
+    assert missing_predictions(notes.replace("<!-- your prediction here -->", "shape (4, 8, 512)"), 2) == []
+    assert missing_predictions(notes, 3) == [1, 3]
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_every_subcommand_has_help_with_examples(capsys):
+    for name in SUBCOMMANDS:
+        with pytest.raises(SystemExit) as exc:
+            main(["break", name, "--help"])
+        assert exc.value.code == 0
+        out = capsys.readouterr().out
+        assert "examples:" in out and f"minimodel break {name}" in out
+        if name not in ("validate", "rehash"):
+            assert "--lang" in out and "--learner-dir" in out
+
+
+def test_list_json_contract(capsys, tmp_path):
+    code, out, _ = cli(capsys, "break", "list", "--json", "--learner-dir", str(tmp_path))
+    rows = json.loads(out)
+    assert code == 0 and rows[0]["id"] == "tied-vocab-mismatch"
+    assert all({"id", "title", "status"} <= set(r) for r in rows)
+    assert all(r["status"] == "not started" for r in rows)
+    _, out_es, _ = cli(capsys, "break", "list", "--json", "--lang", "es", "--learner-dir", str(tmp_path))
+    assert json.loads(out_es)[0]["title"] == load_break("tied-vocab-mismatch").text("title", "es")
+
+
+def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
+    learner = str(tmp_path / "learner")
+    work = tmp_path / "ws"
+    package = installed_package_dir()
+
+    code, out, err = cli(capsys, "break", "start", "tied-vocab-mismatch", "--workdir", str(work),
+                         "--learner-dir", learner)
+    assert code == 0, err
+    state = json.loads((work / ".break.json").read_text())
+    assert state["break"] == "tied-vocab-mismatch" and state["lang"] == "en"
+    manifest = {f"minimodel/{k}": v for k, v in tree_hashes(work / "minimodel").items()}
+    assert manifest == state["manifest"]
+    assert "minimodel/nn/layers.py" in state["patched_files"]
+    assert not (work / "minimodel" / "lab" / "content").exists()
+    assert (work / "minimodel" / "lab" / "breaks" / "harness.py").is_file()
+    assert "## Prediction 1" in (work / "NOTES.md").read_text()
+    started = tree_hashes(work / "minimodel")
+
+    # run refuses until every prediction has text
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--learner-dir", learner)
+    assert code == 3 and "Prediction 1" in out and "SYMPTOM" not in out
+    write_predictions(work)
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--learner-dir", learner)
+    assert code == 0
+    assert str(work / "minimodel") in out  # the experiment used the workspace copy
+    symptom = [line for line in out.splitlines() if line.startswith("SYMPTOM:")]
+    assert symptom and "512" in symptom[0] and "256" in symptom[0]
+
+    # hints climb and are remembered
+    _, out, _ = cli(capsys, "break", "hint", "--workdir", str(work), "--learner-dir", learner)
+    assert out.startswith("hint 1 of 4")
+    _, out, _ = cli(capsys, "break", "hint", "--workdir", str(work), "--lang", "es",
+                    "--learner-dir", learner)
+    assert out.startswith("pista 2 de 4")
+    assert json.loads((work / ".break.json").read_text())["hints_shown"] == 2
+
+    # broken: not fixed
+    code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--json",
+                       "--learner-dir", learner)
+    result = json.loads(out)
+    assert code == 1 and result["fixed"] is False and result["break"] == "tied-vocab-mismatch"
+    assert any(not d["ok"] for d in result["details"])
+    assert all({"id", "ok", "description", "message"} <= set(d) for d in result["details"])
+
+    # the fix diff, applied with our own patch code
+    code, diff, _ = cli(capsys, "break", "diff", "--workdir", str(work), "--learner-dir", learner)
+    assert code == 0 and diff.startswith("--- a/minimodel/nn/layers.py\n+++ b/minimodel/nn/layers.py\n")
+    apply_with_own_code(diff, work)
+    assert (work / "minimodel/nn/layers.py").read_bytes() == (package / "nn/layers.py").read_bytes()
+    code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--json",
+                       "--learner-dir", learner)
+    assert code == 0 and json.loads(out)["fixed"] is True
+
+    # reset: byte-identical to the start, extra files gone
+    (work / "minimodel" / "scratch.py").write_text("x = 1\n")
+    (work / "minimodel" / "__pycache__").mkdir(exist_ok=True)
+    (work / "minimodel" / "__pycache__" / "junk.pyc").write_bytes(b"\0")
+    code, out, _ = cli(capsys, "break", "reset", "--workdir", str(work), "--json",
+                       "--learner-dir", learner)
+    assert code == 0 and json.loads(out)["restored"] == ["minimodel/nn/layers.py"]
+    assert tree_hashes(work / "minimodel") == started
+    assert Workspace.open(work).matches_manifest()
+    assert "My guess" in (work / "NOTES.md").read_text()  # predictions survive a reset
+
+    # the same diff, applied by the real patch program
+    if shutil.which("patch"):
+        import subprocess
+
+        proc = subprocess.run(["patch", "-p1", "-d", str(work)], input=diff, text=True,
+                              capture_output=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--learner-dir", learner)
+        assert code == 0 and "Fixed!" in out
+        cli(capsys, "break", "reset", "--workdir", str(work), "--learner-dir", learner)
+        assert tree_hashes(work / "minimodel") == started
+
+    # progress: fixed is sticky after the reset, and shows up in list
+    _, out, _ = cli(capsys, "break", "list", "--json", "--learner-dir", learner)
+    row = next(r for r in json.loads(out) if r["id"] == "tied-vocab-mismatch")
+    assert row["status"] == "fixed" and row["hints_used"] == 2
+
+
+def test_the_installed_package_is_never_modified(tmp_path):
+    """Drive the real CLI in child processes against a private installed copy and hash it.
+
+    (A private copy, because other people may be editing the shared source tree meanwhile.)
+    """
+    import os
+    import subprocess
+    import sys
+
+    installed = tmp_path / "site"
+    shutil.copytree(installed_package_dir(), installed / "minimodel",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = tree_hashes(installed)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(PYTHONPATH=str(installed), MINIMODEL_LEARNER_DIR=str(tmp_path / "learner"),
+               PYTHONDONTWRITEBYTECODE="1")
+    work = str(tmp_path / "ws")
+
+    def run(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "minimodel", "break", *argv], env=env,
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+
+    assert run("start", "tie-by-copy", "--workdir", work).returncode == 0
+    experiment = run("run", "--workdir", work, "--skip-predictions")
+    assert experiment.returncode == 0 and "SYMPTOM:" in experiment.stdout
+    assert str(tmp_path / "ws" / "minimodel") in experiment.stdout
+    assert run("check", "--workdir", work, "--json").returncode == 1
+    diff = run("diff", "--workdir", work).stdout
+    assert diff.startswith("--- a/minimodel/nn/layers.py")
+    assert run("reset", "--workdir", work).returncode == 0
+    assert tree_hashes(installed) == before
+
+
+def test_a_textually_different_fix_passes(capsys, tmp_path):
+    work = tmp_path / "ws"
+    learner = str(tmp_path / "learner")
+    assert cli(capsys, "break", "start", "embedding-drops-repeats", "--workdir", str(work),
+               "--learner-dir", learner)[0] == 0
+    ops = work / "minimodel" / "ops.py"
+    text = ops.read_text()
+    buggy = "        dW[ids.reshape(-1)] += g.reshape(-1, d)  # each row of g added at its token id\n"
+    assert buggy in text
+    # 2-D np.add.at: slower than the library's flat version, but correct.
+    ops.write_text(text.replace(buggy, "        np.add.at(dW, ids.reshape(-1), g.reshape(-1, d))\n"))
+    code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--json",
+                       "--learner-dir", learner)
+    assert code == 0 and json.loads(out)["fixed"] is True
+    assert Workspace.open(work).changes()["modified"] == ["minimodel/ops.py"]
+
+
+def test_a_fix_elsewhere_that_behaves_correctly_passes(capsys, tmp_path):
+    work = tmp_path / "ws"
+    learner = str(tmp_path / "learner")
+    assert cli(capsys, "break", "start", "gpt-no-causal-mask", "--workdir", str(work),
+               "--learner-dir", learner)[0] == 0
+    gpt = work / "minimodel" / "models" / "gpt.py"
+    text = gpt.read_text()
+    anchor = "        self.ln_f = LayerNorm(c.d_model)\n"
+    assert anchor in text
+    gpt.write_text(text.replace(anchor, anchor + "        for block in self.blocks:\n"
+                                "            block.attn.causal = True  # a decoder never looks ahead\n"))
+    code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--learner-dir", learner)
+    assert code == 0, out
+
+
+def test_start_refuses_foreign_folders_unless_forced(capsys, tmp_path):
+    learner = str(tmp_path / "learner")
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "mine.txt").write_text("keep me")
+    code, _, err = cli(capsys, "break", "start", "tie-by-copy", "--workdir", str(busy),
+                       "--learner-dir", learner)
+    assert code == 2 and "--force" in err and not (busy / "minimodel").exists()
+    code, _, _ = cli(capsys, "break", "start", "tie-by-copy", "--workdir", str(busy), "--force",
+                     "--learner-dir", learner)
+    assert code == 0 and (busy / "mine.txt").read_text() == "keep me"
+    # a workspace of another break is refused too; the same break may be restarted
+    code, _, err = cli(capsys, "break", "start", "tied-init-std-1", "--workdir", str(busy),
+                       "--learner-dir", learner)
+    assert code == 2 and "tie-by-copy" in err
+    write_predictions(busy)
+    code, out, _ = cli(capsys, "break", "start", "tie-by-copy", "--workdir", str(busy), "--lang", "es",
+                       "--learner-dir", learner)
+    assert code == 0 and "NOTES.md" in out and "Creo que falla" not in (busy / "NOTES.md").read_text()
+    assert "My guess" in (busy / "NOTES.md").read_text()  # kept on restart
+    code, _, err = cli(capsys, "break", "start", "no-such-break", "--workdir", str(tmp_path / "x"),
+                       "--learner-dir", learner)
+    assert code == 2 and "tied-vocab-mismatch" in err
+
+
+def test_a_workspace_never_overlaps_the_package(tmp_path):
+    # A private copy stands in for the installed package, so a failure cannot hurt the real one.
+    fake_src = tmp_path / "src"
+    shutil.copytree(installed_package_dir(), fake_src / "minimodel",
+                    ignore=shutil.ignore_patterns("__pycache__", "content"))
+    before = tree_hashes(fake_src)
+    brk = load_break("tie-by-copy")
+    for workdir in (fake_src, fake_src / "minimodel", fake_src / "minimodel" / "nn"):
+        with pytest.raises(WorkspaceError, match="overlaps the installed minimodel"):
+            start(brk, workdir, force=True, package_dir=fake_src / "minimodel")
+    assert tree_hashes(fake_src) == before
+
+
+def test_library_drift_is_reported(tmp_path):
+    from minimodel.lab.breaks.validate import validate_break
+
+    fake = tmp_path / "src" / "minimodel"
+    shutil.copytree(installed_package_dir(), fake, ignore=shutil.ignore_patterns("__pycache__"))
+    ops = fake / "ops.py"
+    text = ops.read_text()
+    line = "        np.add.at(dW, flat, g.reshape(-1))\n"
+    assert line in text
+    ops.write_text(text.replace(line, "        np.add.at(dW, flat, g.ravel())  # perf work\n"))
+    with pytest.raises(PatchError, match="minimodel/ops.py: hunk 1 of 1"):
+        start(load_break("embedding-drops-repeats"), tmp_path / "ws", package_dir=fake)
+    problems = validate_break(load_break("embedding-drops-repeats"), package_dir=fake)
+    assert len(problems) == 1 and "no longer applies" in problems[0]
+
+
+def test_commands_on_a_folder_that_is_not_a_workspace(capsys, tmp_path):
+    for name in ("run", "hint", "check", "diff", "reset"):
+        code, _, err = cli(capsys, "break", name, "--workdir", str(tmp_path),
+                           "--learner-dir", str(tmp_path / "l"))
+        assert code == 2 and "not a break workspace" in err
+
+
+def test_spanish_workspace(capsys, tmp_path):
+    work = tmp_path / "ws"
+    learner = str(tmp_path / "learner")
+    cli(capsys, "break", "start", "tied-init-std-1", "--workdir", str(work), "--lang", "es",
+        "--learner-dir", learner)
+    notes = (work / "NOTES.md").read_text()
+    assert "## Predicción 1" in notes and "tu predicción" in notes
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--learner-dir", learner)
+    assert code == 3 and "Primero predice" in out
+    code, out, _ = cli(capsys, "break", "hint", "--workdir", str(work), "--learner-dir", learner)
+    assert out.startswith("pista 1 de 3")
+    diff = Workspace.open(work).fix_diff()
+    assert "-    def __init__(self, vocab_size: int, d_model: int, std: float = 1.0," in diff
+    assert hashlib.sha256(diff.encode()).hexdigest() == hashlib.sha256(
+        cli(capsys, "break", "diff", "--workdir", str(work), "--learner-dir", learner)[1].encode()).hexdigest()
