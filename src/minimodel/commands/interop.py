@@ -1,0 +1,219 @@
+"""``minimodel export`` and ``minimodel import-hf``: the bridge to Hugging Face transformers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+ORDER = 40
+
+EXPORT_EPILOG = """\
+examples:
+  minimodel export runs/gpt-tied --format hf out/hf
+  minimodel export runs/gpt-tied/model.safetensors --format hf out/hf --tokenizer tok.json
+  minimodel export runs/gpt-tied --format hf out/hf --force --verify --json
+      -> {"out", "files", "tied", "tokenizer", "verify": {"ok", "max_abs_logit_diff", ...}}
+
+then, in Python (offline):
+  from transformers import GPT2LMHeadModel, AutoTokenizer
+  model = GPT2LMHeadModel.from_pretrained("out/hf")
+  tok = AutoTokenizer.from_pretrained("out/hf")
+"""
+
+IMPORT_EPILOG = """\
+examples:
+  minimodel import-hf out/hf runs/from-hf   # -> model.safetensors (+ tokenizer.json)
+  minimodel import-hf ~/models/gpt2 runs/gpt2 --remap-vocab
+  minimodel import-hf out/hf imported.safetensors --json
+      -> {"out", "checkpoint", "tied", "config", "tokenizer": path|null, "messages": [...]}
+"""
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """User errors become one ``error:`` line and exit code 2 (no traceback)."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    return run
+
+
+def _emit(args: argparse.Namespace, payload: dict[str, Any], lines: list[str]) -> None:
+    if args.json:
+        print(json.dumps(payload, indent=2, default=str))
+    else:
+        print("\n".join(lines))
+
+
+# ----------------------------------------------------------------------------- export
+def cmd_export(args: argparse.Namespace) -> int:
+    import minimodel as mm
+    from minimodel.data import load_tokenizer
+    from minimodel.interop import to_hf
+    from minimodel.interop._files import resolve_checkpoint
+    from minimodel.models import GPT
+
+    weights, run_tokenizer = resolve_checkpoint(args.checkpoint)
+    model = mm.load(weights)
+    if not isinstance(model, GPT):
+        raise ValueError(f"{weights} holds a {type(model).__name__}; the Hugging Face export "
+                         "handles GPT models (GPT2LMHeadModel) only")
+    tok_path = None if args.no_tokenizer else (Path(args.tokenizer) if args.tokenizer
+                                               else run_tokenizer)
+    tokenizer = load_tokenizer(tok_path) if tok_path else None
+    out = to_hf(model, args.out, tokenizer=tokenizer, overwrite=args.force)
+    tied = model.lm_head.weight is model.token_emb.weight
+    files = sorted(p.name for p in out.iterdir())
+    payload: dict[str, Any] = {"out": str(out), "files": files, "tied": tied,
+                               "tokenizer": str(tok_path) if tok_path else None}
+    c = model.config
+    lines = [f"wrote {out}/: {', '.join(files)}",
+             f"model: GPT-2 with vocab_size={c.vocab_size}, n_positions={c.block_size}, "
+             f"n_layer={c.n_layer}, n_head={c.n_head}, n_embd={c.d_model}",
+             "head: tied - lm_head reuses transformer.wte.weight (stored once, "
+             "tie_word_embeddings=true)" if tied else
+             "head: untied - lm_head.weight stored separately (tie_word_embeddings=false)"]
+    lines.append(f"tokenizer: {tok_path} -> tokenizer.json, vocab.json, merges.txt" if tok_path
+                 else "tokenizer: none (pass --tokenizer FILE to include one)")
+    status = 0
+    if args.verify:
+        from minimodel.interop.verify import verify_hf_export
+
+        report = verify_hf_export(model, out, tokenizer)
+        payload["verify"] = report
+        lines.append(f"verify with transformers: {'OK' if report['ok'] else 'FAILED'} - max "
+                     f"|logit diff| {report['max_abs_logit_diff']:.2e}, tie "
+                     f"{'shared' if report['hf_head_shares_wte'] else 'separate'}, greedy "
+                     f"{'equal' if report['greedy_equal'] else 'DIFFERENT'}"
+                     + ("" if report["tokenizer_equal"] is None else
+                        f", tokenizer ids {'equal' if report['tokenizer_equal'] else 'DIFFERENT'}"))
+        status = 0 if report["ok"] else 1
+    else:
+        lines.append(f'load it: GPT2LMHeadModel.from_pretrained("{out}") (add --verify to '
+                     "compare logits with transformers now)")
+    _emit(args, payload, lines)
+    return status
+
+
+# ----------------------------------------------------------------------------- import
+def _import_tokenizer(src: Path, model: Any, remap: bool, messages: list[str]) -> Any:
+    """The converted tokenizer to save next to the model, or None (reason in ``messages``)."""
+    from minimodel.interop import remap_vocab, tokenizer_from_hf
+
+    try:
+        result = tokenizer_from_hf(src)
+    except FileNotFoundError:
+        messages.append(f"tokenizer: skipped, {src} has no tokenizer files")
+        return None
+    except ValueError as exc:
+        messages.append(f"tokenizer: skipped, {exc}")
+        return None
+    vocab = model.config.vocab_size
+    if result.tokenizer.vocab_size != vocab:
+        messages.append(f"tokenizer: skipped, it has {result.tokenizer.vocab_size} tokens but the "
+                        f"model's vocab_size is {vocab} (padded vocabulary?)")
+        return None
+    if result.identity:
+        return result.tokenizer
+    if not remap:
+        messages.append("tokenizer: skipped, its ids follow a different order than minimodel's "
+                        "(bytes 0-255 by value, specials, then merges), e.g. GPT-2's own "
+                        "vocabulary; rerun with --remap-vocab to reorder the embedding rows to "
+                        "minimodel's ids (same model, logits permuted accordingly)")
+        return None
+    remap_vocab(model, result.hf_ids)
+    messages.append("tokenizer: ids converted to minimodel's layout; embedding"
+                    + ("" if model.config.tie_embeddings else " and head")
+                    + " rows reordered to match (--remap-vocab)")
+    return result.tokenizer
+
+
+def cmd_import_hf(args: argparse.Namespace) -> int:
+    from minimodel.interop import load_hf_gpt2
+    from minimodel.io import save
+
+    src, out = Path(args.path), Path(args.out)
+    model, messages = load_hf_gpt2(src)
+    if out.is_file() and out.suffix != ".safetensors":
+        raise ValueError(f"{out} is an existing file; OUT must be a folder or a .safetensors "
+                         "path")
+    if out.suffix == ".safetensors":
+        checkpoint = out
+    else:
+        checkpoint = out / "model.safetensors"
+    tok_path = checkpoint.parent / "tokenizer.json"  # where `minimodel generate` looks
+    if checkpoint.exists() and not args.force:
+        raise ValueError(f"{checkpoint} already exists; choose another OUT or pass --force")
+    tokenizer = _import_tokenizer(src, model, args.remap_vocab, messages)
+    if tokenizer is not None and tok_path.exists() and not (
+            args.force or checkpoint.parent == out):
+        messages.append(f"tokenizer: not written, {tok_path} already exists (another model's?); "
+                        "give a folder OUT or pass --force")
+        tokenizer = None
+    if tokenizer is not None:
+        tokenizer.save(tok_path)
+    elif tok_path.exists():
+        messages.append(f"note: {tok_path} is left as it was and may not belong to this model")
+    save(model, checkpoint)
+    tied = model.lm_head.weight is model.token_emb.weight
+    payload = {"out": str(out), "checkpoint": str(checkpoint), "tied": tied,
+               "config": model.config.to_dict(),
+               "tokenizer": str(tok_path) if tokenizer is not None else None,
+               "messages": messages}
+    c = model.config
+    lines = [f"imported {src}: GPT vocab_size={c.vocab_size}, block_size={c.block_size}, "
+             f"n_layer={c.n_layer}, n_head={c.n_head}, d_model={c.d_model}, "
+             f"{'tied (one Parameter)' if tied else 'untied'} head",
+             f"wrote {checkpoint}" + (f" and {tok_path}" if tokenizer is not None else ""),
+             *messages]
+    _emit(args, payload, lines)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``minimodel export`` and ``minimodel import-hf``."""
+    p = subparsers.add_parser(
+        "export", help="export a GPT checkpoint to a Hugging Face folder",
+        description="Write a minimodel GPT (a .safetensors checkpoint or a run folder with "
+                    "model.safetensors + tokenizer.json) as a Hugging Face GPT-2 folder: "
+                    "config.json, model.safetensors and the tokenizer files. "
+                    "transformers.GPT2LMHeadModel.from_pretrained(OUT) gives the same logits; "
+                    "a tied model stays tied (tie_word_embeddings, matrix stored once).",
+        epilog=EXPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("checkpoint", metavar="CHECKPOINT", help="model .safetensors or run folder")
+    p.add_argument("out", metavar="OUT", help="output folder")
+    p.add_argument("--format", choices=["hf"], default="hf",
+                   help="output format: hf = Hugging Face transformers GPT-2 (the only one)")
+    p.add_argument("--tokenizer", metavar="FILE", default=None,
+                   help="minimodel tokenizer JSON (default: tokenizer.json of the run folder)")
+    p.add_argument("--no-tokenizer", action="store_true", help="export the model only")
+    p.add_argument("--force", action="store_true",
+                   help="replace OUT even if it holds files an export does not write")
+    p.add_argument("--verify", action="store_true",
+                   help="load OUT with transformers and compare logits, tie and greedy output "
+                        "(needs torch and transformers); exit 1 if they differ")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.set_defaults(func=_guarded(cmd_export))
+
+    p = subparsers.add_parser(
+        "import-hf", help="import a local Hugging Face GPT-2 folder as a minimodel checkpoint",
+        description="Read a local GPT-2-architecture folder (config.json + model.safetensors "
+                    "or pytorch_model.bin, loaded without running code) and write a minimodel "
+                    "checkpoint with the same logits. The tie is restored as one Parameter. "
+                    "OUT is a folder or a .safetensors file; tokenizer.json is written beside "
+                    "the checkpoint when the GPT-2 tokenizer converts. Unsupported settings "
+                    "are refused with the reason.",
+        epilog=IMPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("path", metavar="PATH", help="Hugging Face model folder")
+    p.add_argument("out", metavar="OUT", help="output folder or .safetensors file")
+    p.add_argument("--remap-vocab", action="store_true",
+                   help="when the tokenizer's ids are in another order (e.g. GPT-2's own), "
+                        "reorder embedding rows to minimodel's id layout and save the tokenizer")
+    p.add_argument("--force", action="store_true", help="overwrite an existing checkpoint")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.set_defaults(func=_guarded(cmd_import_hf))

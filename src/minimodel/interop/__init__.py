@@ -1,0 +1,19 @@
+"""Hugging Face interop: take a minimodel GPT to PyTorch/transformers and back.
+
+    from minimodel.interop import to_hf, from_hf
+    to_hf(model, "out/hf", tokenizer=tok)        # GPT2LMHeadModel + AutoTokenizer folder
+    model = from_hf("out/hf")                    # any local GPT-2-architecture folder
+
+Only NumPy and safetensors are needed to write or read the files (torch only for a legacy
+``pytorch_model.bin``). The tie is kept both ways: ``tie_word_embeddings`` in config.json, one
+stored matrix, one Parameter after import. See docs/interop.md.
+"""
+
+from minimodel.interop.gpt2 import from_hf, hf_config, hf_state_dict, load_hf_gpt2, to_hf
+from minimodel.interop.tokenizer_export import export_tokenizer, tokenizer_files
+from minimodel.interop.tokenizer_import import (HFTokenizerImport, remap_vocab,
+                                                tokenizer_from_hf)
+
+__all__ = ["to_hf", "from_hf", "load_hf_gpt2", "hf_config", "hf_state_dict",
+           "export_tokenizer", "tokenizer_files", "tokenizer_from_hf", "HFTokenizerImport",
+           "remap_vocab"]

@@ -1,0 +1,202 @@
+"""File plumbing for the Hugging Face bridge: atomic folders, weight files, checkpoints.
+
+Why a staging folder: an export is several files (config, weights, tokenizer) that only make
+sense together. They are written into a hidden sibling folder, then renamed into place, so a
+crash or Ctrl-C never leaves ``OUT`` with a new config next to old weights.
+
+Reading never executes code: ``.safetensors`` is raw arrays plus JSON, and the legacy
+``pytorch_model.bin`` (a pickle) is opened with ``torch.load(weights_only=True)``, which only
+rebuilds tensors and refuses any other object.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# Files an export writes; an existing OUT holding only these is a previous export and may be
+# replaced without --force.
+EXPORT_FILES = frozenset({
+    "config.json", "generation_config.json", "model.safetensors", "vocab.json", "merges.txt",
+    "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+})
+
+
+@contextlib.contextmanager
+def staged_dir(out_dir: str | os.PathLike, overwrite: bool = False) -> Iterator[Path]:
+    """Yield an empty staging folder; on success it replaces ``out_dir`` in one rename.
+
+    ``out_dir`` may be missing, empty, or hold only files of a previous export
+    (:data:`EXPORT_FILES`); anything else is refused unless ``overwrite`` (so a typo cannot
+    wipe an unrelated folder). On error the staging folder is removed and ``out_dir`` is
+    left as it was.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} exists and is a file; give a folder path for the export")
+    if out.is_dir() and not overwrite:
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in EXPORT_FILES)
+        if foreign:
+            raise ValueError(f"{out} already exists and holds files an export does not write "
+                             f"({', '.join(foreign[:5])}); choose another folder or pass "
+                             "overwrite=True (CLI: --force) to replace it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # A plain mkdir (not tempfile.mkdtemp, which makes the folder private, mode 0700) so the
+    # renamed export gets the same permissions as any folder the user creates.
+    stage = out.parent / f".{out.name}.{secrets.token_hex(6)}.tmp"
+    stage.mkdir()
+    try:
+        yield stage
+        _fsync_tree(stage)
+        if out.is_dir():
+            # Two renames: the old folder moves aside, the new one takes its name. In between
+            # (microseconds) OUT is absent, never half-written.
+            old = out.parent / f".{out.name}.{secrets.token_hex(6)}.old"
+            os.replace(out, old)
+            os.replace(stage, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def _fsync_tree(folder: Path) -> None:
+    """Flush every file to disk and give it ordinary permissions.
+
+    Why chmod: ``mkstemp`` (atomic writes) and safetensors create files readable by their
+    owner only (0600); an export folder is meant to be shared like any saved model.
+    """
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in folder.iterdir():
+        os.chmod(path, 0o666 & ~mask)
+        with open(path, "rb") as handle:
+            os.fsync(handle.fileno())
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """JSON with a trailing newline, UTF-8, non-ASCII kept readable."""
+    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_json(path: Path, what: str) -> dict[str, Any]:
+    """Parse a JSON object file, with errors that name the file."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{what}: {path} does not exist")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{what}: {path} is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{what}: {path} should hold a JSON object, got {type(data).__name__}")
+    return data
+
+
+# ----------------------------------------------------------------------------- weights in
+def _to_float_array(value: Any, name: str) -> np.ndarray:
+    """numpy array from a numpy/torch tensor; half precision widened to float32."""
+    if hasattr(value, "detach"):  # a torch tensor
+        import torch
+
+        if value.dtype in (torch.float16, torch.bfloat16):
+            value = value.float()
+        value = value.detach().cpu().numpy()
+    arr = np.asarray(value)
+    if arr.dtype.kind != "f":
+        return arr  # integer/bool buffers (old attention masks) are inspected, then dropped
+    return arr.astype(np.float32) if arr.dtype.itemsize < 4 else arr
+
+
+def _load_safetensors(path: Path) -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    try:
+        raw = load_file(str(path))
+    except Exception as exc:  # bfloat16 has no NumPy dtype: go through torch if available
+        try:
+            from safetensors.torch import load_file as load_torch
+        except ImportError:
+            raise ValueError(f"cannot read {path} ({exc}); bfloat16 weights need torch "
+                             "installed") from None
+        try:
+            raw = load_torch(str(path))
+        except Exception as exc2:
+            raise ValueError(f"{path} is not a readable safetensors file ({exc2})") from None
+    return {k: _to_float_array(v, k) for k, v in raw.items()}
+
+
+def _load_bin(path: Path) -> dict[str, np.ndarray]:
+    try:
+        import torch
+    except ImportError:
+        raise ValueError(f"{path} is a PyTorch pickle; reading it needs torch installed (or "
+                         "convert the folder to model.safetensors)") from None
+    try:
+        # weights_only=True: rebuild tensors only; any other pickled object is refused.
+        raw = torch.load(str(path), map_location="cpu", weights_only=True)
+    except Exception as exc:
+        raise ValueError(f"refusing to load {path}: it is not a plain tensor file ({exc})"
+                         ) from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path} holds a {type(raw).__name__}, expected a state dict")
+    return {k: _to_float_array(v, k) for k, v in raw.items()}
+
+
+def load_hf_weights(folder: Path) -> dict[str, np.ndarray]:
+    """All tensors of a Hugging Face model folder, by name.
+
+    Looks for, in order: ``model.safetensors``, ``model.safetensors.index.json`` (shards),
+    ``pytorch_model.bin``, ``pytorch_model.bin.index.json``.
+    """
+    for index_name, loader in (("model.safetensors", _load_safetensors),
+                               ("pytorch_model.bin", _load_bin)):
+        single = folder / index_name
+        if single.is_file():
+            return loader(single)
+        index = folder / f"{index_name}.index.json"
+        if index.is_file():
+            weight_map = read_json(index, "weight index").get("weight_map", {})
+            tensors: dict[str, np.ndarray] = {}
+            for shard in sorted(set(weight_map.values())):
+                tensors.update(loader(folder / shard))
+            return tensors
+    present = ", ".join(sorted(p.name for p in folder.iterdir())) or "nothing"
+    raise FileNotFoundError(f"{folder} has no model weights (looked for model.safetensors and "
+                            f"pytorch_model.bin, with or without an .index.json); it holds: "
+                            f"{present}")
+
+
+# ----------------------------------------------------------------------------- checkpoints
+def resolve_checkpoint(path: str | os.PathLike) -> tuple[Path, Path | None]:
+    """(weights file, tokenizer file or None) for a checkpoint file or a run folder.
+
+    A run folder (``minimodel train --out DIR``) holds ``model.safetensors`` and
+    ``tokenizer.json`` (minimodel's own tokenizer format). As in ``minimodel generate``, the
+    tokenizer of a checkpoint file is the ``tokenizer.json`` beside it, if there is one.
+    """
+    path = Path(path)
+    if path.is_dir():
+        weights = path / "model.safetensors"
+        if not weights.is_file():
+            present = ", ".join(sorted(p.name for p in path.iterdir())) or "nothing"
+            hint = (" (it looks like a Hugging Face folder: use `minimodel import-hf`)"
+                    if (path / "config.json").is_file() else "")
+            raise FileNotFoundError(f"run folder {path} has no model.safetensors{hint}; it "
+                                    f"holds: {present}")
+    elif path.is_file():
+        weights = path
+    else:
+        raise FileNotFoundError(f"checkpoint {path} does not exist (give a .safetensors file "
+                                "written by mm.save, or a run folder)")
+    tok = weights.parent / "tokenizer.json"
+    return weights, tok if tok.is_file() else None
