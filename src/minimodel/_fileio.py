@@ -24,6 +24,10 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        # mkstemp creates files readable by the owner only; give the usual 0666 & ~umask.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_name, 0o666 & ~umask)
         os.replace(tmp_name, path)
     except BaseException:
         # Leave no temporary file behind, even on KeyboardInterrupt.

@@ -81,10 +81,13 @@ def test_pretokenize_matches_gpt2_on_any_text(text: str):
 
 def test_transformers_gpt2_tokenizer_gives_our_ids(tmp_path, bpe: BPETokenizer, corpus: str):
     transformers = pytest.importorskip("transformers")
-    bpe.export_gpt2(tmp_path)
+    from minimodel.interop import export_tokenizer
+
+    export_tokenizer(bpe, tmp_path)  # the one exporter (vocab.json, merges.txt, configs)
     assert (tmp_path / "merges.txt").read_text(encoding="utf-8").startswith("#version: 0.2\n")
     assert json.loads((tmp_path / "vocab.json").read_text(encoding="utf-8"))["Ġt"] == 258
-    hf = transformers.GPT2TokenizerFast.from_pretrained(str(tmp_path))
+    hf = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
+    assert len(hf) == bpe.vocab_size
     text = corpus[150_000:200_000] + SAMPLE_EXTRA.replace("[PAD]", "").replace("[MASK]", "")
     ours = bpe.encode(text)
     assert hf.encode(text) == ours

@@ -234,20 +234,6 @@ class BPETokenizer(Tokenizer):
         """``merges.txt`` lines (without the ``#version`` header): ``"left right"``."""
         return [f"{token_bytes_to_str(a)} {token_bytes_to_str(b)}" for a, b in self._merges]
 
-    def export_gpt2(self, directory: str | os.PathLike) -> tuple[Path, Path]:
-        """Write ``vocab.json`` and ``merges.txt`` (GPT-2 layout) into ``directory``."""
-        import json
-
-        from minimodel._fileio import atomic_write_text
-
-        directory = Path(directory)
-        vocab_path = atomic_write_text(
-            directory / "vocab.json", json.dumps(self.to_gpt2_vocab(), ensure_ascii=False)
-        )
-        merges_text = "#version: 0.2\n" + "".join(m + "\n" for m in self.to_gpt2_merges())
-        merges_path = atomic_write_text(directory / "merges.txt", merges_text)
-        return vocab_path, merges_path
-
     # ----------------------------------------------------------------- files
     def _payload(self) -> dict[str, Any]:
         return {
