@@ -158,7 +158,9 @@ def backward(root: "Tensor", grad: Any = None) -> None:
         grad_arr = np.ones_like(root.data)
     else:
         # A copy: the caller's array must never become (and be mutated as) somebody's .grad.
-        grad_arr = np.array(grad.data if hasattr(grad, "data") else grad, dtype=root.dtype)
+        from minimodel.tensor import Tensor
+
+        grad_arr = np.array(grad.data if isinstance(grad, Tensor) else grad, dtype=root.dtype)
         if grad_arr.shape != root.shape:
             raise ValueError(f"backward(grad): grad has shape {grad_arr.shape} but the output has "
                              f"shape {root.shape}; they must match")

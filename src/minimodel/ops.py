@@ -59,10 +59,21 @@ def _expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...]
     return g
 
 
+def _check_broadcast(a: np.ndarray, b: np.ndarray, op: str) -> None:
+    """Refuse shapes that do not broadcast, in our words rather than NumPy's."""
+    if a.shape != b.shape:
+        try:
+            np.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise ValueError(f"{op}: shapes {a.shape} and {b.shape} do not broadcast (each axis, "
+                             "aligned from the right, must be equal or 1)") from None
+
+
 # --------------------------------------------------------------------------- elementwise
 class Add(Function):
     @staticmethod
     def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _check_broadcast(a, b, "add")
         ctx.shapes = (a.shape, b.shape)
         return a + b
 
@@ -76,6 +87,7 @@ class Add(Function):
 class Sub(Function):
     @staticmethod
     def forward(ctx, a, b):
+        _check_broadcast(a, b, "sub")
         ctx.shapes = (a.shape, b.shape)
         return a - b
 
@@ -89,6 +101,7 @@ class Sub(Function):
 class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
+        _check_broadcast(a, b, "mul")
         ctx.save_for_backward(a, b)
         return a * b
 
@@ -102,6 +115,7 @@ class Mul(Function):
 class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
+        _check_broadcast(a, b, "div")
         out = a / b
         ctx.save_for_backward(b, out)
         ctx.a_shape = a.shape
@@ -245,6 +259,12 @@ class MatMul(Function):
             raise ValueError(f"matmul shape mismatch: {a.shape} @ {b.shape}; the last axis of "
                              f"the left ({a.shape[-1]}) must equal the "
                              f"{'second-to-last' if b.ndim > 1 else 'only'} axis of the right")
+        if a.ndim > 2 and b.ndim > 2:
+            try:
+                np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            except ValueError:
+                raise ValueError(f"matmul: batch axes {a.shape[:-2]} and {b.shape[:-2]} of "
+                                 f"{a.shape} @ {b.shape} do not broadcast") from None
         ctx.save_for_backward(a, b)
         return a @ b
 

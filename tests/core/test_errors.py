@@ -165,3 +165,28 @@ def test_tensor_construction_errors():
         Tensor([1.0, "a", None])
     with pytest.raises(TypeError, match="exp"):
         Tensor(np.ones(2)) ** Tensor(np.ones(2))
+
+
+def test_elementwise_and_batched_matmul_shape_errors_are_ours():
+    """Non-broadcasting shapes fail with minimodel's message naming both shapes."""
+    import numpy as np
+    import pytest
+
+    import minimodel as mm
+
+    a, b = mm.Tensor(np.ones((2, 3))), mm.Tensor(np.ones((4,)))
+    for op in (lambda: a + b, lambda: a - b, lambda: a * b, lambda: a / b):
+        with pytest.raises(ValueError, match=r"\(2, 3\) and \(4,\) do not broadcast"):
+            op()
+    with pytest.raises(ValueError, match=r"batch axes \(2,\) and \(3,\)"):
+        mm.Tensor(np.ones((2, 4, 5))) @ mm.Tensor(np.ones((3, 5, 6)))
+
+
+def test_tied_head_weight_cannot_be_reassigned():
+    import pytest
+
+    from minimodel import nn
+
+    head = nn.TiedHead(nn.Embedding(5, 3))
+    with pytest.raises(AttributeError, match="assign embedding.weight instead"):
+        head.weight = nn.Parameter([[0.0] * 3] * 5)

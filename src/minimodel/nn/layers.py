@@ -225,6 +225,13 @@ class TiedHead(Module):
         """The embedding's Parameter object itself (same identity, never a copy)."""
         return self.embedding.weight
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "weight":
+            raise AttributeError("TiedHead.weight is the embedding's matrix and cannot be "
+                                 "replaced here; assign embedding.weight instead (the head "
+                                 "follows), or use an untied LMHead")
+        super().__setattr__(name, value)
+
     @property
     def vocab_size(self) -> int:
         return self.embedding.vocab_size
