@@ -390,3 +390,67 @@ def test_spanish_workspace(capsys, tmp_path):
     assert "-    def __init__(self, vocab_size: int, d_model: int, std: float = 1.0," in diff
     assert hashlib.sha256(diff.encode()).hexdigest() == hashlib.sha256(
         cli(capsys, "break", "diff", "--workdir", str(work), "--learner-dir", learner)[1].encode()).hexdigest()
+
+
+def test_run_after_the_fix_says_no_symptom_instead_of_describing_the_bug(capsys, tmp_path):
+    # Regression: after a fix, `run` printed the "what to look at" text that describes the
+    # bug ("the tied model starts at a loss around 44") under output showing the opposite.
+    work, learner = tmp_path / "ws", str(tmp_path / "learner")
+    cli(capsys, "break", "start", "tied-init-std-1", "--workdir", str(work), "--learner-dir",
+        learner)
+    apply_with_own_code(Workspace.open(work).fix_diff(), work)
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
+                       "--learner-dir", learner)
+    brk = load_break("tied-init-std-1")
+    assert code == 0 and "No symptom this time" in out and "break check" in out
+    assert "--- what to look at ---" not in out and brk.text("observe", "en")[:40] not in out
+
+
+def test_spanish_run_list_and_check_have_no_english_left(capsys, tmp_path):
+    # Regression: the SYMPTOM marker, `break list` headings/statuses and several check
+    # messages (bare `assert ..., "english"`) stayed English under --lang es.
+    work, learner = tmp_path / "ws", str(tmp_path / "learner")
+    cli(capsys, "break", "start", "tie-by-copy", "--workdir", str(work), "--lang", "es",
+        "--learner-dir", learner)
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
+                       "--learner-dir", learner)
+    assert code == 0 and "SÍNTOMA:" in out and "SYMPTOM:" not in out
+    code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--learner-dir", learner)
+    assert code == 1
+    assert "is a different object" not in out and "kept the old matrix" not in out
+    assert "es un objeto distinto" in out and "matriz vieja" in out
+    _, out, _ = cli(capsys, "break", "list", "--lang", "es", "--learner-dir", learner)
+    assert "averías de minimodel" in out and "estado" in out and "intentado" in out
+    assert "not started" not in out and "sin empezar" in out
+
+
+def test_check_scripts_report_failures_bilingually_not_with_bare_assert():
+    # A bare `assert cond, "text"` gives an English-only message (and vanishes under -O);
+    # checks raise CheckFailed(en, es) instead.
+    import ast
+
+    for brk in load_all():
+        tree = ast.parse(brk.path("check").read_text(encoding="utf-8"))
+        asserts = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+        assert asserts == [], f"{brk.id}/check.py uses assert at lines {asserts}"
+
+
+def test_run_streams_the_experiment_output_as_it_comes(tmp_path):
+    # The experiment's lines reach the learner while it runs (gpt-no-causal-mask trains for
+    # several seconds), not all at once at the end.
+    import time
+
+    from minimodel.lab.breaks.runner import run_script
+
+    script = tmp_path / "slow.py"
+    script.write_text("import time\nprint('first', flush=True)\ntime.sleep(1.5)\n"
+                      "print('second', flush=True)\n", encoding="utf-8")
+    work = tmp_path / "ws"
+    start(load_break("tied-vocab-mismatch"), work)
+    seen: list[tuple[str, float]] = []
+    t0 = time.monotonic()
+    run = run_script(work, script, echo=lambda line: seen.append((line, time.monotonic() - t0)))
+    assert run.returncode == 0 and [line for line, _ in seen] == ["first", "second"]
+    assert seen[0][1] < seen[1][1] - 1.0  # "first" arrived before the sleep ended
+    timed = run_script(work, script, timeout=0.5)
+    assert timed.timed_out and timed.returncode is None and "first" in timed.stdout

@@ -105,3 +105,63 @@ def test_help_has_examples(capsys):
     assert info.value.code == 0
     out = capsys.readouterr().out
     assert "examples:" in out and "--seed" in out and "--timeout" in out
+
+
+def test_syntax_error_names_the_learners_file_and_skips_the_empty_table(learner, capsys):
+    # Regression: the message named the judge's temp copy "solution.py", and eight
+    # "not run" rows buried it.
+    (learner / "mine.py").write_text("def gelu(x)\n    return x\n")
+    assert main(["exercise", "check", "gelu-tanh", "--file", "mine.py"]) == 1
+    out = " ".join(capsys.readouterr().out.split())  # undo Rich's wrapping
+    assert "SyntaxError" in out and "mine.py, line 1: def gelu(x)" in out
+    assert "solution.py" not in out and "not run" not in out
+
+
+def test_spanish_check_translates_case_names_labels_and_statuses(learner, capsys):
+    ex = get_exercise("mlm-with-tied-output-head")
+    assert main(["exercise", "check", ex.id, "--file", str(ex.reference_path), "--lang", "es",
+                 "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "ejemplo 1" in out and "oculto 6" in out and "superado" in out and "bloque" in out
+    assert "example 1" not in out and "hidden" not in out and " passed " not in out
+    from minimodel.commands.exercise import case_label
+    assert case_label("float32, 1 block, 2 heads, M=0", "es") == \
+        "float32, 1 bloque, 2 cabezas, M=0"
+
+
+def test_spanish_list_translates_statuses(learner, capsys):
+    Progress().record("exercise", "gelu-tanh", "passed")
+    assert main(["exercise", "list", "--lang", "es"]) == 0
+    out = capsys.readouterr().out
+    assert "superado" in out and "sin empezar" in out and "passed" not in out
+
+
+def test_statement_formula_lines_wrap_under_their_formula():
+    # Rich wrapped long formula lines at column 0, breaking the formula block apart.
+    from minimodel.commands.exercise import reflow, wrap_formulas
+
+    text = wrap_formulas(reflow(get_exercise("mlm-with-tied-output-head").text("statement",
+                                                                             "en")), 76)
+    lines = text.splitlines()
+    assert all(len(line) <= 76 for line in lines if line.startswith("    "))
+    i = lines.index("    x = w_emb[input_ids] + pos_embed")
+    assert lines[i + 1].startswith("        (N, T, d)")
+
+
+def test_judge_reports_progress_while_it_runs(tmp_path):
+    from minimodel.lab.exercises import check_solution
+
+    ex = get_exercise("gelu-tanh")
+    calls: list[tuple[int, int]] = []
+    result = check_solution(ex, ex.reference_path, seed=1,
+                            progress=lambda done, total, elapsed, limit: calls.append((done, total)))
+    assert result["passed"] and calls and all(total == 8 for _, total in calls)
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+
+
+def test_checking_the_untouched_stub_says_so(learner, capsys):
+    assert main(["exercise", "start", "cbow-step", "--file", "c.py"]) == 0
+    capsys.readouterr()
+    assert main(["exercise", "check", "cbow-step", "--file", "c.py", "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "error" and "starter stub is not filled in" in result["message"]

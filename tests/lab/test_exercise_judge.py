@@ -171,7 +171,9 @@ def test_forbidden_minimodel_import_caught_at_runtime_even_if_swallowed(tmp_path
     assert scan_source(src, DEFAULT_FORBIDDEN) == []  # invisible to the AST scan
     res = judge("embedding-lookup", src, tmp_path, seed=0)
     assert res["status"] == "forbidden"
-    assert res["forbidden"][0] == {"name": "minimodel", "line": None, "how": "runtime"}
+    # The runtime tripwire reports the solution's line (it used to say None: "line ?").
+    assert res["forbidden"][0] == {"name": "minimodel", "line": 3, "how": "runtime"}
+    assert "line 3" in res["message"]
 
 
 @pytest.mark.torch

@@ -72,7 +72,26 @@ def test_status_spanish_titles_and_table(capsys, tmp_path, sections):
     sections()
     code = main(["lab", "status", "--lang", "es", "--learner-dir", str(tmp_path)])
     out = capsys.readouterr().out
-    assert code == 0 and "Vocabularios atados" in out and "0/2 done" in out and "-/26" in out
+    assert code == 0 and "Vocabularios atados" in out and "-/26" in out
+    # Regression: headings and statuses were English under --lang es.
+    assert "averías: 0/2 completados" in out and "sin empezar" in out and "estado" in out
+    assert "done" not in out and "not started" not in out
+
+
+def test_status_spanish_titles_of_the_real_breaks(capsys, tmp_path):
+    # Regression: list_breaks() gave English titles only, so `lab status --lang es` showed
+    # English break titles next to Spanish exercise titles.
+    from minimodel.lab.breaks import load_break
+
+    data = json.loads(_run_status(capsys, tmp_path, "--json", "--lang", "es"))
+    titles = {i["id"]: i["title"] for i in data["breaks"]["items"]}
+    assert titles["tied-vocab-mismatch"] == load_break("tied-vocab-mismatch").text("title", "es")
+    assert titles["tied-vocab-mismatch"] != load_break("tied-vocab-mismatch").text("title", "en")
+
+
+def _run_status(capsys, learner, *extra: str) -> str:
+    assert main(["lab", "status", "--learner-dir", str(learner), *extra]) == 0
+    return capsys.readouterr().out
 
 
 def test_status_shows_unavailable_section(capsys, tmp_path, sections, monkeypatch):

@@ -189,6 +189,27 @@ def test_interactive_take_in_spanish(capsys, monkeypatch):
     assert code == 0 and "¡Correcto!" in out and "Puntuación: 26/26" in out
 
 
+@pytest.mark.parametrize("typed, qid", [
+    ("65,536", "q-13-08"), ("65.536", "q-13-08"), ("65 536", "q-13-08"),
+    ("2,097,152", "q-13-07"), ("2.097.152", "q-13-07"), ("2 097 152", "q-13-07"),
+    ("6,238", "q-13-15"), ("6.238", "q-13-15"), ("6,24", "q-13-15")])
+def test_numeric_input_with_thousands_separators_or_decimal_comma(typed, qid):
+    # Regression: "65,536" was read as 65.536 and "2,097,152" was refused.
+    from minimodel.lab.quiz.session import parse_input
+
+    question = quiz.load_quiz(QUIZ_ID).question(qid)
+    assert quiz.is_correct(question, parse_input(question, typed))
+
+
+@pytest.mark.parametrize("typed", ["inf", "nan", "1,2,3", "six"])
+def test_numeric_input_rejects_non_numbers_and_non_finite(typed):
+    # Regression: "nan" reached the grader, which raised and ended the take with exit 2.
+    from minimodel.lab.quiz.session import parse_input
+
+    with pytest.raises(ValueError):
+        parse_input(quiz.load_quiz(QUIZ_ID).question("q-13-15"), typed)
+
+
 def test_ctrl_c_saves_answers_and_next_run_resumes(capsys, monkeypatch, learner):
     lines = typed_lines()
     monkeypatch.setattr("sys.stdin", Keyboard(lines[:3]))

@@ -51,6 +51,14 @@ def _para(text: str) -> str:
     return textwrap.fill(" ".join(text.split()), width=max(40, width))
 
 
+def _say(text: str, style: str | None = None) -> None:
+    """Print like print(), in colour on a terminal (Rich drops the style when piped)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    Console(soft_wrap=True, highlight=False).print(Text(text, style=style or ""))
+
+
 def _print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False, indent=2))
 
@@ -111,12 +119,16 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title="minimodel breaks")
+    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import status_label
+
+    table = Table(title=t("list_title", lang))
     for column in ("id", "title", "status"):
-        table.add_column(column)
+        table.add_column(t(f"col_{column}", lang))
     for row in rows:
-        table.add_row(row["id"], row["title"], row["status"])
+        table.add_row(row["id"], Text(row["title"]), status_label(row["status"], lang))
     Console().print(table)
     return 0
 
@@ -167,10 +179,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             return EXIT_NO_PREDICTIONS
     script = brk.path("experiment")
     print(t("running", lang, script=script, root=ws.root))
-    print(t("output", lang))
-    run = run_script(ws.root, script, lang, args.timeout or brk.timeout)
-    if run.stdout:
-        print(run.stdout.rstrip("\n"))
+    print(t("output", lang), flush=True)
+    marker, label = brk.symptom_marker, t("symptom_label", lang)
+
+    def echo(line: str) -> None:  # live, so a few seconds of training are not a silent wait
+        if line.startswith(marker):
+            _say(label + line[len(marker):], "bold red")
+        else:
+            print(line, flush=True)
+
+    run = run_script(ws.root, script, lang, args.timeout or brk.timeout, echo=echo)
     if run.stderr.strip():
         print(run.stderr.rstrip("\n"), file=sys.stderr)
     if run.timed_out:
@@ -183,6 +201,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(t("experiment_failed", lang, code=run.returncode, expected=brk.experiment_exit_code),
               file=sys.stderr)
         return EXIT_NOT_FIXED
+    if not symptom:  # e.g. after a fix: the "what to look at" text would describe a bug
+        print()          # that is no longer there
+        print(_para(t("no_symptom", lang, root=ws.root)))
+        return 0
     print(t("observe", lang))
     print(_para(brk.text("observe", lang)))
     print()
@@ -201,7 +223,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
         _print_json({"break": brk.id, "hint": number, "total": len(hints),
                      "text": hints[number - 1]})
         return 0
-    print(t("hint", lang, n=number, total=len(hints)) + ":")
+    _say(t("hint", lang, n=number, total=len(hints)) + ":", "bold cyan")
     print(_para(hints[number - 1]))
     if number == len(hints):
         print(t("hint_last", lang, root=ws.root))
@@ -213,9 +235,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     from minimodel.lab.breaks.runner import check_details, is_fixed, run_script
 
     ws, brk, lang = _open(args)
+    if not args.json and sys.stderr.isatty():
+        print(t("checking", lang, root=ws.root), file=sys.stderr, flush=True)
     run = run_script(ws.root, brk.path("check"), lang, args.timeout or brk.timeout)
     fixed = is_fixed(run)
-    details = check_details(run)
+    details = check_details(run, lang)
     progress = _progress(args)
     checks_run = int((progress.get("break", brk.id) or {}).get("checks_run", 0)) + 1
     _record(args, brk.id, "fixed" if fixed else "attempted", last_check=fixed,
@@ -226,11 +250,14 @@ def cmd_check(args: argparse.Namespace) -> int:
                      "seconds": round(run.seconds, 2)})
         return 0 if fixed else EXIT_NOT_FIXED
     for d in details:
-        mark = "PASS" if d["ok"] else "FAIL"
-        print(f"{mark}  {d['description']}" + (f"\n      {d['message']}" if d["message"] else ""))
+        _say(("PASS  " if d["ok"] else "FAIL  ") + d["description"],
+             "green" if d["ok"] else "red")
+        if d["message"]:
+            print(f"      {d['message']}")
     failed = sum(not d["ok"] for d in details)
     if fixed:
-        print("\n" + t("fixed", lang, passed=len(details), total=len(details)))
+        print()
+        _say(t("fixed", lang, passed=len(details), total=len(details)), "bold green")
         print(t("why", lang))
         print(_para(brk.text("explanation", lang)))
         if brk.references:
@@ -240,7 +267,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 0
     if run.stderr.strip() and not run.checks:
         print(run.stderr.rstrip("\n"), file=sys.stderr)
-    print("\n" + t("not_fixed", lang, failed=failed, total=len(details)))
+    print()
+    _say(t("not_fixed", lang, failed=failed, total=len(details)), "bold red")
     print(t("not_fixed_next", lang, root=ws.root))
     return EXIT_NOT_FIXED
 

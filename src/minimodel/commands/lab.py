@@ -61,8 +61,8 @@ def _other_section(name: str, progress, lang: str) -> dict[str, Any]:
             records = progress.all(PROGRESS_KIND[name])
             for item in listing():
                 status = (records.get(item["id"]) or {}).get("status", "not started")
-                items.append({"id": item["id"], "title": pick(item.get("titles") or item.get("title", ""), lang),
-                              "status": status})
+                title = pick(item.get("titles") or item.get("title", ""), lang)
+                items.append({"id": item["id"], "title": title, "status": status})
         except Exception as exc:  # noqa: BLE001 - report, do not crash the whole status
             error, items = f"{module_name}.{func_name}() failed: {type(exc).__name__}: {exc}", []
     if error:
@@ -87,12 +87,27 @@ def status(learner_dir: str | None = None, lang: str = DEFAULT_LANG) -> dict[str
     return out
 
 
-def validate() -> dict[str, list[str]]:
-    """Problems per section (quiz, exercises, breaks); here a failed import IS a problem."""
+# What each section's validation does, shown while it runs (the breaks take ~10-40 s).
+VALIDATE_STEPS = {
+    "quiz": "schema, answers and translations of every quiz",
+    "exercises": "judging every reference, alternative and known-wrong solution",
+    "breaks": "applying every bug patch to the current library, running experiments and checks",
+}
+
+
+def validate(on_section: Callable[[str], None] | None = None) -> dict[str, list[str]]:
+    """Problems per section (quiz, exercises, breaks); here a failed import IS a problem.
+
+    ``on_section(name)`` is called as each section starts (progress for a slow validation).
+    """
     from minimodel.lab.quiz import validate_all
 
+    if on_section:
+        on_section("quiz")
     sections: dict[str, list[str]] = {"quiz": validate_all()}
     for name in ("exercises", "breaks"):
+        if on_section:
+            on_section(name)
         module_name = SECTIONS[name][0]
         module, error = _import(module_name)
         if error:
@@ -108,6 +123,24 @@ def validate() -> dict[str, list[str]]:
     return sections
 
 
+UI: dict[str, dict[str, str]] = {
+    "learner_dir": {"en": "learner folder: {path}", "es": "carpeta de progreso: {path}"},
+    "quizzes": {"en": "quizzes", "es": "cuestionarios"},
+    "breaks": {"en": "breaks", "es": "averías"},
+    "exercises": {"en": "exercises", "es": "ejercicios"},
+    "done": {"en": "{name}: {done}/{total} done", "es": "{name}: {done}/{total} completados"},
+    "unavailable": {"en": "{name}: unavailable ({error})", "es": "{name}: no disponible ({error})"},
+    "id": {"en": "id", "es": "id"},
+    "title": {"en": "title", "es": "título"},
+    "best score": {"en": "best score", "es": "mejor puntuación"},
+    "status": {"en": "status", "es": "estado"},
+}
+
+
+def _t(key: str, lang: str, **values: Any) -> str:
+    return pick(UI[key], lang).format(**values)
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     summary = status(args.learner_dir, args.lang)
     if args.json:
@@ -117,26 +150,41 @@ def cmd_status(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
+    from minimodel.lab.i18n import status_label
+
+    lang = args.lang
     console = Console()
-    console.print(Text(f"learner folder: {summary['learner_dir']}", style="dim"))
+    console.print(Text(_t("learner_dir", lang, path=summary["learner_dir"]), style="dim"))
     for name in ("quizzes", "breaks", "exercises"):
         section = summary[name]
+        label = _t(name, lang)
         if not section["available"]:
-            console.print(Text(f"{name}: unavailable ({section['error']})", style="yellow"))
+            console.print(Text(_t("unavailable", lang, name=label, error=section["error"]),
+                               style="yellow"))
             continue
-        table = Table(title=f"{name}: {section['done']}/{section['total']} done")
+        table = Table(title=_t("done", lang, name=label, done=section["done"],
+                               total=section["total"]))
         for column in ("id", "title", "best score" if name == "quizzes" else "status"):
-            table.add_column(column)
+            table.add_column(_t(column, lang))
         for item in section["items"]:
             last = (f"{item['best_score'] if item['best_score'] is not None else '-'}"
-                    f"/{item['total']}") if name == "quizzes" else item["status"]
+                    f"/{item['total']}") if name == "quizzes" else status_label(item["status"],
+                                                                               lang)
             table.add_row(Text(item["id"]), Text(item["title"]), Text(str(last)))
         console.print(table)
     return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    sections = validate()
+    import time
+
+    start = time.monotonic()
+
+    def progress(name: str) -> None:  # stderr: the JSON on stdout stays clean
+        print(f"[{time.monotonic() - start:4.0f} s] {name}: {VALIDATE_STEPS[name]} ...",
+              file=sys.stderr, flush=True)
+
+    sections = validate(on_section=progress)
     ok = not any(sections.values())
     if args.json:
         print(json.dumps({"ok": ok, "sections": sections}, ensure_ascii=False, indent=2))

@@ -82,9 +82,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="minimodel quizzes")
+    from minimodel.lab.quiz.ui import t
+
+    table = Table(title=t("list.heading", args.lang))
     for column in ("id", "title", "questions"):
-        table.add_column(column)
+        table.add_column(t(f"list.{column}", args.lang))
     for row in rows:  # Text: titles are content, never Rich markup
         table.add_row(row["id"], Text(row["title"]), str(row["questions"]))
     _console().print(table)
@@ -103,13 +105,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _results_table(report: dict[str, Any], title: str, lang: str):
+def _results_table(report: dict[str, Any], lang: str):
     from rich.table import Table
     from rich.text import Text
 
     from minimodel.lab.quiz.ui import t
 
-    table = Table(title=Text(title))
+    table = Table()
     table.add_column(t("question", lang))
     table.add_column(t("correct", lang))
     for r in report["results"]:
@@ -134,8 +136,11 @@ def cmd_take(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report)
     else:
+        from rich.text import Text
+
         console = _console()
-        console.print(_results_table(report, pick(quiz.title, args.lang), args.lang))
+        console.rule(Text(pick(quiz.title, args.lang)))  # a rule: a table title wraps badly
+        console.print(_results_table(report, args.lang))
         console.print(t("score", args.lang, **report))
     return 0
 

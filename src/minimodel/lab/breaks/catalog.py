@@ -135,8 +135,13 @@ def load_break(break_id: str, content_dir: Path | None = None) -> Break:
 
 
 def list_breaks() -> list[dict[str, Any]]:
-    """``[{"id", "title", "summary", "hints", "predictions"}]`` in English, curriculum order."""
-    return [brk.summary("en") for brk in load_all()]
+    """``[{"id", "title", "titles", "summary", "hints", "predictions"}]``, curriculum order.
+
+    ``title`` and ``summary`` are English; ``titles`` maps every language to the title (what
+    ``minimodel lab status --lang es`` shows, as for exercises).
+    """
+    return [{**brk.summary("en"), "titles": {lang: brk.text("title", lang) for lang in LANGS}}
+            for brk in load_all()]
 
 
 def structure_problems(brk: Break) -> list[str]:

@@ -7,7 +7,7 @@ from minimodel.lab.i18n import pick
 MESSAGES: dict[str, dict[str, str]] = {
     "started": {
         "en": "Started break {id}: {title}\nworkspace: {root}\n",
-        "es": "Ejercicio {id} iniciado: {title}\nespacio de trabajo: {root}\n",
+        "es": "Avería {id} preparada: {title}\nespacio de trabajo: {root}\n",
     },
     "restarted": {
         "en": "(rebuilt the minimodel copy; your NOTES.md was kept)",
@@ -72,14 +72,34 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "not_fixed": {
         "en": "Not fixed yet: {failed} of {total} checks fail.",
-        "es": "Aún no está arreglado: fallan {failed} de {total} comprobaciones.",
+        "es": "Aún no está arreglado: comprobaciones que fallan: {failed} de {total}.",
     },
     "not_fixed_next": {
         "en": "Stuck? minimodel break hint --workdir {root}",
         "es": "¿Atascado? minimodel break hint --workdir {root}",
     },
-    "why": {"en": "--- why this break matters ---", "es": "--- por qué importa este ejercicio ---"},
+    "why": {"en": "--- why this break matters ---", "es": "--- por qué importa esta avería ---"},
     "references": {"en": "References:", "es": "Referencias:"},
+    "no_symptom": {
+        "en": "No symptom this time: the experiment behaves as a correct library should. If you "
+              "have fixed the bug, confirm it with `minimodel break check --workdir {root}`.",
+        "es": "Esta vez no hay síntoma: el experimento se comporta como con una biblioteca "
+              "correcta. Si ya arreglaste el fallo, confírmalo con `minimodel break check "
+              "--workdir {root}`.",
+    },
+    "symptom_label": {"en": "SYMPTOM:", "es": "SÍNTOMA:"},
+    "list_title": {"en": "minimodel breaks", "es": "averías de minimodel"},
+    "col_id": {"en": "id", "es": "id"},
+    "col_title": {"en": "title", "es": "título"},
+    "col_status": {"en": "status", "es": "estado"},
+    "check_timeout": {"en": "the checks finished in time",
+                      "es": "las comprobaciones terminaron a tiempo"},
+    "check_timeout_msg": {"en": "stopped after {seconds:.0f} s",
+                          "es": "detenidas tras {seconds:.0f} s"},
+    "check_crashed": {"en": "the check script ran to the end",
+                      "es": "el script de comprobaciones llegó al final"},
+    "checking": {"en": "running the checks against {root}/minimodel ...",
+                 "es": "ejecutando las comprobaciones contra {root}/minimodel ..."},
     "diff_edited": {
         "en": "note: you edited {files} since the start; this diff is against the files as they "
               "were at start, so it may not apply on top of your edits "
@@ -91,8 +111,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "reset_done": {
         "en": "Workspace restored to its start state: {restored} file(s) rewritten, {removed} "
               "removed; every file matches the start manifest.",
-        "es": "Espacio de trabajo restaurado al estado inicial: {restored} fichero(s) reescritos, "
-              "{removed} eliminados; todos coinciden con el manifiesto inicial.",
+        "es": "Espacio de trabajo restaurado al estado inicial: {restored} fichero(s) "
+              "reescrito(s), {removed} eliminado(s); todos coinciden con el manifiesto inicial.",
     },
     "reset_clean": {
         "en": "Nothing to do: the workspace already matches its start state.",

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from minimodel.lab.breaks.harness import LANG_ENV, SYMPTOM, WORKSPACE_ENV, WRONG_COPY_EXIT
 
@@ -71,19 +73,53 @@ def _text(data: str | bytes | None) -> str:
 
 
 def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str = "en",
-               timeout: float = 120.0) -> ScriptRun:
-    """Run ``script`` against the workspace ``workdir``; never raises for the script's errors."""
+               timeout: float = 120.0, echo: Callable[[str], None] | None = None) -> ScriptRun:
+    """Run ``script`` against the workspace ``workdir``; never raises for the script's errors.
+
+    With ``echo``, every stdout line is passed to it as soon as the child prints it (an
+    experiment that trains for a few seconds shows its progress instead of a silent wait).
+    """
     workdir = Path(workdir).resolve()
     start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-B", "-c", BOOTSTRAP, str(script)],
+                            cwd=workdir, env=child_env(workdir, lang), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            encoding="utf-8", errors="replace", start_new_session=True)
+    err_chunks: list[str] = []
+    err_reader = threading.Thread(target=lambda: err_chunks.append(proc.stderr.read()),
+                                  daemon=True)
+    err_reader.start()
+    fired = threading.Event()
+
+    def kill() -> None:  # the whole group: whatever the script started goes too
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def stop() -> None:
+        fired.set()
+        kill()
+
+    timer = threading.Timer(timeout, stop)  # why a timer: reading stdout below blocks
+    timer.start()
+    out_lines: list[str] = []
     try:
-        proc = subprocess.run([sys.executable, "-B", "-c", BOOTSTRAP, str(script)],
-                              cwd=workdir, env=child_env(workdir, lang), capture_output=True,
-                              text=True, encoding="utf-8", errors="replace", timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        return ScriptRun(None, _text(exc.stdout), _text(exc.stderr), time.perf_counter() - start,
-                         timed_out=True)
-    run = ScriptRun(proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start)
-    run.checks = parse_checks(proc.stdout)
+        for line in proc.stdout:
+            out_lines.append(line)
+            if echo is not None:
+                echo(line.rstrip("\n"))
+        proc.wait()
+    finally:
+        timer.cancel()
+        if proc.poll() is None:  # Ctrl-C while reading: do not leave the child behind
+            kill()
+        proc.wait()
+        err_reader.join(timeout=5)
+    timed_out = fired.is_set()
+    run = ScriptRun(None if timed_out else proc.returncode, "".join(out_lines),
+                    "".join(err_chunks), time.perf_counter() - start, timed_out=timed_out)
+    run.checks = parse_checks(run.stdout)
     return run
 
 
@@ -99,16 +135,18 @@ def parse_checks(stdout: str) -> list[dict[str, Any]]:
     return out
 
 
-def check_details(run: ScriptRun) -> list[dict[str, Any]]:
+def check_details(run: ScriptRun, lang: str = "en") -> list[dict[str, Any]]:
     """Per-check details, plus one synthetic entry when the script crashed or timed out."""
+    from minimodel.lab.breaks.messages import t
+
     details = list(run.checks)
     if run.timed_out:
-        details.append({"id": "timeout", "ok": False, "description": "the checks finished in time",
-                        "message": f"stopped after {run.seconds:.0f} s"})
+        details.append({"id": "timeout", "ok": False, "description": t("check_timeout", lang),
+                        "message": t("check_timeout_msg", lang, seconds=run.seconds)})
     elif run.returncode != 0 and all(d["ok"] for d in details):
         tail = " / ".join(run.stderr_tail(3)) or f"exit code {run.returncode}"
         details.append({"id": "crashed", "ok": False,
-                        "description": "the check script ran to the end", "message": tail})
+                        "description": t("check_crashed", lang), "message": tail})
     return details
 
 

@@ -24,6 +24,7 @@ import sys
 import traceback
 
 EVENTS = None
+SOLUTION = None  # absolute path of the learner's file (its copy in the temp dir)
 
 
 class ForbiddenError(BaseException):
@@ -36,8 +37,18 @@ def emit(**event):
         fh.flush()
 
 
+def solution_line():
+    """Line of the innermost frame in the learner's file, or None (e.g. at import time)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if SOLUTION and os.path.abspath(frame.f_code.co_filename) == SOLUTION:
+            return frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
 def hit(name, how):
-    emit(event="forbidden", name=name, how=how)
+    emit(event="forbidden", name=name, how=how, line=solution_line())
     raise ForbiddenError(f"{name} is not allowed in this exercise")
 
 
@@ -123,8 +134,17 @@ def short_tb(exc, solution):
     return [f"line {f.lineno} in {f.name}: {(f.line or '').strip()}" for f in mine[-4:]]
 
 
+def load_error_message(exc, shown_as):
+    """One line for a file that cannot be loaded; a SyntaxError names the learner's file."""
+    if isinstance(exc, SyntaxError):
+        text = (exc.text or "").strip()
+        return (f"{exc.msg} ({shown_as}, line {exc.lineno}" + (f": {text}" if text else "")
+                + ")")[:500]
+    return str(exc)[:500]
+
+
 def main():
-    global EVENTS
+    global EVENTS, SOLUTION
     with open(sys.argv[1], encoding="utf-8") as fh:
         cfg = json.load(fh)
     EVENTS = cfg["events"]
@@ -133,7 +153,7 @@ def main():
     sys.meta_path.insert(0, Tripwires(cfg["forbidden"]))
     import numpy as np
 
-    solution = os.path.abspath(cfg["solution"])
+    solution = SOLUTION = os.path.abspath(cfg["solution"])
     spec = importlib.util.spec_from_file_location("solution", solution)
     module = importlib.util.module_from_spec(spec)
     sys.modules["solution"] = module
@@ -142,7 +162,8 @@ def main():
     except ForbiddenError:
         return
     except BaseException as exc:  # SyntaxError, ImportError, SystemExit ... all reportable
-        emit(event="load_error", type=type(exc).__name__, message=str(exc)[:500],
+        emit(event="load_error", type=type(exc).__name__,
+             message=load_error_message(exc, cfg.get("shown_as", "solution.py")),
              where=short_tb(exc, solution))
         return
     fn = getattr(module, cfg["function"], None)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -61,12 +61,23 @@ MSG: dict[str, dict[str, str]] = {
     "crashed": {"en": "the process ended abruptly (exit code {code})",
                 "es": "el proceso terminó de golpe (código de salida {code})"},
     "summary": {"en": "{passed} of {total} cases passed", "es": "{passed} de {total} casos correctos"},
+    "stub": {"en": "the starter stub is not filled in yet: replace "
+                   "`raise NotImplementedError(...)` with your code ({passed} of {total} cases "
+                   "passed)",
+             "es": "el esqueleto inicial aún está sin completar: sustituye `raise "
+                   "NotImplementedError(...)` por tu código ({passed} de {total} casos correctos)"},
 }
 
 
 def msg(key: str, lang: str, **kw: Any) -> str:
     table = MSG[key]
     return (table.get(lang) or table["en"]).format(**kw)
+
+
+def _how(event: dict[str, Any], lang: str) -> str:
+    """``call`` / ``import``, plus the solution's line when the tripwire could see it."""
+    line = event.get("line")
+    return event["how"] + (f", {'línea' if lang == 'es' else 'line'} {line}" if line else "")
 
 
 def forbidden_names(ex: Exercise) -> list[str]:
@@ -156,7 +167,7 @@ def _judge_run(ex: Exercise, cases: list[Case], run: ChildRun, lang: str,
             if i == stopped_at and forbidden:
                 status, text = "forbidden", msg("forbidden_runtime", lang,
                                                 name=forbidden[0]["name"],
-                                                how=forbidden[0]["how"])
+                                                how=_how(forbidden[0], lang))
             elif i == stopped_at and run.timed_out:
                 status, text = "timeout", msg("timeout", lang, timeout=timeout)
             elif i == stopped_at and not finished:
@@ -178,7 +189,7 @@ def _judge_run(ex: Exercise, cases: list[Case], run: ChildRun, lang: str,
 
     if forbidden:
         return "forbidden", msg("forbidden_runtime", lang, name=forbidden[0]["name"],
-                                how=forbidden[0]["how"]), entries
+                                how=_how(forbidden[0], lang)), entries
     if run.timed_out:
         where = "; ".join(run.hung_at[:1])
         return "timeout", msg("timeout", lang, timeout=timeout) + (f" ({where})" if where else
@@ -191,6 +202,9 @@ def _judge_run(ex: Exercise, cases: list[Case], run: ChildRun, lang: str,
     if not finished:
         return "error", f"{msg('crashed', lang, code=run.returncode)}; {summary}", entries
     if "error" in statuses:
+        if all(e["status"] == "error" and "NotImplementedError" in e["message"]
+               for e in entries):
+            return "error", msg("stub", lang, passed=passed, total=len(cases)), entries
         return "error", summary, entries
     if passed < len(cases):
         return "wrong", summary, entries
@@ -199,7 +213,9 @@ def _judge_run(ex: Exercise, cases: list[Case], run: ChildRun, lang: str,
 
 def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                    source: str | None = None, seed: int | None = None,
-                   timeout: float | None = None, lang: str = "en") -> dict[str, Any]:
+                   timeout: float | None = None, lang: str = "en",
+                   progress: Callable[[int, int, float, float], None] | None = None
+                   ) -> dict[str, Any]:
     """Judge one solution file (or ``source`` text) for ``exercise``; returns the result dict.
 
     Args:
@@ -209,6 +225,8 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         seed: seed of the hidden cases; a fresh random one (reported) when None.
         timeout: wall-clock limit in seconds; the exercise's own default when None.
         lang: "en" or "es" for the messages.
+        progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)`` called
+            while the solution runs (see :func:`run_solution`).
     """
     ex = get_exercise(exercise) if isinstance(exercise, str) else exercise
     if source is None:
@@ -237,13 +255,13 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
 
     cases = build_cases(ex, seed)
     run = run_solution(source, shown_as, ex.function, cases, len(ex.outputs),
-                       forbidden_names(ex), timeout)
+                       forbidden_names(ex), timeout, progress=progress)
     status, message, entries = _judge_run(ex, cases, run, lang, timeout)
     reason = next((e["status"] for e in entries if e["status"] not in ("passed", "not run")),
                   None)
     result.update(status=status, passed=status == "passed", message=message, cases=entries,
                   reason=reason if status != "passed" else None, hung_at=run.hung_at,
-                  forbidden=[{"name": ev["name"], "line": None, "how": "runtime"}
+                  forbidden=[{"name": ev["name"], "line": ev.get("line"), "how": "runtime"}
                              for ev in run.events if ev.get("event") == "forbidden"],
                   duration_s=round(run.duration, 3))
     if status in ("error", "timeout") and not any(e.get("where") for e in entries):

@@ -24,7 +24,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -108,8 +108,39 @@ def _hung_at(stderr: str, child_solution: str, shown_as: str) -> list[str]:
     return [f"{shown_as}, line {m.group(2)} in {m.group(3)}" for m in frames]
 
 
+def _wait(proc: subprocess.Popen, timeout: float, events: Path, total: int,
+          progress: Callable[[int, int, float, float], None] | None) -> bool:
+    """Wait for the child; True when the wall-clock limit hit first.
+
+    With ``progress``, poll about five times a second and report how many cases are done
+    (counted from the events file, which the child appends to as it goes).
+    """
+    if progress is None:
+        try:
+            proc.wait(timeout=timeout)
+            return False
+        except subprocess.TimeoutExpired:
+            return True
+    start = time.monotonic()
+    while True:
+        elapsed = time.monotonic() - start
+        try:
+            done = events.read_text(encoding="utf-8", errors="replace").count('"event": "case"') \
+                if events.exists() else 0
+        except OSError:
+            done = 0
+        progress(done, total, elapsed, timeout)
+        try:
+            proc.wait(timeout=min(0.2, max(0.0, timeout - elapsed)))
+            return False
+        except subprocess.TimeoutExpired:
+            if time.monotonic() - start >= timeout:
+                return True
+
+
 def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n_outputs: int,
-                 forbidden: list[str], timeout: float) -> ChildRun:
+                 forbidden: list[str], timeout: float,
+                 progress: Callable[[int, int, float, float], None] | None = None) -> ChildRun:
     """Run ``function`` from ``source`` on every case in a limited child process.
 
     Args:
@@ -120,6 +151,8 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
         n_outputs: how many outputs the function returns (a tuple when > 1).
         forbidden: dotted names blocked by the runtime tripwires.
         timeout: wall-clock seconds for the whole run (start-up included).
+        progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)``, called
+            a few times a second while the child runs.
     """
     tmp = Path(tempfile.mkdtemp(prefix="minimodel-judge-"))
     try:
@@ -137,7 +170,8 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
             manifest.append({"inputs": str(inputs), "outputs": str(tmp / f"out_{i:03d}.npz"),
                              "scalars": scalars, "order": list(case.args)})
         margin = min(1.0, 0.25 * timeout)
-        config = {"solution": str(solution), "function": function, "forbidden": forbidden,
+        config = {"solution": str(solution), "shown_as": shown_as, "function": function,
+                  "forbidden": forbidden,
                   "events": str(tmp / "events.jsonl"), "cases": manifest,
                   "n_outputs": n_outputs, "dump_after": max(0.1, timeout - margin)}
         atomic_write_json(tmp / "config.json", config)
@@ -152,11 +186,8 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
                 [sys.executable, "-I", str(tmp / "_child.py"), str(tmp / "config.json")],
                 cwd=tmp, env=_clean_env(tmp), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                 start_new_session=True, preexec_fn=preexec)
-            timed_out = False
             try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+                timed_out = _wait(proc, timeout, tmp / "events.jsonl", len(cases), progress)
             finally:
                 _kill_group(proc)  # also reaps anything the solution spawned
                 proc.wait()

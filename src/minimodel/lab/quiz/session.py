@@ -15,6 +15,8 @@ through stdin by scripts and tests.
 from __future__ import annotations
 
 import datetime as dt
+import math
+import re
 from typing import Any, Callable
 
 from rich.console import Console
@@ -95,7 +97,43 @@ def parse_input(question: Question, raw: str) -> Any:
         if not normalise(raw):
             raise ValueError(raw)
         return raw
-    return float(raw.replace(",", ".") if raw.count(",") == 1 and "." not in raw else raw)
+    readings = numeric_readings(raw)
+    target = float(question.answer["value"])
+    return min(readings, key=lambda value: abs(value - target))
+
+
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?:([.,])\d{3})+")
+
+
+def numeric_readings(raw: str) -> list[float]:
+    """The numbers a learner may mean by ``raw``; ValueError when there is none.
+
+    People type numbers the way they write them: ``2,097,152`` or ``2.097.152`` or
+    ``2 097 152`` (thousands separators in English, Spanish and SI style), ``6,238`` or ``6.238``
+    (decimal comma or point). ``65,536`` and ``6.238`` are genuinely ambiguous (a group of
+    thousands or three decimals); both readings are returned and the caller keeps the one on
+    the question's scale, since the two differ by a factor of 1000.
+    """
+    text = re.sub(r"[\s_\u00a0\u202f\u2009]", "", raw)
+    if not text:
+        raise ValueError(raw)
+    if "," in text and "." in text:  # the last separator is the decimal one
+        decimal = "," if text.rfind(",") > text.rfind(".") else "."
+        group = "." if decimal == "," else ","
+        return [float(text.replace(group, "").replace(decimal, "."))]
+    readings = []
+    match = _GROUPED.fullmatch(text)
+    if match:  # digits grouped by threes: thousands separators
+        readings.append(float(text.replace(match.group(1), "")))
+    if text.count(",") <= 1 and text.count(".") <= 1:  # one separator: a decimal mark
+        try:
+            readings.append(float(text.replace(",", ".")))
+        except ValueError:
+            pass
+    readings = [value for value in readings if math.isfinite(value)]  # "inf", "nan" are typos
+    if not readings:
+        raise ValueError(raw)
+    return readings
 
 
 def show_question(console: Console, question: Question, number: int, total: int,

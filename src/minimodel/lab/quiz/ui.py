@@ -20,7 +20,7 @@ MESSAGES: dict[str, dict[str, str]] = {
                   "es": "Escribe números entre 1 y {n}, separados por comas."},
     "bad.free": {"en": "Type at least a word.", "es": "Escribe al menos una palabra."},
     "bad.numeric": {"en": "Type a number, for example 6.24.",
-                    "es": "Escribe un número, por ejemplo 6.24 (con punto decimal)."},
+                    "es": "Escribe un número, por ejemplo 6.24 o 6,24."},
     "right": {"en": "Correct!", "es": "¡Correcto!"},
     "wrong": {"en": "Not quite.", "es": "No del todo."},
     "expected": {"en": "Expected", "es": "Se esperaba"},
@@ -52,6 +52,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "question": {"en": "question", "es": "pregunta"},
     "correct": {"en": "correct", "es": "correcta"},
     "yes": {"en": "yes", "es": "sí"},
+    "list.heading": {"en": "minimodel quizzes", "es": "cuestionarios de minimodel"},
+    "list.id": {"en": "id", "es": "id"},
+    "list.title": {"en": "title", "es": "título"},
+    "list.questions": {"en": "questions", "es": "preguntas"},
     "no": {"en": "no", "es": "no"},
 }
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from minimodel.lab.breaks.harness import CheckFailed, Checks, use_workspace
+from minimodel.lab.breaks.harness import CheckFailed, Checks, tr, use_workspace
 
 mm = use_workspace()
 from minimodel import nn, ops  # noqa: E402
@@ -50,7 +50,7 @@ def _():
         ids = rng.integers(0, V, size=shape)
         g = rng.standard_normal(shape + (5,))
         compare(lookup_grad(rng.standard_normal((V, 5)), ids, g), dense_reference(V, ids, g),
-                f"ids shape {shape}, V={V}")
+                tr(f"ids shape {shape}, V={V}", f"ids de forma {shape}, V={V}"))
 
 
 @checks.case("finite-differences", "matches central finite differences (float64)",
@@ -68,7 +68,7 @@ def _():
         Wp[i] += eps
         Wm[i] -= eps
         numeric[i] = ((Wp[ids] * R).sum() - (Wm[ids] * R).sum()) / (2 * eps)
-    compare(got, numeric, "finite differences")
+    compare(got, numeric, tr("finite differences", "diferencias finitas"))
 
 
 @checks.case("tied-sum", "a tied matrix gets the lookup's scatter-add plus the head's dlogits.T @ h",
@@ -84,7 +84,8 @@ def _():
     h = rng.standard_normal((3, d))
     loss = (emb(ids) * mm.Tensor(R1)).sum() + (head(mm.Tensor(h)) * mm.Tensor(R2)).sum()
     loss.backward()
-    compare(emb.weight.grad, dense_reference(V, ids, R1) + R2.T @ h, "tied lookup + head")
+    compare(emb.weight.grad, dense_reference(V, ids, R1) + R2.T @ h,
+            tr("tied lookup + head", "búsqueda atada + cabeza"))
 
 
 checks.finish()

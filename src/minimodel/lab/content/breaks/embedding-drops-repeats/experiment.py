@@ -21,7 +21,7 @@ for token in (3, 5):
     uses = int((ids == token).sum())
     say(f"  token {token}: used {uses}x, grad row = {grad[token].tolist()}, expected "
         f"{expected[token].tolist()}",
-        f"  token {token}: usado {uses} veces, fila del gradiente = {grad[token].tolist()}, "
+        f"  token {token}: usado {uses}x, fila del gradiente = {grad[token].tolist()}, "
         f"esperado {expected[token].tolist()}")
 
 # The same effect inside a real training signal: frequent tokens get too little gradient.
@@ -37,7 +37,8 @@ ratio = np.linalg.norm(emb.weight.grad, axis=1) / np.maximum(np.linalg.norm(dens
 say("200 skewed ids: |grad row| / |correct row| per token (1.0 = right):",
     "200 ids sesgados: |fila del gradiente| / |fila correcta| por token (1.0 = correcto):")
 for token in np.argsort(-counts)[:4]:
-    print(f"  token {token}: count {counts[token]:3d}  ratio {ratio[token]:.3f}")
+    say(f"  token {token}: count {counts[token]:3d}  ratio {ratio[token]:.3f}",
+        f"  token {token}: usos {counts[token]:3d}  cociente {ratio[token]:.3f}")
 
 if not np.allclose(grad, expected):
     symptom(f"token 3 was looked up 3 times but its gradient row is {grad[3].tolist()}, "

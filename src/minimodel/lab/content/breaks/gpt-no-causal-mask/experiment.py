@@ -67,7 +67,7 @@ yours = train_and_eval(False)
 reference = train_and_eval(True) if leak > 1e-6 else yours
 say(f"trained {STEPS} steps on {len(train):,} characters (V = {V}, ln V = {math.log(V):.2f}) "
     f"in {time.perf_counter() - start:.1f} s:",
-    f"entrené {STEPS} pasos con {len(train):,} caracteres (V = {V}, ln V = {math.log(V):.2f}) "
+    f"entrené {STEPS} pasos con {len(train)} caracteres (V = {V}, ln V = {math.log(V):.2f}) "
     f"en {time.perf_counter() - start:.1f} s:")
 say(f"  validation loss, your GPT:              {yours:.3f}",
     f"  pérdida de validación, tu GPT:          {yours:.3f}")

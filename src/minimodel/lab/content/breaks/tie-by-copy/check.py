@@ -27,9 +27,13 @@ def batch(seed: int = 1):
              "lm_head.weight ES token_emb.weight (también en TiedHead)")
 def _():
     m = model()
-    assert m.lm_head.weight is m.token_emb.weight, "GPT: lm_head.weight is a different object"
+    if m.lm_head.weight is not m.token_emb.weight:
+        raise CheckFailed("GPT: lm_head.weight is a different object",
+                          "GPT: lm_head.weight es un objeto distinto")
     emb = nn.Embedding(10, 4)
-    assert nn.TiedHead(emb).weight is emb.weight, "TiedHead(emb).weight is not emb.weight"
+    if nn.TiedHead(emb).weight is not emb.weight:
+        raise CheckFailed("TiedHead(emb).weight is not emb.weight",
+                          "TiedHead(emb).weight no es emb.weight")
 
 
 @checks.case("counted-once", "num_params, parameters() and state_dict() see the matrix once",
@@ -41,9 +45,13 @@ def _():
                           f"V*d = {V * D}",
                           f"sin atar - atado = {untied.num_params() - tied.num_params()}, se "
                           f"esperaba V*d = {V * D}")
-    assert "lm_head.weight" not in tied.state_dict(), "state_dict() of a tied model has lm_head.weight"
+    if "lm_head.weight" in tied.state_dict():
+        raise CheckFailed("state_dict() of a tied model has lm_head.weight",
+                          "el state_dict() de un modelo atado tiene lm_head.weight")
     ids = [id(p) for p in tied.parameters()]
-    assert id(tied.token_emb.weight) in ids, "token_emb.weight is not in parameters()"
+    if id(tied.token_emb.weight) not in ids:
+        raise CheckFailed("token_emb.weight is not in parameters()",
+                          "token_emb.weight no está en parameters()")
 
 
 @checks.case("tied-after-steps", "after 3 AdamW steps head and embedding are still one matrix",
@@ -85,9 +93,13 @@ def _():
 def _():
     m = model()
     m.resize_token_embeddings(V + 5, rng=np.random.default_rng(9))
-    assert m.lm_head.weight is m.token_emb.weight, "the head kept the old matrix after a resize"
+    if m.lm_head.weight is not m.token_emb.weight:
+        raise CheckFailed("the head kept the old matrix after a resize",
+                          "la cabeza se quedó con la matriz vieja tras redimensionar")
     logits, _ = m(np.array([[V + 4, 1]]))
-    assert logits.shape[-1] == V + 5, f"logits have {logits.shape[-1]} columns, expected {V + 5}"
+    if logits.shape[-1] != V + 5:
+        raise CheckFailed(f"logits have {logits.shape[-1]} columns, expected {V + 5}",
+                          f"los logits tienen {logits.shape[-1]} columnas, se esperaban {V + 5}")
 
 
 checks.finish()

@@ -18,8 +18,8 @@ E, W = tied.token_emb.weight, tied.lm_head.weight
 n_tied, n_untied = tied.num_params(), untied.num_params()
 say(f"parameters: tied {n_tied:,}  untied {n_untied:,}  difference {n_untied - n_tied:,} "
     f"(V*d = {V * D:,})",
-    f"parámetros: atado {n_tied:,}  sin atar {n_untied:,}  diferencia {n_untied - n_tied:,} "
-    f"(V*d = {V * D:,})")
+    f"parámetros: atado {n_tied}  sin atar {n_untied}  diferencia {n_untied - n_tied} "
+    f"(V*d = {V * D})")
 say(f"before training: lm_head.weight is token_emb.weight -> {W is E}; values equal -> "
     f"{np.array_equal(W.data, E.data)}",
     f"antes de entrenar: lm_head.weight is token_emb.weight -> {W is E}; valores iguales -> "
@@ -43,7 +43,7 @@ say(f"after one AdamW step: max |lm_head.weight - token_emb.weight| = {gap:.3g}"
 if W is not E or gap > 0 or n_untied - n_tied != V * D:
     symptom(f"the 'tied' model has {n_tied:,} parameters ({n_tied - (n_untied - V * D):,} too "
             f"many) and its head drifted {gap:.3g} away from the embedding after one step",
-            f"el modelo 'atado' tiene {n_tied:,} parámetros ({n_tied - (n_untied - V * D):,} de "
+            f"el modelo 'atado' tiene {n_tied} parámetros ({n_tied - (n_untied - V * D)} de "
             f"más) y su cabeza se alejó {gap:.3g} del embedding tras un paso")
 else:
     say("OK: one matrix, counted once, identical before and after the step.",

@@ -27,8 +27,11 @@ def _():
         raise CheckFailed(f"E appears {count} times, under the names {names}",
                           f"E aparece {count} veces, con los nombres {names}")
     aliases = [n for n, p in m.named_parameters(remove_duplicate=False) if p is E]
-    assert aliases == ["token_emb.weight", "lm_head.weight"], \
-        f"named_parameters(remove_duplicate=False) should list both names, got {aliases}"
+    if aliases != ["token_emb.weight", "lm_head.weight"]:
+        raise CheckFailed(f"named_parameters(remove_duplicate=False) should list both names, "
+                          f"got {aliases}",
+                          f"named_parameters(remove_duplicate=False) debería listar los dos "
+                          f"nombres, dio {aliases}")
 
 
 @checks.case("counts-and-state", "num_params and state_dict count the tied matrix once",
@@ -39,7 +42,9 @@ def _():
     if diff != V * D:
         raise CheckFailed(f"untied - tied = {diff}, expected V*d = {V * D}",
                           f"sin atar - atado = {diff}, se esperaba V*d = {V * D}")
-    assert "lm_head.weight" not in tied.state_dict(), "state_dict() of a tied model has lm_head.weight"
+    if "lm_head.weight" in tied.state_dict():
+        raise CheckFailed("state_dict() of a tied model has lm_head.weight",
+                          "el state_dict() de un modelo atado tiene lm_head.weight")
 
 
 @checks.case("one-adamw-update", "one AdamW step changes E by exactly one AdamW update",

@@ -16,7 +16,7 @@ params = list(model.parameters())
 say(f"model.parameters(): {len(params)} entries, {len({id(p) for p in params})} distinct objects; "
     f"num_params() = {model.num_params():,}",
     f"model.parameters(): {len(params)} entradas, {len({id(p) for p in params})} objetos "
-    f"distintos; num_params() = {model.num_params():,}")
+    f"distintos; num_params() = {model.num_params()}")
 say(f"times E appears in parameters(): {sum(p is E for p in params)}",
     f"veces que E aparece en parameters(): {sum(p is E for p in params)}")
 

@@ -68,9 +68,14 @@ def _():
     model = GPT(GPTConfig(vocab_size=64, block_size=8, n_layer=1, n_head=2, d_model=16),
                 rng=np.random.default_rng(3))
     logits, loss = model(np.array([[1, 2, 3, 4]]), np.array([[2, 3, 4, 5]]))
-    assert model.lm_head.weight is model.token_emb.weight, "lm_head.weight is not token_emb.weight"
-    assert logits.shape == (1, 4, 64), f"logits shape {logits.shape}, expected (1, 4, 64)"
-    assert np.isfinite(float(loss.data)), "the loss is not finite"
+    if model.lm_head.weight is not model.token_emb.weight:
+        raise CheckFailed("lm_head.weight is not token_emb.weight",
+                          "lm_head.weight no es token_emb.weight")
+    if logits.shape != (1, 4, 64):
+        raise CheckFailed(f"logits shape {logits.shape}, expected (1, 4, 64)",
+                          f"logits de forma {logits.shape}, se esperaba (1, 4, 64)")
+    if not np.isfinite(float(loss.data)):
+        raise CheckFailed("the loss is not finite", "la pérdida no es finita")
 
 
 checks.finish()

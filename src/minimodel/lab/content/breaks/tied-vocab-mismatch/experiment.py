@@ -37,7 +37,7 @@ say(f"logits = h @ E.T has shape {logits.shape}", f"logits = h @ E.T tiene forma
 targets = rng.integers(0, V_TOKENIZER, size=(4, 8))  # ids from the new tokenizer
 say(f"the training loop reshapes logits to (-1, head.vocab_size) = (-1, {head.vocab_size}) "
     "before the loss...",
-    f"el bucle de entrenamiento reordena los logits a (-1, head.vocab_size) = "
+    f"el bucle de entrenamiento cambia la forma de los logits a (-1, head.vocab_size) = "
     f"(-1, {head.vocab_size}) antes de la pérdida...")
 try:
     loss = F.cross_entropy(logits.reshape(-1, head.vocab_size), targets.reshape(-1))
@@ -49,6 +49,6 @@ print("  " + outcome)
 symptom(f"the head was told {head.vocab_size} classes but the tied matrix has "
         f"{emb.vocab_size} rows, so logits have {logits.shape[-1]} columns ({V_TOKENIZER} vs "
         f"{V_CONFIG}); the error surfaces far from the cause",
-        f"a la cabeza se le dijo {head.vocab_size} clases pero la matriz atada tiene "
+        f"a la cabeza se le indicaron {head.vocab_size} clases pero la matriz atada tiene "
         f"{emb.vocab_size} filas, así que los logits tienen {logits.shape[-1]} columnas "
         f"({V_TOKENIZER} frente a {V_CONFIG}); el error aparece lejos de su causa")
