@@ -1,0 +1,57 @@
+"""Training runs: ``minimodel train`` / ``minimodel compare`` as a library.
+
+    from minimodel.training import TrainConfig, train
+    result = train(TrainConfig(model="gpt", steps=200), "runs/demo")
+    result.summary["val_loss"], result.summary["unigram_baseline"]
+
+Modules: ``config`` (settings and defaults), ``tasks`` (tokenizer, batches, unigram baseline),
+``loop`` (the optimisation loop, evaluation, Ctrl-C), ``state`` (exact-resume files),
+``run_files`` (the run directory), ``report`` (progress bar / log lines), ``options`` (the
+shared command-line options of ``train`` and ``compare``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from minimodel.training.config import DEFAULTS, TrainConfig
+from minimodel.training.loop import Trainer, TrainResult, param_groups
+from minimodel.training.report import PlainReporter, SilentReporter, make_reporter
+from minimodel.training.tasks import load_any_tokenizer, unigram_baseline
+
+
+def default_out_dir(cfg: TrainConfig) -> Path:
+    """``runs/<model>-<tied|untied>`` (``cfg`` must be resolved)."""
+    return Path("runs") / f"{cfg.model}-{cfg.tie_label}"
+
+
+def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume: bool = False,
+          reporter: PlainReporter | None = None,
+          on_step: Callable[[int, float], None] | None = None,
+          explicit: dict[str, Any] | None = None) -> TrainResult:
+    """Train (or, with ``resume``, continue) a run and return its result.
+
+    Args:
+        config: the settings; ``None`` fields take the model's defaults. With ``resume`` the
+            saved settings are used and ``explicit`` (options the user typed) must agree.
+        out_dir: the run directory (default ``runs/<model>-<tied|untied>``).
+        reporter: where progress goes (default: silent).
+        on_step: called as ``on_step(step, loss)`` after every optimizer step; raising
+            KeyboardInterrupt there behaves like Ctrl-C (checkpoint + resume hint).
+    """
+    cfg = config if resume else config.resolved()
+    if out_dir is None:  # resume: the default directory of the model/tie typed (or gpt-tied)
+        out_dir = default_out_dir(cfg if not resume else config.resolved())
+    out = Path(out_dir)
+    if not resume and cfg.corpus is not None:
+        cfg.corpus = str(Path(cfg.corpus).resolve())  # resumable from another directory
+    trainer = Trainer(cfg, out, reporter, on_step)
+    trainer.setup(resume, explicit)
+    return trainer.run()
+
+
+__all__ = ["TrainConfig", "TrainResult", "Trainer", "train", "default_out_dir", "DEFAULTS",
+           "unigram_baseline", "param_groups", "load_any_tokenizer", "make_reporter",
+           "PlainReporter", "SilentReporter"]

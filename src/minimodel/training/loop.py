@@ -1,0 +1,265 @@
+"""The training loop: AdamW with warm-up + cosine LR, evaluation, checkpoints, exact resume.
+
+One step::
+
+    x, y   = task.sample(batch_rng)                    # (B, T) ids / targets
+    loss   = model(x, y)[1]                            # mean cross-entropy, nats/token
+    loss.backward();  clip_grad_norm(params, c)        # global L2 norm <= c
+    lr_t   = cosine_with_warmup(t, lr, warmup, steps, min_lr)
+    AdamW step with weight decay on matrices only      # nanoGPT grouping: ndim >= 2
+
+Why decay only matrices: decaying LayerNorm gains and biases pulls them towards 0, which
+changes what the layer computes rather than regularising it (Loshchilov & Hutter 2019;
+nanoGPT). The tied matrix is one parameter object, so it sits in exactly one group.
+
+Ctrl-C: the first SIGINT only sets a flag; the loop stops at the next step boundary, saves a
+checkpoint (model, optimizer, RNG, step) and tells you how to resume. A KeyboardInterrupt
+raised from inside a step (e.g. from the ``on_step`` hook) is handled the same way; the batch
+sampler's state at the start of the unfinished step is saved, so that step is redone.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from minimodel.autograd import no_grad
+from minimodel.optim import AdamW, clip_grad_norm, cosine_with_warmup
+from minimodel.training import run_files as rf
+from minimodel.training.config import TrainConfig
+from minimodel.training.report import PlainReporter, SilentReporter
+from minimodel.training.state import read_state, rng_from_json, rng_state_to_json, write_checkpoint
+
+BETAS = (0.9, 0.99)  # beta2 = 0.99 as nanoGPT's small character-level runs: few tokens/step
+
+
+@dataclass
+class TrainResult:
+    """What a run produced. ``summary`` holds the final figures (see ``summary.json``)."""
+
+    out_dir: Path
+    config: TrainConfig
+    step: int
+    interrupted: bool = False
+    summary: dict[str, Any] = field(default_factory=dict)
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+
+
+class _SigintGuard:
+    """First Ctrl-C: set ``requested`` (stop at the next step boundary). Second: raise now."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._old: Any = None
+
+    def __enter__(self) -> "_SigintGuard":
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
+def param_groups(model: Any, weight_decay: float) -> list[dict[str, Any]]:
+    """Two AdamW groups: matrices (ndim >= 2) with decay, vectors (biases, LN) without."""
+    params = list(model.parameters())  # each tied object once
+    return [{"params": [p for p in params if p.ndim >= 2], "weight_decay": weight_decay},
+            {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0}]
+
+
+class Trainer:
+    """Runs one training job into ``out_dir``. Use :func:`minimodel.training.train`."""
+
+    def __init__(self, cfg: TrainConfig, out_dir: Path, reporter: PlainReporter | None = None,
+                 on_step: Callable[[int, float], None] | None = None) -> None:
+        self.cfg = cfg
+        self.out_dir = Path(out_dir)
+        self.reporter = reporter if reporter is not None else SilentReporter()
+        self.on_step = on_step
+
+    # ------------------------------------------------------------------ setup
+    def setup(self, resume: bool, explicit: dict[str, Any] | None = None) -> None:
+        self.session_start = time.perf_counter()
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        if resume:
+            info, opt_sd = read_state(self.out_dir)
+            self.cfg = rf.check_resume_config(info, explicit or {})
+            run = rf.prepare_run(self.cfg, self.out_dir, self.reporter.message, resume_info=info)
+        else:
+            run = rf.prepare_run(self.cfg, self.out_dir, self.reporter.message)
+            rf.clear_run(self.out_dir)  # after prepare_run: a bad corpus keeps the old run
+        self.tokenizer, self.task, self.model = run.tokenizer, run.task, run.model
+        self.baseline, self.corpus_sha256 = run.baseline, run.corpus_sha256
+        self.params = list(self.model.parameters())
+        self.optimizer = AdamW(param_groups(self.model, self.cfg.weight_decay), lr=self.cfg.lr,
+                               betas=BETAS, weight_decay=self.cfg.weight_decay)
+        if resume:
+            self.optimizer.load_state_dict(opt_sd)
+            self.step = int(info["step"])
+            self.batch_rng = rng_from_json(info["rng"])
+            self.acc = dict(info["accumulators"])
+            self.elapsed_before = float(info["elapsed"])
+            self.metrics = rf.read_metrics(self.out_dir, up_to_step=self.step)
+        else:
+            self.step = 0
+            # Seed stream 0 initialises the model (run_files.prepare_run), 1 samples batches.
+            seeds = np.random.SeedSequence(self.cfg.seed).spawn(2)
+            self.batch_rng = np.random.default_rng(seeds[1])
+            self.acc = {"loss_sum": 0.0, "loss_n": 0, "tokens": 0, "compute_s": 0.0,
+                        "total_tokens": 0, "total_compute_s": 0.0}
+            self.elapsed_before = 0.0
+            self.metrics = []
+        rf.write_metrics(self.out_dir, self.metrics)
+        self._mid_step = False
+        self._updating = False
+        self._rng_at_step_start = rng_state_to_json(self.batch_rng)
+
+    # ------------------------------------------------------------------ one step / eval
+    def lr_at(self, step: int) -> float:
+        c = self.cfg
+        return cosine_with_warmup(step, c.lr, c.warmup, c.steps, c.min_lr)
+
+    def train_step(self, batch: tuple[np.ndarray, np.ndarray]) -> float:
+        x, y = batch
+        self.model.train()
+        _, loss = self.model(x, y)
+        loss.backward()
+        if self.cfg.grad_clip > 0:
+            clip_grad_norm(self.params, self.cfg.grad_clip)
+        lr = self.lr_at(self.step)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self._updating = True  # an interrupt now would leave a half-updated model
+        self.optimizer.step()
+        self._updating = False
+        self.optimizer.zero_grad()
+        return float(loss.data)
+
+    def evaluate(self, max_batches: int | None) -> float:
+        """Mean loss per scored target over the validation batches (weighted by targets)."""
+        total, count = 0.0, 0
+        self.model.eval()
+        try:
+            with no_grad():
+                for x, y in self.task.eval_batches(max_batches):
+                    _, loss = self.model(x, y)
+                    n = int(np.count_nonzero(np.asarray(y) != -100))
+                    total += float(loss.data) * n
+                    count += n
+        finally:
+            self.model.train()
+        return total / max(count, 1)
+
+    def elapsed(self) -> float:
+        return self.elapsed_before + (time.perf_counter() - self.session_start)
+
+    def _eval_row(self) -> dict[str, Any]:
+        acc = self.acc
+        val = self.evaluate(self.cfg.eval_batches)
+        row = {"step": self.step,
+               "train_loss": acc["loss_sum"] / max(acc["loss_n"], 1),
+               "val_loss": val, "val_ppl": math.exp(min(val, 700.0)),
+               "lr": self.lr_at(self.step - 1),
+               "tokens_per_s": acc["tokens"] / max(acc["compute_s"], 1e-9),
+               "elapsed": self.elapsed()}
+        acc.update(loss_sum=0.0, loss_n=0, tokens=0, compute_s=0.0)
+        return row
+
+    def save_checkpoint(self, rng_state: dict[str, Any] | None = None) -> None:
+        info = {"config": self.cfg.to_dict(), "rng": rng_state or rng_state_to_json(self.batch_rng),
+                "accumulators": self.acc, "elapsed": self.elapsed(),
+                "corpus_sha256": self.corpus_sha256}
+        write_checkpoint(self.out_dir, self.step, self.optimizer.state_dict(), info,
+                         lambda: rf.save_model(self.model, self.out_dir, self.step))
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> TrainResult:
+        cfg, acc, task = self.cfg, self.acc, self.task
+        if self.step >= cfg.steps:
+            self.reporter.message(f"{self.out_dir} is already trained to step {self.step}/"
+                                  f"{cfg.steps}; nothing to resume")
+            return TrainResult(self.out_dir, cfg, self.step, summary=rf.read_summary(self.out_dir),
+                               metrics=self.metrics)
+        self.reporter.start(cfg.steps, self.step)
+        guard = _SigintGuard()
+        try:
+            with guard:
+                while self.step < cfg.steps:
+                    if guard.requested:
+                        raise KeyboardInterrupt
+                    self._rng_at_step_start = rng_state_to_json(self.batch_rng)
+                    self._mid_step = True
+                    batch = task.sample(self.batch_rng)
+                    t0 = time.perf_counter()
+                    loss = self.train_step(batch)
+                    dt = time.perf_counter() - t0
+                    self.step += 1
+                    self._mid_step = False
+                    acc["loss_sum"] += loss
+                    acc["loss_n"] += 1
+                    acc["tokens"] += task.tokens_per_step
+                    acc["compute_s"] += dt
+                    acc["total_tokens"] += task.tokens_per_step
+                    acc["total_compute_s"] += dt
+                    if not math.isfinite(loss):
+                        raise FloatingPointError(
+                            f"the training loss became {loss} at step {self.step}; lower --lr "
+                            f"(now {cfg.lr}) or keep --grad-clip on")
+                    self.reporter.step(self.step, loss, task.tokens_per_step / max(dt, 1e-9))
+                    if self.on_step is not None:
+                        self.on_step(self.step, loss)
+                    if self.step % cfg.eval_interval == 0 or self.step == cfg.steps:
+                        row = self._eval_row()
+                        self.metrics.append(row)
+                        rf.write_metrics(self.out_dir, self.metrics)
+                        self.reporter.eval(row)
+                        if self.step < cfg.steps:
+                            self.save_checkpoint()
+        except KeyboardInterrupt:
+            return self._interrupted()
+        finally:
+            self.reporter.close()
+        return self._finish()
+
+    def _interrupted(self) -> TrainResult:
+        if self._updating:
+            self.reporter.message(
+                f"interrupted during the optimizer update of step {self.step + 1}; the model "
+                "is half-updated and was NOT saved. The last checkpoint in "
+                f"{self.out_dir} is kept; `minimodel train --resume --out {self.out_dir}` "
+                "continues from it")
+            return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
+                               metrics=self.metrics)
+        self.optimizer.zero_grad()
+        self.save_checkpoint(self._rng_at_step_start if self._mid_step else None)
+        rf.plot_run(self.out_dir, self.metrics, self.cfg, self.baseline)
+        self.reporter.message(
+            f"\ninterrupted at step {self.step}/{self.cfg.steps}; checkpoint saved in "
+            f"{self.out_dir}.\nresume with:  minimodel train --resume --out {self.out_dir}")
+        return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
+                           metrics=self.metrics)
+
+    def _finish(self) -> TrainResult:
+        val_full = self.evaluate(None)  # the whole validation split, the headline figure
+        self.save_checkpoint()
+        rf.plot_run(self.out_dir, self.metrics, self.cfg, self.baseline)
+        summary = rf.make_summary(self, val_full)
+        rf.write_summary(self.out_dir, summary)
+        return TrainResult(self.out_dir, self.cfg, self.step, summary=summary,
+                           metrics=self.metrics)
+
