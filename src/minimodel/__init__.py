@@ -16,11 +16,11 @@ from minimodel.tensor import Tensor
 from minimodel import functional, nn, optim  # noqa: E402  (import order: engine first)
 
 
-def save(model, path):
+def save(model, path, extra_metadata=None):
     """Save a built-in model to a safetensors file (ties kept). See :func:`minimodel.io.save`."""
     from minimodel.io import save as _save
 
-    return _save(model, path)
+    return _save(model, path, extra_metadata)
 
 
 def load(path):

@@ -60,11 +60,14 @@ class CBOW(Module):
         self.lm_head = (TiedHead(self.in_emb) if config.tie_embeddings
                         else LMHead(config.d_model, config.vocab_size, rng=rng))
 
-    def forward(self, contexts: Any, targets: Any = None) -> tuple[Tensor, Tensor | None]:
+    def forward(self, contexts: Any, targets: Any = None, return_logits: bool = True
+                ) -> tuple[Tensor | None, Tensor | None]:
         ctx_ids = np.asarray(contexts.data if isinstance(contexts, Tensor) else contexts)
         if ctx_ids.ndim != 2:
             raise ValueError(f"CBOW contexts must be (N, 2 * window), got shape {ctx_ids.shape}")
         h = self.in_emb(ctx_ids).mean(axis=1)  # (N, d)
+        if targets is not None and not return_logits:
+            return None, F.linear_cross_entropy(h, self.lm_head.weight, targets)
         logits = self.lm_head(h)  # (N, V)
         loss = F.cross_entropy(logits, targets) if targets is not None else None
         return logits, loss

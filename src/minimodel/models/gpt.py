@@ -78,19 +78,7 @@ class GPT(Module):
         self.ln_f = LayerNorm(c.d_model)
         self.lm_head = (TiedHead(self.token_emb, c.vocab_size) if c.tie_embeddings
                         else LMHead(c.d_model, c.vocab_size, rng=rng))
-        self._init_weights(rng)
-
-    def _init_weights(self, rng: np.random.Generator) -> None:
-        """GPT-2 initialisation: N(0, 0.02) weights, zero biases, and residual projections
-        (``c_proj``) scaled by 1/sqrt(2 * n_layer) so the residual stream's variance does not
-        grow with depth (Radford et al. 2019)."""
-        residual_std = EMBEDDING_INIT_STD / math.sqrt(2 * self.config.n_layer)
-        for name, module in self.named_modules():
-            if isinstance(module, Linear):
-                std = residual_std if name.endswith("c_proj") else EMBEDDING_INIT_STD
-                module.weight.data[...] = rng.standard_normal(module.weight.shape) * std
-                if module.bias is not None:
-                    module.bias.data[...] = 0.0
+        init_gpt2_weights(self, c.n_layer, rng)
 
     # ------------------------------------------------------------------ forward
     def _check_idx(self, idx: Any) -> np.ndarray:
@@ -197,6 +185,19 @@ class GPT(Module):
         if not self.config.tie_embeddings:
             self.lm_head.weight = _resized(self.lm_head.weight, new_vocab_size, rng)
         self.config.vocab_size = new_vocab_size
+
+
+def init_gpt2_weights(model: Module, n_layer: int, rng: np.random.Generator) -> None:
+    """GPT-2 initialisation: N(0, 0.02) Linear weights, zero biases, and residual projections
+    (``c_proj``) scaled by 1/sqrt(2 * n_layer) so the residual stream's variance does not grow
+    with depth (Radford et al. 2019). Embeddings keep their own N(0, 0.02) init."""
+    residual_std = EMBEDDING_INIT_STD / math.sqrt(2 * n_layer)
+    for name, module in model.named_modules():
+        if isinstance(module, Linear):
+            std = residual_std if name.endswith("c_proj") else EMBEDDING_INIT_STD
+            module.weight.data[...] = rng.standard_normal(module.weight.shape) * std
+            if module.bias is not None:
+                module.bias.data[...] = 0.0
 
 
 def _resized(weight: Parameter, rows: int, rng: np.random.Generator) -> Parameter:

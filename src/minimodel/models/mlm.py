@@ -24,6 +24,7 @@ import numpy as np
 import minimodel.functional as F
 from minimodel.nn import Block, Dropout, Embedding, LayerNorm, LMHead, Module, ModuleList, TiedHead
 from minimodel.nn.layers import check_token_ids
+from minimodel.models.gpt import init_gpt2_weights
 from minimodel.nn.parameter import default_rng
 from minimodel.tensor import Tensor
 
@@ -82,6 +83,7 @@ class MaskedLM(Module):
         self.ln_f = LayerNorm(c.d_model) if c.final_ln else None
         self.lm_head = (TiedHead(self.token_emb, c.vocab_size) if c.tie_embeddings
                         else LMHead(c.d_model, c.vocab_size, rng=rng))
+        init_gpt2_weights(self, c.n_layer, rng)
 
     def get_input_embeddings(self) -> Embedding:
         return self.token_emb
@@ -100,12 +102,10 @@ class MaskedLM(Module):
             x = block(x)
         return self.ln_f(x) if self.ln_f is not None else x
 
-    def _project_rows(self, h: Tensor, rows: np.ndarray) -> Tensor:
-        """Gather the selected rows of h (B, T, d) first, then apply the head: (M, V)."""
-        flat = h.reshape(-1, h.shape[-1])  # (B*T, d)
-        return self.lm_head(flat[np.flatnonzero(rows.reshape(-1))])  # (M, V)
-
-    def forward(self, idx: Any, labels: Any = None) -> tuple[Tensor, Tensor | None]:
+    def forward(self, idx: Any, labels: Any = None, return_logits: bool = True
+                ) -> tuple[Tensor | None, Tensor | None]:
+        """See the class docstring. ``return_logits=False`` (training) skips the (M, V) logits:
+        the loss comes from ``F.linear_cross_entropy`` on the gathered rows."""
         h = self.hidden_states(idx)  # (B, T, d)
         if labels is None:
             return self.lm_head(h), None
@@ -113,10 +113,13 @@ class MaskedLM(Module):
         if lab.shape != h.shape[:2]:
             raise ValueError(f"MaskedLM labels must have the shape of the ids {h.shape[:2]}, "
                              f"got {lab.shape}")
-        selected = lab != IGNORE_INDEX  # (B, T)
-        logits = self._project_rows(h, selected)  # (M, V)
-        loss = F.cross_entropy(logits, lab.reshape(-1)[selected.reshape(-1)].astype(np.int64))
-        return logits, loss
+        selected = (lab != IGNORE_INDEX).reshape(-1)  # (B*T,)
+        rows = h.reshape(-1, h.shape[-1])[np.flatnonzero(selected)]  # (M, d): gather first
+        targets = lab.reshape(-1)[selected].astype(np.int64)  # (M,)
+        if not return_logits:
+            return None, F.linear_cross_entropy(rows, self.lm_head.weight, targets)
+        logits = self.lm_head(rows)  # (M, V)
+        return logits, F.cross_entropy(logits, targets)
 
     def forward_masked(self, idx: Any, mask_indicator: Any) -> Tensor:
         """Logits (M, V) at the positions where ``mask_indicator > 0.5`` (seed semantics)."""
@@ -126,7 +129,8 @@ class MaskedLM(Module):
         if mask.shape != h.shape[:2]:
             raise ValueError(f"mask_indicator must have the shape of the ids {h.shape[:2]}, "
                              f"got {mask.shape}")
-        return self._project_rows(h, mask > 0.5)
+        rows = h.reshape(-1, h.shape[-1])[np.flatnonzero((mask > 0.5).reshape(-1))]  # (M, d)
+        return self.lm_head(rows)  # (M, V): gather first, then project
 
     @classmethod
     def from_packed(cls, w_emb: np.ndarray, pos_embed: np.ndarray, blocks_weights: np.ndarray,

@@ -137,7 +137,8 @@ class Trainer:
     def train_step(self, batch: tuple[np.ndarray, np.ndarray]) -> float:
         x, y = batch
         self.model.train()
-        _, loss = self.model(x, y)
+        # return_logits=False: the head and the loss run in row chunks (no (N, V) array)
+        _, loss = self.model(x, y, return_logits=False)
         loss.backward()
         if self.cfg.grad_clip > 0:
             clip_grad_norm(self.params, self.cfg.grad_clip)
@@ -157,7 +158,7 @@ class Trainer:
         try:
             with no_grad():
                 for x, y in self.task.eval_batches(max_batches):
-                    _, loss = self.model(x, y)
+                    _, loss = self.model(x, y, return_logits=False)
                     n = int(np.count_nonzero(np.asarray(y) != -100))
                     total += float(loss.data) * n
                     count += n
