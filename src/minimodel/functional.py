@@ -17,6 +17,14 @@ from minimodel.tensor import Tensor, as_tensor
 IGNORE_INDEX = -100
 
 
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = x @ weight.T + bias, with weight of shape (out, in) as in PyTorch."""
+    x = as_tensor(x)
+    if bias is None:
+        return ops.Linear.apply(x, weight)
+    return ops.Linear.apply(x, weight, bias)
+
+
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
     """softmax(x)_i = exp(x_i) / sum_j exp(x_j), computed stably (max subtracted first)."""
     return fused.Softmax.apply(as_tensor(x), axis=axis)

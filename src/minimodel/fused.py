@@ -71,20 +71,27 @@ class CrossEntropy(Function):
     Only one (N, V) array is kept for backward: the probabilities, updated in place.
     """
 
+    CHUNK_ROWS = 64  # rows per pass: a (64, V) slice stays in cache for max/exp/sum/divide
+
     @staticmethod
     def forward(ctx, logits, targets, ignore_index=-100):
         n = logits.shape[0]
         valid = targets != ignore_index  # (N,)
         safe_targets = np.where(valid, targets, 0)
-        probs = logits - logits.max(axis=1, keepdims=True)  # (N, V), shifted
-        target_logit = probs[np.arange(n), safe_targets]  # (N,)
-        np.exp(probs, out=probs)
-        sums = probs.sum(axis=1)  # (N,)
-        nll = np.log(sums) - target_logit  # (N,)
+        probs = np.empty_like(logits)  # (N, V), the one buffer kept for backward
+        nll = np.empty(n, dtype=logits.dtype)  # (N,)
+        step = CrossEntropy.CHUNK_ROWS
+        for start in range(0, n, step):
+            rows, out = logits[start:start + step], probs[start:start + step]
+            np.subtract(rows, rows.max(axis=1, keepdims=True), out=out)  # shifted logits
+            target_logit = out[np.arange(out.shape[0]), safe_targets[start:start + step]]
+            np.exp(out, out=out)
+            sums = out.sum(axis=1)
+            nll[start:start + step] = np.log(sums) - target_logit
+            out /= sums[:, None]  # softmax
         count = int(valid.sum())
         # With nothing to predict the loss is defined as 0 (PyTorch gives nan); no gradient.
         loss = (nll * valid).sum() / max(count, 1)
-        probs /= sums[:, None]
         ctx.save_for_backward(probs, safe_targets, valid)
         ctx.count = count
         return np.asarray(loss, dtype=logits.dtype)
@@ -112,31 +119,40 @@ class LayerNorm(Function):
 
     @staticmethod
     def forward(ctx, x, *affine, eps=1e-5):
-        mean = x.mean(axis=-1, keepdims=True)
-        centered = x - mean
-        var = np.mean(centered * centered, axis=-1, keepdims=True)
-        rstd = 1.0 / np.sqrt(var + eps)
-        x_hat = centered
-        x_hat *= rstd  # (..., d), reuses the centered buffer
+        d = x.shape[-1]
+        x_hat = x - x.mean(axis=-1, keepdims=True)  # (..., d), centred
+        tmp = x_hat * x_hat
+        var = tmp.sum(axis=-1, keepdims=True)
+        var *= 1.0 / d  # population variance
+        var += eps
+        rstd = 1.0 / np.sqrt(var)  # (..., 1)
+        x_hat *= rstd
         ctx.save_for_backward(x_hat, rstd, *affine)
         if not affine:
             return x_hat.copy()
-        weight, bias = affine
-        return x_hat * weight + bias
+        np.multiply(x_hat, affine[0], out=tmp)  # reuse the buffer: y = x_hat * weight + bias
+        tmp += affine[1]
+        return tmp
 
     @staticmethod
     def backward(ctx, g):
         x_hat, rstd, *affine = ctx.saved_tensors
         d = x_hat.shape[-1]
-        dx_hat = g * affine[0] if affine else g
-        mean_dx_hat = dx_hat.sum(axis=-1, keepdims=True) / d
-        mean_dx_hat_xhat = (dx_hat * x_hat).sum(axis=-1, keepdims=True) / d
-        dx = (dx_hat - mean_dx_hat - x_hat * mean_dx_hat_xhat) * rstd
+        dx = g * affine[0] if affine else g.copy()  # dx_hat
+        tmp = dx * x_hat
+        mean_dxhat_xhat = tmp.sum(axis=-1, keepdims=True)
+        mean_dxhat_xhat *= 1.0 / d
+        mean_dxhat = dx.sum(axis=-1, keepdims=True)
+        mean_dxhat *= 1.0 / d
+        dx -= mean_dxhat
+        np.multiply(x_hat, mean_dxhat_xhat, out=tmp)
+        dx -= tmp
+        dx *= rstd
         if not affine:
             return (dx,)
-        g2 = g.reshape(-1, d)
-        dweight = (g2 * x_hat.reshape(-1, d)).sum(axis=0)
-        dbias = g2.sum(axis=0)
+        np.multiply(g, x_hat, out=tmp)
+        dweight = tmp.reshape(-1, d).sum(axis=0)
+        dbias = g.reshape(-1, d).sum(axis=0)
         return (dx, dweight if ctx.needs_input_grad[1] else None,
                 dbias if ctx.needs_input_grad[2] else None)
 
@@ -149,15 +165,39 @@ class GELU(Function):
 
     @staticmethod
     def forward(ctx, x):
-        t = np.tanh(_GELU_C * (x + _GELU_A * x * x * x))
+        # In-place temporaries: two (..., n) buffers instead of one per arithmetic step.
+        # (A 0-d input is viewed as 1-d: NumPy turns 0-d results into scalars, which out=
+        # cannot write into.)
+        ctx.shape = x.shape
+        x = x.reshape(-1) if x.ndim == 0 else x
+        t = x * x
+        t *= _GELU_A
+        t += 1.0
+        t *= x
+        t *= _GELU_C
+        np.tanh(t, out=t)  # t = tanh(sqrt(2/pi) (x + 0.044715 x^3))
+        y = t + 1.0
+        y *= x
+        y *= 0.5
         ctx.save_for_backward(x, t)
-        return 0.5 * x * (1.0 + t)
+        return y.reshape(ctx.shape)
 
     @staticmethod
     def backward(ctx, g):
         x, t = ctx.saved_tensors
-        du_dx = _GELU_C * (1.0 + 3.0 * _GELU_A * x * x)
-        return (g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du_dx),)
+        a = x * x
+        a *= 3.0 * _GELU_A
+        a += 1.0
+        a *= x
+        a *= 0.5 * _GELU_C  # 0.5 x sqrt(2/pi) (1 + 3 * 0.044715 x^2)
+        b = t * t
+        np.subtract(1.0, b, out=b)  # 1 - t^2
+        a *= b
+        np.multiply(t, 0.5, out=b)
+        a += b
+        a += 0.5  # + 0.5 (1 + t)
+        a *= g.reshape(a.shape)
+        return (a.reshape(ctx.shape),)
 
 
 class LinearCrossEntropy(Function):
@@ -215,3 +255,67 @@ class LinearCrossEntropy(Function):
         scale = g.astype(dh.dtype if dh is not None else dw.dtype)
         return (dh * scale if dh is not None else None,
                 dw * scale if dw is not None else None, None)
+
+
+_NEG_MASKS: dict[tuple[int, np.dtype], np.ndarray] = {}
+
+
+def _additive_causal_mask(t: int, dtype: np.dtype) -> np.ndarray:
+    """(T, T) array: 0 on and below the diagonal, -inf above (future keys); cached."""
+    key = (t, np.dtype(dtype))
+    if key not in _NEG_MASKS:
+        _NEG_MASKS[key] = np.where(np.triu(np.ones((t, t), bool), 1), -np.inf, 0).astype(dtype)
+    return _NEG_MASKS[key]
+
+
+class SelfAttention(Function):
+    r"""Multi-head self-attention from the packed projection: (B, T, 3d) -> (B, T, d).
+
+    With q, k, v the three thirds of ``qkv`` split into H heads of size dh = d / H,
+
+        A = softmax(q k^T / sqrt(dh) [+ causal mask]),   y = A v
+
+    Backward (per head), with dA the gradient of A:
+
+        dv = A^T dy,   dA = dy v^T,   dS = A * (dA - sum_j dA_j A_j) / sqrt(dh),
+        dq = dS k,     dk = dS^T q
+
+    One node replaces the split, the head reshapes, the scale, the mask and the softmax of the
+    composite ``F.scaled_dot_product_attention`` (which the tests compare it with), and dq, dk,
+    dv are written straight into one (B, T, 3, H, dh) buffer.
+    """
+
+    @staticmethod
+    def forward(ctx, qkv, n_heads, causal=False):
+        B, T, d3 = qkv.shape
+        d = d3 // 3
+        dh = d // n_heads
+        q, k, v = qkv.reshape(B, T, 3, n_heads, dh).transpose(2, 0, 3, 1, 4)  # 3 x (B, H, T, dh)
+        scale = 1.0 / math.sqrt(dh)
+        att = np.matmul(q, k.swapaxes(-1, -2))  # (B, H, T, T)
+        att *= scale
+        if causal:
+            att += _additive_causal_mask(T, att.dtype)
+        att -= att.max(axis=-1, keepdims=True)
+        np.exp(att, out=att)
+        att /= att.sum(axis=-1, keepdims=True)
+        y = np.matmul(att, v)  # (B, H, T, dh)
+        ctx.save_for_backward(q, k, v, att)
+        ctx.scale = scale
+        return y.transpose(0, 2, 1, 3).reshape(B, T, d)
+
+    @staticmethod
+    def backward(ctx, g):
+        q, k, v, att = ctx.saved_tensors
+        B, H, T, dh = q.shape
+        gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
+        dqkv = np.empty((B, T, 3, H, dh), dtype=g.dtype)
+        dq, dk, dv = dqkv.transpose(2, 0, 3, 1, 4)  # views into dqkv
+        np.matmul(att.swapaxes(-1, -2), gy, out=dv)
+        datt = np.matmul(gy, v.swapaxes(-1, -2))  # (B, H, T, T)
+        datt -= (datt * att).sum(axis=-1, keepdims=True)
+        datt *= att
+        datt *= ctx.scale
+        np.matmul(datt, k, out=dq)
+        np.matmul(datt.swapaxes(-1, -2), q, out=dk)
+        return (dqkv.reshape(B, T, 3 * H * dh),)

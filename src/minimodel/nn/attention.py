@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import minimodel.functional as F
-from minimodel import ops
+from minimodel import fused, ops
 from minimodel.nn.layers import Dropout, LayerNorm, Linear
 from minimodel.nn.module import Module
 from minimodel.tensor import Tensor
@@ -43,6 +43,10 @@ class MultiHeadAttention(Module):
         if x.ndim != 3 or x.shape[-1] != self.d_model:
             raise ValueError(f"MultiHeadAttention expects (B, T, {self.d_model}), got {x.shape}")
         B, T, d = x.shape
+        if cache is None:  # training and scoring: one fused node (see fused.SelfAttention)
+            y = fused.SelfAttention.apply(self.c_attn(x), n_heads=self.n_heads,
+                                          causal=self.causal)  # (B, T, d)
+            return self.resid_dropout(self.c_proj(y))
         q, k, v = ops.split(self.c_attn(x), 3, axis=-1)  # 3 x (B, T, d)
         q, k, v = self._heads(q, B, T), self._heads(k, B, T), self._heads(v, B, T)  # (B, H, T, dh)
         if cache is not None:

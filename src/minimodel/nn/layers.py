@@ -106,8 +106,7 @@ class Linear(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         _check_last_dim(x, self.in_features, "Linear")
-        y = x @ self.weight.T  # (..., out)
-        return y + self.bias if self.bias is not None else y
+        return F.linear(x, self.weight, self.bias)  # (..., out)
 
     def extra_repr(self) -> str:
         return f"in={self.in_features}, out={self.out_features}, bias={self.bias is not None}"
@@ -191,7 +190,7 @@ class LMHead(Module):
 
     def forward(self, h: Tensor) -> Tensor:
         _check_last_dim(h, self.d_model, "LMHead")
-        return h @ self.weight.T  # (..., V)
+        return F.linear(h, self.weight)  # (..., V) = h @ W.T
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, vocab_size={self.vocab_size}"
@@ -245,7 +244,7 @@ class TiedHead(Module):
 
     def forward(self, h: Tensor) -> Tensor:
         _check_last_dim(h, self.d_model, "TiedHead")
-        return h @ self.weight.T  # (..., V)
+        return F.linear(h, self.weight)  # (..., V) = h @ E.T
 
     def extra_repr(self) -> str:
         return f"tied to Embedding({self.vocab_size}, {self.d_model})"
