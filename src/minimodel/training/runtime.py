@@ -10,7 +10,8 @@ by output blocks, each computed by the same kernel.
 
 Allocator. NumPy temporaries above glibc's mmap threshold are fresh mappings that page-fault
 on first touch; pinning the threshold at 32 MiB keeps them in the heap (DESIGN.md section 7:
-page faults cost 19-52 % of a step). Linux/glibc only; elsewhere both are no-ops.
+page faults cost 19-52 % of a step). Linux/glibc only; elsewhere both are no-ops. Opt out
+with the environment variable ``MINIMODEL_TUNE_MALLOC=0``.
 """
 
 from __future__ import annotations
@@ -64,7 +65,12 @@ def set_blas_threads(n: int) -> bool:
 
 
 def tune_allocator() -> bool:
-    """Keep NumPy's temporaries (< 32 MiB) in the heap instead of fresh mmaps."""
+    """Keep NumPy's temporaries (< 32 MiB) in the heap instead of fresh mmaps.
+
+    Returns False without changing anything when ``MINIMODEL_TUNE_MALLOC=0`` is set.
+    """
+    if os.environ.get("MINIMODEL_TUNE_MALLOC", "1").strip() == "0":
+        return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         m_trim, m_top_pad, m_mmap = -1, -2, -3
