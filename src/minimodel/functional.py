@@ -66,7 +66,7 @@ def linear_cross_entropy(h: Tensor, weight: Tensor, targets: Any,
         h: (..., d) hidden states.
         weight: (V, d) output matrix (``TiedHead.weight`` is the embedding itself).
         targets: (...) integer ids or ``ignore_index``.
-        chunk_rows: rows per chunk; by default about 32 MiB of float32 logits, at least 256.
+        chunk_rows: rows per chunk; by default about 16 MiB of logits, at least 64 rows.
     """
     h, weight = as_tensor(h), as_tensor(weight)
     if weight.ndim != 2 or h.shape[-1] != weight.shape[1]:
@@ -74,7 +74,7 @@ def linear_cross_entropy(h: Tensor, weight: Tensor, targets: Any,
                          f"(V, {h.shape[-1]}), got {weight.shape}")
     t = _check_targets(h.shape, targets, weight.shape[0], ignore_index, "linear_cross_entropy")
     vocab = weight.shape[0]
-    rows = chunk_rows or max(256, (32 * 2**20) // (4 * vocab))
+    rows = chunk_rows or max(64, (16 * 2**20) // (h.dtype.itemsize * vocab))
     return fused.LinearCrossEntropy.apply(h.reshape(-1, h.shape[-1]), weight,
                                           Tensor._wrap(t.reshape(-1)),
                                           ignore_index=ignore_index, chunk_rows=int(rows))

@@ -227,6 +227,7 @@ class LinearCrossEntropy(Function):
         want_dw = is_grad_enabled() and ctx.needs_input_grad[1]
         dh = np.empty_like(h) if want_dh else None  # (N, d)
         dw = np.zeros_like(weight) if want_dw else None  # (V, d)
+        dw_chunk = np.empty_like(weight) if want_dw else None  # reused for every chunk
         total = 0.0
         for start in range(0, n, chunk_rows):
             stop = min(start + chunk_rows, n)
@@ -245,16 +246,21 @@ class LinearCrossEntropy(Function):
                 if want_dh:
                     np.matmul(logits, weight, out=dh[start:stop])  # (c, d)
                 if want_dw:
-                    dw += logits.T @ h_c  # (V, d)
+                    np.matmul(logits.T, h_c, out=dw_chunk)  # (V, d)
+                    dw += dw_chunk
         ctx.save_for_backward(dh, dw)
         return np.asarray(total / count, dtype=h.dtype)
 
     @staticmethod
     def backward(ctx, g):
         dh, dw = ctx.saved_tensors
-        scale = g.astype(dh.dtype if dh is not None else dw.dtype)
-        return (dh * scale if dh is not None else None,
-                dw * scale if dw is not None else None, None)
+        # Scale in place: these buffers are ours and the graph is freed after backward, so a
+        # second (V, d) copy would only raise the peak memory. g is 1 for a plain loss.
+        if float(g) != 1.0:
+            for grad in (dh, dw):
+                if grad is not None:
+                    grad *= g.astype(grad.dtype)
+        return dh, dw, None
 
 
 _NEG_MASKS: dict[tuple[int, np.dtype], np.ndarray] = {}
