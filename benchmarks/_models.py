@@ -62,8 +62,13 @@ def make_batch(cfg: Cfg, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- minimodel
-def build_minimodel(cfg: Cfg, seed: int = 0):
-    """The minimodel GPT stack (modules from minimodel.nn, names follow GPT-2)."""
+def build_minimodel(cfg: Cfg, seed: int = 0, head_loss: str = "ce"):
+    """The minimodel GPT stack (modules from minimodel.nn, names follow GPT-2).
+
+    head_loss "ce": logits = TiedHead(h), then F.cross_entropy (the benchmark's definition);
+    "chunked": F.linear_cross_entropy(h, E, targets) (what ``minimodel train`` uses; never
+    holds the (N, V) logits).
+    """
     import minimodel.functional as F
     from minimodel import nn
 
@@ -83,17 +88,19 @@ def build_minimodel(cfg: Cfg, seed: int = 0):
             x = self.token_emb(idx) + self.pos_emb(self._pos[: idx.shape[1]])  # (B, T, d)
             for i in range(cfg.L):
                 x = getattr(self, f"h{i}")(x)
-            logits = self.lm_head(self.ln_f(x))  # (B, T, V)
-            return F.cross_entropy(logits, targets)
+            h = self.ln_f(x)  # (B, T, d)
+            if head_loss == "chunked":
+                return F.linear_cross_entropy(h, self.lm_head.weight, targets)
+            return F.cross_entropy(self.lm_head(h), targets)  # logits (B, T, V)
 
     return GPTStack()
 
 
-def minimodel_step_fn(cfg: Cfg, seed: int = 0):
+def minimodel_step_fn(cfg: Cfg, seed: int = 0, head_loss: str = "ce"):
     """Return (step(), model, optimizer); step() runs fwd, bwd, AdamW, zero_grad -> loss."""
     from minimodel import optim
 
-    model = build_minimodel(cfg, seed)
+    model = build_minimodel(cfg, seed, head_loss)
     opt = optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
     x, y = make_batch(cfg, seed)
 
@@ -195,3 +202,46 @@ def torch_step_fn(cfg: Cfg, sdpa: bool, adamw: str = "default", seed: int = 0):
         return float(loss.item())
 
     return step, model, opt
+
+
+def minimodel_dp_step_fn(cfg: Cfg, seed: int = 0, workers: int = 2):
+    """EXPERIMENT (proposal, not library code): the same step as ``minimodel_step_fn`` split
+    into ``workers`` batch slices run in Python threads (run it with OPENBLAS_NUM_THREADS=1).
+
+    The replicas share the parameter ARRAYS (AdamW updates ``p.data`` in place, so every
+    replica sees the update) and keep their own ``.grad``; each backward is seeded with
+    1/workers so the summed gradients equal the full-batch mean.
+    """
+    import copy
+    from concurrent.futures import ThreadPoolExecutor
+
+    from minimodel import optim
+
+    master = build_minimodel(cfg, seed)
+    replicas = [master] + [copy.deepcopy(master) for _ in range(workers - 1)]
+    params = [list(m.parameters()) for m in replicas]
+    for rep in params[1:]:
+        for a, b in zip(params[0], rep):
+            b.data = a.data  # one array, several Parameter objects
+    opt = optim.AdamW(params[0], lr=1e-3, weight_decay=0.01)
+    x, y = make_batch(cfg, seed)
+    cuts = [cfg.B * i // workers for i in range(workers + 1)]
+    pool = ThreadPoolExecutor(workers)
+    seed_grad = np.asarray(1.0 / workers, dtype=np.float32)
+
+    def part(i: int) -> float:
+        loss = replicas[i](x[cuts[i]:cuts[i + 1]], y[cuts[i]:cuts[i + 1]])
+        loss.backward(seed_grad)
+        return float(loss.item())
+
+    def step() -> float:
+        losses = list(pool.map(part, range(workers)))
+        for rep in params[1:]:
+            for a, b in zip(params[0], rep):
+                a.grad += b.grad
+        opt.step()
+        for m in replicas:
+            m.zero_grad()
+        return sum(losses) / workers
+
+    return step, master, opt

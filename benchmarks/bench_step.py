@@ -29,21 +29,39 @@ WARMUP = 3
 
 
 # --------------------------------------------------------------------------- workers
+def _busy_jiffies() -> tuple[float, float]:
+    """(seconds all cores were busy, seconds this process ran) since boot, from /proc."""
+    try:
+        with open("/proc/stat") as fh:
+            vals = [int(v) for v in fh.readline().split()[1:]]
+        hz = os.sysconf("SC_CLK_TCK")
+        busy = (sum(vals) - vals[3] - vals[4]) / hz
+    except (OSError, ValueError):
+        busy = 0.0
+    t = os.times()
+    return busy, t.user + t.system
+
+
 def _time_steps(step, steps: int) -> dict:
     from _alloc import page_faults
 
     losses = [step() for _ in range(WARMUP)]
     times, cpu = [], []
     f0 = page_faults()[0]
+    b0, own0 = _busy_jiffies()
+    w0 = time.perf_counter()
     for _ in range(steps):
         c0, t0 = time.process_time(), time.perf_counter()
         losses.append(step())
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     f1 = page_faults()[0]
+    b1, own1 = _busy_jiffies()
+    other = max(0.0, ((b1 - b0) - (own1 - own0)) / (time.perf_counter() - w0))
     import resource
 
-    return {"load_after": os.getloadavg()[0], "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
+    return {"other_cores": other,
+            "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
             "cpu_median_s": statistics.median(cpu), "cpu_min_s": min(cpu),
             "times_s": times, "loss_first": losses[0], "loss_last": losses[-1],
             "minor_faults_per_step": (f1 - f0) / steps,
@@ -59,13 +77,22 @@ def worker_minimodel(args) -> dict:
     if args.proto:  # prototypes of proposed engine changes (benchmarks/scratch/proto.py)
         sys.path.insert(0, os.path.join(HERE, "scratch"))
         import proto
+        import proto2
 
-        proto.install(proto.PROPOSALS if args.proto == "all" else args.proto.split(","))
+        names = {"all": list(proto.PROPOSALS), "all2": list(proto2.PROPOSALS)}.get(
+            args.proto, args.proto.split(","))
+        for n in names:
+            (proto2 if n in proto2.PROPOSALS else proto).install([n])
 
     from _models import get_cfg, minimodel_step_fn
 
     cfg = get_cfg(args.config)
-    step, _, _ = minimodel_step_fn(cfg)
+    if args.dp:
+        from _models import minimodel_dp_step_fn
+
+        step, _, _ = minimodel_dp_step_fn(cfg, workers=args.dp)
+    else:
+        step, _, _ = minimodel_step_fn(cfg, head_loss=args.head_loss)
     out = _time_steps(step, args.steps)
     out.update(impl="minimodel", alloc=alloc, numpy=np.__version__)
     return out
@@ -121,6 +148,22 @@ def worker_ceiling(args) -> dict:
             "ceiling_gflops": max(r["gflops"] for r in rows[:1] + rows[3:4])}
 
 
+def cpu_busy(seconds: float = 2.0) -> float:
+    """Fraction of all cores busy over ``seconds`` (this process is idle meanwhile): other load."""
+    def sample():
+        with open("/proc/stat") as fh:
+            vals = [int(v) for v in fh.readline().split()[1:]]
+        return sum(vals), vals[3] + vals[4]  # total, idle + iowait
+
+    try:
+        t0, i0 = sample()
+        time.sleep(seconds)
+        t1, i1 = sample()
+    except OSError:
+        return 0.0
+    return 1.0 - (i1 - i0) / max(t1 - t0, 1)
+
+
 def run_worker(argv: list[str], threads: int) -> dict:
     env = dict(os.environ)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -149,11 +192,23 @@ def main() -> None:
                     help="BLAS / torch threads (default 2). With 1, the 'cpu ms' column (process "
                          "CPU time) is immune to other processes sharing the cores")
     ap.add_argument("--wait-quiet", type=float, default=0.0, metavar="SECONDS",
-                    help="before each subprocess wait up to SECONDS for the 1-min load average "
-                         "to drop below the thread count + 0.5")
+                    help="before each subprocess wait up to SECONDS until other processes use "
+                         "< 15%% of the cores (sampled from /proc/stat)")
+    ap.add_argument("--retries", type=int, default=3,
+                    help="rerun a subprocess (up to N times) when other processes used more than "
+                         "0.15 cores during its timed steps")
     ap.add_argument("--rounds", type=int, default=1,
                     help="repeat every subprocess R times, interleaved (robust to a busy machine); "
                          "the table pools all timed steps")
+    ap.add_argument("--with-chunked", action="store_true",
+                    help="add a row: minimodel with F.linear_cross_entropy (chunked tied head + "
+                         "loss, as `minimodel train` uses) instead of TiedHead + F.cross_entropy")
+    ap.add_argument("--with-proto", metavar="NAMES", default="",
+                    help="add a row: minimodel with prototypes from benchmarks/scratch/proto*.py "
+                         "monkeypatched in (e.g. all2 = the gemv/einsum reductions of proto2.py)")
+    ap.add_argument("--with-dp", action="store_true",
+                    help="add a row: the 2-thread data-parallel experiment (batch halves in 2 "
+                         "Python threads, OpenBLAS 1 thread; _models.minimodel_dp_step_fn)")
     ap.add_argument("--no-sdpa", action="store_true", help="skip the torch SDPA variant")
     ap.add_argument("--torch-adamw", default="default", choices=["default", "foreach", "fused"])
     # worker mode (internal)
@@ -163,6 +218,8 @@ def main() -> None:
     ap.add_argument("--attn", default="manual", help=argparse.SUPPRESS)
     ap.add_argument("--adamw", default="default", help=argparse.SUPPRESS)
     ap.add_argument("--proto", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--head-loss", default="ce", help=argparse.SUPPRESS)
+    ap.add_argument("--dp", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
 
     if args.worker:
@@ -170,6 +227,8 @@ def main() -> None:
         print("RESULT " + json.dumps(fn[args.worker](args)), flush=True)
         return
 
+    if args.steps < 10:
+        ap.error("--steps must be >= 10 (the median needs enough samples)")
     sys.path.insert(0, HERE)
     from _models import get_cfg
 
@@ -180,14 +239,14 @@ def main() -> None:
 
     def wait_quiet() -> None:
         deadline = time.time() + args.wait_quiet
-        while os.getloadavg()[0] > args.threads + 0.5 and time.time() < deadline:
+        while args.wait_quiet and cpu_busy() > 0.15 and time.time() < deadline:
             time.sleep(5)
 
     wait_quiet()
     ceiling = run_worker(["--worker", "ceiling", "--alloc", args.alloc_preset], args.threads)
     ceil = ceiling["ceiling_gflops"]
     results = {"ceiling": ceiling, "configs": {}, "argv": sys.argv[1:]}
-    jobs = []  # (config, label, argv)
+    jobs = []  # (config, label, argv[, BLAS threads override])
     for name in configs:
         for attn in ["manual"] + ([] if args.no_sdpa else ["sdpa"]):
             jobs.append((name, f"torch-{attn}", ["--worker", "torch", "--config", name, "--attn",
@@ -196,13 +255,27 @@ def main() -> None:
             label = f"minimodel[{'mallopt:' + alloc if alloc != 'none' else 'no-mallopt'}]"
             jobs.append((name, label, ["--worker", "minimodel", "--config", name, "--alloc", alloc,
                                        *steps]))
+        if args.with_chunked:
+            jobs.append((name, f"minimodel[{allocs[0]}]+chunked-CE",
+                         ["--worker", "minimodel", "--config", name, "--alloc", allocs[0],
+                          "--head-loss", "chunked", *steps]))
+        if args.with_proto:
+            jobs.append((name, f"minimodel[{allocs[0]}]+{args.with_proto}",
+                         ["--worker", "minimodel", "--config", name, "--alloc", allocs[0],
+                          "--proto", args.with_proto, *steps]))
+        if args.with_dp:
+            jobs.append((name, f"minimodel[{allocs[0]}] dp2-threads",
+                         ["--worker", "minimodel", "--config", name, "--alloc", allocs[0],
+                          "--dp", "2", *steps], 1))
     runs: dict = {}
     for rnd in range(args.rounds):
-        for name, label, argv in jobs:
-            wait_quiet()
-            load = os.getloadavg()[0]
-            r = run_worker(argv, args.threads)
-            r["load_before"] = load
+        for name, label, argv, *blas in jobs:
+            for attempt in range(args.retries + 1):
+                wait_quiet()
+                r = run_worker(argv, blas[0] if blas else args.threads)
+                if r["other_cores"] <= 0.15:
+                    break
+            r["attempts"] = attempt + 1
             runs.setdefault((name, label), []).append(r)
     for name in configs:
         cfg = get_cfg(name)
@@ -217,7 +290,7 @@ def main() -> None:
             r.update(impl=label, times_s=times, median_s=statistics.median(times), min_s=min(times),
                      round_medians_s=[x["median_s"] for x in rs], cpu_median_s=cpu_med,
                      minor_faults_per_step=statistics.mean(x["minor_faults_per_step"] for x in rs),
-                     max_load=max(max(x["load_before"], x["load_after"]) for x in rs))
+                     max_other=max(x["other_cores"] for x in rs))
             r["tokens_per_s"] = cfg.tokens / r["median_s"]
             r["gflops"] = fl["total"] / r["median_s"] / 1e9
             r["util_pct"] = 100 * r["gflops"] / ceil
@@ -229,9 +302,9 @@ def main() -> None:
     for g in ceiling["gemms"]:
         print(f"  {g['gemm']:<36} {g['gflops']:7.1f} GFLOP/s  (best {g['gflops_best']:.1f})")
     print(f"  -> ceiling used for utilisation: {ceil:.1f} GFLOP/s\n")
-    hdr = (f"{'config':<20} {'implementation':<24} {'ms/step':>8} {'min':>7} {'cpu ms':>7} "
+    hdr = (f"{'config':<20} {'implementation':<28} {'ms/step':>8} {'min':>7} {'cpu ms':>7} "
            f"{'tok/s':>7} {'GFLOP/s':>7} {'util%':>5} {'x torch':>7} {'(min)':>5} {'(cpu)':>5} "
-           f"{'x sdpa':>6} {'faults':>7} {'loss0':>6} {'load':>4}")
+           f"{'x sdpa':>6} {'faults':>7} {'loss0':>6} {'other':>5}")
     print(hdr)
     print("-" * len(hdr))
     for name, res in results["configs"].items():
@@ -242,21 +315,21 @@ def main() -> None:
         for r in rows:
             x_s = (f"{r['median_s'] / by['torch-sdpa']['median_s']:6.2f}" if "torch-sdpa" in by
                    else "     -")
-            print(f"{label:<20} {r['impl']:<24} {1e3 * r['median_s']:8.1f} {1e3 * r['min_s']:7.1f} "
+            print(f"{label:<20} {r['impl']:<28} {1e3 * r['median_s']:8.1f} {1e3 * r['min_s']:7.1f} "
                   f"{1e3 * r['cpu_median_s']:7.1f} {r['tokens_per_s']:7.0f} {r['gflops']:7.1f} "
                   f"{r['util_pct']:5.1f} {r['median_s'] / tm['median_s']:7.2f} "
                   f"{r['min_s'] / tm['min_s']:5.2f} {r['cpu_median_s'] / tm['cpu_median_s']:5.2f} "
                   f"{x_s} {r['minor_faults_per_step']:7.0f} {r['loss_first']:6.3f} "
-                  f"{r['max_load']:4.1f}")
+                  f"{r['max_other']:5.2f}")
             label = ""
         fl = res["flops"]
         print(f"{'':<20} FLOPs/step {fl['total'] / 1e9:.1f} G = 6*matmul-params*tokens "
               f"{fl['dense'] / 1e9:.1f} G + attention 12*L*T*d*tokens {fl['attention'] / 1e9:.1f} G")
     print(f"threads={args.threads}, steps={args.steps} x rounds={args.rounds} after {WARMUP} warm-up. "
           "ms/step: median wall time; x torch: ratio to torch-manual by median / min / CPU time; "
-          "x sdpa: ratio to torch SDPA (median); faults: minor page faults per step; load: highest "
-          "1-min load average around the run (above the thread count the cores were shared: trust "
-          "'min', or rerun with --threads 1 and read the cpu column)")
+          "x sdpa: ratio to torch SDPA (median); faults: minor page faults per step; other: "
+          "cores used by OTHER processes during the timed steps (worst round; > 0.15 means the "
+          "cores were shared: trust 'min', or rerun with --threads 1 and read the cpu column)")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1)

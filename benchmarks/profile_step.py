@@ -107,6 +107,7 @@ def main() -> None:
     ap.add_argument("--alloc", default="std")
     ap.add_argument("--clock", default="cpu", choices=["cpu", "wall"])
     ap.add_argument("--cprofile", action="store_true")
+    ap.add_argument("--head-loss", default="ce", choices=["ce", "chunked"])
     ap.add_argument("--shapes", type=int, default=30, help="rows of the per-shape table")
     args = ap.parse_args()
     tune(args.alloc)
@@ -114,7 +115,7 @@ def main() -> None:
     from _models import get_cfg, minimodel_step_fn
 
     cfg = get_cfg(args.config)
-    step, model, opt = minimodel_step_fn(cfg)
+    step, model, opt = minimodel_step_fn(cfg, head_loss=args.head_loss)
     for _ in range(3):
         step()
     clock = time.thread_time if args.clock == "cpu" else time.perf_counter

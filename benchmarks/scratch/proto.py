@@ -1,4 +1,8 @@
-"""Prototype fused Functions for the proposals in benchmarks/README.md (NOT library code).
+"""ROUND 1 prototypes (NOT library code), measured against the engine at d92bfb2 / a6b5322.
+Equivalent code was merged upstream in f467fb0 (ops.Linear, fused.SelfAttention, in-place
+GELU / LayerNorm, chunked CrossEntropy), so installing these today swaps like for like;
+except `leafcopy` and `adamw`, which were not adopted (adamw's g + b(m - g) form cancels in
+float32 — upstream's comment in optim.AdamW.step is right; it also gave no speed-up).
 
 ``install(names)`` monkeypatches minimodel *in this process only* so the end-to-end step can be
 timed with a subset of the proposals applied; ``PROPOSALS`` lists them. Each prototype has the
