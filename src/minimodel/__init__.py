@@ -5,6 +5,9 @@ The public names (DESIGN.md section 2)::
     import minimodel as mm
     x = mm.Tensor([[1.0, 2.0]], requires_grad=True)
     y = (x * x).sum(); y.backward(); x.grad   # -> [[2., 4.]]
+
+    with mm.kernels(False):                    # run every computation on its readable
+        ...                                    # composite (or MINIMODEL_KERNELS=0)
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ __version__ = "0.1.0"
 
 from minimodel.autograd import is_grad_enabled, no_grad
 from minimodel.tensor import Tensor
-from minimodel import functional, nn, optim  # noqa: E402  (import order: engine first)
+from minimodel import functional, kernels, nn, optim  # noqa: E402  (engine first)
+from minimodel.dispatch import active_kernels, kernels_enabled
 
 
 def save(model, path, extra_metadata=None):
@@ -31,4 +35,4 @@ def load(path):
 
 
 __all__ = ["Tensor", "no_grad", "is_grad_enabled", "save", "load", "functional", "nn", "optim",
-           "__version__"]
+           "kernels", "kernels_enabled", "active_kernels", "__version__"]

@@ -1,26 +1,30 @@
 """Reverse-mode automatic differentiation: the engine under every Tensor.
 
-A differentiable operation is a :class:`Function` with two static methods::
+A differentiable primitive is a :class:`Function` with two static methods::
 
     forward(ctx, *arrays, **options) -> np.ndarray        # plain NumPy in, NumPy out
     backward(ctx, grad_out) -> tuple[np.ndarray | None]   # one gradient per positional input
 
 ``Function.apply`` runs ``forward`` and, when gradients are wanted, records the inputs and the
-context on the output tensor. ``backward`` then walks the recorded graph from the output to the
-leaves in reverse topological order, applying the chain rule node by node:
+context on the output tensor. :func:`backward` then walks the recorded graph from the output to
+the leaves in reverse topological order, applying the chain rule node by node:
 
     dL/d(input) = backward(ctx, dL/d(output))
 
-Why a topological sort at all: a tensor used twice (``y = x * x`` or a tied embedding used by
-the lookup and the head) must receive the *sum* of the gradients from all its uses before it
+Why a topological sort at all: a tensor used twice (``y = x * x``, or a tied embedding used by
+the lookup and by the head) must receive the *sum* of the gradients from all its uses before it
 passes its own gradient on. Visiting nodes in reverse topological order guarantees that.
 The sort is iterative (an explicit stack) so a chain of 10 000 operations does not hit
 Python's recursion limit.
+
+This module sits below :mod:`minimodel.tensor` and never imports it: ``apply`` builds its
+output with the ``_wrap`` constructor of the tensors it is given.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
@@ -28,24 +32,31 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from minimodel.tensor import Tensor
 
-_grad_enabled = True
+
+class _GradMode(threading.local):
+    """Whether operations record a graph; one flag per thread, so ``no_grad`` in one thread
+    (an evaluation, say) never switches recording off in another."""
+
+    enabled = True
+
+
+_grad_mode = _GradMode()
 
 
 def is_grad_enabled() -> bool:
-    """True unless inside a :func:`no_grad` block."""
-    return _grad_enabled
+    """True unless inside a :func:`no_grad` block (of this thread)."""
+    return _grad_mode.enabled
 
 
 @contextlib.contextmanager
 def no_grad() -> Iterator[None]:
     """Context manager: operations inside record no graph (evaluation, optimizer updates)."""
-    global _grad_enabled
-    previous = _grad_enabled
-    _grad_enabled = False
+    previous = _grad_mode.enabled
+    _grad_mode.enabled = False
     try:
         yield
     finally:
-        _grad_enabled = previous
+        _grad_mode.enabled = previous
 
 
 class Context:
@@ -66,7 +77,7 @@ class Context:
 
 
 class Function:
-    """Base class of differentiable operations (see the module docstring)."""
+    """Base class of differentiable primitives (see the module docstring)."""
 
     @staticmethod
     def forward(ctx: Context, *arrays: np.ndarray, **options: Any) -> np.ndarray:
@@ -77,27 +88,27 @@ class Function:
         raise NotImplementedError
 
     @classmethod
-    def apply(cls, *inputs: Any, **options: Any) -> "Tensor":
-        """Run forward on the inputs' arrays and record the graph node if gradients are on."""
-        from minimodel.tensor import Tensor, as_tensor
+    def apply(cls, *inputs: "Tensor", **options: Any) -> "Tensor":
+        """Run forward on the inputs' arrays and record the graph node if gradients are on.
 
-        tensors = [x if isinstance(x, Tensor) else as_tensor(x) for x in inputs]
-        needs = tuple(t.requires_grad for t in tensors)
-        track = _grad_enabled and any(needs)
+        ``inputs`` are Tensors (callers wrap constants first, see ``Tensor._const``).
+        """
+        needs = tuple(t.requires_grad for t in inputs)
+        track = _grad_mode.enabled and any(needs)
         ctx = Context(needs)
-        out = cls.forward(ctx, *[t.data for t in tensors], **options)
-        result = Tensor._wrap(out, requires_grad=track)
+        out = cls.forward(ctx, *[t.data for t in inputs], **options)
+        result = inputs[0]._wrap(out, requires_grad=track)
         if track:
-            result._node = (cls, ctx, tuple(tensors))
+            result._node = (cls, ctx, inputs)
         return result
 
 
-def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Sum ``grad`` back down to ``shape``, undoing NumPy broadcasting.
 
     Broadcasting copies an input along new leading axes and along axes of size 1; the gradient
     of a copy is the sum over the copies. Example: ``b`` of shape (d,) added to ``x`` of shape
-    (B, T, d) gets ``grad.sum(axis=(0, 1))``.
+    (B, T, d) gets ``grad.sum(axis=(0, 1))``. This is the one place that does it.
     """
     if grad.shape == shape:
         return grad
@@ -123,8 +134,8 @@ def _topological_order(root: "Tensor") -> list["Tensor"]:
         if id(node) in visited:
             continue
         if node._graph_freed and node is not root:
-            # Fix (tests/core): an intermediate whose graph a previous backward() freed would
-            # otherwise be treated as a leaf, silently cutting the gradient to its inputs.
+            # An intermediate whose graph a previous backward() freed would otherwise be
+            # treated as a leaf, silently cutting the gradient to its inputs.
             raise RuntimeError("a tensor in this graph was already used by backward() and its "
                                "graph has been freed; run the forward pass again before calling "
                                "backward() a second time")
@@ -158,9 +169,7 @@ def backward(root: "Tensor", grad: Any = None) -> None:
         grad_arr = np.ones_like(root.data)
     else:
         # A copy: the caller's array must never become (and be mutated as) somebody's .grad.
-        from minimodel.tensor import Tensor
-
-        grad_arr = np.array(grad.data if isinstance(grad, Tensor) else grad, dtype=root.dtype)
+        grad_arr = np.array(getattr(grad, "data", grad), dtype=root.dtype)
         if grad_arr.shape != root.shape:
             raise ValueError(f"backward(grad): grad has shape {grad_arr.shape} but the output has "
                              f"shape {root.shape}; they must match")
@@ -192,5 +201,5 @@ def backward(root: "Tensor", grad: Any = None) -> None:
                 raise RuntimeError(f"{fn.__name__}.backward produced a gradient of shape "
                                    f"{ig.shape} for an input of shape {inp.shape}")
             previous = grads.get(id(inp))
+            # The sum rule: a tensor used k times receives the sum of its k gradients.
             grads[id(inp)] = ig if previous is None else previous + ig
-

@@ -51,6 +51,21 @@ class Optimizer:
     def _params(self) -> list[Tensor]:
         return [p for group in self.param_groups for p in group["params"]]
 
+    def _check_state(self, p: Tensor, state: dict[str, Any]) -> None:
+        """Refuse to step with moments of another shape or dtype than the parameter's.
+
+        A parameter resized (``resize_token_embeddings``) or cast (``model.astype``) in place
+        stays the same object, so this optimizer still holds it, but its moments were made for
+        the old array. Mixing them would be silently wrong; rebuilding the optimizer is right.
+        """
+        for name, value in state.items():
+            if isinstance(value, np.ndarray) and (value.shape != p.shape or value.dtype != p.dtype):
+                raise ValueError(
+                    f"{type(self).__name__}: a parameter is now {p.shape} {p.dtype} but its "
+                    f"optimizer state {name!r} is {value.shape} {value.dtype}: the model was "
+                    "resized or cast after this optimizer was created. Create a new optimizer "
+                    "from model.parameters() (its moments start again from zero).")
+
     def zero_grad(self) -> None:
         for p in self._params():
             p.grad = None
@@ -114,6 +129,7 @@ class SGD(Optimizer):
                 g = p.grad + wd * p.data if wd else p.grad
                 if momentum:
                     state = self.state.setdefault(p, {})
+                    self._check_state(p, state)
                     if "momentum_buffer" not in state:
                         state["momentum_buffer"] = np.array(g, dtype=p.dtype)
                     else:
@@ -154,6 +170,7 @@ class AdamW(Optimizer):
                 if state is None:
                     state = self.state[p] = {"step": 0, "exp_avg": np.zeros_like(p.data),
                                              "exp_avg_sq": np.zeros_like(p.data)}
+                self._check_state(p, state)
                 state["step"] += 1
                 t = state["step"]
                 m, v = state["exp_avg"], state["exp_avg_sq"]

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from minimodel import autograd
+from minimodel import autograd, ops
 
 _FLOAT_KINDS = "f"
 
@@ -64,10 +64,11 @@ class Tensor:
         self._node: tuple | None = None  # (Function class, Context, input tensors)
         self._graph_freed = False
 
-    @classmethod
-    def _wrap(cls, data: np.ndarray, requires_grad: bool = False) -> "Tensor":
-        """Fast constructor for op outputs (no dtype conversion or checks)."""
-        t = cls.__new__(cls)
+    @staticmethod
+    def _wrap(data: np.ndarray, requires_grad: bool = False) -> "Tensor":
+        """Fast constructor for op outputs (no dtype conversion or checks); always a plain
+        Tensor, also when called on a Parameter (an op's output is not a parameter)."""
+        t = Tensor.__new__(Tensor)
         t.data = data
         t.requires_grad = requires_grad
         t._grad = None
@@ -92,10 +93,6 @@ class Tensor:
     def size(self) -> int:
         """Number of elements (NumPy's meaning of ``size``)."""
         return self.data.size
-
-    @property
-    def is_leaf(self) -> bool:
-        return self._node is None
 
     @property
     def grad(self) -> np.ndarray | None:
@@ -211,7 +208,7 @@ class Tensor:
         return ops.Transpose.apply(self, axes=None)
 
     def __getitem__(self, index) -> "Tensor":
-        return ops.GetItem.apply(self, index=ops._plain_index(index))
+        return ops.GetItem.apply(self, index=_plain_index(index))
 
 
 def as_tensor(x: Any) -> Tensor:
@@ -219,4 +216,12 @@ def as_tensor(x: Any) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
-from minimodel import ops  # noqa: E402  (ops needs Tensor defined first)
+def _plain_index(index: Any) -> Any:
+    """Replace Tensors inside an index by their arrays (and lists by arrays)."""
+    if isinstance(index, tuple):
+        return tuple(_plain_index(p) for p in index)
+    if isinstance(index, Tensor):
+        return index.data
+    if isinstance(index, list):
+        return np.asarray(index)
+    return index

@@ -116,13 +116,16 @@ def test_layer_size_arguments_are_validated():
         nn.TiedHead(nn.Linear(4, 7))
 
 
-def test_functional_layer_norm_affine_shape_and_pairing():
-    """weight and bias go together and must have shape (d,)."""
-    x = Tensor(np.ones((2, 4)))
-    with pytest.raises(ValueError, match="together"):
-        F.layer_norm(x, 1e-5, Tensor(np.ones(4)), None)
-    with pytest.raises(ValueError, match=r"\(4,\).*\(3,\)"):
+def test_functional_layer_norm_affine_shapes_and_weight_alone():
+    """weight and bias are each optional and must have shape (d,)."""
+    x = Tensor(np.arange(8.0).reshape(2, 4))
+    x_hat = F.layer_norm(x, 1e-5).data
+    np.testing.assert_allclose(F.layer_norm(x, 1e-5, Tensor(np.full(4, 2.0))).data, 2 * x_hat)
+    np.testing.assert_allclose(F.layer_norm(x, 1e-5, bias=Tensor(np.ones(4))).data, x_hat + 1)
+    with pytest.raises(ValueError, match=r"weight of shape \(4,\), got \(3,\)"):
         F.layer_norm(x, 1e-5, Tensor(np.ones(3)), Tensor(np.ones(3)))
+    with pytest.raises(ValueError, match=r"bias of shape \(4,\), got \(5,\)"):
+        F.layer_norm(x, 1e-5, None, Tensor(np.ones(5)))
 
 
 def test_shape_op_errors():
@@ -131,11 +134,11 @@ def test_shape_op_errors():
     with pytest.raises(ValueError, match=r"\(0, 0\)"):
         x.transpose(0, 0)
     with pytest.raises(ValueError, match="size 3 into 2"):
-        ops.split(x, 2, axis=1)
+        F.split(x, 2, axis=1)
     with pytest.raises(ValueError, match=r"\[1, 1\].*3"):
-        ops.split(x, [1, 1], axis=1)
+        F.split(x, [1, 1], axis=1)
     with pytest.raises(ValueError, match=r"\(2, 3\).*\(3, 2\)|\(3, 2\).*\(2, 3\)"):
-        ops.stack([x, x.T])
+        F.stack([x, x.T])
     with pytest.raises(IndexError, match=r"\(2, 3\)"):
         x[5]
     with pytest.raises(ValueError, match="axis 2"):

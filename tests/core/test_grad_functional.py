@@ -249,7 +249,7 @@ def test_masked_fill_and_where_values():
     """masked_fill puts the value where the mask is true and leaves the rest."""
     x = Tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
     mask = np.array([[True, False, False], [False, False, True]])
-    y = ops.masked_fill(x, mask, -1.0)
+    y = F.masked_fill(x, mask, -1.0)
     np.testing.assert_array_equal(y.data, [[-1.0, 1.0, 2.0], [3.0, 4.0, -1.0]])
     y.backward(np.ones((2, 3)))
     np.testing.assert_array_equal(x.grad, ~mask)

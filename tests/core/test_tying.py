@@ -150,12 +150,20 @@ def test_deepcopy_and_pickle_keep_the_tie(how):
     assert clone.lm_head.weight.data[0, 0] != model.lm_head.weight.data[0, 0]
 
 
-def test_tie_survives_replacing_embedding_weight_resize():
-    """Resizing by assigning a new (V+3, d) Parameter: the head follows automatically."""
+def test_tie_survives_replacing_embedding_weight_and_resize():
+    """A new Parameter of the same shape: the head follows automatically. A new shape is
+    refused (it would disagree with every other copy of V); resize() grows the table in place."""
     model = TinyLM()
     old = model.token_emb.weight.data
-    new = np.concatenate([old, np.full((3, D), 0.01)], axis=0)
-    model.token_emb.weight = nn.Parameter(new)
+    model.token_emb.weight = nn.Parameter(old * 2)
+    assert_tied(model)
+    np.testing.assert_array_equal(model.lm_head.weight.data, old * 2)
+    with pytest.raises(ValueError, match=r"shape \(11, 6\), got \(14, 6\).*resize\(\)"):
+        model.token_emb.weight = nn.Parameter(np.zeros((V + 3, D), np.float32))
+    param = model.token_emb.weight
+    model.token_emb.resize(V + 3)
+    assert model.token_emb.weight is param  # in place: the same Parameter object
+    np.testing.assert_array_equal(param.data[:V], old * 2)
     assert_tied(model)
     assert model.lm_head.vocab_size == model.token_emb.vocab_size == V + 3
     ids, _ = batch()

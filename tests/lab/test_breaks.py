@@ -179,7 +179,7 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
     assert state["break"] == "tied-vocab-mismatch" and state["lang"] == "en"
     manifest = {f"minimodel/{k}": v for k, v in tree_hashes(work / "minimodel").items()}
     assert manifest == state["manifest"]
-    assert "minimodel/nn/layers.py" in state["patched_files"]
+    assert "minimodel/nn/lm_head.py" in state["patched_files"]
     assert not (work / "minimodel" / "lab" / "content").exists()
     assert (work / "minimodel" / "lab" / "breaks" / "harness.py").is_file()
     assert "## Prediction 1" in (work / "NOTES.md").read_text()
@@ -213,9 +213,9 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
 
     # the fix diff, applied with our own patch code
     code, diff, _ = cli(capsys, "break", "diff", "--workdir", str(work), "--learner-dir", learner)
-    assert code == 0 and diff.startswith("--- a/minimodel/nn/layers.py\n+++ b/minimodel/nn/layers.py\n")
+    assert code == 0 and diff.startswith("--- a/minimodel/nn/lm_head.py\n+++ b/minimodel/nn/lm_head.py\n")
     apply_with_own_code(diff, work)
-    assert (work / "minimodel/nn/layers.py").read_bytes() == (package / "nn/layers.py").read_bytes()
+    assert (work / "minimodel/nn/lm_head.py").read_bytes() == (package / "nn/lm_head.py").read_bytes()
     code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--json",
                        "--learner-dir", learner)
     assert code == 0 and json.loads(out)["fixed"] is True
@@ -226,7 +226,7 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
     (work / "minimodel" / "__pycache__" / "junk.pyc").write_bytes(b"\0")
     code, out, _ = cli(capsys, "break", "reset", "--workdir", str(work), "--json",
                        "--learner-dir", learner)
-    assert code == 0 and json.loads(out)["restored"] == ["minimodel/nn/layers.py"]
+    assert code == 0 and json.loads(out)["restored"] == ["minimodel/nn/lm_head.py"]
     assert tree_hashes(work / "minimodel") == started
     assert Workspace.open(work).matches_manifest()
     assert "My guess" in (work / "NOTES.md").read_text()  # predictions survive a reset
@@ -277,7 +277,7 @@ def test_the_installed_package_is_never_modified(tmp_path):
     assert str(tmp_path / "ws" / "minimodel") in experiment.stdout
     assert run("check", "--workdir", work, "--json").returncode == 1
     diff = run("diff", "--workdir", work).stdout
-    assert diff.startswith("--- a/minimodel/nn/layers.py")
+    assert diff.startswith("--- a/minimodel/nn/lm_head.py")
     assert run("reset", "--workdir", work).returncode == 0
     assert tree_hashes(installed) == before
 
@@ -287,7 +287,7 @@ def test_a_textually_different_fix_passes(capsys, tmp_path):
     learner = str(tmp_path / "learner")
     assert cli(capsys, "break", "start", "embedding-drops-repeats", "--workdir", str(work),
                "--learner-dir", learner)[0] == 0
-    ops = work / "minimodel" / "ops.py"
+    ops = work / "minimodel" / "nn" / "embedding.py"
     text = ops.read_text()
     buggy = "        dW[ids.reshape(-1)] += g.reshape(-1, d)  # each row of g added at its token id\n"
     assert buggy in text
@@ -296,7 +296,7 @@ def test_a_textually_different_fix_passes(capsys, tmp_path):
     code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--json",
                        "--learner-dir", learner)
     assert code == 0 and json.loads(out)["fixed"] is True
-    assert Workspace.open(work).changes()["modified"] == ["minimodel/ops.py"]
+    assert Workspace.open(work).changes()["modified"] == ["minimodel/nn/embedding.py"]
 
 
 def test_a_fix_elsewhere_that_behaves_correctly_passes(capsys, tmp_path):
@@ -357,12 +357,12 @@ def test_library_drift_is_reported(tmp_path):
 
     fake = tmp_path / "src" / "minimodel"
     shutil.copytree(installed_package_dir(), fake, ignore=shutil.ignore_patterns("__pycache__"))
-    ops = fake / "ops.py"
+    ops = fake / "nn" / "embedding.py"
     text = ops.read_text()
     line = "        np.add.at(dW, flat, g.reshape(-1))\n"
     assert line in text
     ops.write_text(text.replace(line, "        np.add.at(dW, flat, g.ravel())  # perf work\n"))
-    with pytest.raises(PatchError, match="minimodel/ops.py: hunk 1 of 1"):
+    with pytest.raises(PatchError, match="minimodel/nn/embedding.py: hunk 1 of 1"):
         start(load_break("embedding-drops-repeats"), tmp_path / "ws", package_dir=fake)
     problems = validate_break(load_break("embedding-drops-repeats"), package_dir=fake)
     assert len(problems) == 1 and "no longer applies" in problems[0]

@@ -226,23 +226,3 @@ def test_chunked_head_loss_matches_full_logits_path(tie):
     assert loss_chunked.item() == pytest.approx(loss_full.item(), abs=1e-12)
     for n, p in model.named_parameters():
         np.testing.assert_allclose(p.grad, full[n], atol=1e-12, err_msg=n)
-
-
-def test_linear_cross_entropy_chunks_and_ignore_index():
-    """Any chunk size gives the plain cross-entropy of h @ W.T (values and gradients)."""
-    rng = np.random.default_rng(5)
-    h, W = rng.normal(size=(23, 6)), rng.normal(size=(11, 6))
-    t = rng.integers(0, 11, 23)
-    t[[2, 9]] = -100
-    H, Wt = mm.Tensor(h, requires_grad=True), mm.Tensor(W, requires_grad=True)
-    ref = mm.functional.cross_entropy(H @ Wt.T, t)
-    (ref * 2.5).backward()
-    for chunk in (1, 4, 23, 64):
-        H2, W2 = mm.Tensor(h, requires_grad=True), mm.Tensor(W, requires_grad=True)
-        loss = mm.functional.linear_cross_entropy(H2, W2, t, chunk_rows=chunk)
-        (loss * 2.5).backward()
-        assert loss.item() == pytest.approx(ref.item(), abs=1e-12)
-        np.testing.assert_allclose(H2.grad, H.grad, atol=1e-12)
-        np.testing.assert_allclose(W2.grad, Wt.grad, atol=1e-12)
-    with pytest.raises(ValueError, match="outside the 11 classes"):
-        mm.functional.linear_cross_entropy(H2, W2, np.full(23, 11))

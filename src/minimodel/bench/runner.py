@@ -471,7 +471,7 @@ class Bench:
             f"6*d*V*tokens ({fl['head'] / 1e9:.1f} G) + attention 12*L*T*d*tokens "
             f"({fl['attention'] / 1e9:.1f} G) = {fl['total'] / 1e9:.1f} G. Ceiling = best "
             "single-run GFLOP/s over the model-shaped NumPy fp32 GEMMs below, same thread count, "
-            "measured in this run. Shares: time inside ops.Embedding.backward (token + position "
+            "measured in this run. Shares: time inside the embedding Lookup.backward (token + position "
             "tables) and inside AdamW.step, per step, median over the timed steps.")
         self.results["cases"]["util"] = case
 

@@ -283,8 +283,9 @@ def task_mlm(task: dict) -> dict:
 
 
 def task_util(task: dict) -> dict:
-    """minimodel GPT step with two timers: ops.Embedding.backward and AdamW.step."""
-    from minimodel import ops, optim
+    """minimodel GPT step with two timers: the embedding Lookup's backward and AdamW.step."""
+    from minimodel import optim
+    from minimodel.nn.embedding import Lookup
 
     setup = _setup_minimodel(task["threads"])
     shape = _shape(task)
@@ -294,7 +295,7 @@ def task_util(task: dict) -> dict:
     spent = {"embedding_backward": 0.0, "adamw_step": 0.0}
     calls = {"embedding_backward": 0}
 
-    original_backward = ops.Embedding.backward  # a staticmethod: the plain function
+    original_backward = Lookup.backward  # a staticmethod: the plain function
 
     def timed_backward(ctx, g):
         t0 = time.perf_counter()
@@ -304,7 +305,7 @@ def task_util(task: dict) -> dict:
             spent["embedding_backward"] += time.perf_counter() - t0
             calls["embedding_backward"] += 1
 
-    ops.Embedding.backward = staticmethod(timed_backward)
+    Lookup.backward = staticmethod(timed_backward)
     original_step = opt.step
 
     def timed_step() -> None:

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 import minimodel.functional as F
-from minimodel.nn import Embedding, LMHead, Module, TiedHead
+from minimodel.models.base import LanguageModel
+from minimodel.nn import Embedding, LMHead, TiedHead
 from minimodel.nn.parameter import default_rng
 from minimodel.tensor import Tensor
 
@@ -38,12 +39,14 @@ class CBOWConfig:
         return asdict(self)
 
 
-class CBOW(Module):
+class CBOW(LanguageModel):
     """``CBOW(CBOWConfig(...))`` or ``CBOW(vocab_size=..., d_model=..., window=..., tie_embeddings=...)``.
 
     ``forward(contexts, targets=None) -> (logits, loss)``: contexts (N, 2 * window) word ids,
     targets (N,) the centre words.
     """
+
+    input_embedding_name = "in_emb"
 
     def __init__(self, config: CBOWConfig | None = None, rng: np.random.Generator | None = None,
                  **kwargs: Any) -> None:
@@ -67,17 +70,7 @@ class CBOW(Module):
             raise ValueError(f"CBOW contexts must be (N, 2 * window), got shape {ctx_ids.shape}")
         h = self.in_emb(ctx_ids).mean(axis=1)  # (N, d)
         if targets is not None and not return_logits:
-            return None, F.linear_cross_entropy(h, self.lm_head.weight, targets)
+            return None, self.lm_head.loss(h, targets)
         logits = self.lm_head(h)  # (N, V)
         loss = F.cross_entropy(logits, targets) if targets is not None else None
         return logits, loss
-
-    def get_input_embeddings(self) -> Embedding:
-        return self.in_emb
-
-    def get_output_embeddings(self) -> Module:
-        return self.lm_head
-
-    def word_vectors(self) -> np.ndarray:
-        """The input embedding matrix (V, d), the usual word vectors."""
-        return self.in_emb.weight.data

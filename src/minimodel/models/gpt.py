@@ -22,9 +22,10 @@ import numpy as np
 
 import minimodel.functional as F
 from minimodel.autograd import no_grad
+from minimodel.models.base import LanguageModel
 from minimodel.nn import (Block, Dropout, Embedding, KVCache, LayerNorm, Linear, LMHead,
-                          Module, ModuleList, Parameter, TiedHead)
-from minimodel.nn.layers import EMBEDDING_INIT_STD, check_token_ids
+                          Module, ModuleList, TiedHead)
+from minimodel.nn.embedding import EMBEDDING_INIT_STD, check_token_ids
 from minimodel.nn.parameter import default_rng
 from minimodel.tensor import Tensor
 
@@ -56,7 +57,7 @@ class GPTConfig:
         return asdict(self)
 
 
-class GPT(Module):
+class GPT(LanguageModel):
     """Decoder-only transformer language model (GPT-2 architecture).
 
     ``forward(idx, targets=None) -> (logits, loss)``: idx (B, T) token ids with T <= block_size;
@@ -114,12 +115,12 @@ class GPT(Module):
         """Logits (B, T, V) and, given targets, the mean next-token cross-entropy.
 
         ``return_logits=False`` (the training loop's choice) computes the loss with
-        ``F.linear_cross_entropy``: the head and the loss run in row chunks and the (B*T, V)
-        logits are never held in memory; the returned logits are then None.
+        ``lm_head.loss`` (``F.linear_cross_entropy``): its kernel runs the head and the loss in
+        row chunks and never holds the (B*T, V) logits; the returned logits are then None.
         """
         h = self.hidden_states(idx)  # (B, T, d)
         if targets is not None and not return_logits:
-            return None, F.linear_cross_entropy(h, self.lm_head.weight, targets)
+            return None, self.lm_head.loss(h, targets)
         logits = self.lm_head(h)  # (B, T, V)
         loss = F.cross_entropy(logits, targets) if targets is not None else None
         return logits, loss
@@ -166,26 +167,6 @@ class GPT(Module):
             self.train(was_training)
         return ids
 
-    # ------------------------------------------------------------------ embeddings (HF-style)
-    def get_input_embeddings(self) -> Embedding:
-        return self.token_emb
-
-    def get_output_embeddings(self) -> Module:
-        return self.lm_head
-
-    def resize_token_embeddings(self, new_vocab_size: int,
-                                rng: np.random.Generator | None = None) -> None:
-        """Grow or shrink the vocabulary, keeping learned rows; a tie stays a tie.
-
-        New rows are drawn from N(0, 0.02). The tied head needs no update: it reads
-        ``token_emb.weight`` every time.
-        """
-        rng = rng if rng is not None else default_rng()
-        self.token_emb.weight = _resized(self.token_emb.weight, new_vocab_size, rng)
-        if not self.config.tie_embeddings:
-            self.lm_head.weight = _resized(self.lm_head.weight, new_vocab_size, rng)
-        self.config.vocab_size = new_vocab_size
-
 
 def init_gpt2_weights(model: Module, n_layer: int, rng: np.random.Generator) -> None:
     """GPT-2 initialisation: N(0, 0.02) Linear weights, zero biases, and residual projections
@@ -198,15 +179,6 @@ def init_gpt2_weights(model: Module, n_layer: int, rng: np.random.Generator) -> 
             module.weight.data[...] = rng.standard_normal(module.weight.shape) * std
             if module.bias is not None:
                 module.bias.data[...] = 0.0
-
-
-def _resized(weight: Parameter, rows: int, rng: np.random.Generator) -> Parameter:
-    if rows <= 0:
-        raise ValueError(f"new vocab size must be positive, got {rows}")
-    keep = min(rows, weight.shape[0])
-    data = (rng.standard_normal((rows, weight.shape[1])) * EMBEDDING_INIT_STD).astype(weight.dtype)
-    data[:keep] = weight.data[:keep]
-    return Parameter(data)
 
 
 def sample_next(logits: np.ndarray, temperature: float, top_k: int | None,

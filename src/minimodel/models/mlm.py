@@ -22,13 +22,14 @@ from typing import Any
 import numpy as np
 
 import minimodel.functional as F
-from minimodel.nn import Block, Dropout, Embedding, LayerNorm, LMHead, Module, ModuleList, TiedHead
-from minimodel.nn.layers import check_token_ids
+from minimodel.functional import IGNORE_INDEX
+from minimodel.models.base import LanguageModel
 from minimodel.models.gpt import init_gpt2_weights
+from minimodel.nn import Block, Dropout, Embedding, LayerNorm, LMHead, ModuleList, TiedHead
+from minimodel.nn.embedding import check_token_ids
 from minimodel.nn.parameter import default_rng
 from minimodel.tensor import Tensor
 
-IGNORE_INDEX = -100
 
 
 @dataclass
@@ -60,7 +61,7 @@ class MLMConfig:
         return asdict(self)
 
 
-class MaskedLM(Module):
+class MaskedLM(LanguageModel):
     """Bidirectional transformer encoder with a tied or untied masked-LM head.
 
     ``forward(idx, labels=None) -> (logits, loss)``: with labels (B, T) (``-100`` except at
@@ -85,12 +86,6 @@ class MaskedLM(Module):
                         else LMHead(c.d_model, c.vocab_size, rng=rng))
         init_gpt2_weights(self, c.n_layer, rng)
 
-    def get_input_embeddings(self) -> Embedding:
-        return self.token_emb
-
-    def get_output_embeddings(self) -> Module:
-        return self.lm_head
-
     def hidden_states(self, idx: Any) -> Tensor:
         ids = check_token_ids(idx, self.config.vocab_size, where="MaskedLM")
         if ids.ndim != 2 or ids.shape[1] > self.config.block_size:
@@ -105,7 +100,7 @@ class MaskedLM(Module):
     def forward(self, idx: Any, labels: Any = None, return_logits: bool = True
                 ) -> tuple[Tensor | None, Tensor | None]:
         """See the class docstring. ``return_logits=False`` (training) skips the (M, V) logits:
-        the loss comes from ``F.linear_cross_entropy`` on the gathered rows."""
+        the loss comes from ``lm_head.loss`` on the gathered rows."""
         h = self.hidden_states(idx)  # (B, T, d)
         if labels is None:
             return self.lm_head(h), None
@@ -117,7 +112,7 @@ class MaskedLM(Module):
         rows = h.reshape(-1, h.shape[-1])[np.flatnonzero(selected)]  # (M, d): gather first
         targets = lab.reshape(-1)[selected].astype(np.int64)  # (M,)
         if not return_logits:
-            return None, F.linear_cross_entropy(rows, self.lm_head.weight, targets)
+            return None, self.lm_head.loss(rows, targets)
         logits = self.lm_head(rows)  # (M, V)
         return logits, F.cross_entropy(logits, targets)
 

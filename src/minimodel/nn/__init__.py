@@ -1,10 +1,20 @@
-"""Neural-network building blocks. Weight tying rules: DESIGN.md section 3."""
+"""Neural-network building blocks. Weight tying rules: DESIGN.md section 3.
 
-from minimodel.nn.attention import MLP, Block, KVCache, MultiHeadAttention
-from minimodel.nn.layers import (Dropout, Embedding, LayerNorm, Linear, LMHead, ModuleList,
-                                  TiedHead)
-from minimodel.nn.module import Module
+The story of a tie is told by two files: ``embedding.py`` (the lookup: gather forward,
+scatter-add backward) and ``lm_head.py`` (``LMHead``, ``TiedHead``: logits = h @ E.T, and the
+tied gradient as the sum of the two uses of E).
+"""
+
+from minimodel.nn.attention import KVCache, MultiHeadAttention
+from minimodel.nn.block import MLP, Block
+from minimodel.nn.dropout import Dropout
+from minimodel.nn.embedding import Embedding
+from minimodel.nn.linear import Linear
+from minimodel.nn.lm_head import LMHead, OutputHead, TiedHead
+from minimodel.nn.module import Module, ModuleList
+from minimodel.nn.norm import LayerNorm
 from minimodel.nn.parameter import Parameter, manual_seed
 
 __all__ = ["Module", "Parameter", "Embedding", "Linear", "LayerNorm", "Dropout", "LMHead",
-           "TiedHead", "ModuleList", "MultiHeadAttention", "MLP", "Block", "KVCache", "manual_seed"]
+           "TiedHead", "OutputHead", "ModuleList", "MultiHeadAttention", "MLP", "Block",
+           "KVCache", "manual_seed"]

@@ -1,7 +1,7 @@
-"""Multi-head self-attention, the GPT-2 MLP and the pre-LN transformer block.
+"""Multi-head self-attention, and the key/value cache used for fast generation.
 
-Parameter names follow GPT-2 (``c_attn``, ``c_proj``, ``c_fc``, ``ln_1``, ``ln_2``) so that a
-checkpoint maps one-to-one onto Hugging Face's ``GPT2LMHeadModel``.
+Parameter names follow GPT-2 (``c_attn``, ``c_proj``) so that a checkpoint maps one-to-one
+onto Hugging Face's ``GPT2LMHeadModel``.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 import minimodel.functional as F
-from minimodel import fused, ops
-from minimodel.nn.layers import Dropout, LayerNorm, Linear
+from minimodel.nn.dropout import Dropout
+from minimodel.nn.linear import Linear
 from minimodel.nn.module import Module
 from minimodel.tensor import Tensor
 
@@ -19,7 +19,7 @@ class MultiHeadAttention(Module):
     """softmax(Q K^T / sqrt(d_head) [+ causal mask]) V, computed for ``n_heads`` heads at once.
 
     Q, K, V come from one projection ``c_attn`` (d -> 3d); the heads are concatenated and mixed
-    by ``c_proj`` (d -> d).
+    by ``c_proj`` (d -> d). The attention itself is ``F.self_attention``.
     """
 
     def __init__(self, d_model: int, n_heads: int, causal: bool = False, dropout: float = 0.0,
@@ -33,26 +33,21 @@ class MultiHeadAttention(Module):
         self.c_proj = Linear(d_model, d_model, bias=bias, rng=rng)
         self.resid_dropout = Dropout(dropout, rng)
 
-    def _heads(self, x: Tensor, B: int, T: int) -> Tensor:
-        """(B, T, d) -> (B, H, T, d_head)."""
-        return x.reshape(B, T, self.n_heads, self.d_model // self.n_heads).transpose(0, 2, 1, 3)
-
     def forward(self, x: Tensor, cache: "KVCache | None" = None) -> Tensor:
-        """x (B, T, d) -> (B, T, d). With a ``cache`` (generation, no gradients) the new keys
-        and values are appended to the cached ones and x holds only the new positions."""
+        """x (B, T, d) -> (B, T, d).
+
+        With a ``cache`` (generation, no gradients) x holds only the new positions: their keys
+        and values are appended to the cached ones, and their queries attend to all of them.
+        """
         if x.ndim != 3 or x.shape[-1] != self.d_model:
             raise ValueError(f"MultiHeadAttention expects (B, T, {self.d_model}), got {x.shape}")
-        B, T, d = x.shape
-        if cache is None:  # training and scoring: one fused node (see fused.SelfAttention)
-            y = fused.SelfAttention.apply(self.c_attn(x), n_heads=self.n_heads,
-                                          causal=self.causal)  # (B, T, d)
-            return self.resid_dropout(self.c_proj(y))
-        q, k, v = ops.split(self.c_attn(x), 3, axis=-1)  # 3 x (B, T, d)
-        q, k, v = self._heads(q, B, T), self._heads(k, B, T), self._heads(v, B, T)  # (B, H, T, dh)
-        if cache is not None:
+        qkv = self.c_attn(x)  # (B, T, 3d)
+        if cache is None:
+            y = F.self_attention(qkv, self.n_heads, self.causal)  # (B, T, d)
+        else:
+            q, k, v = (F.split_heads(z, self.n_heads) for z in F.split(qkv, 3, axis=-1))
             k, v = cache.extend(self, k, v)  # (B, H, T_past + T, dh)
-        y = F.scaled_dot_product_attention(q, k, v, causal=self.causal)  # (B, H, T, dh)
-        y = y.transpose(0, 2, 1, 3).reshape(B, T, d)  # heads side by side again
+            y = F.merge_heads(F.scaled_dot_product_attention(q, k, v, self.causal))
         return self.resid_dropout(self.c_proj(y))
 
     def extra_repr(self) -> str:
@@ -94,39 +89,3 @@ class KVCache:
         values[:, :, used:used + new] = v.data
         self._length[key] = used + new
         return (Tensor._wrap(keys[:, :, :used + new]), Tensor._wrap(values[:, :, :used + new]))
-
-
-class MLP(Module):
-    """GPT-2 feed-forward: c_proj(gelu(c_fc(x))), hidden size ``mlp_ratio * d``."""
-
-    def __init__(self, d_model: int, mlp_ratio: int = 4, dropout: float = 0.0, bias: bool = True,
-                 rng: np.random.Generator | None = None) -> None:
-        super().__init__()
-        self.c_fc = Linear(d_model, mlp_ratio * d_model, bias=bias, rng=rng)
-        self.c_proj = Linear(mlp_ratio * d_model, d_model, bias=bias, rng=rng)
-        self.dropout = Dropout(dropout, rng)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.dropout(self.c_proj(F.gelu(self.c_fc(x))))
-
-
-class Block(Module):
-    """Pre-LN transformer block: x + attn(ln_1(x)), then x + mlp(ln_2(x)).
-
-    ``bias=False, affine=False, mlp_ratio=1`` gives the bare block of the lab's seed exercise
-    (no biases, LayerNorm without scale/shift, d_ff = d).
-    """
-
-    def __init__(self, d_model: int, n_heads: int, causal: bool = True, dropout: float = 0.0,
-                 mlp_ratio: int = 4, eps: float = 1e-5, bias: bool = True, affine: bool = True,
-                 rng: np.random.Generator | None = None) -> None:
-        super().__init__()
-        self.ln_1 = LayerNorm(d_model, eps, elementwise_affine=affine)
-        self.attn = MultiHeadAttention(d_model, n_heads, causal=causal, dropout=dropout,
-                                       bias=bias, rng=rng)
-        self.ln_2 = LayerNorm(d_model, eps, elementwise_affine=affine)
-        self.mlp = MLP(d_model, mlp_ratio, dropout, bias, rng)
-
-    def forward(self, x: Tensor, cache: "KVCache | None" = None) -> Tensor:
-        x = x + self.attn(self.ln_1(x), cache)  # (B, T, d)
-        return x + self.mlp(self.ln_2(x))  # (B, T, d)

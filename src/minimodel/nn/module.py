@@ -29,6 +29,7 @@ class Module:
     """Base class of every layer and model. Subclasses implement ``forward``."""
 
     training: bool
+    embedding_table = False  # True for lookup tables (nn.Embedding), see num_params
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -160,14 +161,14 @@ class Module:
                 parts.append(f"missing keys: {', '.join(missing)}")
             if unexpected:
                 parts.append(f"unexpected keys: {', '.join(unexpected)}")
-            # Fix (tests/core): ValueError, not KeyError, per DESIGN.md section 4 (user errors are
+            # ValueError, not KeyError, per DESIGN.md section 4 (user errors are
             # ValueError/TypeError; str(KeyError) also wraps the whole message in quotes).
             raise ValueError(f"load_state_dict({type(self).__name__}): " + "; ".join(parts)
                            + ". Was the checkpoint saved from a model with the same config? "
                            "Pass strict=False to load the matching keys only.")
         params = dict(self.named_parameters())
         buffers = dict(self.named_buffers())
-        # Fix (tests/core): check every key before writing any, so a refused checkpoint (tied
+        # Check every key before writing any, so a refused checkpoint (tied
         # keys that differ, a wrong shape) leaves the model unchanged instead of half-loaded.
         writes: list[tuple[np.ndarray, np.ndarray]] = []
         for name, value in state_dict.items():
@@ -236,16 +237,15 @@ class Module:
     def num_params(self, non_embedding: bool = False) -> int:
         """Number of parameters, each tied matrix counted once.
 
-        With ``non_embedding=True`` the parameters owned by ``Embedding`` modules (token and
-        position tables, hence also a tied head's matrix) are left out, as in Kaplan et al.
-        (2020); an untied head's own matrix is a projection and still counts.
+        With ``non_embedding=True`` the parameters of lookup tables (modules whose class sets
+        ``embedding_table = True``: token and position embeddings, hence also a tied head's
+        matrix) are left out, as in Kaplan et al. (2020); an untied head's own matrix is a
+        projection and still counts.
         """
-        from minimodel.nn.layers import Embedding
-
         skip: set[int] = set()
         if non_embedding:
             for module in self.modules():
-                if isinstance(module, Embedding):
+                if module.embedding_table:
                     skip.update(id(p) for _, p in module._local_parameters())
         return sum(p.size for p in self.parameters() if id(p) not in skip)
 
@@ -267,3 +267,26 @@ class Module:
                 lines.append(f"  ({name}): {child_repr}")
             return "\n".join(lines) + "\n)"
         return lines[0] + ")"
+
+
+class ModuleList(Module):
+    """An ordered list of submodules registered as "0", "1", ... (e.g. ``blocks.0.ln_1``)."""
+
+    def __init__(self, modules: list[Module] | None = None) -> None:
+        super().__init__()
+        for module in modules or []:
+            self.append(module)
+
+    def append(self, module: Module) -> None:
+        if not isinstance(module, Module):
+            raise TypeError(f"ModuleList holds Modules, got {type(module).__name__}")
+        self._modules[str(len(self._modules))] = module
+
+    def __getitem__(self, index: int) -> Module:
+        return list(self._modules.values())[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())

@@ -1,0 +1,70 @@
+"""Kernel for ``F.layer_norm``: one pass for the statistics, a hand-derived backward."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minimodel.autograd import Function
+from minimodel.dispatch import register_kernel
+from minimodel.functional.normalization import check_layer_norm_inputs
+from minimodel.tensor import Tensor
+
+
+class LayerNorm(Function):
+    r"""y = x_hat * weight + bias with x_hat = (x - mean) / sqrt(var + eps) over the last axis.
+
+    With r = 1 / sqrt(var + eps) and gh = g * weight:
+
+        dx      = r * (gh - mean(gh) - x_hat * mean(gh * x_hat))
+        dweight = sum over rows of g * x_hat,   dbias = sum over rows of g
+
+    Inputs are (x, weight, bias); the wrapper passes constants for a missing weight or bias.
+    """
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, eps=1e-5):
+        d = x.shape[-1]
+        x_hat = x - x.mean(axis=-1, keepdims=True)  # (..., d), centred
+        tmp = x_hat * x_hat
+        var = tmp.sum(axis=-1, keepdims=True)
+        var *= 1.0 / d  # population variance
+        var += eps
+        rstd = 1.0 / np.sqrt(var)  # (..., 1)
+        x_hat *= rstd
+        ctx.save_for_backward(x_hat, rstd, weight)
+        np.multiply(x_hat, weight, out=tmp)  # reuse the buffer: y = x_hat * weight + bias
+        tmp += bias
+        return tmp
+
+    @staticmethod
+    def backward(ctx, g):
+        x_hat, rstd, weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        d = x_hat.shape[-1]
+        dx = g * weight  # dx_hat
+        tmp = dx * x_hat
+        mean_dxhat_xhat = tmp.sum(axis=-1, keepdims=True)
+        mean_dxhat_xhat *= 1.0 / d
+        mean_dxhat = dx.sum(axis=-1, keepdims=True)
+        mean_dxhat *= 1.0 / d
+        dx -= mean_dxhat
+        np.multiply(x_hat, mean_dxhat_xhat, out=tmp)
+        dx -= tmp
+        dx *= rstd
+        dweight = dbias = None
+        if need[1]:
+            np.multiply(g, x_hat, out=tmp)
+            dweight = tmp.reshape(-1, d).sum(axis=0)
+        if need[2]:
+            dbias = g.reshape(-1, d).sum(axis=0)
+        return (dx if need[0] else None), dweight, dbias
+
+
+@register_kernel("layer_norm")
+def layer_norm(x: Tensor, eps: float = 1e-5, weight: Tensor | None = None,
+               bias: Tensor | None = None) -> Tensor:
+    x = check_layer_norm_inputs(x, weight, bias)
+    d = x.shape[-1]
+    weight = weight if weight is not None else Tensor._wrap(np.ones(d, dtype=x.dtype))
+    bias = bias if bias is not None else Tensor._wrap(np.zeros(d, dtype=x.dtype))
+    return LayerNorm.apply(x, weight, bias, eps=eps)
