@@ -24,11 +24,11 @@ adds every occurrence. Worked example (V = 4, d = 2, token 1 appears twice):
     >>> emb = nn.Embedding(4, 2)
     >>> x = emb(np.array([1, 3, 1]))                  # (3, 2): rows 1, 3 and 1 again
     >>> x.backward(np.array([[1., 0.], [0., 1.], [10., 0.]]))
-    >>> emb.weight.grad                               # row 1 = [1, 0] + [10, 0]
+    >>> emb.weight.grad              # row 1 = [1, 0] + [10, 0]; row 3 = [0, 1]; rows 0, 2 untouched
     array([[ 0.,  0.],
            [11.,  0.],
-           [ 0.,  1.],
-           [ 0.,  0.]], dtype=float32)
+           [ 0.,  0.],
+           [ 0.,  1.]], dtype=float32)
 
 In a tied model this matrix is also the output layer (:mod:`minimodel.nn.lm_head`), and its
 gradient is the sum of this scatter-add and the head's dense ``dlogits^T @ h``.

@@ -42,15 +42,17 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__}.__init__ must call super().__init__() "
                                  f"before assigning attribute {name!r}")
+        target = (self._parameters if isinstance(value, Parameter)
+                  else self._modules if isinstance(value, Module) else None)
         for registry in (self._parameters, self._modules, self._buffers):
-            registry.pop(name, None)
-        if isinstance(value, Parameter):
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
-        else:
+            if registry is not target:
+                registry.pop(name, None)
+        if target is None:
             object.__setattr__(self, name, value)
             return
+        # Replacing keeps the name's place in registration order: the first name that reaches a
+        # tied Parameter is its canonical name in state_dict, so order must not shift.
+        target[name] = value
         self.__dict__.pop(name, None)
 
     def __getattr__(self, name: str) -> Any:
