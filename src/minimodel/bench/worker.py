@@ -11,8 +11,6 @@ Tasks (``task`` key): step, memory, mlm, util, ceiling, generate — see each ``
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import json
 import os
@@ -30,7 +28,7 @@ LR, WEIGHT_DECAY = 1e-3, 0.01
 # --------------------------------------------------------------------------- process setup
 def _setup_minimodel(threads: int, allocator: bool = True) -> str:
     """minimodel's own speed settings, exactly as ``minimodel train`` applies them."""
-    from minimodel.training.runtime import configure, set_blas_threads
+    from minimodel.runtime import configure, set_blas_threads
 
     if not allocator:
         set_blas_threads(threads)
@@ -64,26 +62,6 @@ def _reset_hwm() -> bool:
         return True
     except OSError:
         return False
-
-
-def _strict_allocator() -> bool:
-    """Make RSS follow live memory: glibc maps every block >= 128 KiB separately and gives it
-    back on free, and the heap top is trimmed at once (used by the memory case only)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        m_trim, m_top_pad, m_mmap = -1, -2, -3
-        ok = all(libc.mallopt(ctypes.c_int(p), ctypes.c_int(v)) == 1
-                 for p, v in ((m_mmap, 128 * 1024), (m_trim, 128 * 1024), (m_top_pad, 0)))
-        return bool(ok)
-    except (OSError, AttributeError):
-        return False
-
-
-def _malloc_trim() -> None:
-    try:
-        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def _shape(task: dict):
@@ -197,13 +175,15 @@ def task_step(task: dict) -> dict:
 def task_memory(task: dict) -> dict:
     """Peak RSS growth of one training step, after one warm-up step (optimizer state exists).
 
-    RSS is made to follow live memory (``_strict_allocator``), the heap is trimmed, VmHWM is
-    reset to the current RSS through /proc/self/clear_refs, one step runs, and the growth is
+    RSS is made to follow live memory (allocator preset "strict" of :mod:`minimodel.runtime`),
+    the heap is trimmed, VmHWM is reset to the current RSS through /proc/self/clear_refs, one step runs, and the growth is
     VmHWM - RSS before the step. The largest of ``reps`` such steps is reported. minimodel
     also reports tracemalloc's peak over a step (NumPy registers its buffers with tracemalloc),
     an allocator-level cross-check that torch has no equivalent of on CPU.
     """
-    strict = _strict_allocator()
+    from minimodel.runtime import malloc_trim, tune_allocator
+
+    strict = tune_allocator("strict")
     impl, threads = task["impl"], task["threads"]
     setup = (_setup_minimodel(threads, allocator=False) if impl == "minimodel"
              else _setup_torch(threads))
@@ -213,7 +193,7 @@ def task_memory(task: dict) -> dict:
     base_rss = _proc_status()["VmRSS"]
     for _ in range(task.get("reps", 3)):
         gc.collect()
-        _malloc_trim()
+        malloc_trim()
         before = _proc_status()["VmRSS"]
         if not _reset_hwm():
             method = "unavailable: /proc/self/clear_refs not writable"

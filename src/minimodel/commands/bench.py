@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from minimodel.training.options import guarded
+from minimodel.commands._exit import guarded
 
 ORDER = 60
 

@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any, Callable
 
+from minimodel.commands._exit import FAILED, OK, guarded
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 
 ORDER = 80
@@ -145,7 +146,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     summary = status(args.learner_dir, args.lang)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
-        return 0
+        return OK
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -172,7 +173,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                                                                                lang)
             table.add_row(Text(item["id"]), Text(item["title"]), Text(str(last)))
         console.print(table)
-    return 0
+    return OK
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -193,17 +194,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"{name}: {'ok' if not problems else f'{len(problems)} problem(s)'}")
             for problem in problems:
                 print(f"  - {problem}")
-    return 0 if ok else 1
-
-
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except (ValueError, TypeError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-    return run
+    return OK if ok else FAILED
 
 
 def register(subparsers) -> None:
@@ -232,7 +223,7 @@ def register(subparsers) -> None:
     p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help="language of titles")
     p.add_argument("--learner-dir", metavar="DIR", default=None,
                    help="learner folder (default: $MINIMODEL_LEARNER_DIR or ~/.minimodel)")
-    p.set_defaults(func=_guarded(cmd_status))
+    p.set_defaults(func=guarded(cmd_status))
 
     p = sub.add_parser(
         "validate", help="check quizzes, exercises and breaks content",
@@ -244,4 +235,4 @@ def register(subparsers) -> None:
                '"breaks": [...]}}',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", action="store_true", help="print the problems as JSON")
-    p.set_defaults(func=_guarded(cmd_validate))
+    p.set_defaults(func=guarded(cmd_validate))

@@ -1,15 +1,14 @@
 """Command-line options shared by ``minimodel train`` and ``minimodel compare``.
 
-Every option defaults to ``None`` ("use the model's default", see ``training.config``), so a
-resumed run can tell which options were actually typed.
+Every option defaults to ``None`` ("use the model's default", see
+:mod:`minimodel.training.config`), so a resumed run can tell which options were typed.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import fields
-from typing import Any, Callable
+from typing import Any
 
 from minimodel.training.config import DEFAULTS, MODELS, TOKENIZERS, TrainConfig
 
@@ -43,6 +42,7 @@ NUMERIC_OPTIONS: list[tuple[str, type, str]] = [
 
 
 def add_train_options(parser: argparse.ArgumentParser, tie_flags: bool = True) -> None:
+    """Add the model, data and optimisation options (and ``--tied/--untied`` if asked)."""
     parser.add_argument("--model", choices=MODELS, default=None,
                         help="gpt (causal LM, default), mlm (masked LM) or cbow (word vectors)")
     if tie_flags:
@@ -58,14 +58,15 @@ def add_train_options(parser: argparse.ArgumentParser, tie_flags: bool = True) -
     for flag, kind, text in NUMERIC_OPTIONS:
         parser.add_argument(flag, type=kind, default=None, metavar="N" if kind is int else "X",
                             help=text)
-    parser.add_argument("--threads", type=_threads, default="auto", metavar="N",
+    parser.add_argument("--threads", type=threads_option, default="auto", metavar="N",
                         help="BLAS threads; 'auto' (default) uses 1 when other processes "
-                             "keep the cores busy (see minimodel.training.runtime)")
+                             "keep the cores busy (see minimodel.runtime)")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bar: one line per evaluation")
 
 
-def _threads(text: str) -> str | int:
+def threads_option(text: str) -> str | int:
+    """``--threads`` value: "auto" or a positive integer."""
     if text == "auto":
         return text
     try:
@@ -84,16 +85,5 @@ def explicit_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """A TrainConfig holding only what was typed; the rest resolves to the model's defaults."""
     return TrainConfig(**explicit_options(args))
-
-
-def guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """User errors (bad corpus, sizes, files) -> ``error: ...`` on stderr and exit code 2."""
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except (ValueError, OSError, FloatingPointError) as exc:  # OSError: unreadable files
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-    run.__doc__ = handler.__doc__
-    return run
