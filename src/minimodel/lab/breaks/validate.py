@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from minimodel.lab.breaks.catalog import Break, load_all, structure_problems
-from minimodel.lab.breaks.patching import PatchError, apply_patch_to_texts
+from minimodel.lab.patching import PatchError, apply_patch_to_texts
 from minimodel.lab.breaks.runner import ScriptRun, is_fixed, run_script
 from minimodel.lab.breaks.workspace import (Workspace, WorkspaceError, installed_package_dir,
                                             start)

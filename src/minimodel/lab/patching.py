@@ -1,11 +1,13 @@
 """Unified diffs: parse, apply (like ``patch -p1``) and make (with :mod:`difflib`).
 
-Why our own applier instead of calling ``patch``: a break must start on any machine, including
-ones without GNU patch (Windows), and a failed hunk must become a clear error *before* the
-workspace is touched. The applier is strict about content (every context and removed line must
-match exactly) and lenient about position (a hunk may sit a few lines away from where the diff
-says, as ``patch`` allows), so unrelated edits elsewhere in a library file do not break a patch,
-while a change to the lines a break touches does — and ``validate_all()`` reports it.
+Used by the breaks (the bug patch, the fix diff) and the exercises (known-wrong solutions
+stored as small diffs against the reference). Why our own applier instead of calling
+``patch``: a break must start on any machine, including ones without GNU patch (Windows), and
+a failed hunk must become a clear error *before* the workspace is touched. The applier is
+strict about content (every context and removed line must match exactly) and lenient about
+position (a hunk may sit a few lines away from where the diff says, as ``patch`` allows), so
+unrelated edits elsewhere in a library file do not break a patch, while a change to the lines
+a patch touches does — and ``validate_all()`` reports it.
 
 Only modifications of existing text files are supported: no creation, deletion or renames.
 """
