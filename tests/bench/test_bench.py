@@ -17,7 +17,7 @@ import pytest
 
 from minimodel.bench import report, spec
 from minimodel.bench.machine import command_line
-from minimodel.bench.runner import Bench
+from minimodel.bench.cases import run_all
 from minimodel.commands.bench import add_arguments, options_from_args
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -147,7 +147,7 @@ def test_missing_peers_are_skipped_with_a_note(monkeypatch):
                         lambda: {"torch": "not installed", "transformers": "not installed"})
     opts = options_from_args(_args(["--cases", "step", "--configs", "small", *TINY_ARGS]))
     opts.log = lambda text: None
-    results = Bench(opts).run()
+    results = run_all(opts)
     rows = results["cases"]["step"]["rows"]
     assert [r["key"] for r in rows] == ["minimodel"]
     assert any("skipped" in n for n in results["cases"]["step"]["notes"])

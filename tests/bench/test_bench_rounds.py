@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from minimodel.bench import runner
-from minimodel.bench.runner import Bench, Options, combine_rounds
+from minimodel.bench.cases import run_all
+from minimodel.bench.runner import Options, combine_rounds
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 TINY = ["--size", "tiny", "--steps", "2", "--warmup", "1", "--threads", "1", "--max-wait", "0",
@@ -41,7 +42,8 @@ def test_combine_rounds_takes_the_median_of_the_round_medians():
 
 
 def _fake_bench(monkeypatch, ms_by_kernels: dict[str, float], **options):
-    """A Bench whose workers return fixed times and record the environment they got."""
+    """Options for a run whose workers return fixed times and record the environment they
+    got."""
     calls = []
 
     def fake_worker(task, env):
@@ -53,15 +55,14 @@ def _fake_bench(monkeypatch, ms_by_kernels: dict[str, float], **options):
 
     monkeypatch.setattr(runner, "run_worker", fake_worker)
     monkeypatch.setattr(runner.machine, "machine_info", lambda: {"minimodel_source": "abc"})
-    opts = Options(cases=("step",), peers=False, max_wait=0, retries=0, log=lambda t: None,
-                   **options)
-    return Bench(opts), calls
+    return Options(cases=("step",), peers=False, max_wait=0, retries=0, log=lambda t: None,
+                   **options), calls
 
 
 def test_rounds_interleave_and_kernels_switch_reaches_the_worker(monkeypatch):
-    bench, calls = _fake_bench(monkeypatch, {"1": 100.0, "0": 180.0}, rounds=3,
+    opts, calls = _fake_bench(monkeypatch, {"1": 100.0, "0": 180.0}, rounds=3,
                                kernels=("on", "off"))
-    results = bench.run()
+    results = run_all(opts)
     steps = calls
     one_round = [("small", "1", "1"), ("small", "0", "1"), ("large", "1", "1"),
                  ("large", "0", "1")]
@@ -76,20 +77,20 @@ def test_rounds_interleave_and_kernels_switch_reaches_the_worker(monkeypatch):
 
 
 def test_allocator_switch_reaches_the_worker(monkeypatch):
-    bench, calls = _fake_bench(monkeypatch, {"1": 100.0}, allocator=("on", "off"),
+    opts, calls = _fake_bench(monkeypatch, {"1": 100.0}, allocator=("on", "off"),
                                configs=("small",))
-    bench.run()
+    run_all(opts)
     assert calls == [("small", "1", "1"), ("small", "1", "0")]
 
 
 def test_baseline_verdict_within_tolerance(monkeypatch, tmp_path):
     before, _ = _fake_bench(monkeypatch, {"1": 100.0}, configs=("small",))
     saved = tmp_path / "before.json"
-    saved.write_text(json.dumps(before.run(), default=str))
+    saved.write_text(json.dumps(run_all(before), default=str))
     for now_ms, met in ((102.9, True), (95.0, True), (103.5, False)):
-        bench, _ = _fake_bench(monkeypatch, {"1": now_ms}, configs=("small",),
+        opts, _ = _fake_bench(monkeypatch, {"1": now_ms}, configs=("small",),
                                baseline=str(saved), tolerance_pct=3.0)
-        results = bench.run()
+        results = run_all(opts)
         (row,) = results["baseline"]["rows"]
         assert row["before_ms"] == pytest.approx(100.0) and row["ms"] == pytest.approx(now_ms)
         assert row["change_pct"] == pytest.approx(now_ms - 100.0)

@@ -10,15 +10,17 @@ results become table rows and target verdicts.
     generate  time per new token with the KV cache at prompt lengths 16 and 256 (and without)
 
 Each ``case_*`` takes the :class:`~minimodel.bench.runner.Bench` and returns
-``{"rows": [...], "raw": {...}, "notes": [...]}``.
+``{"rows": [...], "raw": {...}, "notes": [...]}``; :func:`run_all` runs the selected ones.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+from dataclasses import asdict
 from typing import Any
 
-from minimodel.bench import spec
-from minimodel.bench.runner import Bench, Variant
+from minimodel.bench import compare, machine, spec
+from minimodel.bench.runner import Bench, Options, Variant
 from minimodel.bench.spec import Shape
 
 PEER_LABELS = {"nanogpt": "PyTorch eager (nanoGPT, SDPA)", "hf-eager": "HF GPT2LMHeadModel eager",
@@ -285,3 +287,37 @@ def case_generate(b: Bench) -> dict[str, Any]:
             f"attention term, i.e. ratio <= FLOP ratio ({predicted:.3f}) x "
             f"{spec.GENERATE_NOISE}.")
     return case
+
+
+CASES = {"step": case_step, "memory": case_memory, "mlm": case_mlm, "util": case_util,
+         "generate": case_generate}
+
+
+def run_all(opts: Options) -> dict[str, Any]:
+    """Measure the GEMM ceiling and every selected case; compare with ``opts.baseline``.
+
+    Returns ``{"meta", "ceiling", "cases": {name: {"rows", "raw", "notes"}}, "targets",
+    "baseline"?, "errors"}`` (what ``--json`` writes).
+    """
+    b = Bench(opts)
+    options = {k: v for k, v in asdict(opts).items() if k != "log"}
+    b.results["meta"] = {**machine.machine_info(), "command": opts.command, "options": options,
+                         "peers": b.peers}
+    if opts.steps < 10 and not opts.quick:
+        opts.log(f"note: --steps {opts.steps} < 10: the medians are a smoke run, not a "
+                 "measurement")
+    if "step" in opts.cases or "util" in opts.cases:
+        opts.log("ceiling: NumPy fp32 GEMMs of the model's shapes")
+        b.results["ceiling"] = b.measure(
+            "GEMM ceiling", {"task": "ceiling", "shape": b.shape(spec.UTIL_SHAPE).to_dict(),
+                             "seconds_per_gemm": 0.15 if opts.quick else 0.6})
+    for name, case in CASES.items():
+        if name in opts.cases:
+            opts.log(f"case {name}")
+            b.results["cases"][name] = case(b)
+    if opts.baseline:
+        b.results["baseline"] = compare.against_baseline(b, opts.baseline, opts.tolerance_pct)
+    b.results["meta"]["finished"] = _dt.datetime.now().astimezone().isoformat(
+        timespec="seconds")
+    b.results["errors"] = b.errors
+    return b.results

@@ -8,12 +8,12 @@ attempt. With ``rounds`` > 1, the whole list of measurements of a case runs once
 (implementation A, B, C, then A, B, C again...), so a machine that drifts slower over minutes
 slows every implementation alike; a row reports the median of its round medians.
 
-What is measured per case, and how it becomes table rows, is in :mod:`minimodel.bench.cases`.
+What is measured per case, how it becomes table rows, and the whole run (:func:`run_all`) are
+in :mod:`minimodel.bench.cases`.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import statistics
@@ -30,7 +30,6 @@ from minimodel.bench.spec import Shape
 WORKER = Path(__file__).resolve().with_name("worker.py")
 WORKER_TIMEOUT_S = 1800
 FOREIGN_LIMIT = 0.25  # other processes' cores during a measurement above this -> measure again
-SWITCHES = ("on", "off")
 
 
 @dataclass(frozen=True)
@@ -231,30 +230,3 @@ class Bench:
     def ceiling_gflops(self) -> float | None:
         c = self.results.get("ceiling")
         return c.get("ceiling_gflops") if c and "error" not in c else None
-
-    # ---- the run
-    def run(self) -> dict[str, Any]:
-        from minimodel.bench import cases, compare
-
-        o = self.opts
-        options = {k: v for k, v in asdict(o).items() if k != "log"}
-        self.results["meta"] = {**machine.machine_info(), "command": o.command,
-                                "options": options, "peers": self.peers}
-        if o.steps < 10 and not o.quick:
-            o.log(f"note: --steps {o.steps} < 10: the medians are a smoke run, not a measurement")
-        if "step" in o.cases or "util" in o.cases:
-            o.log("ceiling: NumPy fp32 GEMMs of the model's shapes")
-            self.results["ceiling"] = self.measure(
-                "GEMM ceiling", {"task": "ceiling", "shape": self.shape(spec.UTIL_SHAPE).to_dict(),
-                                 "seconds_per_gemm": 0.15 if o.quick else 0.6})
-        for case in spec.CASES:
-            if case in o.cases:
-                o.log(f"case {case}")
-                self.results["cases"][case] = getattr(cases, f"case_{case}")(self)
-        if o.baseline:
-            self.results["baseline"] = compare.against_baseline(self, o.baseline,
-                                                                o.tolerance_pct)
-        self.results["meta"]["finished"] = _dt.datetime.now().astimezone().isoformat(
-            timespec="seconds")
-        self.results["errors"] = self.errors
-        return self.results

@@ -143,12 +143,12 @@ def run(args: argparse.Namespace) -> int:
 
     from minimodel.bench import report
     from minimodel.bench.machine import command_line
-    from minimodel.bench.runner import Bench
+    from minimodel.bench.cases import run_all
 
     console = Console(width=None if sys.stdout.isatty() else 200)
     opts = options_from_args(args, command_line())
     opts.log = lambda text: console.print(text, highlight=False, markup=False)
-    results = Bench(opts).run()
+    results = run_all(opts)
     console.print()
     report.print_tables(results, console)
     if args.json:
