@@ -127,3 +127,12 @@ def test_another_checkout_is_measured_by_this_harness(tmp_path):
     assert Path(theirs["minimodel_dir"]) == other / "minimodel"
     assert Path(theirs["harness_dir"]) == SRC / "minimodel" / "bench"
     assert theirs["loss_first"] == pytest.approx(ours["loss_first"], rel=1e-6)
+
+
+def test_variant_switches_are_checked():
+    from minimodel.bench.runner import Variant
+
+    assert Variant("off", "on").label == "minimodel, kernels off"
+    assert Variant("off", "on").env() == {"MINIMODEL_KERNELS": "0", "MINIMODEL_TUNE_MALLOC": "1"}
+    with pytest.raises(ValueError, match="kernels='yes'.*'on' or 'off'"):
+        Variant(kernels="yes")

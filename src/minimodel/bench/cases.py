@@ -53,6 +53,7 @@ def _is_primary(row: dict, primary: Variant) -> bool:
 
 
 def case_step(b: Bench) -> dict[str, Any]:
+    """Every minimodel variant and every peer, per config, in interleaved rounds."""
     o = b.opts
     case: dict[str, Any] = {"rows": [], "raw": {}, "notes": b.peer_note(), "variant_ratios": {}}
     peers = (["nanogpt"] if b.torch_ok() else []) + (
@@ -64,15 +65,15 @@ def case_step(b: Bench) -> dict[str, Any]:
         task = {"task": "step", "shape": shape.to_dict()}
         for v in b.variants:
             jobs.append((f"step {name} {v.label}", {**task, "impl": "minimodel"}, v))
-            where.append((name, shape, "minimodel", v.label))
+            where.append((name, "minimodel", v.label))
         for impl in peers:
             jobs.append((f"step {name} {impl}", {**task, "impl": impl}, None))
-            where.append((name, shape, impl, impl))
+            where.append((name, impl, impl))
     results = b.measure_rounds(jobs)
     for name in o.configs:
         shape = b.shape(spec.step_shape(name))
         flops = shape.flops()["total"]
-        mine = [(impl, label, r) for (n, _, impl, label), r in zip(where, results) if n == name]
+        mine = [(impl, label, r) for (n, impl, label), r in zip(where, results) if n == name]
         case["raw"][name] = {label: r for _, label, r in mine}
         rows = []
         for impl, label, r in mine:

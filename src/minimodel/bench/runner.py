@@ -42,6 +42,12 @@ class Variant:
     src: str | None = None
     src_label: str = ""
 
+    def __post_init__(self) -> None:
+        for name in ("kernels", "allocator"):
+            value = getattr(self, name)
+            if value not in ("on", "off"):
+                raise ValueError(f"Variant({name}={value!r}): use 'on' or 'off'")
+
     @property
     def label(self) -> str:
         parts = ["minimodel" + (f" @ {self.src_label}" if self.src else "")]
@@ -78,8 +84,9 @@ class Options:
     log: Callable[[str], None] = field(default=print, repr=False)
 
     def variants(self) -> list[Variant]:
-        """The minimodel variants of the step and mlm cases; the first is the primary one
-        (it is compared with the peers and the targets)."""
+        """The minimodel variants of the step case; the first is the primary one (compared
+        with the peers and the targets, and the one the mlm case runs). Another checkout
+        (``against``) runs with the primary variant's switches."""
         out = [Variant(k, a) for k in self.kernels for a in self.allocator]
         if self.against:
             state = machine.source_state(self.against)
