@@ -1,7 +1,7 @@
-"""Every performance case of ``minimodel bench`` (a thin wrapper; same options).
+"""Every performance case of ``minimodel bench`` (a thin entry point; same options).
 
-    PYTHONPATH=src python benchmarks/run_all.py --write-md          # all cases -> BENCHMARKS.md
-    PYTHONPATH=src python benchmarks/run_all.py --cases step --configs large --steps 20
+    python benchmarks/run_all.py --write-md          # all cases -> BENCHMARKS.md
+    python benchmarks/run_all.py --cases step --configs large --steps 20
 """
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+sys.path.insert(0, SRC)
 
-from minimodel.bench import main  # noqa: E402
+from minimodel.cli import main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(["bench", *sys.argv[1:]]))

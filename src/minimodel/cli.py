@@ -2,7 +2,9 @@
 
 Every subcommand lives in its own module under :mod:`minimodel.commands`. A module there
 defines ``ORDER`` (its place in ``--help``) and ``register(subparsers)``, which adds one or more
-subparsers and sets ``func`` on each; ``func(args)`` returns the process exit code.
+subparsers and sets ``func`` on each; ``func(args)`` returns the process exit code, one of
+:mod:`minimodel.commands._exit` (0 ok, 1 what was checked failed, 2 usage or user error,
+130 interrupted). Modules whose name starts with ``_`` are helpers, not commands.
 
 Why discovery instead of a hand-written table: each part of minimodel (training, the lab,
 interop, benchmarks) owns its command file, and adding one never edits this file.
@@ -17,6 +19,7 @@ import pkgutil
 import sys
 
 from minimodel import __version__
+from minimodel.commands._exit import EPILOG, INTERRUPTED, OK
 
 DESCRIPTION = """\
 minimodel: a from-scratch NumPy deep-learning library and a terminal lab for learning how
@@ -48,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="minimodel",
         description=DESCRIPTION,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"minimodel {__version__}")
@@ -62,18 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 0
+        return OK
     try:
-        return int(args.func(args) or 0)
+        return int(args.func(args) or OK)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     except BrokenPipeError:
         # Output piped into e.g. `head`, which stopped reading: not an error of ours. Point
         # stdout at /dev/null so Python's exit-time flush does not raise again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return OK
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from minimodel.bench import add_arguments, options_from_args, report, spec
-from minimodel.bench.runner import Bench, command_line
+from minimodel.bench import report, spec
+from minimodel.bench.machine import command_line
+from minimodel.bench.cases import run_all
+from minimodel.commands.bench import add_arguments, options_from_args
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 TINY_ARGS = ["--size", "tiny", "--steps", "2", "--warmup", "1", "--threads", "1",
@@ -139,13 +141,13 @@ def test_option_parsing_and_quick_defaults():
 
 
 def test_missing_peers_are_skipped_with_a_note(monkeypatch):
-    import minimodel.bench.runner as runner
+    import minimodel.bench.machine as machine
 
-    monkeypatch.setattr(runner, "peers_available",
+    monkeypatch.setattr(machine, "peers_available",
                         lambda: {"torch": "not installed", "transformers": "not installed"})
     opts = options_from_args(_args(["--cases", "step", "--configs", "small", *TINY_ARGS]))
     opts.log = lambda text: None
-    results = Bench(opts).run()
+    results = run_all(opts)
     rows = results["cases"]["step"]["rows"]
     assert [r["key"] for r in rows] == ["minimodel"]
     assert any("skipped" in n for n in results["cases"]["step"]["notes"])

@@ -187,7 +187,7 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
 
     # run refuses until every prediction has text
     code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--learner-dir", learner)
-    assert code == 3 and "Prediction 1" in out and "SYMPTOM" not in out
+    assert code == 2 and "Prediction 1" in out and "SYMPTOM" not in out
     write_predictions(work)
     code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--learner-dir", learner)
     assert code == 0
@@ -383,7 +383,7 @@ def test_spanish_workspace(capsys, tmp_path):
     notes = (work / "NOTES.md").read_text()
     assert "## Predicción 1" in notes and "tu predicción" in notes
     code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--learner-dir", learner)
-    assert code == 3 and "Primero predice" in out
+    assert code == 2 and "Primero predice" in out
     code, out, _ = cli(capsys, "break", "hint", "--workdir", str(work), "--learner-dir", learner)
     assert out.startswith("pista 1 de 3")
     diff = Workspace.open(work).fix_diff()

@@ -124,7 +124,7 @@ def test_spanish_check_translates_case_names_labels_and_statuses(learner, capsys
     out = capsys.readouterr().out
     assert "ejemplo 1" in out and "oculto 6" in out and "superado" in out and "bloque" in out
     assert "example 1" not in out and "hidden" not in out and " passed " not in out
-    from minimodel.commands.exercise import case_label
+    from minimodel.lab.i18n import case_label
     assert case_label("float32, 1 block, 2 heads, M=0", "es") == \
         "float32, 1 bloque, 2 cabezas, M=0"
 
@@ -138,7 +138,7 @@ def test_spanish_list_translates_statuses(learner, capsys):
 
 def test_statement_formula_lines_wrap_under_their_formula():
     # Rich wrapped long formula lines at column 0, breaking the formula block apart.
-    from minimodel.commands.exercise import reflow, wrap_formulas
+    from minimodel.lab.exercises.display import reflow, wrap_formulas
 
     text = wrap_formulas(reflow(get_exercise("mlm-with-tied-output-head").text("statement",
                                                                              "en")), 76)

@@ -3,9 +3,14 @@ with its declared status, and the text exists in English and Spanish."""
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
+import shutil
 import sys
 import types
 from pathlib import Path
+
+import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 try:
@@ -16,7 +21,9 @@ except ImportError:  # package __init__ mid-rewrite by others: the lab needs onl
     _stub.__version__ = "0.0.0"
     sys.modules["minimodel"] = _stub
 
-from minimodel.lab.exercises import all_exercises, list_exercises, validate_all  # noqa: E402
+from minimodel.lab.exercises import (all_exercises, check_solution, get_exercise,  # noqa: E402
+                                     list_exercises, validate_all)
+from minimodel.lab.patching import PatchError  # noqa: E402
 
 REQUIRED = {"embedding-lookup", "embedding-onehot-matmul", "tied-head-logits", "cross-entropy",
             "layer-norm", "gelu-tanh", "multi-head-self-attention", "mlm-forward-pass",
@@ -35,9 +42,60 @@ def test_declared_wrong_kinds_cover_the_classic_mistakes():
     expects = {(e.id, w["file"]): w["expect"] for e in all_exercises() for w in e.wrong}
     kinds = set(expects.values())
     assert {"wrong", "shape", "dtype", "forbidden", "timeout"} <= kinds
-    assert expects[("mlm-with-tied-output-head", "untied_head.py")] == "wrong"
-    assert expects[("cbow-step", "fancy_index_add.py")] == "wrong"
+    assert expects[("mlm-with-tied-output-head", "untied_head.diff")] == "wrong"
+    assert expects[("cbow-step", "fancy_index_add.diff")] == "wrong"
     assert expects[("multi-head-self-attention", "torch_sdpa.py")] == "forbidden"
+
+
+def test_mlm_exercises_use_the_library_reference_and_no_copy():
+    from minimodel.models import mlm_reference
+
+    for ex_id, function in (("mlm-forward-pass", "mlm_forward"),
+                            ("mlm-with-tied-output-head", "mlm_forward_tied")):
+        ex = get_exercise(ex_id)
+        assert ex.reference_path == Path(mlm_reference.__file__).resolve()
+        assert ex.reference_function() is getattr(mlm_reference, function)
+        assert not (ex.folder / "reference.py").exists()
+
+
+def _changed_lines(a: str, b: str) -> int:
+    return sum(1 for line in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="")
+               if line[:1] in "+-" and not line.startswith(("---", "+++")))
+
+
+def test_wrong_diffs_are_the_reference_with_one_small_change():
+    diffs = [(ex, w) for ex in all_exercises() for w in ex.wrong if w["file"].endswith(".diff")]
+    assert len(diffs) >= 16
+    for ex, w in diffs:
+        reference = ex.reference_path.read_text(encoding="utf-8")
+        source = ex.wrong_source(w)
+        assert 1 <= _changed_lines(reference, source) <= 6, (ex.id, w["file"])
+        compile(source, w["file"], "exec")  # still a Python file
+        first = (ex.folder / "wrong" / w["file"]).read_text().splitlines()[0]
+        assert first.startswith("Wrong"), (ex.id, w["file"])  # says what is wrong, then the diff
+
+
+def test_a_wrong_diff_judged_fails_for_its_reason(tmp_path):
+    ex = get_exercise("mlm-forward-pass")
+    entry = next(w for w in ex.wrong if w["file"] == "causal_mask.diff")
+    result = check_solution(ex, "wrong/causal_mask.diff", source=ex.wrong_source(entry), seed=5)
+    assert result["status"] == "wrong" and result["reason"] == "wrong"
+    assert any("largest error" in c["message"] for c in result["cases"])
+    entry = next(w for w in ex.wrong if w["file"] == "full_logits.diff")
+    result = check_solution(ex, "wrong/full_logits.diff", source=ex.wrong_source(entry), seed=5)
+    assert result["status"] == "wrong" and result["reason"] == "shape"
+
+
+def test_a_diff_that_no_longer_fits_is_reported_with_both_files(tmp_path):
+    ex = get_exercise("multi-head-self-attention")
+    folder = tmp_path / ex.id
+    shutil.copytree(ex.folder, folder)
+    reference = folder / "reference.py"
+    reference.write_text(reference.read_text().replace("math.sqrt(dh)", "dh ** 0.5"))
+    moved = dataclasses.replace(ex, folder=folder)
+    entry = next(w for w in moved.wrong if w["file"] == "no_scale.diff")
+    with pytest.raises(PatchError, match=r"no_scale\.diff does not apply to .*reference\.py"):
+        moved.wrong_source(entry)
 
 
 def test_validate_all_content_through_the_real_judge():

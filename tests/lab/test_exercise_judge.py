@@ -71,7 +71,8 @@ def test_shape_and_dtype_reported_apart_from_values(tmp_path):
 
 def test_sparse_gradient_rows_are_checked(tmp_path):
     ex = get_exercise("cbow-step")
-    res = check_solution(ex, ex.folder / "wrong" / "tied_style_grad.py", seed=2)
+    wrong = next(w for w in ex.wrong if w["file"] == "tied_style_grad.diff")
+    res = check_solution(ex, "tied_style_grad", source=ex.wrong_source(wrong), seed=2)
     assert res["status"] == "wrong"
     assert "must be exactly zero" in res["cases"][0]["message"]
 

@@ -37,9 +37,11 @@ _LOAD, _TARGET, _MET = ("other", "other cores", _num(2)), ("target", "target", s
 
 COLUMNS: dict[str, list[tuple[str, str, Fmt]]] = {
     "step": [("config", "config", str), ("impl", "implementation", str), _MS,
-             ("ms_min", "min ms", _ms), _TOK, _GF, ("util_pct", "util", _pct),
-             ("ratio", "x best peer", _x), _MIB, ("loss0", "loss0", _num(4)), _LOAD, _TARGET,
-             _MET],
+             ("ms_min", "min ms", _ms), ("cpu_ms", "cpu ms", _ms), _TOK, _GF,
+             ("util_pct", "util", _pct), ("ratio", "x best peer", _x),
+             ("vs_primary", "x minimodel", _x), ("spread_pct", "round spread", _pct),
+             ("faults", "faults/step", _num(0)), _MIB, ("loss0", "loss0", _num(4)), _LOAD,
+             _TARGET, _MET],
     "memory": [("config", "config", str), ("impl", "implementation", str), _MS, _TOK, _GF,
                ("growth_mib", "peak growth MiB", _num(1)),
                ("tracemalloc_mib", "tracemalloc MiB", _num(1)),
@@ -64,7 +66,12 @@ TITLES = {
     "mlm": "mlm: MaskedLM step, 15% masking, project masked rows vs every position",
     "util": "util: whole-step utilisation of the fp32 GEMM ceiling, d=256 V=8192",
     "generate": "generate: greedy decoding, B=1, time per new token",
+    "baseline": "baseline: this run against a saved one",
 }
+BASELINE_COLUMNS = [("case", "case", str), ("config", "config", str),
+                    ("impl", "implementation", str), ("before_ms", "before ms", _ms),
+                    ("ms", "now ms", _ms), ("change_pct", "change", lambda v: f"{v:+.1f}%"),
+                    _TARGET, _MET]
 GEMM_COLUMNS = [("gemm", "GEMM (model shape)", str), ("gflops_best", "GFLOP/s best", _num(1)),
                 ("gflops_median", "GFLOP/s median", _num(1)), ("reps", "reps", str)]
 TARGET_COLUMNS = [("case", "case", str), ("metric", "metric", str),
@@ -120,6 +127,12 @@ def print_tables(results: dict[str, Any], console: Any = None) -> None:
         for note in data.get("notes", []):
             console.print(f"[dim]{note}[/dim]", highlight=False)
         console.print()
+    base = results.get("baseline")
+    if base:
+        console.print(table(f"{TITLES['baseline']} ({base['file']}, minimodel "
+                            f"{base['source']}, {base['date']})", BASELINE_COLUMNS,
+                            base["rows"]))
+        console.print()
     if results.get("targets"):
         console.print(table("targets", TARGET_COLUMNS, _target_rows(results)))
     for err in results.get("errors", []):
@@ -164,6 +177,10 @@ def markdown(results: dict[str, Any]) -> str:
         f"{opts['steps']} timed steps" + (", --quick" if opts.get("quick") else "")
         + (f", size {opts['size']}" if opts.get("size") != "full" else ""),
         "- peers: " + ", ".join(f"{k}: {v or 'ok'}" for k, v in m["peers"].items()),
+        f"- rounds: {opts.get('rounds', 1)} (interleaved; a row is the median of the round "
+        f"medians); minimodel kernels: {', '.join(opts.get('kernels', ['on']))}; allocator "
+        f"tuning: {', '.join(opts.get('allocator', ['on']))}"
+        + (f"; also measured: {opts['against']}" if opts.get("against") else ""),
         "",
     ]
     if results.get("targets"):
@@ -179,10 +196,22 @@ def markdown(results: dict[str, Any]) -> str:
         if case in ("step", "memory") and extra:
             notes.append("Peer optimizers: " + "; ".join(extra))
         out += [f"- {n}" for n in notes] + [""]
+    base = results.get("baseline")
+    if base:
+        out += [f"## {TITLES['baseline']}", "",
+                f"Saved run: `{base['file']}` (minimodel {base['source']}, {base['date']}); "
+                f"change = now / before - 1; minimodel's step may be at most "
+                f"{base['tolerance_pct']:g} % slower. The peers' change shows how much the "
+                "machine itself drifted between the two runs.", "",
+                _md_table(BASELINE_COLUMNS, base["rows"]), ""]
     out += [
         "## Columns",
         "",
-        "- ms: median wall time (per step, or per generated token); min ms: fastest timed step.",
+        "- ms: median wall time (per step, or per generated token; with several rounds the "
+        "median of the round medians); min ms: fastest timed step; cpu ms: process CPU time "
+        "per step (all BLAS threads); round spread: (slowest - fastest round median) / ms.",
+        "- x minimodel: time / the first minimodel row's (kernels off: the off/on ratio); "
+        "faults/step: minor page faults per step (the allocator tuning removes most).",
         "- tokens/s: B*T / ms (training) or 1 / ms (generation).",
         "- GFLOP/s: the model FLOPs of minimodel.bench.spec (6*P_non-embedding*tokens + "
         "6*d*V*head rows + 12*L*T*d*tokens) / time; util: GFLOP/s / the NumPy fp32 GEMM ceiling "

@@ -1,455 +1,75 @@
-"""One measurement in a fresh process: ``python -m minimodel.bench.worker '<json task>'``.
+"""One measurement in a fresh process: ``python .../minimodel/bench/worker.py '<json task>'``.
 
-The parent (:mod:`minimodel.bench.runner`) starts one worker per implementation and case, with
-``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` already set in its environment, so NumPy's BLAS
-and torch start with the requested thread count and nothing measured shares a heap, a BLAS
-thread pool or a warm cache with anything else. The worker prints one line
-``RESULT {json}`` at the end; anything else on stdout/stderr is diagnostics.
+The runner (:mod:`minimodel.bench.runner`) starts one worker per implementation, case and
+round, with the thread counts (``OPENBLAS_NUM_THREADS``...) and switches
+(``MINIMODEL_KERNELS``, ``MINIMODEL_TUNE_MALLOC``) already in its environment, so nothing
+measured shares a heap, a BLAS thread pool or a warm cache with anything else. The worker
+prints one line ``RESULT {json}`` at the end; anything else on stdout/stderr is diagnostics.
 
-Tasks (``task`` key): step, memory, mlm, util, ceiling, generate — see each ``task_*``.
+Which minimodel is measured: the one on ``PYTHONPATH`` — this checkout's by default, or another
+checkout's ``src`` (``--against``). The harness itself (``minimodel.bench``, and
+``minimodel.runtime`` for the process settings) always comes from the folder this file is in,
+so two versions of the library are measured by exactly the same code.
+
+Tasks (``task`` key): step, memory, mlm, util, ceiling, generate; see
+:mod:`minimodel.bench.tasks`.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import gc
+import importlib.util
 import json
 import os
-import resource
-import statistics
 import sys
-import time
-from typing import Any, Callable
+from pathlib import Path
 
 RESULT_PREFIX = "RESULT "
-SEED = 0
-LR, WEIGHT_DECAY = 1e-3, 0.01
-
-
-# --------------------------------------------------------------------------- process setup
-def _setup_minimodel(threads: int, allocator: bool = True) -> str:
-    """minimodel's own speed settings, exactly as ``minimodel train`` applies them."""
-    from minimodel.training.runtime import configure, set_blas_threads
-
-    if not allocator:
-        set_blas_threads(threads)
-        return f"BLAS threads: {threads}"
-    return configure(threads)
-
-
-def _setup_torch(threads: int) -> str:
-    import torch
-
-    torch.set_num_threads(threads)
-    return f"torch threads: {torch.get_num_threads()}"
-
-
-def _proc_status() -> dict[str, int]:
-    """VmRSS / VmHWM of this process in KiB (Linux)."""
-    out = {}
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith(("VmRSS:", "VmHWM:")):
-                key, value = line.split(":")
-                out[key] = int(value.split()[0])
-    return out
-
-
-def _reset_hwm() -> bool:
-    """Reset VmHWM to the current RSS (Linux >= 4.0: write 5 to /proc/self/clear_refs)."""
-    try:
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def _strict_allocator() -> bool:
-    """Make RSS follow live memory: glibc maps every block >= 128 KiB separately and gives it
-    back on free, and the heap top is trimmed at once (used by the memory case only)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        m_trim, m_top_pad, m_mmap = -1, -2, -3
-        ok = all(libc.mallopt(ctypes.c_int(p), ctypes.c_int(v)) == 1
-                 for p, v in ((m_mmap, 128 * 1024), (m_trim, 128 * 1024), (m_top_pad, 0)))
-        return bool(ok)
-    except (OSError, AttributeError):
-        return False
-
-
-def _malloc_trim() -> None:
-    try:
-        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
-def _shape(task: dict):
-    from minimodel.bench.spec import Shape
-
-    return Shape(**task["shape"])
-
-
-def _batch(shape, seed: int = SEED):
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    seq = rng.integers(0, shape.V, size=(shape.B, shape.T + 1), dtype=np.int64)
-    return seq[:, :-1].copy(), seq[:, 1:].copy()
-
-
-def _time_steps(step: Callable[[], float], warmup: int, steps: int) -> dict[str, Any]:
-    """Run ``warmup`` untimed steps, then ``steps`` timed ones (wall and process-CPU time)."""
-    losses = [step() for _ in range(warmup)]
-    wall, cpu = [], []
-    faults0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(steps):
-        c0, t0 = time.process_time(), time.perf_counter()
-        losses.append(step())
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return {"median_s": statistics.median(wall), "min_s": min(wall), "max_s": max(wall),
-            "times_s": wall, "cpu_median_s": statistics.median(cpu),
-            "loss_first": float(losses[0]), "loss_last": float(losses[-1]),
-            "minor_faults_per_step": (ru.ru_minflt - faults0) / max(steps, 1),
-            "max_rss_mib": ru.ru_maxrss / 1024}
-
-
-# --------------------------------------------------------------------------- step builders
-def minimodel_gpt(shape, block_size: int | None = None):
-    import numpy as np
-
-    from minimodel.models import GPT, GPTConfig
-
-    config = GPTConfig(vocab_size=shape.V, block_size=block_size or shape.T, n_layer=shape.L,
-                       n_head=shape.H, d_model=shape.d, tie_embeddings=True, dropout=0.0)
-    return GPT(config, rng=np.random.default_rng(SEED))
-
-
-def build_step(impl: str, shape) -> tuple[Callable[[], float], dict[str, Any]]:
-    """A closure running one training step (forward, backward, AdamW, zero_grad) -> loss."""
-    x, y = _batch(shape)
-    if impl == "minimodel":
-        from minimodel import optim
-
-        model = minimodel_gpt(shape)
-        opt = optim.AdamW(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
-
-        def step() -> float:
-            _, loss = model(x, y, return_logits=False)  # chunked tied head + loss
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            return float(loss.item())
-
-        return step, {"optimizer": "minimodel.optim.AdamW"}
-
-    import torch
-
-    from minimodel.bench import peers
-
-    mm_model = minimodel_gpt(shape)  # the weights every implementation starts from
-    if impl == "nanogpt":
-        model = peers.nanogpt(shape, mm_model.state_dict())
-        loss_fn = model
-    elif impl in ("hf-eager", "hf-sdpa"):
-        model = peers.hf_gpt2(shape, impl.split("-")[1], mm_model)
-
-        def loss_fn(idx, targets):
-            return peers.hf_loss(model, idx, targets)
-    else:
-        raise ValueError(f"unknown step implementation {impl!r}")
-    del mm_model
-    opt, opt_desc = peers.adamw(model.parameters(), LR, WEIGHT_DECAY)
-    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
-
-    def step() -> float:
-        loss = loss_fn(tx, ty)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        return float(loss.item())
-
-    blas = [part.split("=", 1)[1] for part in torch.__config__.show().replace(",", " ").split()
-            if part.startswith("BLAS_INFO=")]
-    return step, {"optimizer": f"torch.optim.AdamW {opt_desc}", "torch": torch.__version__,
-                  "torch_blas": blas[0] if blas else "?"}
-
-
-def _setup_for(impl: str, threads: int) -> str:
-    return _setup_minimodel(threads) if impl.startswith("minimodel") or impl in (
-        "masked", "full", "full-chunked") else _setup_torch(threads)
-
-
-# --------------------------------------------------------------------------- tasks
-def task_step(task: dict) -> dict:
-    """Time a GPT training step of implementation ``impl`` (minimodel, nanogpt, hf-*)."""
-    setup = _setup_for(task["impl"], task["threads"])
-    step, info = build_step(task["impl"], _shape(task))
-    out = _time_steps(step, task["warmup"], task["steps"])
-    out.update(info, setup=setup)
-    return out
-
-
-def task_memory(task: dict) -> dict:
-    """Peak RSS growth of one training step, after one warm-up step (optimizer state exists).
-
-    RSS is made to follow live memory (``_strict_allocator``), the heap is trimmed, VmHWM is
-    reset to the current RSS through /proc/self/clear_refs, one step runs, and the growth is
-    VmHWM - RSS before the step. The largest of ``reps`` such steps is reported. minimodel
-    also reports tracemalloc's peak over a step (NumPy registers its buffers with tracemalloc),
-    an allocator-level cross-check that torch has no equivalent of on CPU.
-    """
-    strict = _strict_allocator()
-    impl, threads = task["impl"], task["threads"]
-    setup = (_setup_minimodel(threads, allocator=False) if impl == "minimodel"
-             else _setup_torch(threads))
-    step, info = build_step(impl, _shape(task))
-    losses = [step()]  # warm-up: optimizer state, lazily built buffers, thread pools
-    growth, method = [], "VmHWM - VmRSS over one step (VmHWM reset via /proc/self/clear_refs)"
-    base_rss = _proc_status()["VmRSS"]
-    for _ in range(task.get("reps", 3)):
-        gc.collect()
-        _malloc_trim()
-        before = _proc_status()["VmRSS"]
-        if not _reset_hwm():
-            method = "unavailable: /proc/self/clear_refs not writable"
-            break
-        losses.append(step())
-        growth.append((_proc_status()["VmHWM"] - before) / 1024)
-    out = {"growth_mib": max(growth) if growth else None, "growth_all_mib": growth,
-           "method": method, "strict_allocator": strict, "rss_before_mib": base_rss / 1024,
-           "loss_first": float(losses[0]), "setup": setup, **info}
-    if impl == "minimodel":
-        import tracemalloc
-
-        gc.collect()
-        tracemalloc.start()
-        tracemalloc.reset_peak()
-        start, _ = tracemalloc.get_traced_memory()
-        step()
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        out["tracemalloc_peak_mib"] = (peak - start) / 2**20
-    return out
-
-
-def task_mlm(task: dict) -> dict:
-    """MaskedLM step: ``masked`` (gather the ~15 % masked rows, then the chunked tied head),
-    ``full`` (logits for every position (B, T, V), then cross_entropy with -100 labels) or
-    ``full-chunked`` (every position through the chunked head: separates gather from chunking)."""
-    import numpy as np
-
-    import minimodel.functional as F
-    from minimodel import optim
-    from minimodel.bench.spec import MASK_PROB
-    from minimodel.data.masking import mask_tokens
-    from minimodel.models import MaskedLM, MLMConfig
-
-    setup = _setup_minimodel(task["threads"])
-    shape, variant = _shape(task), task["impl"]
-    model = MaskedLM(MLMConfig(vocab_size=shape.V, block_size=shape.T, n_layer=shape.L,
-                               n_head=shape.H, d_model=shape.d),
-                     rng=np.random.default_rng(SEED))
-    opt = optim.AdamW(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
-    ids = np.random.default_rng(SEED).integers(0, shape.V - 1, size=(shape.B, shape.T))
-    inputs, labels = mask_tokens(ids, mask_id=shape.V - 1, vocab_size=shape.V, rng=SEED,
-                                 mask_prob=MASK_PROB)
-    masked_rows = int((labels != -100).sum())
-
-    def loss_of() -> Any:
-        if variant == "masked":
-            return model(inputs, labels, return_logits=False)[1]
-        h = model.hidden_states(inputs)  # (B, T, d)
-        if variant == "full":
-            return F.cross_entropy(model.lm_head(h), labels)  # (B, T, V) logits held
-        if variant == "full-chunked":
-            return F.linear_cross_entropy(h, model.lm_head.weight, labels)
-        raise ValueError(f"unknown MLM variant {variant!r}")
-
-    def step() -> float:
-        loss = loss_of()
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return float(loss.item())
-
-    out = _time_steps(step, task["warmup"], task["steps"])
-    out.update(masked_rows=masked_rows, setup=setup)
-    return out
-
-
-def task_util(task: dict) -> dict:
-    """minimodel GPT step with two timers: the embedding Lookup's backward and AdamW.step."""
-    from minimodel import optim
-    from minimodel.nn.embedding import Lookup
-
-    setup = _setup_minimodel(task["threads"])
-    shape = _shape(task)
-    x, y = _batch(shape)
-    model = minimodel_gpt(shape)
-    opt = optim.AdamW(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
-    spent = {"embedding_backward": 0.0, "adamw_step": 0.0}
-    calls = {"embedding_backward": 0}
-
-    original_backward = Lookup.backward  # a staticmethod: the plain function
-
-    def timed_backward(ctx, g):
-        t0 = time.perf_counter()
-        try:
-            return original_backward(ctx, g)
-        finally:
-            spent["embedding_backward"] += time.perf_counter() - t0
-            calls["embedding_backward"] += 1
-
-    Lookup.backward = staticmethod(timed_backward)
-    original_step = opt.step
-
-    def timed_step() -> None:
-        t0 = time.perf_counter()
-        original_step()
-        spent["adamw_step"] += time.perf_counter() - t0
-
-    rows: list[dict[str, float]] = []
-
-    def step() -> float:
-        for key in spent:
-            spent[key] = 0.0
-        t0 = time.perf_counter()
-        _, loss = model(x, y, return_logits=False)
-        loss.backward()
-        timed_step()
-        opt.zero_grad()
-        value = float(loss.item())
-        total = time.perf_counter() - t0
-        rows.append({"total_s": total, **{k: v for k, v in spent.items()}})
-        return value
-
-    out = _time_steps(step, task["warmup"], task["steps"])
-    timed = rows[task["warmup"]:]
-
-    def median(fn) -> float:
-        return statistics.median(fn(r) for r in timed)
-
-    out.update(setup=setup, embedding_calls_per_step=calls["embedding_backward"] / len(rows),
-               embedding_backward_median_s=median(lambda r: r["embedding_backward"]),
-               adamw_step_median_s=median(lambda r: r["adamw_step"]),
-               embedding_share_pct=100 * median(lambda r: r["embedding_backward"] / r["total_s"]),
-               adamw_share_pct=100 * median(lambda r: r["adamw_step"] / r["total_s"]))
-    return out
-
-
-def task_ceiling(task: dict) -> dict:
-    """NumPy fp32 GEMM throughput on the model's shapes: best and median of repeats."""
-    import numpy as np
-
-    from minimodel.bench.spec import ceiling_gemms
-
-    setup = _setup_minimodel(task["threads"])
-    rng = np.random.default_rng(SEED)
-    budget = task.get("seconds_per_gemm", 0.6)
-    rows = []
-    for name, sa, sb in ceiling_gemms(_shape(task)):
-        a = rng.standard_normal(sa, dtype=np.float32)
-        b = rng.standard_normal(sb, dtype=np.float32)
-        out = np.empty((sa[0], sb[1]), np.float32)
-        flops = 2 * sa[0] * sa[1] * sb[1]
-        np.matmul(a, b, out=out)  # warm-up
-        times: list[float] = []
-        deadline = time.perf_counter() + budget
-        while len(times) < 3 or (time.perf_counter() < deadline and len(times) < 200):
-            t0 = time.perf_counter()
-            np.matmul(a, b, out=out)
-            times.append(time.perf_counter() - t0)
-        rows.append({"gemm": name, "reps": len(times), "gflops_best": flops / min(times) / 1e9,
-                     "gflops_median": flops / statistics.median(times) / 1e9})
-    best = max(rows, key=lambda r: r["gflops_best"])
-    return {"gemms": rows, "ceiling_gflops": best["gflops_best"], "ceiling_gemm": best["gemm"],
-            "setup": setup}
-
-
-def task_generate(task: dict) -> dict:
-    """Greedy generation, B=1: per-token time with the KV cache (``GPT.generate``) and without.
-
-    With the cache, ``GPT.generate`` calls ``model.hidden_states`` once per new token (the
-    first call is the prompt's prefill); the time between two successive calls is one whole
-    decode step (new position through the blocks, head on the last row, arg-max, append), and
-    the median over the decode steps is the per-token time. Without a cache, each token is one
-    ``model(ids)`` forward over the whole context (full logits), then the arg-max.
-    """
-    import numpy as np
-
-    from minimodel.autograd import no_grad
-
-    setup = _setup_minimodel(task["threads"])
-    shape, n_new, n_plain = _shape(task), task["new_tokens"], task["nocache_tokens"]
-    prompts = task["prompts"]
-    model = minimodel_gpt(shape, block_size=max(prompts) + n_new + 8)
-    model.eval()
-    rng = np.random.default_rng(SEED)
-    stamps: list[float] = []
-    original = model.hidden_states
-
-    def stamped(*args, **kwargs):
-        stamps.append(time.perf_counter())
-        return original(*args, **kwargs)
-
-    model.hidden_states = stamped  # an instance attribute: generate() calls self.hidden_states
-    results = {}
-    for plen in prompts:
-        prompt = rng.integers(0, shape.V, size=(1, plen), dtype=np.int64)
-        model.generate(prompt, min(4, n_new), temperature=0)  # warm-up
-        per_token, prefill = [], []
-        for _ in range(task.get("repeats", 2)):
-            stamps.clear()
-            t0 = time.perf_counter()
-            out = model.generate(prompt, n_new, temperature=0)
-            t_end = time.perf_counter()
-            assert out.shape == (1, plen + n_new)
-            prefill.append(stamps[1] - stamps[0] if len(stamps) > 1 else t_end - t0)
-            if len(stamps) > 1:  # decode steps: between successive calls, and the last one
-                per_token += list(np.diff(stamps[1:])) + [t_end - stamps[-1]]
-        plain = []
-        ids = prompt.copy()
-        with no_grad():
-            model(ids)  # warm-up
-            for _ in range(n_plain):
-                t0 = time.perf_counter()
-                logits, _ = model(ids)  # full forward over the whole context
-                nxt = logits.data[:, -1, :].argmax(axis=-1)
-                ids = np.concatenate([ids, nxt[:, None]], axis=1)
-                plain.append(time.perf_counter() - t0)
-        results[str(plen)] = {
-            "cache_ms_per_token": 1e3 * statistics.median(per_token),
-            "cache_ms_min": 1e3 * min(per_token), "decode_steps": len(per_token),
-            "prefill_ms": 1e3 * statistics.median(prefill),
-            "nocache_ms_per_token": 1e3 * statistics.median(plain),
-            "mean_context": plen + n_new / 2,
-            "decode_gflop_per_token": shape.decode_flops(int(plen + n_new / 2)) / 1e9,
-        }
-    return {"prompts": results, "new_tokens": n_new, "setup": setup,
-            "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
-
-
-TASKS = {"step": task_step, "memory": task_memory, "mlm": task_mlm, "util": task_util,
-         "ceiling": task_ceiling, "generate": task_generate}
+HERE = Path(__file__).resolve().parent  # .../minimodel/bench
+
+
+def _load_as(name: str, path: Path, package_dir: Path | None = None):
+    spec = importlib.util.spec_from_file_location(
+        name, path, submodule_search_locations=[str(package_dir)] if package_dir else None)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def use_this_harness() -> None:
+    """Make ``minimodel.bench`` and ``minimodel.runtime`` the files beside this one, whatever
+    ``minimodel`` the PYTHONPATH holds (the code under test)."""
+    # Run as a script, Python put this folder first on sys.path: drop it, or `profiler`,
+    # `spec`... would shadow top-level modules.
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+    import minimodel
+
+    if Path(minimodel.__file__).resolve().parent == HERE.parent:
+        return  # measuring this checkout: nothing to redirect
+    minimodel.runtime = _load_as("minimodel.runtime", HERE.parent / "runtime.py")
+    minimodel.bench = _load_as("minimodel.bench", HERE / "__init__.py", HERE)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from minimodel.bench.tasks import TASKS
+
     argv = sys.argv[1:] if argv is None else argv
     task = json.loads(argv[0])
     load0 = os.getloadavg()[0]
     out = TASKS[task["task"]](task)
+    import minimodel
+
     out.update(task=task["task"], impl=task.get("impl"), pid=os.getpid(),
                loadavg_start=load0, loadavg_end=os.getloadavg()[0],
-               env_threads={k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS",
-                                                           "OMP_NUM_THREADS")})
+               minimodel_dir=str(Path(minimodel.__file__).resolve().parent),
+               harness_dir=str(Path(sys.modules["minimodel.bench"].__file__).resolve().parent),
+               env={k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                    "MINIMODEL_KERNELS",
+                                                    "MINIMODEL_TUNE_MALLOC")})
     print(RESULT_PREFIX + json.dumps(out), flush=True)
     return 0
 
 
 if __name__ == "__main__":
+    use_this_harness()
     sys.exit(main())

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from minimodel.training.options import (add_train_options, config_from_args, explicit_options,
-                                        guarded)
+from minimodel.commands._exit import FAILED, INTERRUPTED, OK, guarded
+from minimodel.commands._train_options import (add_train_options, config_from_args,
+                                               explicit_options)
 
 ORDER = 11
 
@@ -129,12 +130,11 @@ def print_table(report: dict[str, Any], columns: list[tuple[str, str]]) -> None:
 def run(args: argparse.Namespace) -> int:
     from minimodel._fileio import atomic_write_json, atomic_write_text
     from minimodel.plotting import plot_compare
+    from minimodel.runtime import configure
     from minimodel.training import make_reporter, train
     from minimodel.training.report import PlainReporter
     from minimodel.training.run_files import read_metrics, read_summary
     from minimodel.training.state import STATE_JSON
-
-    from minimodel.training.runtime import configure
 
     base = config_from_args(args).resolved()  # validates the options once, up front
     print(configure(args.threads), file=sys.stderr if args.json else sys.stdout)
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         if result.interrupted:
             print(f"comparison interrupted; finish it with: minimodel compare --resume "
                   f"--out {out} (same options)")
-            return 130
+            return INTERRUPTED
         summaries[label] = result.summary
     shared = {k: v for k, v in base.to_dict().items() if k != "tied"}
     report = build_report(base.model, summaries, shared)
@@ -175,4 +175,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"saved {out}/compare.json, compare.md, compare.png (runs in {out}/tied, "
               f"{out}/untied)")
     ok = all(math.isfinite(s["val_loss"]) for s in summaries.values())
-    return 0 if ok else 1
+    return OK if ok else FAILED

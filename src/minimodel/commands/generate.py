@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from minimodel.training.options import guarded
+from minimodel.commands._exit import OK, guarded
 
 ORDER = 12
 
@@ -81,4 +81,4 @@ def run(args: argparse.Namespace) -> int:
                          ensure_ascii=False, indent=2))
     else:
         print(args.prompt + continuation)
-    return 0
+    return OK

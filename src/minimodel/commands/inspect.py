@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from minimodel.training.options import guarded
+from minimodel.commands._exit import OK, guarded
 
 ORDER = 13
 
@@ -186,4 +186,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print_report(report)
-    return 0
+    return OK

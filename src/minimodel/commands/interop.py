@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from minimodel.commands._exit import FAILED, OK, guarded
 
 ORDER = 40
 
@@ -30,17 +31,6 @@ examples:
   minimodel import-hf out/hf imported.safetensors --json
       -> {"out", "checkpoint", "tied", "config", "tokenizer": path|null, "messages": [...]}
 """
-
-
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """User errors become one ``error:`` line and exit code 2 (no traceback)."""
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-    return run
 
 
 def _emit(args: argparse.Namespace, payload: dict[str, Any], lines: list[str]) -> None:
@@ -80,7 +70,7 @@ def cmd_export(args: argparse.Namespace) -> int:
              "head: untied - lm_head.weight stored separately (tie_word_embeddings=false)"]
     lines.append(f"tokenizer: {tok_path} -> tokenizer.json, vocab.json, merges.txt" if tok_path
                  else "tokenizer: none (pass --tokenizer FILE to include one)")
-    status = 0
+    status = OK
     if args.verify:
         from minimodel.interop.verify import verify_hf_export
 
@@ -92,7 +82,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                      f"{'equal' if report['greedy_equal'] else 'DIFFERENT'}"
                      + ("" if report["tokenizer_equal"] is None else
                         f", tokenizer ids {'equal' if report['tokenizer_equal'] else 'DIFFERENT'}"))
-        status = 0 if report["ok"] else 1
+        status = OK if report["ok"] else FAILED
     else:
         lines.append(f'load it: GPT2LMHeadModel.from_pretrained("{out}") (add --verify to '
                      "compare logits with transformers now)")
@@ -172,7 +162,7 @@ def cmd_import_hf(args: argparse.Namespace) -> int:
              f"wrote {checkpoint}" + (f" and {tok_path}" if tokenizer is not None else ""),
              *messages]
     _emit(args, payload, lines)
-    return 0
+    return OK
 
 
 def register(subparsers: Any) -> None:
@@ -198,7 +188,7 @@ def register(subparsers: Any) -> None:
                    help="load OUT with transformers and compare logits, tie and greedy output "
                         "(needs torch and transformers); exit 1 if they differ")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
-    p.set_defaults(func=_guarded(cmd_export))
+    p.set_defaults(func=guarded(cmd_export))
 
     p = subparsers.add_parser(
         "import-hf", help="import a local Hugging Face GPT-2 folder as a minimodel checkpoint",
@@ -216,4 +206,4 @@ def register(subparsers: Any) -> None:
                         "reorder embedding rows to minimodel's id layout and save the tokenizer")
     p.add_argument("--force", action="store_true", help="overwrite an existing checkpoint")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
-    p.set_defaults(func=_guarded(cmd_import_hf))
+    p.set_defaults(func=guarded(cmd_import_hf))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from minimodel.commands._exit import EPILOG as EXIT_CODES, OK, guarded
+
 ORDER = 45
 
 DESCRIPTION = """\
@@ -21,7 +23,7 @@ EPILOG = """\
 examples:
   minimodel kernels
   MINIMODEL_KERNELS=0 minimodel kernels --json
-"""
+""" + "\n" + EXIT_CODES
 
 
 def register(subparsers) -> None:
@@ -31,7 +33,7 @@ def register(subparsers) -> None:
     parser.add_argument("--json", action="store_true",
                         help='print {"enabled": bool, "composites": [{"name", "composite", '
                              '"kernel", "active"}]}')
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=guarded(run))
 
 
 def describe() -> dict:
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     info = describe()
     if args.json:
         print(json.dumps(info, indent=2))
-        return 0
+        return OK
     state = "on" if info["enabled"] else "off (MINIMODEL_KERNELS=0 or minimodel.kernels(False))"
     print(f"kernels: {state}")
     width = max(len(r["name"]) for r in info["composites"])
@@ -63,4 +65,4 @@ def run(args: argparse.Namespace) -> int:
         else:
             runs = f"kernel {row['kernel']}" if row["active"] else "composite (kernel off)"
         print(f"  {row['name']:<{width}}  runs {runs}")
-    return 0
+    return OK

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from minimodel.commands._exit import FAILED, OK, guarded, user_error
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 
 ORDER = 50
@@ -40,21 +41,6 @@ def _print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False, indent=2))
 
 
-def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
-
-
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Turn the ValueError/TypeError a user can cause into ``error: ...`` and exit code 2."""
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except (ValueError, TypeError) as exc:
-            return _fail(str(exc))
-    return run
-
-
 def _console():
     from rich.console import Console
 
@@ -78,7 +64,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             for q in quizzes]
     if args.json:
         _print_json(rows)
-        return 0
+        return OK
     from rich.table import Table
     from rich.text import Text
 
@@ -90,7 +76,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for row in rows:  # Text: titles are content, never Rich markup
         table.add_row(row["id"], Text(row["title"]), str(row["questions"]))
     _console().print(table)
-    return 0
+    return OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -102,7 +88,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         _print_json(quiz.export())
     else:
         print(render_quiz(quiz, args.lang), end="")
-    return 0
+    return OK
 
 
 def _results_table(report: dict[str, Any], lang: str):
@@ -129,7 +115,7 @@ def cmd_take(args: argparse.Namespace) -> int:
     progress = _progress(args)
     if args.answers is None:
         if args.json:
-            return _fail("--json needs --answers FILE (the interactive form prints for people)")
+            return user_error("--json needs --answers FILE (the interactive form prints for people)")
         return interactive_take(quiz, progress, args.lang, _console(), restart=args.restart)
     report = grade(quiz, read_answers(args.answers))
     record_take(progress, quiz, report)
@@ -142,7 +128,7 @@ def cmd_take(args: argparse.Namespace) -> int:
         console.rule(Text(pick(quiz.title, args.lang)))  # a rule: a table title wraps badly
         console.print(_results_table(report, args.lang))
         console.print(t("score", args.lang, **report))
-    return 0
+    return OK
 
 
 def cmd_review(args: argparse.Namespace) -> int:
@@ -182,7 +168,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         for item in out["queue"]:
             console.print(f"  {item['id']}  box {item['box']}  "
                           f"{t('reason.' + item['reason'], args.lang)}")
-    return 0
+    return OK
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -196,15 +182,15 @@ def cmd_render(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
         if problems:
             print("run `minimodel quiz render` to regenerate the mirrors", file=sys.stderr)
-            return 1
+            return FAILED
         print(f"quiz mirrors in {out_dir} are up to date")
-        return 0
+        return OK
     written = render.write_mirrors(out_dir, langs=langs)
     for path in written:
         print(f"wrote {path}")
     if not written:
         print(f"quiz mirrors in {out_dir} were already up to date")
-    return 0
+    return OK
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -217,7 +203,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for problem in problems:
             print(problem)
         print(f"{len(problems)} problem(s)" if problems else "all quizzes are valid")
-    return 1 if problems else 0
+    return FAILED if problems else OK
 
 
 def cmd_rehash(args: argparse.Namespace) -> int:
@@ -228,7 +214,7 @@ def cmd_rehash(args: argparse.Namespace) -> int:
         print(problem)
     print(f"hashes updated; {len(remaining)} translation(s) still to review"
           if remaining else "hashes updated; every translation is current")
-    return 0
+    return OK
 
 
 # --- parser --------------------------------------------------------------------------------
@@ -238,7 +224,7 @@ def _sub(subparsers, name: str, help_text: str, description: str, epilog: str,
          handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=help_text, description=description, epilog=epilog,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.set_defaults(func=_guarded(handler))
+    parser.set_defaults(func=guarded(handler))
     return parser
 
 

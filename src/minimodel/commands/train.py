@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 
-from minimodel.training.options import (add_train_options, config_from_args, explicit_options,
-                                        guarded)
+from minimodel.commands._exit import FAILED, INTERRUPTED, OK, guarded
+from minimodel.commands._train_options import (add_train_options, config_from_args,
+                                               explicit_options)
 
 ORDER = 10
 
@@ -65,7 +66,7 @@ def format_summary(s: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from minimodel.training import make_reporter, train
-    from minimodel.training.runtime import configure
+    from minimodel.runtime import configure
 
     explicit = explicit_options(args)
     reporter = make_reporter(args.quiet)
@@ -73,11 +74,11 @@ def run(args: argparse.Namespace) -> int:
     result = train(config_from_args(args), args.out, resume=args.resume, reporter=reporter,
                    explicit=explicit)
     if result.interrupted:
-        return 130
+        return INTERRUPTED
     if result.summary:
         print(format_summary(result.summary))
         print(f"saved in {result.out_dir}/ (model.safetensors, tokenizer.json, metrics.jsonl, "
               "loss.png)")
         if not math.isfinite(result.summary["val_loss"]):
-            return 1
-    return 0
+            return FAILED
+    return OK

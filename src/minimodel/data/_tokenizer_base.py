@@ -66,6 +66,15 @@ class Tokenizer:
     """
 
     type_name: ClassVar[str] = ""
+    # type_name -> class, filled in as each subclass is defined (``__init_subclass__``), so
+    # ``Tokenizer.load`` can rebuild any saved tokenizer without importing the modules that
+    # define the subclasses (which import this one: that would be an import cycle).
+    _classes: ClassVar[dict[str, type[Tokenizer]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.type_name:
+            Tokenizer._classes[cls.type_name] = cls
 
     def __init__(self, special_tokens: Sequence[str] = ()) -> None:
         names = _validate_special_names(special_tokens)
@@ -225,12 +234,18 @@ class Tokenizer:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Tokenizer:
-        """Read a file written by :meth:`save`; ValueError naming the file if it is not one."""
-        if not cls.type_name:  # Tokenizer.load(path): let the file choose the class
-            from minimodel.data.tokenizers import load_tokenizer
+        """Read a file written by :meth:`save`; ValueError naming the file if it is not one.
 
-            return load_tokenizer(path)
+        ``Tokenizer.load(path)`` lets the file choose the class; ``BPETokenizer.load(path)``
+        insists on that class.
+        """
         data = read_tokenizer_file(path)
+        if not cls.type_name:
+            kind = data["type"]
+            if kind not in Tokenizer._classes:
+                raise ValueError(f"{path}: unknown tokenizer type {kind!r} "
+                                 f"(known: {sorted(Tokenizer._classes)})")
+            return Tokenizer._classes[kind]._from_dict(data, str(path))
         if data["type"] != cls.type_name:
             raise ValueError(
                 f"{path} holds a {data['type']!r} tokenizer, not {cls.type_name!r}; "

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from minimodel.data._bpe_train import learn_merges
@@ -27,7 +26,6 @@ from minimodel.data._tokenizer_base import (
     Tokenizer,
     _utf8,
     check_file_vocab_size,
-    read_tokenizer_file,
 )
 
 __all__ = [
@@ -268,16 +266,9 @@ class BPETokenizer(Tokenizer):
         return tok
 
 
-_TYPES: dict[str, type[Tokenizer]] = {"byte": ByteTokenizer, "bpe": BPETokenizer}
-
-
 def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
     """Load any tokenizer saved with ``.save(path)``, choosing the class from its ``type``."""
-    data = read_tokenizer_file(path)
-    kind = data["type"]
-    if kind not in _TYPES:
-        raise ValueError(f"{path}: unknown tokenizer type {kind!r} (known: {sorted(_TYPES)})")
-    return _TYPES[kind]._from_dict(data, str(path))
+    return Tokenizer.load(path)
 
 
 def check_vocab_match(

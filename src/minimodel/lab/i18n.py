@@ -1,4 +1,9 @@
-"""Bilingual text: every learner-facing string in the lab exists in English and Spanish."""
+"""Bilingual text: every learner-facing string in the lab exists in English and Spanish.
+
+The mechanism (``pick``, ``translate``) and the tables of the lab commands (``minimodel
+exercise``, ``minimodel lab``); the breaks and quizzes keep theirs next to their code
+(:mod:`minimodel.lab.breaks.messages`, :mod:`minimodel.lab.quiz.ui`).
+"""
 
 from __future__ import annotations
 
@@ -42,3 +47,103 @@ STATUS_LABELS: dict[str, dict[str, str]] = {
 def status_label(status: str, lang: str) -> str:
     """The ``lang`` label of a progress status; unknown statuses are shown as they are."""
     return pick(STATUS_LABELS[status], lang) if status in STATUS_LABELS else status
+
+
+def translate(table: dict[str, dict[str, str]], key: str, lang: str, **values: object) -> str:
+    """``table[key]`` in ``lang`` (English when missing), with ``{placeholders}`` filled in."""
+    return pick(table[key], lang).format(**values)
+
+
+# --- minimodel exercise ---------------------------------------------------------------------
+EXERCISE_UI: dict[str, dict[str, str]] = {
+    "id": {"en": "id", "es": "id"},
+    "title": {"en": "title", "es": "título"},
+    "status": {"en": "status", "es": "estado"},
+    "case": {"en": "case", "es": "caso"},
+    "kind": {"en": "kind", "es": "tipo"},
+    "detail": {"en": "detail", "es": "detalle"},
+    "hidden": {"en": "hidden", "es": "oculto"},
+    "example": {"en": "example", "es": "ejemplo"},
+    "new": {"en": "new", "es": "nuevo"},
+    "wrote": {"en": "Wrote {path}. When ready: minimodel exercise check {id} --file {path}",
+              "es": "Escrito {path}. Cuando estés listo: minimodel exercise check {id} --file "
+                    "{path}"},
+    "hint": {"en": "Hint {k} of {n}", "es": "Pista {k} de {n}"},
+    "last_hint": {"en": "That was the last hint.", "es": "Era la última pista."},
+    "seed": {"en": "seed {seed} (reproduce with --seed {seed}); tolerance rtol={rtol:g} "
+                   "atol={atol:g} (float32: rtol={rtol32:g} atol={atol32:g})",
+             "es": "semilla {seed} (repite con --seed {seed}); tolerancia rtol={rtol:g} "
+                   "atol={atol:g} (float32: rtol={rtol32:g} atol={atol32:g})"},
+    "passed": {"en": "PASSED", "es": "SUPERADO"},
+    "failed": {"en": "NOT PASSED", "es": "NO SUPERADO"},
+    "confirm": {"en": "You have not passed {id} yet. Show the reference solution? [y/N] ",
+                "es": "Aún no has superado {id}. ¿Mostrar la solución de referencia? [s/N] "},
+    "need_yes": {"en": "not shown; answer y, or pass --yes",
+                 "es": "no se muestra; responde s o usa --yes"},
+    "same": {"en": "(same as above)", "es": "(igual que arriba)"},
+    "hung": {"en": "where it was running:", "es": "dónde se estaba ejecutando:"},
+    "line": {"en": "line {line}: ", "es": "línea {line}: "},
+    "judging": {"en": "judging {file}: {done}/{total} cases, {elapsed:.0f} s (limit {limit:g} s)",
+                "es": "evaluando {file}: {done}/{total} casos, {elapsed:.0f} s "
+                      "(límite {limit:g} s)"},
+    "list_title": {"en": "minimodel exercises", "es": "ejercicios de minimodel"},
+}
+
+# Per-case statuses of the judge as shown in a table (the JSON keeps the English values).
+CASE_STATUS_LABELS: dict[str, dict[str, str]] = {
+    status: {"en": status, "es": es} for status, es in (
+        ("passed", "superado"), ("wrong", "incorrecto"), ("shape", "forma"),
+        ("dtype", "dtype"), ("error", "error"), ("forbidden", "prohibido"),
+        ("timeout", "tiempo agotado"), ("not run", "no ejecutado"))}
+
+# Words of the generated case labels ("float32, 2 blocks, 4 heads") in Spanish.
+CASE_LABEL_ES = {"repeated ids": "ids repetidos", "affine": "con afín", "no affine": "sin afín",
+                 "tiny variance": "varianza diminuta", "all ids = V-1": "todos los ids = V-1",
+                 "full": "rango completo", "low rank": "rango bajo", "zeros": "con ceros",
+                 "orthonormal": "ortonormal"}
+COUNTED_ES = {"block": ("bloque", "bloques"), "head": ("cabeza", "cabezas")}
+
+
+def case_status_label(status: str, lang: str) -> str:
+    """A judge case status ("wrong", "not run"...) in ``lang``; unknown ones pass through."""
+    return pick(CASE_STATUS_LABELS[status], lang) if status in CASE_STATUS_LABELS else status
+
+
+def case_name(name: str, lang: str) -> str:
+    """``example 2`` / ``hidden 3`` in ``lang``."""
+    kind, _, number = name.partition(" ")
+    if kind in ("example", "hidden"):
+        return f"{translate(EXERCISE_UI, kind, lang)} {number}"
+    return name
+
+
+def case_label(label: str, lang: str) -> str:
+    """A generated case label in ``lang``: each comma-separated part is translated."""
+    if lang != "es":
+        return label
+    parts = []
+    for part in label.split(", "):
+        count, _, word = part.partition(" ")
+        singular = word[:-1] if word.endswith("s") else word
+        if count.isdigit() and singular in COUNTED_ES:
+            one, many = COUNTED_ES[singular]
+            parts.append(f"{count} {one if count == '1' else many}")
+        else:
+            parts.append(CASE_LABEL_ES.get(part, part))
+    return ", ".join(parts)
+
+
+# --- minimodel lab status -------------------------------------------------------------------
+LAB_STATUS_UI: dict[str, dict[str, str]] = {
+    "learner_dir": {"en": "learner folder: {path}", "es": "carpeta de progreso: {path}"},
+    "quizzes": {"en": "quizzes", "es": "cuestionarios"},
+    "breaks": {"en": "breaks", "es": "averías"},
+    "exercises": {"en": "exercises", "es": "ejercicios"},
+    "done": {"en": "{name}: {done}/{total} done", "es": "{name}: {done}/{total} completados"},
+    "unavailable": {"en": "{name}: unavailable ({error})",
+                    "es": "{name}: no disponible ({error})"},
+    "id": {"en": "id", "es": "id"},
+    "title": {"en": "title", "es": "título"},
+    "best score": {"en": "best score", "es": "mejor puntuación"},
+    "status": {"en": "status", "es": "estado"},
+}

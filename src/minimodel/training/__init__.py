@@ -6,8 +6,9 @@
 
 Modules: ``config`` (settings and defaults), ``tasks`` (tokenizer, batches, unigram baseline),
 ``loop`` (the optimisation loop, evaluation, Ctrl-C), ``state`` (exact-resume files),
-``run_files`` (the run directory), ``report`` (progress bar / log lines), ``options`` (the
-shared command-line options of ``train`` and ``compare``).
+``run_files`` (the run directory), ``report`` (progress bar / log lines). The command-line
+options of ``minimodel train`` / ``compare`` are parsed in :mod:`minimodel.commands`, and the
+process settings (BLAS threads, allocator) live in :mod:`minimodel.runtime`.
 """
 
 from __future__ import annotations

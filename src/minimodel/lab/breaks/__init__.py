@@ -16,7 +16,7 @@ Public functions: :func:`list_breaks`, :func:`load_break`, :func:`validate_all`.
 from __future__ import annotations
 
 from minimodel.lab.breaks.catalog import Break, list_breaks, load_all, load_break, rehash
-from minimodel.lab.breaks.patching import PatchError, apply_patch_to_texts, make_diff, parse_patch
+from minimodel.lab.patching import PatchError, apply_patch_to_texts, make_diff, parse_patch
 from minimodel.lab.breaks.workspace import Workspace, WorkspaceError, start
 
 

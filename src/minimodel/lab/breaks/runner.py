@@ -4,23 +4,21 @@ The child is ``python -B -c BOOTSTRAP SCRIPT`` with ``cwd=DIR`` and ``PYTHONPATH
 nothing else on it), so ``import minimodel`` finds ``DIR/minimodel`` — the broken copy — and not
 the installed package. The bootstrap verifies that before running the script, and exits with
 code 97 otherwise. ``-B`` keeps ``__pycache__`` out of the workspace; one BLAS thread keeps tiny
-experiments fast and repeatable on a busy machine.
+experiments fast and repeatable on a busy machine. Starting, time limit and output capture
+are :func:`minimodel.lab.subprocess_runner.run_child`'s.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
 import sys
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from minimodel.lab.breaks.harness import LANG_ENV, SYMPTOM, WORKSPACE_ENV, WRONG_COPY_EXIT
+from minimodel.lab.subprocess_runner import clean_env, run_child
 
 BOOTSTRAP = f"""\
 import os, runpy, sys
@@ -59,17 +57,9 @@ class ScriptRun:
 
 
 def child_env(workdir: Path, lang: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PYTHON") and k not in (WORKSPACE_ENV, LANG_ENV)}
-    env.update({"PYTHONPATH": str(workdir), "PYTHONDONTWRITEBYTECODE": "1",
-                "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8",
-                WORKSPACE_ENV: str(workdir), LANG_ENV: lang,
-                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-    return env
-
-
-def _text(data: str | bytes | None) -> str:
-    return data.decode("utf-8", "replace") if isinstance(data, bytes) else (data or "")
+    """A clean environment whose only Python path is the workspace."""
+    return clean_env(keep=("PATH", "HOME", "TMPDIR", "SYSTEMROOT"), PYTHONPATH=str(workdir),
+                     PYTHONDONTWRITEBYTECODE="1", **{WORKSPACE_ENV: str(workdir), LANG_ENV: lang})
 
 
 def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str = "en",
@@ -80,45 +70,10 @@ def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str 
     experiment that trains for a few seconds shows its progress instead of a silent wait).
     """
     workdir = Path(workdir).resolve()
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-B", "-c", BOOTSTRAP, str(script)],
-                            cwd=workdir, env=child_env(workdir, lang), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            encoding="utf-8", errors="replace", start_new_session=True)
-    err_chunks: list[str] = []
-    err_reader = threading.Thread(target=lambda: err_chunks.append(proc.stderr.read()),
-                                  daemon=True)
-    err_reader.start()
-    fired = threading.Event()
-
-    def kill() -> None:  # the whole group: whatever the script started goes too
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-    def stop() -> None:
-        fired.set()
-        kill()
-
-    timer = threading.Timer(timeout, stop)  # why a timer: reading stdout below blocks
-    timer.start()
-    out_lines: list[str] = []
-    try:
-        for line in proc.stdout:
-            out_lines.append(line)
-            if echo is not None:
-                echo(line.rstrip("\n"))
-        proc.wait()
-    finally:
-        timer.cancel()
-        if proc.poll() is None:  # Ctrl-C while reading: do not leave the child behind
-            kill()
-        proc.wait()
-        err_reader.join(timeout=5)
-    timed_out = fired.is_set()
-    run = ScriptRun(None if timed_out else proc.returncode, "".join(out_lines),
-                    "".join(err_chunks), time.perf_counter() - start, timed_out=timed_out)
+    done = run_child([sys.executable, "-B", "-c", BOOTSTRAP, str(script)], cwd=workdir,
+                     env=child_env(workdir, lang), timeout=timeout, on_line=echo)
+    run = ScriptRun(None if done.timed_out else done.returncode, done.stdout, done.stderr,
+                    done.seconds, timed_out=done.timed_out)
     run.checks = parse_checks(run.stdout)
     return run
 

@@ -17,16 +17,16 @@ so each break is exercised end to end in a temporary workspace:
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from minimodel.lab.breaks.catalog import Break, load_all, structure_problems
-from minimodel.lab.breaks.patching import PatchError, apply_patch_to_texts
+from minimodel.lab.patching import PatchError, apply_patch_to_texts
 from minimodel.lab.breaks.runner import ScriptRun, is_fixed, run_script
 from minimodel.lab.breaks.workspace import (Workspace, WorkspaceError, installed_package_dir,
                                             start)
+from minimodel.lab.subprocess_runner import clean_env, run_child
 
 
 def _tail(run: ScriptRun) -> str:
@@ -52,10 +52,12 @@ def apply_fix_with_patch_command(ws: Workspace) -> str | None:
     exe = shutil.which("patch")
     if exe is None:
         return None
-    proc = subprocess.run([exe, "-p1", "--batch", "--forward", "-d", str(ws.root)],
-                          input=ws.fix_diff(), capture_output=True, text=True, timeout=60)
-    if proc.returncode != 0:
-        return (proc.stdout + proc.stderr).strip() or f"exit code {proc.returncode}"
+    done = run_child([exe, "-p1", "--batch", "--forward", "-d", ws.root], timeout=60,
+                     env=clean_env(), stdin_text=ws.fix_diff())
+    if done.timed_out:
+        return "`patch` did not finish within 60 s"
+    if done.returncode != 0:
+        return (done.stdout + done.stderr).strip() or f"exit code {done.returncode}"
     return ""
 
 

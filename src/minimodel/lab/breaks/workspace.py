@@ -31,7 +31,7 @@ from typing import Any
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
 from minimodel.lab.breaks.catalog import Break, load_break
 from minimodel.lab.breaks.notes import render_notes
-from minimodel.lab.breaks.patching import apply_patch_to_texts, make_diff
+from minimodel.lab.patching import apply_patch_to_texts, make_diff
 
 STATE_FILE = ".break.json"
 STATE_DIR = ".break"

@@ -2,8 +2,15 @@
 
 Each exercise folder holds ``exercise.yaml`` (bilingual text, function signature, tolerance,
 case generator, forbidden APIs, known-wrong solutions), ``reference.py`` (a self-contained
-NumPy solution), ``wrong/*.py`` (solutions the judge must reject) and optionally
+NumPy solution), ``wrong/`` (solutions the judge must reject) and optionally
 ``alternatives/*.py`` (different but correct solutions the judge must accept).
+
+When the library already holds the reference (``parent_reference: module:function``, e.g. the
+MLM exercises and :mod:`minimodel.models.mlm_reference`), the exercise has no ``reference.py``:
+that library file is the reference, judged and shown as such. A known-wrong solution is either
+a short file ``wrong/NAME.py`` or, when it is the reference with one change, a small diff
+``wrong/NAME.diff`` against the reference (a line of explanation, then a unified diff),
+applied when the solution is needed.
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ import jsonschema
 import yaml
 
 from minimodel.lab.i18n import LANGS, pick
+from minimodel.lab.patching import PatchError, apply_patch_to_texts
 
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "exercises"
+SRC_DIR = Path(__file__).resolve().parents[3]  # the folder holding the minimodel package
 
 # Statuses a whole check can end with (DESIGN.md §2) and the finer per-case ones.
 OVERALL_STATUSES = ("passed", "wrong", "error", "timeout", "forbidden")
@@ -94,7 +103,28 @@ class Exercise:
 
     @property
     def reference_path(self) -> Path:
+        """``reference.py``, or the library module named by ``parent_reference``."""
+        if self.parent_reference:
+            module = self.parent_reference.split(":")[0]
+            return SRC_DIR.joinpath(*module.split(".")).with_suffix(".py")
         return self.folder / "reference.py"
+
+    def wrong_source(self, entry: dict[str, Any]) -> str:
+        """The text of the known-wrong solution ``entry`` (an item of ``wrong``): the file
+        itself, or for a ``.diff`` the reference with that diff applied. A diff that no longer
+        fits the reference raises :class:`~minimodel.lab.patching.PatchError` naming both."""
+        path = self.folder / "wrong" / entry["file"]
+        text = path.read_text(encoding="utf-8")
+        if path.suffix != ".diff":
+            return text
+        reference = self.reference_path
+        try:
+            patched = apply_patch_to_texts(text, {reference.name:
+                                                  reference.read_text(encoding="utf-8")})
+        except PatchError as exc:
+            raise PatchError(f"{path} does not apply to {reference}: {exc}; update the diff "
+                             "to the reference's current text") from None
+        return patched[reference.name]
 
     def text(self, key: str, lang: str) -> str:
         """Title, statement or stub docstring in ``lang``."""

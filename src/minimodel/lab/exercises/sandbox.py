@@ -4,9 +4,11 @@ Why a process and not ``exec``: a solution may loop forever, eat memory, print g
 call ``sys.exit``; none of that may take the judge (or the learner's terminal) down with it.
 
 The child is ``python -I _child.py config.json`` in a fresh temp dir with a scrubbed
-environment (no PYTHONPATH, one BLAS thread), its own session (so the whole process group can
-be killed) and ``setrlimit`` limits on CPU seconds, address space, file size and core dumps.
-Inputs travel as ``.npz`` files and come back the same way, read with ``allow_pickle=False``.
+environment (no PYTHONPATH, one BLAS thread, HOME and TMPDIR in the temp dir) and ``setrlimit``
+limits on CPU seconds, address space, file size and core dumps. Starting it in its own process
+group, the wall-clock limit that kills that group and the output capture are
+:func:`minimodel.lab.subprocess_runner.run_child`'s. Inputs travel as ``.npz`` files and come
+back the same way, read with ``allow_pickle=False``.
 """
 
 from __future__ import annotations
@@ -14,14 +16,11 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -30,6 +29,7 @@ import numpy as np
 
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
 from minimodel.lab.exercises.cases import Case
+from minimodel.lab.subprocess_runner import clean_env, run_child
 
 try:  # POSIX only; elsewhere the wall-clock timeout is the only limit
     import resource
@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover
 GIB = 1024**3
 AS_LIMIT = 4 * GIB            # plenty for NumPy on small cases
 AS_LIMIT_TORCH = 16 * GIB     # torch maps large virtual regions at import time
-FSIZE_LIMIT = 256 * 1024**2   # caps runaway prints and output files
+FSIZE_LIMIT = 256 * 1024**2   # caps files the solution writes (its prints: run_child keeps a tail)
 CHILD_SOURCE = Path(__file__).with_name("_child.py")
 
 
@@ -74,21 +74,6 @@ def _limits(cpu_seconds: int, address_space: int | None):
     return apply
 
 
-def _clean_env(tmp: Path) -> dict[str, str]:
-    """Only what an interpreter needs; -I ignores PYTHON* anyway, we drop it to be explicit."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8", "HOME": str(tmp), "TMPDIR": str(tmp),
-            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-            "PYTHONHASHSEED": "0"}
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def _read_events(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
@@ -108,34 +93,12 @@ def _hung_at(stderr: str, child_solution: str, shown_as: str) -> list[str]:
     return [f"{shown_as}, line {m.group(2)} in {m.group(3)}" for m in frames]
 
 
-def _wait(proc: subprocess.Popen, timeout: float, events: Path, total: int,
-          progress: Callable[[int, int, float, float], None] | None) -> bool:
-    """Wait for the child; True when the wall-clock limit hit first.
-
-    With ``progress``, poll about five times a second and report how many cases are done
-    (counted from the events file, which the child appends to as it goes).
-    """
-    if progress is None:
-        try:
-            proc.wait(timeout=timeout)
-            return False
-        except subprocess.TimeoutExpired:
-            return True
-    start = time.monotonic()
-    while True:
-        elapsed = time.monotonic() - start
-        try:
-            done = events.read_text(encoding="utf-8", errors="replace").count('"event": "case"') \
-                if events.exists() else 0
-        except OSError:
-            done = 0
-        progress(done, total, elapsed, timeout)
-        try:
-            proc.wait(timeout=min(0.2, max(0.0, timeout - elapsed)))
-            return False
-        except subprocess.TimeoutExpired:
-            if time.monotonic() - start >= timeout:
-                return True
+def _count_cases(events: Path) -> int:
+    """Cases the child has finished so far (it appends one event line per case)."""
+    try:
+        return events.read_text(encoding="utf-8", errors="replace").count('"event": "case"')
+    except OSError:
+        return 0
 
 
 def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n_outputs: int,
@@ -180,21 +143,17 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
         preexec = None
         if resource is not None:
             preexec = _limits(math.ceil(timeout) + 2, AS_LIMIT_TORCH if uses_torch else AS_LIMIT)
-        start = time.monotonic()
-        with open(tmp / "stdout.txt", "wb") as out, open(tmp / "stderr.txt", "wb") as err:
-            proc = subprocess.Popen(
-                [sys.executable, "-I", str(tmp / "_child.py"), str(tmp / "config.json")],
-                cwd=tmp, env=_clean_env(tmp), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                start_new_session=True, preexec_fn=preexec)
-            try:
-                timed_out = _wait(proc, timeout, tmp / "events.jsonl", len(cases), progress)
-            finally:
-                _kill_group(proc)  # also reaps anything the solution spawned
-                proc.wait()
-        duration = time.monotonic() - start
+        events_path = tmp / "events.jsonl"
+        watch = None
+        if progress is not None:
+            def watch(elapsed: float) -> None:
+                progress(_count_cases(events_path), len(cases), elapsed, timeout)
+        # -I: isolated mode (no user site, no PYTHON* variables, no script dir on sys.path).
+        done = run_child([sys.executable, "-I", tmp / "_child.py", tmp / "config.json"],
+                         cwd=tmp, env=clean_env(HOME=str(tmp), TMPDIR=str(tmp)),
+                         timeout=timeout, poll=watch, preexec=preexec)
 
-        stderr = (tmp / "stderr.txt").read_text(encoding="utf-8", errors="replace")
-        events = _read_events(tmp / "events.jsonl")
+        events = _read_events(events_path)
         outputs = {}
         for ev in events:
             if ev.get("event") == "case" and ev.get("ok"):
@@ -206,10 +165,8 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
                     ev.update(ok=False, type=type(exc).__name__,
                               message=f"unreadable output file: {exc}", where=[])
         # SIGXCPU means the CPU limit fired before the wall clock: a timeout as well.
-        if proc.returncode == -signal.SIGXCPU:
-            timed_out = True
-        tail = [ln for ln in stderr.splitlines() if ln.strip()][-12:]
-        return ChildRun(events, outputs, proc.returncode, timed_out, duration, tail,
-                        _hung_at(stderr, str(solution), shown_as))
+        timed_out = done.timed_out or done.returncode == -signal.SIGXCPU
+        return ChildRun(events, outputs, done.returncode, timed_out, done.seconds,
+                        done.stderr_tail(12), _hung_at(done.stderr, str(solution), shown_as))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,8 +1,9 @@
 """Content validation: every exercise must be solvable, and its known mistakes must be caught.
 
-``validate_all()`` runs the real subprocess judge on each exercise's ``reference.py`` (must
-pass), ``alternatives/*.py`` (must pass), the ``start`` stub (must end in "error", not crash the
-judge) and every ``wrong/*.py`` (must fail with the status declared in ``exercise.yaml``).
+``validate_all()`` runs the real subprocess judge on each exercise's reference (must pass),
+``alternatives/*.py`` (must pass), the ``start`` stub (must end in "error", not crash the
+judge) and every known-wrong solution, file or diff (must fail with the status declared in
+``exercise.yaml``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from minimodel.lab.exercises.judge import check_solution, forbidden_names
 from minimodel.lab.exercises.registry import OVERALL_STATUSES, Exercise, all_exercises
 from minimodel.lab.exercises.stubs import stub_text
 from minimodel.lab.i18n import LANGS
+from minimodel.lab.patching import PatchError
 
 
 @dataclass
@@ -27,6 +29,9 @@ class _Task:
     path: Path | None = None
     source: str | None = None
     timeout: float | None = None
+
+    def text(self) -> str:
+        return self.source if self.source is not None else self.path.read_text()
 
 
 def _text_problems(ex: Exercise) -> list[str]:
@@ -44,30 +49,38 @@ def _text_problems(ex: Exercise) -> list[str]:
 def _tasks(ex: Exercise) -> tuple[list[_Task], list[str]]:
     tasks, problems = [], []
     if not ex.reference_path.is_file():
-        return [], [f"{ex.id}: missing reference.py"]
-    tasks.append(_Task(ex, "reference.py", "passed", path=ex.reference_path))
+        return [], [f"{ex.id}: missing reference {ex.reference_path}"]
+    tasks.append(_Task(ex, ex.reference_path.name, "passed", path=ex.reference_path))
     for alt in ex.alternatives:
         tasks.append(_Task(ex, f"alternatives/{alt}", "passed",
                            path=ex.folder / "alternatives" / alt))
     tasks.append(_Task(ex, "start stub", "error", source=stub_text(ex)))
     for wrong in ex.wrong:
-        tasks.append(_Task(ex, f"wrong/{wrong['file']}", wrong["expect"],
-                           path=ex.folder / "wrong" / wrong["file"],
+        label = f"wrong/{wrong['file']}"
+        if not (ex.folder / "wrong" / wrong["file"]).is_file():
+            problems.append(f"{ex.id}: {label} does not exist")
+            continue
+        try:
+            source = ex.wrong_source(wrong)
+        except PatchError as exc:
+            problems.append(f"{ex.id}: {exc}")
+            continue
+        tasks.append(_Task(ex, label, wrong["expect"], source=source,
                            timeout=wrong.get("timeout")))
     for task in tasks:
         if task.path is not None and not task.path.is_file():
             problems.append(f"{ex.id}: {task.label} does not exist")
     tasks = [t for t in tasks if t.path is None or t.path.is_file()]
     if importlib.util.find_spec("torch") is None:  # torch solutions need torch, unless refused
-        tasks = [t for t in tasks if t.path is None or "torch" not in t.path.read_text()
-                 or scan_source(t.path.read_text(), forbidden_names(ex))]
+        tasks = [t for t in tasks if "torch" not in t.text() or scan_source(t.text(),
+                                                                            forbidden_names(ex))]
     return tasks, problems
 
 
 def _run(task: _Task, seed: int) -> str | None:
     """None when the judge's verdict is the expected one, else a description of the problem."""
-    result = check_solution(task.ex, task.path, source=task.source, seed=seed,
-                            timeout=task.timeout)
+    result = check_solution(task.ex, task.path if task.source is None else task.label,
+                            source=task.source, seed=seed, timeout=task.timeout)
     status, cases = result["status"], result["cases"]
     if task.expect in OVERALL_STATUSES:
         ok = status == task.expect

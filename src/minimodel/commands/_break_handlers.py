@@ -1,0 +1,293 @@
+"""What each ``minimodel break`` subcommand does: the learner's flow (list, start, run, hint,
+check, diff, reset) and the maintainers' tools (validate, rehash).
+
+The options are declared in :mod:`minimodel.commands.break_`; the engine (workspaces, patches,
+child processes, texts) lives in :mod:`minimodel.lab.breaks`. Each handler records the
+learner's progress and prints for a person, or JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import textwrap
+from typing import Any
+
+from minimodel.commands._exit import FAILED, OK, USAGE
+from minimodel.lab.i18n import DEFAULT_LANG
+
+
+def _para(text: str) -> str:
+    """A paragraph wrapped to the terminal (at most 100 columns)."""
+    width = min(100, shutil.get_terminal_size((100, 24)).columns)
+    return textwrap.fill(" ".join(text.split()), width=max(40, width))
+
+
+def _say(text: str, style: str | None = None) -> None:
+    """Print like print(), in colour on a terminal (Rich drops the style when piped)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    Console(soft_wrap=True, highlight=False).print(Text(text, style=style or ""))
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+def _progress(args: argparse.Namespace):
+    from minimodel.lab.progress import Progress
+
+    return Progress(args.learner_dir)
+
+
+def _record(args: argparse.Namespace, break_id: str, status: str | None, **detail: Any) -> None:
+    """Record progress. Statuses: started -> observed (ran) -> attempted (checked) -> fixed.
+
+    ``status=None`` keeps the current one (hints, diff, reset). "fixed" is sticky: a later
+    reset or failing check does not undo it (``last_check`` tells the latest result).
+    """
+    progress = _progress(args)
+    previous = (progress.get("break", break_id) or {}).get("status")
+    if previous == "fixed" or status is None:
+        status = previous or "started"
+    progress.record("break", break_id, status, **detail)
+
+
+def _open(args: argparse.Namespace):
+    from minimodel.lab.breaks import Workspace
+
+    ws = Workspace.open(args.workdir)
+    lang = args.lang or ws.lang
+    return ws, ws.load_break(), lang
+
+
+# --- handlers ------------------------------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks import load_all
+
+    records = _progress(args).all("break")
+    lang = args.lang or DEFAULT_LANG
+    rows = []
+    for brk in load_all():
+        entry = records.get(brk.id) or {}
+        rows.append({**brk.summary(lang), "status": entry.get("status", "not started"),
+                     "hints_used": entry.get("hints_used", 0)})
+    if args.json:
+        _print_json(rows)
+        return OK
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import status_label
+
+    table = Table(title=t("list_title", lang))
+    for column in ("id", "title", "status"):
+        table.add_column(t(f"col_{column}", lang))
+    for row in rows:
+        table.add_row(row["id"], Text(row["title"]), status_label(row["status"], lang))
+    Console().print(table)
+    return OK
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks import Workspace, WorkspaceError, load_break, start
+    from minimodel.lab.breaks.messages import t
+
+    lang = args.lang or DEFAULT_LANG
+    brk = load_break(args.break_id)
+    try:
+        previous = Workspace.open(args.workdir)
+    except WorkspaceError:
+        previous = None
+    ws = start(brk, args.workdir, lang=lang, force=args.force)
+    restarted = previous is not None and previous.break_id == brk.id
+    _record(args, brk.id, "started", workdir=str(ws.root), lang=lang)
+    if args.json:
+        _print_json({"break": brk.id, "workdir": str(ws.root), "notes": str(ws.notes_path),
+                     "lang": lang, "files": len(ws.manifest), "restarted": restarted})
+        return OK
+    print(t("started", lang, id=brk.id, title=brk.text("title", lang), root=ws.root))
+    if restarted:
+        print(t("restarted", lang))
+    print(_para(brk.text("intro", lang)))
+    print()
+    print(t("next_steps", lang, notes=ws.notes_path, root=ws.root))
+    return OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.breaks.notes import missing_predictions
+    from minimodel.lab.breaks.runner import run_script
+
+    ws, brk, lang = _open(args)
+    questions = brk.texts("predict", lang)
+    if not args.skip_predictions:
+        notes = ws.notes_path.read_text(encoding="utf-8") if ws.notes_path.is_file() else ""
+        missing = missing_predictions(notes, len(questions))
+        if missing:
+            label = t("prediction", lang)
+            print(t("predictions_missing", lang, notes=ws.notes_path,
+                    missing=", ".join(f"{label} {n}" for n in missing)))
+            for n in missing:
+                print(f"\n## {label} {n}\n" + textwrap.indent(_para(questions[n - 1]), "  "))
+            print("\n" + t("predictions_skip", lang))
+            return USAGE
+    script = brk.path("experiment")
+    print(t("running", lang, script=script, root=ws.root))
+    print(t("output", lang), flush=True)
+    marker, label = brk.symptom_marker, t("symptom_label", lang)
+
+    def echo(line: str) -> None:  # live, so a few seconds of training are not a silent wait
+        if line.startswith(marker):
+            _say(label + line[len(marker):], "bold red")
+        else:
+            print(line, flush=True)
+
+    run = run_script(ws.root, script, lang, args.timeout or brk.timeout, echo=echo)
+    if run.stderr.strip():
+        print(run.stderr.rstrip("\n"), file=sys.stderr)
+    if run.timed_out:
+        print(t("timed_out", lang, seconds=run.seconds), file=sys.stderr)
+    ok = not run.timed_out and run.returncode == brk.experiment_exit_code
+    symptom = bool(run.symptom_lines(brk.symptom_marker))
+    _record(args, brk.id, "observed", last_run={"ok": ok, "symptom": symptom,
+                                               "seconds": round(run.seconds, 2)})
+    if not ok:
+        print(t("experiment_failed", lang, code=run.returncode, expected=brk.experiment_exit_code),
+              file=sys.stderr)
+        return FAILED
+    if not symptom:  # e.g. after a fix: the "what to look at" text would describe a bug
+        print()          # that is no longer there
+        print(_para(t("no_symptom", lang, root=ws.root)))
+        return OK
+    print(t("observe", lang))
+    print(_para(brk.text("observe", lang)))
+    print()
+    print(t("after_run", lang, root=ws.root))
+    return OK
+
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks.messages import t
+
+    ws, brk, lang = _open(args)
+    hints = brk.texts("hints", lang)
+    number, _new = ws.next_hint(len(hints))
+    _record(args, brk.id, None, hints_used=ws.hints_shown)
+    if args.json:
+        _print_json({"break": brk.id, "hint": number, "total": len(hints),
+                     "text": hints[number - 1]})
+        return OK
+    _say(t("hint", lang, n=number, total=len(hints)) + ":", "bold cyan")
+    print(_para(hints[number - 1]))
+    if number == len(hints):
+        print(t("hint_last", lang, root=ws.root))
+    return OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.breaks.runner import check_details, is_fixed, run_script
+
+    ws, brk, lang = _open(args)
+    if not args.json and sys.stderr.isatty():
+        print(t("checking", lang, root=ws.root), file=sys.stderr, flush=True)
+    run = run_script(ws.root, brk.path("check"), lang, args.timeout or brk.timeout)
+    fixed = is_fixed(run)
+    details = check_details(run, lang)
+    progress = _progress(args)
+    checks_run = int((progress.get("break", brk.id) or {}).get("checks_run", 0)) + 1
+    _record(args, brk.id, "fixed" if fixed else "attempted", last_check=fixed,
+            checks_run=checks_run, hints_used=ws.hints_shown)
+    if args.json:
+        _print_json({"fixed": fixed, "break": brk.id, "workdir": str(ws.root),
+                     "details": details, "exit_code": run.returncode,
+                     "seconds": round(run.seconds, 2)})
+        return OK if fixed else FAILED
+    for d in details:
+        _say(("PASS  " if d["ok"] else "FAIL  ") + d["description"],
+             "green" if d["ok"] else "red")
+        if d["message"]:
+            print(f"      {d['message']}")
+    failed = sum(not d["ok"] for d in details)
+    if fixed:
+        print()
+        _say(t("fixed", lang, passed=len(details), total=len(details)), "bold green")
+        print(t("why", lang))
+        print(_para(brk.text("explanation", lang)))
+        if brk.references:
+            print(t("references", lang))
+            for ref in brk.references:
+                print(f"  - {ref}")
+        return OK
+    if run.stderr.strip() and not run.checks:
+        print(run.stderr.rstrip("\n"), file=sys.stderr)
+    print()
+    _say(t("not_fixed", lang, failed=failed, total=len(details)), "bold red")
+    print(t("not_fixed_next", lang, root=ws.root))
+    return FAILED
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks.messages import t
+
+    ws, brk, lang = _open(args)
+    diff = ws.fix_diff()
+    edited = [p for p in ws.changes()["modified"] if p in ws.state["patched_files"]]
+    if edited:
+        print(t("diff_edited", lang, files=", ".join(edited), root=ws.root), file=sys.stderr)
+    _record(args, brk.id, None, revealed_fix=True)
+    sys.stdout.write(diff)
+    return OK
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks.messages import t
+
+    ws, brk, lang = _open(args)
+    result = ws.reset(notes=args.notes)
+    resets = int((_progress(args).get("break", brk.id) or {}).get("resets", 0)) + 1
+    _record(args, brk.id, None, resets=resets)
+    if args.json:
+        _print_json({"break": brk.id, "workdir": str(ws.root), **result,
+                     "matches_manifest": True})
+        return OK
+    if result["restored"] or result["removed"]:
+        print(t("reset_done", lang, restored=len(result["restored"]),
+                removed=len(result["removed"])))
+        for rel in result["restored"] + result["removed"]:
+            print(f"  {rel}")
+    else:
+        print(t("reset_clean", lang))
+    return OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks import validate_all
+
+    problems = validate_all(use_patch_command=not args.no_patch_command)
+    if args.json:
+        _print_json({"ok": not problems, "problems": problems})
+    else:
+        for problem in problems:
+            print(f"- {problem}")
+        print("ok: every break applies, shows its symptom, fails its checks and is fixed by its "
+              "diff" if not problems else f"{len(problems)} problem(s)")
+    return OK if not problems else FAILED
+
+
+def cmd_rehash(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks import rehash
+
+    stamped = rehash(args.break_id, keys=args.key)
+    print(f"stamped {len(stamped)} Spanish text(s) as translated from the current English: "
+          f"{', '.join(stamped) or '-'}")
+    return OK

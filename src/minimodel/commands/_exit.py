@@ -1,0 +1,58 @@
+"""Exit codes of every ``minimodel`` command, and the one wrapper that maps user errors to them.
+
+    0    ok: the command did what was asked (for a check: what was checked passed)
+    1    what was checked failed: an exercise not passed, a break not fixed yet, lab content
+         with problems, a training run whose loss is not finite, a benchmark measurement
+         that failed, quiz mirrors that drifted
+    2    usage or user error: a bad option value, an unknown id, a missing, unreadable or
+         invalid file, or a step the command needs first (e.g. a break's predictions)
+    130  interrupted with Ctrl-C (a training run saves a checkpoint first)
+
+A command handler returns one of these constants; :func:`guarded` turns the errors a user can
+cause into one ``error: ...`` line on stderr and ``USAGE`` instead of a traceback. Set
+``MINIMODEL_DEBUG=1`` to see the traceback anyway.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+from typing import Callable
+
+OK = 0
+FAILED = 1
+USAGE = 2
+INTERRUPTED = 130
+
+# The short form for a command's --help epilog.
+EPILOG = ("exit codes: 0 ok; 1 what was checked failed (not passed, not fixed, problems "
+          "found); 2 usage or user error; 130 interrupted")
+
+# What a user can cause: bad values (ValueError, incl. UnicodeDecodeError), wrong kinds of
+# values (TypeError), files that are missing or unreadable (OSError), a model that diverged
+# (FloatingPointError) and an optional dependency that is not installed (ImportError).
+USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, TypeError, OSError,
+                                                FloatingPointError, ImportError)
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def user_error(message: object) -> int:
+    """Print ``error: message`` on stderr and return ``USAGE``."""
+    print(f"error: {message}", file=sys.stderr)
+    return USAGE
+
+
+def guarded(handler: Handler) -> Handler:
+    """Wrap a command handler: user errors become one ``error:`` line and exit code 2."""
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except USER_ERRORS as exc:
+            if os.environ.get("MINIMODEL_DEBUG", "").strip() not in ("", "0"):
+                raise
+            return user_error(exc)
+    return run

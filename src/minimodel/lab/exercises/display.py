@@ -1,0 +1,119 @@
+"""How ``minimodel exercise`` shows an exercise and a verdict on the terminal (Rich).
+
+Statements are YAML block text: prose paragraphs wrapped at ~95 columns and indented formula
+lines. :func:`reflow` joins the prose so the terminal can wrap it, and :func:`wrap_formulas`
+wraps long formula lines without breaking the block apart.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from minimodel.lab.i18n import (EXERCISE_UI, case_label, case_name, case_status_label,
+                                translate)
+
+STATUS_STYLE = {"passed": "green", "wrong": "red", "shape": "magenta", "dtype": "magenta",
+                "error": "red", "forbidden": "bold red", "timeout": "yellow", "not run": "dim"}
+
+
+def t(key: str, lang: str, **values: Any) -> str:
+    """A string of ``minimodel exercise`` in ``lang`` (see ``EXERCISE_UI``)."""
+    return translate(EXERCISE_UI, key, lang, **values)
+
+
+def console():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def reflow(text: str) -> str:
+    """Join the wrapped lines of prose paragraphs; keep indented (formula) lines as they are."""
+    out: list[str] = []
+    for line in text.rstrip().splitlines():
+        prose = line.strip() and not line.startswith("    ")
+        if prose and out and out[-1].strip() and not out[-1].startswith("    "):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def wrap_formulas(text: str, width: int) -> str:
+    """Wrap the indented (formula) lines of a reflowed statement to ``width`` columns.
+
+    Rich would wrap them at column 0 and break the layout of a formula block; here a long
+    formula line moves its trailing comment (after a run of spaces) onto the next line,
+    indented under the formula, and anything still too long wraps with a hanging indent.
+    """
+    out: list[str] = []
+    for line in text.splitlines():
+        if not line.startswith("    ") or len(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        code, gap, comment = line.strip().partition("   ")
+        pieces = ([indent + code.rstrip(), indent + "    " + comment.strip()]
+                  if gap and comment.strip() else [line.rstrip()])
+        for piece in pieces:
+            out.extend(textwrap.wrap(piece, width, subsequent_indent=indent + "        ",
+                                     break_on_hyphens=False) if len(piece) > width else [piece])
+    return "\n".join(out)
+
+
+def print_statement(ex, lang: str) -> None:
+    """The statement in a panel, with the function's signature under it."""
+    from rich.markup import escape
+    from rich.panel import Panel
+
+    out = console()
+    text = wrap_formulas(reflow(ex.text("statement", lang)), max(40, out.width - 4))
+    body = f"{escape(text)}\n\n[bold]{escape(ex.signature())}[/]"
+    out.print(Panel(body, title=f"{ex.id}: {escape(ex.text('title', lang))}"))
+
+
+def _case_table(cases: list[dict[str, Any]], lang: str):
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(show_lines=False)
+    for col in ("case", "kind", "status", "detail"):
+        table.add_column(t(col, lang), overflow="fold")
+    previous = None
+    for case in cases:
+        style = STATUS_STYLE.get(case["status"], "white")
+        detail = case["message"] + "".join(f"\n  {w}" for w in case.get("where", []))
+        if detail == previous and case["status"] != "passed":
+            detail = t("same", lang)  # a run of identical failures reads as one
+        else:
+            previous = detail
+        table.add_row(case_name(case["name"], lang), escape(case_label(case["label"], lang)),
+                      f"[{style}]{case_status_label(case['status'], lang)}[/]", escape(detail))
+    return table
+
+
+def print_result(result: dict[str, Any], lang: str) -> None:
+    """A judge result (see :mod:`minimodel.lab.exercises.judge`) as a table and a verdict."""
+    from rich.markup import escape
+
+    out = console()
+    tol = result["tolerance"]
+    out.print(f"[bold]{result['exercise']}[/]  {escape(result['file'])}")
+    out.print("[dim]" + t("seed", lang, seed=result["seed"], rtol=tol["rtol"],
+                          atol=tol["atol"], rtol32=tol["rtol_float32"],
+                          atol32=tol["atol_float32"]) + "[/]")
+    for f in result.get("forbidden", []):
+        where = t("line", lang, line=f["line"]) if f.get("line") else ""
+        out.print("[bold red]" + escape(where + f"{f['name']} ({f['how']})") + "[/]")
+    if any(case["status"] != "not run" for case in result["cases"]):
+        out.print(_case_table(result["cases"], lang))
+    if result.get("hung_at"):
+        out.print(t("hung", lang))
+        for line in result["hung_at"][:4]:
+            out.print(f"  {escape(line)}")
+    for line in result.get("stderr_tail", [])[-6:]:
+        out.print(f"[dim]  {escape(line)}[/]")
+    verdict = t("passed", lang) if result["passed"] else t("failed", lang)
+    colour = "green" if result["passed"] else STATUS_STYLE.get(result["status"], "red")
+    out.print(f"[bold {colour}]{verdict}[/] ({result['status']}): {escape(result['message'])}")

@@ -1,0 +1,153 @@
+"""The one way the lab runs a child process: the judge's sandbox, a break's experiment and
+checks, and ``patch`` during validation all go through :func:`run_child`.
+
+What every caller needs, done once:
+
+* the child starts in its own session, so it and everything it spawns form one process
+  group that can be killed together;
+* a wall-clock limit kills that whole group (a solution that forks, or a script that starts
+  a worker, cannot outlive its verdict), and so does Ctrl-C in the parent;
+* the group is killed after the child exits too: a grandchild left running would keep the
+  output pipes open and the parent waiting;
+* stdout and stderr are captured (the last ``max_chars`` of each), and stdout lines can be
+  passed on live as they arrive;
+* :func:`clean_env` builds a small environment instead of inheriting ours.
+
+Each caller keeps its own policy: which interpreter flags, which variables, which resource
+limits (``preexec``), what a timeout means for its verdict.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+MAX_CHARS = 4 * 1024 * 1024  # per stream; a runaway print keeps only its tail
+
+# One BLAS thread: the children are small and run on busy machines (see minimodel.runtime).
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@dataclass
+class ChildResult:
+    """What came back from one child process."""
+
+    returncode: int          # negative: killed by that signal (-9 after a timeout)
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+    truncated: bool = False  # some output was dropped (only the last MAX_CHARS are kept)
+
+    def stderr_tail(self, lines: int = 12) -> list[str]:
+        return [ln for ln in self.stderr.splitlines() if ln.strip()][-lines:]
+
+
+def clean_env(keep: Iterable[str] = ("PATH",), **values: str) -> dict[str, str]:
+    """A small environment: the variables in ``keep`` copied from ours (when set), UTF-8,
+    one BLAS thread, a fixed hash seed, then ``values`` on top."""
+    env = {name: os.environ[name] for name in keep if name in os.environ}
+    env.setdefault("PATH", "/usr/bin:/bin")
+    env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
+                "PYTHONHASHSEED": "0", **ONE_THREAD})
+    env.update(values)
+    return env
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group ``pid`` leads (the child and everything it started)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # already gone
+
+
+class _Capture:
+    """Reads one pipe in a thread, keeping the last ``limit`` characters."""
+
+    def __init__(self, stream, limit: int, on_line: Callable[[str], None] | None) -> None:
+        self.lines: deque[str] = deque()
+        self.size, self.limit, self.truncated = 0, limit, False
+        self._stream, self._on_line = stream, on_line
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        for line in self._stream:
+            self.lines.append(line)
+            self.size += len(line)
+            while self.size > self.limit and len(self.lines) > 1:
+                self.size -= len(self.lines.popleft())
+                self.truncated = True
+            if self._on_line is not None:
+                self._on_line(line.rstrip("\n"))
+        self._stream.close()
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | None = None,
+              env: dict[str, str] | None = None, stdin_text: str | None = None,
+              on_line: Callable[[str], None] | None = None,
+              poll: Callable[[float], None] | None = None,
+              preexec: Callable[[], None] | None = None,
+              max_chars: int = MAX_CHARS) -> ChildResult:
+    """Run ``argv`` in its own process group, wait at most ``timeout`` seconds, return what it
+    printed. Never raises for the child's own failures.
+
+    Args:
+        timeout: wall-clock seconds; then the whole group is killed (``timed_out=True``).
+        cwd, env: working folder and environment (see :func:`clean_env`).
+        stdin_text: text written to the child's stdin (else stdin is /dev/null).
+        on_line: called with each stdout line as soon as the child prints it.
+        poll: called with the elapsed seconds about five times a second while the child runs
+            (progress displays).
+        preexec: run in the child between fork and exec (resource limits).
+        max_chars: how much of each stream to keep (the end of it).
+    """
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        list(map(str, argv)), cwd=Path(cwd) if cwd is not None else None, env=env,
+        stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+        errors="replace", start_new_session=True, preexec_fn=preexec)
+    out = _Capture(proc.stdout, max_chars, on_line)
+    err = _Capture(proc.stderr, max_chars, None)
+    if stdin_text is not None:
+        threading.Thread(target=_feed, args=(proc.stdin, stdin_text), daemon=True).start()
+    timed_out = False
+    try:
+        while True:
+            elapsed = time.monotonic() - start
+            if poll is not None:
+                poll(elapsed)
+            try:
+                proc.wait(timeout=max(0.0, min(0.2, timeout - elapsed)))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() - start >= timeout:
+                    timed_out = True
+                    break
+    finally:
+        kill_group(proc.pid)  # the timeout, Ctrl-C, or grandchildren left behind
+        proc.wait()
+        for capture in (out, err):
+            capture.thread.join(timeout=5)
+    return ChildResult(proc.returncode, out.text(), err.text(), time.monotonic() - start,
+                       timed_out, out.truncated or err.truncated)
+
+
+def _feed(stdin, text: str) -> None:
+    try:
+        stdin.write(text)
+        stdin.close()
+    except (BrokenPipeError, OSError):
+        pass  # the child exited without reading everything
