@@ -44,6 +44,7 @@ def save(model: Module, path: str | os.PathLike, extra_metadata: dict[str, str] 
     if name not in classes or not hasattr(model, "config"):
         raise TypeError(f"mm.save handles the built-in models {sorted(classes)}, got {name}; "
                         "for another Module save model.state_dict() yourself")
+    model.check_tie_matches_config()  # the config is what loading will rebuild
     tensors = {k: np.ascontiguousarray(v) for k, v in model.state_dict().items()}
     metadata = {
         "minimodel.format": FORMAT_VERSION,

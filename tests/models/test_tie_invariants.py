@@ -275,3 +275,20 @@ def test_export_to_hugging_face_keeps_the_tie(tmp_path):
 
     hf = AutoModelForCausalLM.from_pretrained(tmp_path / "hf")
     assert hf.lm_head.weight.data_ptr() == hf.transformer.wte.weight.data_ptr()
+
+
+def test_save_and_export_refuse_a_config_edited_behind_the_tie(make, tmp_path):
+    model = make()
+    model.config.tie_embeddings = False  # edited after construction: the head is still tied
+    with pytest.raises(ValueError, match="config.tie_embeddings=False but the head is tied"):
+        mm.save(model, tmp_path / "m.safetensors")
+    assert not (tmp_path / "m.safetensors").exists()
+    if isinstance(model, GPT):
+        from minimodel.interop import to_hf
+
+        with pytest.raises(ValueError, match="config was changed after the model was built"):
+            to_hf(model, tmp_path / "hf")
+    model.config.tie_embeddings = True
+    model.config.vocab_size = V + 1
+    with pytest.raises(ValueError, match="resize_token_embeddings"):
+        mm.save(model, tmp_path / "m.safetensors")

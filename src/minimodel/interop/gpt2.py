@@ -164,6 +164,7 @@ def to_hf(model: GPT, out_dir: str | os.PathLike, tokenizer: Any = None, *,
     if not isinstance(model, GPT):
         raise TypeError(f"to_hf exports a minimodel GPT (GPT-2 architecture), got "
                         f"{type(model).__name__}; MaskedLM/CBOW have no Hugging Face export yet")
+    model.check_tie_matches_config()  # config.json's tie_word_embeddings comes from the config
     if isinstance(tokenizer, (str, os.PathLike)):
         from minimodel.data import load_tokenizer
 

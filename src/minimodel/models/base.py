@@ -49,6 +49,27 @@ class LanguageModel(Module):
         """True when the head's matrix is the input embedding's Parameter object."""
         return isinstance(self.get_output_embeddings(), TiedHead)
 
+    def check_tie_matches_config(self) -> None:
+        """Refuse a model whose structure and config disagree about the tie (or the sizes).
+
+        The config is what a checkpoint or an export records, so saving a model whose config
+        was edited after construction (``model.config.tie_embeddings = False`` on a tied model)
+        would write a file that cannot be loaded back as the same model.
+        """
+        c = self.config
+        emb = self.get_input_embeddings()
+        if self.tied != bool(c.tie_embeddings):
+            raise ValueError(f"{type(self).__name__}: config.tie_embeddings={c.tie_embeddings} "
+                             f"but the head is {'tied' if self.tied else 'untied'} "
+                             f"({type(self.get_output_embeddings()).__name__}); the config was "
+                             "changed after the model was built. Build a new model with the "
+                             "config you want and load_state_dict() the weights into it.")
+        if (emb.vocab_size, emb.d_model) != (c.vocab_size, c.d_model):
+            raise ValueError(f"{type(self).__name__}: the embedding is ({emb.vocab_size}, "
+                             f"{emb.d_model}) but the config says (vocab_size, d_model) = "
+                             f"({c.vocab_size}, {c.d_model}); use resize_token_embeddings() "
+                             "to change the vocabulary")
+
     # ------------------------------------------------------------------ replacing parts
     def __setattr__(self, name: str, value: Any) -> None:
         registered = self.__dict__.get("_modules", {})
