@@ -7,6 +7,7 @@ Ctrl-C. We write to a temporary file in the same directory, flush it to disk, th
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -29,6 +30,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         os.umask(umask)
         os.chmod(tmp_name, 0o666 & ~umask)
         os.replace(tmp_name, path)
+        fsync_dir(path.parent)  # the rename itself must survive a power cut too
     except BaseException:
         # Leave no temporary file behind, even on KeyboardInterrupt.
         try:
@@ -39,6 +41,41 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     return path
 
 
+def atomic_write_files(contents: dict[Path, bytes]) -> list[Path]:
+    """Write several files as one unit, as far as a file system allows.
+
+    Every file is first written in full to a temporary name beside its target (a full disk or
+    a permission error fails here, before any target changes, and the temporaries are
+    removed); only then are all renamed into place, which does not need disk space.
+    """
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in contents.items():
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                            dir=path.parent)
+            staged.append((tmp_name, path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp_name, 0o666 & ~umask)
+    except BaseException:
+        for tmp_name, _ in staged:
+            try:
+                os.unlink(tmp_name)
+            except FileNotFoundError:
+                pass
+        raise
+    for tmp_name, path in staged:
+        os.replace(tmp_name, path)
+        fsync_dir(path.parent)
+    return [path for _, path in staged]
+
+
 def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> Path:
     """Write ``text`` to ``path`` atomically (UTF-8 by default)."""
     return atomic_write_bytes(path, text.encode(encoding))
@@ -47,3 +84,66 @@ def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8
 def atomic_write_json(path: str | os.PathLike, obj: Any, indent: int | None = 2) -> Path:
     """Serialise ``obj`` as JSON and write it atomically."""
     return atomic_write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False) + "\n")
+
+
+def fsync_dir(path: str | os.PathLike) -> None:
+    """Flush a directory's entries (a rename into it) to disk; a no-op where unsupported."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def require_file(path: str | os.PathLike, what: str = "file") -> Path:
+    """``path`` as a Path if it is a readable regular file; else an OSError that says what it
+    is instead (missing, a directory, a symbolic-link loop, a device...), naming the path."""
+    import stat
+
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise type(exc)(exc.errno, f"{what} {path}: {_PLAIN.get(exc.errno or -1, exc.strerror)}"
+                        ) from None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, f"{what} {path} is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, f"{what} {path} is not a regular file (a device, pipe or "
+                      "socket?)")
+    return path
+
+
+# errno -> what it means, in plain words (the [Errno N] text is for programmers).
+_PLAIN = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EFBIG: "the file would exceed the file-size limit",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "the operation is not permitted",
+    errno.EROFS: "the file system is read-only",
+    errno.ENOENT: "no such file or directory",
+    errno.EISDIR: "it is a directory, not a file",
+    errno.ENOTDIR: "a part of the path is a file, not a directory",
+    errno.ELOOP: "it is a symbolic link loop",
+    errno.EEXIST: "it already exists",
+    errno.ENOTEMPTY: "the directory is not empty",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.EIO: "an input/output error occurred (a failing disk?)",
+    errno.EMFILE: "too many files are open",
+    errno.ENOMEM: "the system is out of memory",
+}
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One sentence for a file error: the path(s) and what went wrong, in plain words."""
+    paths = [p for p in (exc.filename, getattr(exc, "filename2", None)) if p is not None]
+    if not paths:  # our own messages (require_file) carry the path in strerror already
+        return exc.strerror or _PLAIN.get(exc.errno or -1, str(exc))
+    what = _PLAIN.get(exc.errno or -1, exc.strerror or str(exc))
+    return f"{' -> '.join(os.fsdecode(p) for p in paths)}: {what}"

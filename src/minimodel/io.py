@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from minimodel._fileio import atomic_write_bytes
+from minimodel._fileio import atomic_write_bytes, require_file
 from minimodel.nn import Module
 
 FORMAT_VERSION = "1"
@@ -34,9 +34,8 @@ def _model_classes() -> dict[str, tuple[type, type]]:
     return MODEL_CLASSES
 
 
-def save(model: Module, path: str | os.PathLike, extra_metadata: dict[str, str] | None = None
-         ) -> Path:
-    """Write ``model`` (GPT, MaskedLM or CBOW) to ``path`` atomically; returns the path."""
+def serialize(model: Module, extra_metadata: dict[str, str] | None = None) -> bytes:
+    """The bytes of ``model``'s checkpoint file (what :func:`save` writes)."""
     from safetensors.numpy import save as st_save
 
     classes = _model_classes()
@@ -53,16 +52,20 @@ def save(model: Module, path: str | os.PathLike, extra_metadata: dict[str, str] 
         "minimodel.tie_groups": json.dumps(model.tie_groups()),
     }
     metadata.update(extra_metadata or {})
-    return atomic_write_bytes(path, st_save(tensors, metadata=metadata))
+    return st_save(tensors, metadata=metadata)
+
+
+def save(model: Module, path: str | os.PathLike, extra_metadata: dict[str, str] | None = None
+         ) -> Path:
+    """Write ``model`` (GPT, MaskedLM or CBOW) to ``path`` atomically; returns the path."""
+    return atomic_write_bytes(path, serialize(model, extra_metadata))
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, str]:
     """The metadata of a minimodel checkpoint, refusing missing, corrupt or foreign files."""
     from safetensors import safe_open
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"checkpoint {path} does not exist")
+    path = require_file(path, "checkpoint")
     try:
         with safe_open(str(path), framework="np") as handle:
             metadata = handle.metadata() or {}
@@ -76,10 +79,49 @@ def read_metadata(path: str | os.PathLike) -> dict[str, str]:
     return metadata
 
 
+# Sizes beyond these are refused before anything is built: no real minimodel checkpoint comes
+# near them, and a config claiming them (damaged or hostile) would allocate gigabytes.
+LIMITS = {"vocab_size": 10_000_000, "block_size": 1_000_000, "n_layer": 1_000,
+          "n_head": 4_096, "d_model": 65_536, "window": 1_000, "mlp_ratio": 64}
+FLOAT_DTYPES = {"F32": np.float32, "F64": np.float64}
+WIDENED_DTYPES = {"F16": "float16", "BF16": "bfloat16"}
+
+
+def check_config_bounds(config: Any, where: str) -> None:
+    """Refuse a config with a size beyond :data:`LIMITS` (naming the field and the file)."""
+    for field, limit in LIMITS.items():
+        value = getattr(config, field, None)
+        if value is not None and value > limit:
+            raise ValueError(f"{where}: the stored config says {field}={value:,}, beyond the "
+                             f"limit of {limit:,}; the file is damaged or not a real "
+                             "minimodel checkpoint")
+
+
+def _header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """name -> (dtype, shape) of every tensor, read from the header alone (no data)."""
+    from safetensors import safe_open
+
+    out = {}
+    with safe_open(str(path), framework="np") as handle:
+        for key in handle.keys():
+            info = handle.get_slice(key)
+            out[key] = (info.get_dtype(), tuple(info.get_shape()))
+    return out
+
+
 def load(path: str | os.PathLike) -> Module:
-    """Rebuild the model saved at ``path`` (ties re-created, values loaded, eval mode off)."""
+    """Rebuild the model saved at ``path`` (ties re-created, values loaded).
+
+    The file is checked before it is trusted: the stored config against sane bounds and
+    against the tensors' own names and shapes (read from the header, before anything is
+    built), dtypes (float32/float64; float16 is widened to float32 with a warning; integers
+    are refused) and values (NaN or Inf refused). Every message names the file and tensor.
+    """
+    import warnings
+
     from safetensors.numpy import load_file
 
+    path = Path(path)
     metadata = read_metadata(path)
     classes = _model_classes()
     name = metadata["minimodel.model"]
@@ -87,10 +129,48 @@ def load(path: str | os.PathLike) -> Module:
         raise ValueError(f"{path} holds a {name!r} model; this minimodel knows {sorted(classes)}")
     model_cls, config_cls = classes[name]
     try:
-        config = config_cls(**json.loads(metadata["minimodel.config"]))
+        stored = json.loads(metadata["minimodel.config"])
+        if not isinstance(stored, dict):
+            raise TypeError(f"expected a JSON object, got {type(stored).__name__}")
+        config = config_cls(**stored)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{path}: the stored {name} config is invalid ({exc})") from None
-    tensors = load_file(str(path))
+    check_config_bounds(config, str(path))
+    expected = model_cls.state_shapes(config)
+    header = _header(path)
+    aliases = {"lm_head.weight": next(iter(expected))} if config.tie_embeddings else {}
+    missing = [k for k in expected if k not in header]
+    unexpected = [k for k in header if k not in expected and k not in aliases]
+    if missing or unexpected:
+        parts = ([f"missing {', '.join(missing[:5])}"] if missing else []) + (
+            [f"unexpected {', '.join(unexpected[:5])}"] if unexpected else [])
+        raise ValueError(f"{path} does not hold the tensors its config describes ({name}, "
+                         f"{config.to_dict()}): {'; '.join(parts)}")
+    for key, (dtype, shape) in header.items():
+        want = expected.get(key) or expected[aliases[key]]
+        if shape != want:
+            raise ValueError(f"{path}: tensor {key!r} has shape {shape} but the stored config "
+                             f"needs {want}; the file is damaged")
+        if dtype not in FLOAT_DTYPES and dtype not in WIDENED_DTYPES:
+            raise ValueError(f"{path}: tensor {key!r} has dtype {dtype}; weights must be "
+                             "float32 or float64")
+    try:
+        tensors = load_file(str(path))
+    except Exception as exc:  # bfloat16 has no NumPy dtype
+        raise ValueError(f"{path}: cannot read the tensors ({exc}); bfloat16 weights can be "
+                         "converted with `minimodel import-hf` from a Hugging Face folder"
+                         ) from None
+    widened = sorted(k for k, v in tensors.items() if v.dtype == np.float16)
+    if widened:
+        warnings.warn(f"{path}: float16 weights ({', '.join(widened[:3])}"
+                      f"{' ...' if len(widened) > 3 else ''}) widened to float32", stacklevel=2)
+        tensors = {k: (v.astype(np.float32) if v.dtype == np.float16 else v)
+                   for k, v in tensors.items()}
+    for key, value in tensors.items():
+        if not np.all(np.isfinite(value)):
+            bad = int(np.size(value) - np.count_nonzero(np.isfinite(value)))
+            raise ValueError(f"{path}: tensor {key!r} holds {bad} NaN/Inf value(s); the "
+                             "weights are unusable (a diverged run?)")
     model = model_cls(config)
     # dtype follows the file (a float64 checkpoint loads as float64).
     own = model.state_dict()
@@ -99,7 +179,5 @@ def load(path: str | os.PathLike) -> Module:
             _param_by_name(model, key).data = value.copy()
     model.load_state_dict(tensors, strict=True)
     return model
-
-
 def _param_by_name(model: Module, name: str) -> Any:
     return dict(model.named_parameters())[name]

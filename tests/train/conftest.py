@@ -37,3 +37,4 @@ def module_corpus(tmp_path_factory: pytest.TempPathFactory, corpus_text: str) ->
     path = tmp_path_factory.mktemp("corpus") / "tiny.txt"
     path.write_text(corpus_text, encoding="utf-8")
     return path
+

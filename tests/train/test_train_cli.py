@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from minimodel.cli import main
+from train_helpers import current_checkpoint
 
 
 def _rows(run_dir: Path) -> list[dict]:
@@ -20,8 +21,14 @@ def test_train_writes_every_artefact_and_learns(tiny_corpus, tiny, tmp_path, cap
     out = tmp_path / "run"
     assert main(["train", "--corpus", str(tiny_corpus), "--out", str(out), *tiny]) == 0
     for name in ("model.safetensors", "metrics.jsonl", "loss.png", "tokenizer.json",
-                 "train_state.json", "train_state.npz", "summary.json", "run.json"):
+                 "summary.json", "run.json"):
         assert (out / name).is_file(), name
+    ckpt = current_checkpoint(out)
+    assert ckpt.name == "step-000020" and [p.name for p in (out / "checkpoints").iterdir()
+                                           if p.is_dir()] == ["step-000020"]
+    for name in ("model.safetensors", "train_state.json", "train_state.npz"):
+        assert (ckpt / name).is_file(), name
+    assert (ckpt / "model.safetensors").read_bytes() == (out / "model.safetensors").read_bytes()
     assert (out / "loss.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     rows = _rows(out)
     assert [r["step"] for r in rows] == [5, 10, 15, 20]
@@ -44,10 +51,11 @@ def test_train_writes_every_artefact_and_learns(tiny_corpus, tiny, tmp_path, cap
 def test_train_state_has_no_pickles(tiny_corpus, tiny, tmp_path):
     out = tmp_path / "run"
     assert main(["train", "--corpus", str(tiny_corpus), "--out", str(out), *tiny]) == 0
-    with np.load(out / "train_state.npz", allow_pickle=False) as npz:  # raises on pickles
+    ckpt = current_checkpoint(out)
+    with np.load(ckpt / "train_state.npz", allow_pickle=False) as npz:  # raises on pickles
         assert int(npz["step"]) == 20
         assert any(k.endswith("exp_avg_sq") for k in npz.files)
-    state = json.loads((out / "train_state.json").read_text())
+    state = json.loads((ckpt / "train_state.json").read_text())
     assert state["step"] == 20 and state["rng"]["bit_generator"] == "PCG64"
 
 
@@ -66,7 +74,7 @@ def test_bpe_tokenizer_is_cached_in_the_out_dir(tiny_corpus, tiny, tmp_path, cap
     args += ["--vocab-size", "300", "--steps", "5"]
     assert main(args) == 0
     first = capsys.readouterr().out
-    assert main(args) == 0
+    assert main([*args, "--force"]) == 0
     second = capsys.readouterr().out
     assert "reusing the tokenizer" not in first and "reusing the tokenizer" in second
     assert json.loads((tmp_path / "r/tokenizer.json").read_text())["vocab_size"] == 300
@@ -116,6 +124,7 @@ def test_a_bad_corpus_does_not_destroy_an_existing_run(tiny_corpus, tiny, tmp_pa
     assert main(["train", "--corpus", str(tiny_corpus), "--out", str(out), *tiny]) == 0
     before = (out / "model.safetensors").read_bytes()
     assert main(["train", "--corpus", str(tmp_path / "missing.txt"), "--out", str(out),
-                 *tiny]) == 2
+                 *tiny, "--force"]) == 2
     assert (out / "model.safetensors").read_bytes() == before
+    assert not (out / "previous").exists()  # nothing moved: the new run never started
     assert (out / "metrics.jsonl").read_text()

@@ -16,6 +16,7 @@ from safetensors.numpy import load_file
 
 from minimodel.cli import main
 from minimodel.training import TrainConfig, train
+from train_helpers import current_checkpoint
 from minimodel.training.tasks import LMTask
 
 SMALL = dict(tokenizer="byte", d_model=16, n_layer=1, n_head=2, block_size=16, batch_size=4,
@@ -54,7 +55,7 @@ def test_interrupt_then_resume_matches_straight_run(model, tiny_corpus, tmp_path
     assert not straight.interrupted and straight.step == 16
     cut = train(TrainConfig(**kw), tmp_path / "cut", on_step=_stop_at(8))
     assert cut.interrupted and cut.step == 8
-    state = json.loads((tmp_path / "cut/train_state.json").read_text())
+    state = json.loads((current_checkpoint(tmp_path / "cut") / "train_state.json").read_text())
     assert state["step"] == 8
     resumed = train(TrainConfig(), tmp_path / "cut", resume=True)
     assert resumed.step == 16 and not resumed.interrupted
@@ -151,7 +152,7 @@ def test_real_ctrl_c_saves_and_resumes(tiny_corpus, tmp_path):
             proc.kill()
     assert proc.returncode == 130, stderr
     assert "resume with:" in stdout and "Traceback" not in stderr
-    state = json.loads((out / "train_state.json").read_text())
+    state = json.loads((current_checkpoint(out) / "train_state.json").read_text())
     assert state["step"] >= 20
     assert load_file(str(out / "model.safetensors"))  # a readable checkpoint
 

@@ -10,7 +10,7 @@ import pytest
 from minimodel.models import GPT, GPTConfig
 from minimodel.optim import AdamW
 from minimodel.training import TrainConfig, param_groups, unigram_baseline
-from minimodel.training.state import optimizer_state_from_files, optimizer_state_to_files
+from minimodel.training.checkpoint import optimizer_state_from_files, optimizer_state_to_files
 
 
 def test_unigram_baseline_by_hand():

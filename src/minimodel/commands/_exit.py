@@ -21,6 +21,8 @@ import os
 import sys
 from typing import Callable
 
+from minimodel._fileio import describe_os_error
+
 OK = 0
 FAILED = 1
 USAGE = 2
@@ -32,15 +34,25 @@ EPILOG = ("exit codes: 0 ok; 1 what was checked failed (not passed, not fixed, p
 
 # What a user can cause: bad values (ValueError, incl. UnicodeDecodeError), wrong kinds of
 # values (TypeError), files that are missing or unreadable (OSError), a model that diverged
-# (FloatingPointError) and an optional dependency that is not installed (ImportError).
+# (FloatingPointError), an optional dependency that is not installed (ImportError) and sizes
+# beyond this machine's memory (MemoryError).
 USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, TypeError, OSError,
-                                                FloatingPointError, ImportError)
+                                                FloatingPointError, ImportError, MemoryError)
 
 Handler = Callable[[argparse.Namespace], int]
 
 
 def user_error(message: object) -> int:
-    """Print ``error: message`` on stderr and return ``USAGE``."""
+    """Print ``error: message`` on stderr and return ``USAGE``.
+
+    A file error (``OSError``) is said in plain words with its path ("runs/x/model.safetensors:
+    the disk is full") instead of Python's ``[Errno 28] No space left on device``.
+    """
+    if isinstance(message, OSError) and message.errno is not None:
+        message = describe_os_error(message)
+    elif isinstance(message, MemoryError):
+        message = ("out of memory: what was asked for needs more memory than this machine has "
+                   "free; try smaller sizes (--batch-size, --block-size, --d-model, --n-layer)")
     print(f"error: {message}", file=sys.stderr)
     return USAGE
 

@@ -46,8 +46,11 @@ def register(subparsers) -> None:
     parser.add_argument("--out", metavar="DIR", default=None,
                         help="output directory (default runs/compare-<model>)")
     parser.add_argument("--resume", action="store_true",
-                        help="finish an interrupted comparison: completed runs are kept, an "
-                             "interrupted one is resumed")
+                        help="finish an interrupted comparison with its saved settings: "
+                             "completed runs are kept, an interrupted one is resumed")
+    parser.add_argument("--force", action="store_true",
+                        help="start over in a DIR that holds a comparison (each earlier run "
+                             "is moved to its previous/ folder)")
     parser.add_argument("--json", action="store_true", help="print compare.json to stdout")
     parser.set_defaults(func=guarded(run))
 
@@ -60,7 +63,9 @@ def _fmt(key: str, value: Any) -> str:
     if key in ("erank_embedding", "erank_head", "pr_embedding", "train_time_s"):
         return f"{value:.1f}"
     if key == "val_ppl":
-        return f"{value:.2f}"
+        from minimodel.training.report import format_perplexity
+
+        return format_perplexity(value)
     return f"{value:.4f}"
 
 
@@ -89,7 +94,9 @@ def build_report(model: str, runs: dict[str, dict], shared: dict[str, Any]) -> d
                 "parameters": untied["parameters"] - tied["parameters"],
                 "train_loss": untied["train_loss"] - tied["train_loss"],
                 "val_loss": untied["val_loss"] - tied["val_loss"],
-                "val_ppl": untied["val_ppl"] - tied["val_ppl"]}}
+                "val_ppl": (untied["val_ppl"] - tied["val_ppl"]
+                            if untied["val_ppl"] is not None and tied["val_ppl"] is not None
+                            else None)}}
 
 
 def markdown(report: dict[str, Any], columns: list[tuple[str, str]]) -> str:
@@ -105,7 +112,8 @@ def markdown(report: dict[str, Any], columns: list[tuple[str, str]]) -> str:
         head, rule, *rows, "",
         f"Unigram baseline {report['unigram_baseline']:.4f}, uniform ln V "
         f"{report['uniform_baseline']:.4f}. Untied minus tied: {d['parameters']:+,} "
-        f"parameters, val loss {d['val_loss']:+.4f}, val ppl {d['val_ppl']:+.2f}.", ""])
+        f"parameters, val loss {d['val_loss']:+.4f}, val ppl "
+        f"{'-' if d['val_ppl'] is None else format(d['val_ppl'], '+.2f')}.", ""])
 
 
 def print_table(report: dict[str, Any], columns: list[tuple[str, str]]) -> None:
@@ -127,20 +135,59 @@ def print_table(report: dict[str, Any], columns: list[tuple[str, str]]) -> None:
                   f"{d['val_loss']:+.4f}, parameters {d['parameters']:+,}", highlight=False)
 
 
+SETTINGS_FILE = "compare_config.json"
+
+
+def comparison_settings(args: argparse.Namespace, out: Path) -> "TrainConfig":
+    """The settings both runs share: typed (new comparison) or saved (``--resume``).
+
+    A comparison is only meaningful at one budget, so ``--resume`` continues with the saved
+    settings and refuses typed options that differ, and a DIR already holding a comparison is
+    refused without ``--resume`` or ``--force``.
+    """
+    from minimodel.training import TrainConfig
+    from minimodel.training.config import explicit_differences
+
+    saved_path = out / SETTINGS_FILE
+    if args.resume:
+        if not saved_path.is_file():
+            raise ValueError(f"nothing to resume in {out}: no comparison was started there "
+                             f"({SETTINGS_FILE} is missing). Run `minimodel compare --out {out}` "
+                             "without --resume")
+        try:
+            saved = TrainConfig.from_dict(json.loads(saved_path.read_text(encoding="utf-8")))
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{saved_path} is damaged ({exc}); start the comparison again "
+                             "with --force") from None
+        typed = {k: v for k, v in explicit_options(args).items() if k != "tied"}
+        diffs = explicit_differences(saved, typed)
+        if diffs:
+            raise ValueError("--resume continues the comparison with its saved settings, but "
+                             "these options differ: " + "; ".join(diffs) + ". Drop them, or "
+                             "start a new comparison with --force or another --out")
+        return saved
+    if saved_path.is_file() and not args.force:
+        raise ValueError(f"{out} already holds a comparison; finish it with --resume, start "
+                         "over with --force (earlier runs move to their previous/ folders), or "
+                         "choose another --out")
+    return config_from_args(args).resolved()
+
+
 def run(args: argparse.Namespace) -> int:
     from minimodel._fileio import atomic_write_json, atomic_write_text
     from minimodel.plotting import plot_compare
     from minimodel.runtime import configure
     from minimodel.training import make_reporter, train
+    from minimodel.training import checkpoint
     from minimodel.training.report import PlainReporter
     from minimodel.training.run_files import read_metrics, read_summary
-    from minimodel.training.state import STATE_JSON
 
-    base = config_from_args(args).resolved()  # validates the options once, up front
+    out = Path(args.out) if args.out else Path("runs") / f"compare-{args.model or 'gpt'}"
+    base = comparison_settings(args, out)  # validated once, up front
     print(configure(args.threads), file=sys.stderr if args.json else sys.stdout)
-    out = Path(args.out) if args.out else Path("runs") / f"compare-{base.model}"
+    atomic_write_json(out / SETTINGS_FILE, {k: v for k, v in base.to_dict().items()
+                                            if k != "tied"})
     summaries: dict[str, dict] = {}
-    explicit = explicit_options(args)
     for label, tied in (("tied", True), ("untied", False)):
         run_dir = out / label
         # With --json, stdout carries only the JSON; progress goes to stderr.
@@ -151,16 +198,22 @@ def run(args: argparse.Namespace) -> int:
             reporter.message(f"{run_dir} is complete; keeping it")
             summaries[label] = done
             continue
-        resume = args.resume and (run_dir / STATE_JSON).is_file()
-        cfg = config_from_args(args)
-        cfg.tied = tied
+        has_checkpoint = (run_dir / checkpoint.CHECKPOINTS / checkpoint.LATEST).is_file() or \
+            (run_dir / checkpoint.STATE_JSON).is_file()
+        resume = args.resume and has_checkpoint
+        cfg = type(base).from_dict({**base.to_dict(), "tied": tied})
         result = train(cfg, run_dir, resume=resume, reporter=reporter,
-                       explicit={**explicit, "tied": tied})
+                       explicit={k: v for k, v in cfg.to_dict().items() if k != "eval_batches"},
+                       force=args.force or (args.resume and not has_checkpoint))
         if result.interrupted:
             print(f"comparison interrupted; finish it with: minimodel compare --resume "
-                  f"--out {out} (same options)")
+                  f"--out {out}")
             return INTERRUPTED
         summaries[label] = result.summary
+    steps = {label: s.get("steps") for label, s in summaries.items()}
+    if len(set(steps.values())) != 1:  # never declare a winner across different budgets
+        raise ValueError(f"the runs in {out} were trained for different numbers of steps "
+                         f"({steps}); a comparison needs one budget. Start over with --force")
     shared = {k: v for k, v in base.to_dict().items() if k != "tied"}
     report = build_report(base.model, summaries, shared)
     columns = COLUMNS + _wordsim_columns(summaries)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 from minimodel.commands._exit import FAILED, INTERRUPTED, OK, guarded
 from minimodel.commands._train_options import (add_train_options, config_from_args,
@@ -28,6 +29,8 @@ examples:
   minimodel train --model mlm --steps 300
   minimodel train --model cbow                     # + SimLex-999 / WordSim-353 evaluation
   minimodel train --resume --out runs/gpt-tied     # after Ctrl-C
+  minimodel train --force --out runs/gpt-tied      # start over; the old run -> previous/
+  minimodel train --steps 50 --json | jq -c 'select(.event == "eval")'
 """
 
 
@@ -41,6 +44,13 @@ def register(subparsers) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the interrupted run in --out (default as above) with its "
                              "saved settings")
+    parser.add_argument("--force", action="store_true",
+                        help="start over in a DIR that already holds a run; its files are moved "
+                             "to DIR/previous/ (never deleted)")
+    parser.add_argument("--json", action="store_true",
+                        help="machine-readable output: one JSON object per line (events "
+                             "start, step, eval, message, summary); see "
+                             "minimodel.training.report.JsonReporter")
     parser.set_defaults(func=guarded(run))
 
 
@@ -50,8 +60,10 @@ def gap_words(val: float, baseline: float) -> str:
 
 
 def format_summary(s: dict) -> str:
+    from minimodel.training.report import format_perplexity
+
     lines = [f"final  train loss {s['train_loss']:.4f}   val loss {s['val_loss']:.4f} "
-             f"(ppl {s['val_ppl']:.2f}) on the whole validation split",
+             f"(ppl {format_perplexity(s['val_ppl'])}) on the whole validation split",
              f"baselines  unigram {s['unigram_baseline']:.4f}   uniform ln V "
              f"{s['uniform_baseline']:.4f} nats/token   "
              f"(val loss {gap_words(s['val_loss'], s['unigram_baseline'])})",
@@ -65,20 +77,32 @@ def format_summary(s: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from minimodel.training import make_reporter, train
     from minimodel.runtime import configure
+    from minimodel.training import JsonReporter, make_reporter, train
 
+    if args.resume and args.force:
+        raise ValueError("--resume continues a run and --force starts it over; choose one")
     explicit = explicit_options(args)
-    reporter = make_reporter(args.quiet)
+    reporter = make_reporter(args.quiet, as_json=args.json)
     reporter.message(configure(args.threads))
-    result = train(config_from_args(args), args.out, resume=args.resume, reporter=reporter,
-                   explicit=explicit)
+    try:
+        result = train(config_from_args(args), args.out, resume=args.resume, reporter=reporter,
+                       explicit=explicit, force=args.force)
+    except FloatingPointError as exc:  # diverged: the last good checkpoint is kept
+        if isinstance(reporter, JsonReporter):
+            reporter.emit("error", message=str(exc))
+            return FAILED
+        print(f"error: {exc}", file=sys.stderr)
+        return FAILED
     if result.interrupted:
         return INTERRUPTED
     if result.summary:
-        print(format_summary(result.summary))
-        print(f"saved in {result.out_dir}/ (model.safetensors, tokenizer.json, metrics.jsonl, "
-              "loss.png)")
+        if isinstance(reporter, JsonReporter):
+            reporter.emit("summary", out_dir=str(result.out_dir), **result.summary)
+        else:
+            print(format_summary(result.summary))
+            print(f"saved in {result.out_dir}/ (model.safetensors, tokenizer.json, "
+                  "metrics.jsonl, loss.png)")
         if not math.isfinite(result.summary["val_loss"]):
             return FAILED
     return OK

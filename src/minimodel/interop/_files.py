@@ -193,10 +193,9 @@ def resolve_checkpoint(path: str | os.PathLike) -> tuple[Path, Path | None]:
                     if (path / "config.json").is_file() else "")
             raise FileNotFoundError(f"run folder {path} has no model.safetensors{hint}; it "
                                     f"holds: {present}")
-    elif path.is_file():
-        weights = path
     else:
-        raise FileNotFoundError(f"checkpoint {path} does not exist (give a .safetensors file "
-                                "written by mm.save, or a run folder)")
+        from minimodel._fileio import require_file
+
+        weights = require_file(path, "checkpoint")
     tok = weights.parent / "tokenizer.json"
     return weights, tok if tok.is_file() else None

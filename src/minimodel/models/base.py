@@ -148,3 +148,31 @@ class LanguageModel(Module):
             if param.grad is not None:
                 param.grad = param.grad.astype(dtype)
         return self
+
+
+def transformer_state_shapes(vocab_size: int, block_size: int, n_layer: int, d_model: int,
+                             tied: bool, mlp_ratio: int = 4, bias: bool = True,
+                             affine_ln: bool = True, final_ln: bool = True
+                             ) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of every tensor in the ``state_dict()`` of a GPT-style model, computed
+    from its sizes alone (nothing is allocated). Checkpoint loading compares a file with it
+    *before* building the model, so a damaged or hostile config cannot make us allocate
+    gigabytes. ``tests/models`` checks it against real models."""
+    d, h = d_model, mlp_ratio * d_model
+    shapes: dict[str, tuple[int, ...]] = {"token_emb.weight": (vocab_size, d),
+                                          "pos_emb.weight": (block_size, d)}
+    layers = {"attn.c_attn": (3 * d, d), "attn.c_proj": (d, d), "mlp.c_fc": (h, d),
+              "mlp.c_proj": (d, h)}
+    for i in range(n_layer):
+        for ln in ("ln_1", "ln_2"):
+            if affine_ln:
+                shapes[f"blocks.{i}.{ln}.weight"] = shapes[f"blocks.{i}.{ln}.bias"] = (d,)
+        for name, (out, inp) in layers.items():
+            shapes[f"blocks.{i}.{name}.weight"] = (out, inp)
+            if bias:
+                shapes[f"blocks.{i}.{name}.bias"] = (out,)
+    if final_ln:
+        shapes["ln_f.weight"] = shapes["ln_f.bias"] = (d,)
+    if not tied:
+        shapes["lm_head.weight"] = (vocab_size, d)
+    return shapes

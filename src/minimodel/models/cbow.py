@@ -63,6 +63,14 @@ class CBOW(LanguageModel):
         self.lm_head = (TiedHead(self.in_emb) if config.tie_embeddings
                         else LMHead(config.d_model, config.vocab_size, rng=rng))
 
+    @staticmethod
+    def state_shapes(config: CBOWConfig) -> dict[str, tuple[int, ...]]:
+        """The ``state_dict()`` shapes of ``CBOW(config)``, without building it."""
+        shapes = {"in_emb.weight": (config.vocab_size, config.d_model)}
+        if not config.tie_embeddings:
+            shapes["lm_head.weight"] = (config.vocab_size, config.d_model)
+        return shapes
+
     def forward(self, contexts: Any, targets: Any = None, return_logits: bool = True
                 ) -> tuple[Tensor | None, Tensor | None]:
         ctx_ids = np.asarray(contexts.data if isinstance(contexts, Tensor) else contexts)

@@ -22,7 +22,7 @@ import numpy as np
 
 import minimodel.functional as F
 from minimodel.autograd import no_grad
-from minimodel.models.base import LanguageModel
+from minimodel.models.base import LanguageModel, transformer_state_shapes
 from minimodel.nn import (Block, Dropout, Embedding, KVCache, LayerNorm, Linear, LMHead,
                           Module, ModuleList, TiedHead)
 from minimodel.nn.embedding import EMBEDDING_INIT_STD, check_token_ids
@@ -80,6 +80,13 @@ class GPT(LanguageModel):
         self.lm_head = (TiedHead(self.token_emb, c.vocab_size) if c.tie_embeddings
                         else LMHead(c.d_model, c.vocab_size, rng=rng))
         init_gpt2_weights(self, c.n_layer, rng)
+
+    @staticmethod
+    def state_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
+        """The ``state_dict()`` shapes of ``GPT(config)``, without building it."""
+        c = config
+        return transformer_state_shapes(c.vocab_size, c.block_size, c.n_layer, c.d_model,
+                                        c.tie_embeddings)
 
     # ------------------------------------------------------------------ forward
     def _check_idx(self, idx: Any) -> np.ndarray:

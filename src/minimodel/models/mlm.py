@@ -23,7 +23,7 @@ import numpy as np
 
 import minimodel.functional as F
 from minimodel.functional import IGNORE_INDEX
-from minimodel.models.base import LanguageModel
+from minimodel.models.base import LanguageModel, transformer_state_shapes
 from minimodel.models.gpt import init_gpt2_weights
 from minimodel.nn import Block, Dropout, Embedding, LayerNorm, LMHead, ModuleList, TiedHead
 from minimodel.nn.embedding import check_token_ids
@@ -85,6 +85,14 @@ class MaskedLM(LanguageModel):
         self.lm_head = (TiedHead(self.token_emb, c.vocab_size) if c.tie_embeddings
                         else LMHead(c.d_model, c.vocab_size, rng=rng))
         init_gpt2_weights(self, c.n_layer, rng)
+
+    @staticmethod
+    def state_shapes(config: MLMConfig) -> dict[str, tuple[int, ...]]:
+        """The ``state_dict()`` shapes of ``MaskedLM(config)``, without building it."""
+        c = config
+        return transformer_state_shapes(c.vocab_size, c.block_size, c.n_layer, c.d_model,
+                                        c.tie_embeddings, c.mlp_ratio, c.bias, c.affine_ln,
+                                        c.final_ln)
 
     def hidden_states(self, idx: Any) -> Tensor:
         ids = check_token_ids(idx, self.config.vocab_size, where="MaskedLM")

@@ -19,7 +19,9 @@ from typing import Any, Callable
 
 from minimodel.training.config import DEFAULTS, TrainConfig
 from minimodel.training.loop import Trainer, TrainResult, param_groups
-from minimodel.training.report import PlainReporter, SilentReporter, make_reporter
+from minimodel.training.lock import RunLock, RunLocked
+from minimodel.training.report import (JsonReporter, PlainReporter, SilentReporter,
+                                       format_perplexity, make_reporter)
 from minimodel.training.tasks import load_any_tokenizer, unigram_baseline
 
 
@@ -31,7 +33,7 @@ def default_out_dir(cfg: TrainConfig) -> Path:
 def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume: bool = False,
           reporter: PlainReporter | None = None,
           on_step: Callable[[int, float], None] | None = None,
-          explicit: dict[str, Any] | None = None) -> TrainResult:
+          explicit: dict[str, Any] | None = None, force: bool = False) -> TrainResult:
     """Train (or, with ``resume``, continue) a run and return its result.
 
     Args:
@@ -41,6 +43,10 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
         reporter: where progress goes (default: silent).
         on_step: called as ``on_step(step, loss)`` after every optimizer step; raising
             KeyboardInterrupt there behaves like Ctrl-C (checkpoint + resume hint).
+        force: start over in a directory that holds a run (its files move to
+            ``DIR/previous/``); without it such a directory is refused.
+
+    Only one process may train in a directory at a time (:class:`RunLock`).
     """
     cfg = config if resume else config.resolved()
     if out_dir is None:  # resume: the default directory of the model/tie typed (or gpt-tied)
@@ -49,10 +55,12 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
     if not resume and cfg.corpus is not None:
         cfg.corpus = str(Path(cfg.corpus).resolve())  # resumable from another directory
     trainer = Trainer(cfg, out, reporter, on_step)
-    trainer.setup(resume, explicit)
-    return trainer.run()
+    with RunLock(out):
+        trainer.setup(resume, explicit, force=force)
+        return trainer.run()
 
 
 __all__ = ["TrainConfig", "TrainResult", "Trainer", "train", "default_out_dir", "DEFAULTS",
            "unigram_baseline", "param_groups", "load_any_tokenizer", "make_reporter",
-           "PlainReporter", "SilentReporter"]
+           "PlainReporter", "SilentReporter", "JsonReporter", "RunLock", "RunLocked",
+           "format_perplexity"]

@@ -11,6 +11,7 @@ deeper or narrower ones, and a BPE of 1024 beat byte-level and BPE-512 in loss p
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,14 @@ class TrainConfig:
         if self.model != "cbow" and self.d_model % self.n_head:
             raise ValueError(f"--d-model {self.d_model} must be divisible by --n-head "
                              f"{self.n_head} (each head gets d_model / n_head dimensions)")
+        for name in ("lr", "min_lr", "weight_decay", "grad_clip", "mask_prob", "val_fraction"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value):
+                raise ValueError(f"--{name.replace('_', '-')} must be a finite number, got "
+                                 f"{value!r}")
         for name in ("lr", "min_lr", "weight_decay", "grad_clip"):
             if getattr(self, name) < 0:
                 raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got "
@@ -128,8 +137,14 @@ class TrainConfig:
         if self.min_lr > self.lr:
             raise ValueError(f"--min-lr {self.min_lr} is above --lr {self.lr}; the cosine "
                              "schedule decays from lr down to min-lr")
-        if self.warmup < 0:
-            raise ValueError(f"--warmup must be >= 0, got {self.warmup}")
+        if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
+            raise ValueError(f"--warmup must be an integer >= 0, got {self.warmup!r}")
+        if self.warmup > self.steps:
+            raise ValueError(f"--warmup {self.warmup} is beyond --steps {self.steps}: the "
+                             "learning rate would never reach its peak. Use a warm-up of at "
+                             f"most {self.steps} steps (e.g. --warmup {self.steps // 10})")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
+            raise ValueError(f"--seed must be an integer >= 0, got {self.seed!r}")
         if not 0.0 < self.val_fraction < 1.0:
             raise ValueError(f"val_fraction must be in (0, 1), got {self.val_fraction}")
         if self.mask_prob is not None and not 0.0 < self.mask_prob <= 1.0:

@@ -33,10 +33,11 @@ import numpy as np
 
 from minimodel.autograd import no_grad
 from minimodel.optim import AdamW, clip_grad_norm, cosine_with_warmup
+from minimodel.training import checkpoint
 from minimodel.training import run_files as rf
 from minimodel.training.config import TrainConfig
 from minimodel.training.report import PlainReporter, SilentReporter
-from minimodel.training.state import read_state, rng_from_json, rng_state_to_json, write_checkpoint
+from minimodel.training.state import rng_from_json, rng_state_to_json
 
 BETAS = (0.9, 0.99)  # beta2 = 0.99 as nanoGPT's small character-level runs: few tokens/step
 
@@ -93,16 +94,33 @@ class Trainer:
         self.on_step = on_step
 
     # ------------------------------------------------------------------ setup
-    def setup(self, resume: bool, explicit: dict[str, Any] | None = None) -> None:
+    def setup(self, resume: bool, explicit: dict[str, Any] | None = None,
+              force: bool = False) -> None:
+        """Build (or, with ``resume``, restore) everything a run needs.
+
+        A directory that already holds a finished or interrupted run is refused unless
+        ``force``; then its files are moved to ``DIR/previous/`` once the new run's data is
+        known to be usable — an earlier model is never deleted by a new run.
+        """
         self.session_start = time.perf_counter()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         if resume:
-            info, opt_sd = read_state(self.out_dir)
+            info, opt_sd, weights = checkpoint.read(self.out_dir)
             self.cfg = rf.check_resume_config(info, explicit or {})
-            run = rf.prepare_run(self.cfg, self.out_dir, self.reporter.message, resume_info=info)
+            run = rf.prepare_run(self.cfg, self.out_dir, self.reporter.message, resume_info=info,
+                                 weights=weights)
         else:
-            run = rf.prepare_run(self.cfg, self.out_dir, self.reporter.message)
-            rf.clear_run(self.out_dir)  # after prepare_run: a bad corpus keeps the old run
+            existing = rf.describe_existing_run(self.out_dir)
+            if existing and not force:
+                raise ValueError(f"{self.out_dir} already holds {existing}. Continue it with "
+                                 f"`--resume`, start over with `--force` (the earlier files are "
+                                 f"moved to {self.out_dir / rf.PREVIOUS_DIR}), or choose "
+                                 "another --out")
+            run = rf.prepare_run(self.cfg, self.out_dir, self.reporter.message,
+                                 before_writing=rf.set_aside_previous_run if existing else None)
+            if existing:
+                self.reporter.message(f"the earlier run ({existing}) was moved to "
+                                      f"{self.out_dir / rf.PREVIOUS_DIR}")
         self.tokenizer, self.task, self.model = run.tokenizer, run.task, run.model
         self.baseline, self.corpus_sha256 = run.baseline, run.corpus_sha256
         self.params = list(self.model.parameters())
@@ -174,7 +192,7 @@ class Trainer:
         val = self.evaluate(self.cfg.eval_batches)
         row = {"step": self.step,
                "train_loss": acc["loss_sum"] / max(acc["loss_n"], 1),
-               "val_loss": val, "val_ppl": math.exp(min(val, 700.0)),
+               "val_loss": val, "val_ppl": rf.perplexity(val),
                "lr": self.lr_at(self.step - 1),
                "tokens_per_s": acc["tokens"] / max(acc["compute_s"], 1e-9),
                "elapsed": self.elapsed()}
@@ -182,11 +200,29 @@ class Trainer:
         return row
 
     def save_checkpoint(self, rng_state: dict[str, Any] | None = None) -> None:
+        """Commit model + optimizer + run state as one unit (see ``training/checkpoint.py``).
+
+        Weights that are no longer finite are never written: the last good checkpoint stays.
+        """
+        bad = [name for name, p in self.model.named_parameters() if not np.all(np.isfinite(p.data))]
+        if bad:
+            raise FloatingPointError(
+                f"the weights became non-finite by step {self.step} ({', '.join(bad[:3])}"
+                f"{' ...' if len(bad) > 3 else ''}); they were NOT saved, and the last good "
+                f"checkpoint in {self.out_dir} is kept. {self._divergence_advice()}")
         info = {"config": self.cfg.to_dict(), "rng": rng_state or rng_state_to_json(self.batch_rng),
                 "accumulators": self.acc, "elapsed": self.elapsed(),
                 "corpus_sha256": self.corpus_sha256}
-        write_checkpoint(self.out_dir, self.step, self.optimizer.state_dict(), info,
-                         lambda: rf.save_model(self.model, self.out_dir, self.step))
+        checkpoint.commit(self.out_dir, self.step, self.optimizer.state_dict(), info,
+                          lambda path: rf.save_model(self.model, path, self.step))
+
+    def _divergence_advice(self) -> str:
+        c = self.cfg
+        clip = (f"keep --grad-clip on (now {c.grad_clip})" if c.grad_clip > 0
+                else "turn --grad-clip on (e.g. 1.0)")
+        return (f"Try a lower --lr (now {c.lr:g}, e.g. {c.lr / 3:.2g}), a longer --warmup "
+                f"(now {c.warmup}), or {clip}; `--resume` continues from the last checkpoint "
+                "with the saved settings, `--force` starts over")
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> TrainResult:
@@ -219,13 +255,20 @@ class Trainer:
                     acc["total_compute_s"] += dt
                     if not math.isfinite(loss):
                         raise FloatingPointError(
-                            f"the training loss became {loss} at step {self.step}; lower --lr "
-                            f"(now {cfg.lr}) or keep --grad-clip on")
+                            f"the training loss became {loss} at step {self.step}: the run "
+                            f"diverged. Nothing of this step was saved; the last good "
+                            f"checkpoint in {self.out_dir} is kept. {self._divergence_advice()}")
                     self.reporter.step(self.step, loss, task.tokens_per_step / max(dt, 1e-9))
                     if self.on_step is not None:
                         self.on_step(self.step, loss)
                     if self.step % cfg.eval_interval == 0 or self.step == cfg.steps:
                         row = self._eval_row()
+                        if not math.isfinite(row["val_loss"]):
+                            raise FloatingPointError(
+                                f"the validation loss became {row['val_loss']} at step "
+                                f"{self.step}: the run diverged. Nothing of this step was "
+                                f"saved; the last good checkpoint in {self.out_dir} is kept. "
+                                f"{self._divergence_advice()}")
                         self.metrics.append(row)
                         rf.write_metrics(self.out_dir, self.metrics)
                         self.reporter.eval(row)
@@ -247,7 +290,12 @@ class Trainer:
             return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
                                metrics=self.metrics)
         self.optimizer.zero_grad()
-        self.save_checkpoint(self._rng_at_step_start if self._mid_step else None)
+        try:
+            self.save_checkpoint(self._rng_at_step_start if self._mid_step else None)
+        except FloatingPointError as exc:  # diverged before the interrupt: keep the last good one
+            self.reporter.message(f"\ninterrupted at step {self.step}; {exc}")
+            return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
+                               metrics=self.metrics)
         rf.plot_run(self.out_dir, self.metrics, self.cfg, self.baseline)
         self.reporter.message(
             f"\ninterrupted at step {self.step}/{self.cfg.steps}; checkpoint saved in "
@@ -257,6 +305,9 @@ class Trainer:
 
     def _finish(self) -> TrainResult:
         val_full = self.evaluate(None)  # the whole validation split, the headline figure
+        if not math.isfinite(val_full):
+            raise FloatingPointError(f"the validation loss over the whole split is {val_full}; "
+                                     f"nothing was saved. {self._divergence_advice()}")
         self.save_checkpoint()
         rf.plot_run(self.out_dir, self.metrics, self.cfg, self.baseline)
         summary = rf.make_summary(self, val_full)

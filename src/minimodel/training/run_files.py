@@ -1,13 +1,16 @@
 """The files of a run directory, and building what a run needs (corpus, tokenizer, model).
 
-    DIR/model.safetensors    mm.save format + minimodel.train_step metadata
+    DIR/model.safetensors    the latest weights (mm.save format + minimodel.train_step)
     DIR/tokenizer.json       the tokenizer (a CBOW run: its word vocabulary)
     DIR/run.json             config, tokenizer cache key, data sizes, baselines
-    DIR/metrics.jsonl        one JSON object per evaluation
+    DIR/metrics.jsonl        one JSON object per evaluation (strict JSON: null, never NaN)
     DIR/loss.png             train / validation curves
-    DIR/train_state.{json,npz}  optimizer + RNG + step (see training/state.py)
+    DIR/checkpoints/         weights + optimizer + RNG + step, committed as one unit
+                             (see training/checkpoint.py)
     DIR/summary.json         final figures (written when the run completes)
     DIR/word_similarity.json CBOW only: SimLex-999 / WordSim-353 results
+    DIR/previous/            the run this directory held before a `--force` re-run
+    DIR/.lock                held while a process trains here (training/lock.py)
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -24,17 +28,22 @@ import numpy as np
 from minimodel._fileio import atomic_write_json, atomic_write_text
 from minimodel.data import check_vocab_match, load_corpus
 from minimodel.data.corpus import BUNDLED_CORPUS
+from minimodel.training import checkpoint
+from minimodel.training.budget import check_fits
 from minimodel.training.config import TrainConfig, explicit_differences
-from minimodel.training.state import STATE_JSON, STATE_NPZ
 from minimodel.training.tasks import (TOKENIZER_FILE, build_tokenizer, load_any_tokenizer,
                                       make_task, save_any_tokenizer, split_text, tokenizer_key)
 
-MODEL_FILE = "model.safetensors"
+MODEL_FILE = checkpoint.MODEL_FILE
 METRICS_FILE = "metrics.jsonl"
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 WORDSIM_FILE = "word_similarity.json"
 PLOT_FILE = "loss.png"
+PREVIOUS_DIR = "previous"
+# What a run leaves in its directory (moved aside by a --force re-run).
+RUN_OUTPUTS = (MODEL_FILE, checkpoint.CHECKPOINTS, METRICS_FILE, SUMMARY_FILE, WORDSIM_FILE,
+               PLOT_FILE, checkpoint.STATE_JSON, checkpoint.STATE_NPZ)
 
 
 @dataclass
@@ -84,11 +93,42 @@ def check_resume_config(info: dict[str, Any], explicit: dict[str, Any]) -> Train
     return saved
 
 
-def clear_run(out_dir: Path) -> None:
-    """Remove the files of an earlier run (the tokenizer cache and run.json are kept)."""
-    for name in (STATE_JSON, STATE_NPZ, METRICS_FILE, SUMMARY_FILE, WORDSIM_FILE, MODEL_FILE,
-                 PLOT_FILE):
-        (out_dir / name).unlink(missing_ok=True)
+def describe_existing_run(out_dir: Path) -> str | None:
+    """"a finished run (step 1000/1000)", "an interrupted run (...)", or None if none is here."""
+    summary = _read_json(out_dir / SUMMARY_FILE)
+    try:
+        current = checkpoint.latest(out_dir)
+    except ValueError:
+        return "a run with a damaged checkpoint pointer"
+    state = _read_json(current / checkpoint.STATE_JSON) if current else \
+        _read_json(out_dir / checkpoint.STATE_JSON)  # a run from minimodel <= 0.1
+    steps = ((state or {}).get("config") or {}).get("steps")
+    if summary:
+        return f"a finished run (step {summary.get('steps', '?')}/{steps or '?'})"
+    if state:
+        return f"an interrupted run (step {state.get('step', '?')}/{steps or '?'})"
+    if (out_dir / MODEL_FILE).is_file():
+        return f"a model ({MODEL_FILE})"
+    return None
+
+
+def set_aside_previous_run(out_dir: Path) -> None:
+    """Move the outputs of the run in ``out_dir`` to ``out_dir/previous/`` (replacing an older
+    one there); its tokenizer and run.json are copied along, so the moved model stays usable."""
+    import shutil
+
+    target = out_dir / PREVIOUS_DIR
+    staging = out_dir / f".{PREVIOUS_DIR}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    for name in (TOKENIZER_FILE, RUN_FILE):
+        if (out_dir / name).is_file():
+            shutil.copy2(out_dir / name, staging / name)
+    for name in RUN_OUTPUTS:
+        if (out_dir / name).exists():
+            os.replace(out_dir / name, staging / name)
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(staging, target)
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -99,8 +139,13 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[str], None],
-                resume_info: dict[str, Any] | None = None) -> Run:
-    """Corpus -> tokenizer -> task -> model, fresh or from the checkpoint of a resumed run."""
+                resume_info: dict[str, Any] | None = None, weights: Path | None = None,
+                before_writing: Callable[[Path], None] | None = None) -> Run:
+    """Corpus -> tokenizer -> task -> model, fresh or from the checkpoint of a resumed run.
+
+    Nothing in ``out_dir`` is touched until the corpus is known to be usable; then
+    ``before_writing(out_dir)`` runs (a --force re-run moves the earlier run aside there).
+    """
     import minimodel as mm
     from minimodel.io import read_metadata
 
@@ -114,23 +159,26 @@ def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[str], None],
                              "(sha256 differs); resuming would train on different data. "
                              "Start a new run instead")
         tokenizer = load_any_tokenizer(out_dir / TOKENIZER_FILE)
-        ckpt = out_dir / MODEL_FILE
+        ckpt = weights if weights is not None else out_dir / MODEL_FILE
         step = read_metadata(ckpt).get("minimodel.train_step")
         if step != str(resume_info["step"]):
             raise ValueError(f"{ckpt} is from step {step} but the training state from step "
-                             f"{resume_info['step']}: the last save was cut short; start the "
-                             "run again without --resume")
+                             f"{resume_info['step']}: the checkpoint is damaged; start the run "
+                             "again with --force")
         model = mm.load(ckpt)
         check_vocab_match(model.config.vocab_size, tokenizer.vocab_size,
                           where=f"{ckpt} vs {out_dir / TOKENIZER_FILE}")
     else:
         cached = (_read_json(out_dir / RUN_FILE) or {}).get("tokenizer_key")
         tokenizer = build_tokenizer(cfg, train_text, out_dir, cached, log)
+        check_fits(cfg, tokenizer.vocab_size)  # before allocating anything model-sized
         init_rng = np.random.default_rng(np.random.SeedSequence(cfg.seed).spawn(2)[0])
         model = build_model(cfg, tokenizer.vocab_size, init_rng)
     task = make_task(cfg, text, tokenizer, name)  # refuses a corpus too short to train on
     baseline = task.baseline()
     if resume_info is None:  # only now, when the data is known to be usable, touch files
+        if before_writing is not None:
+            before_writing(out_dir)
         save_any_tokenizer(tokenizer, out_dir / TOKENIZER_FILE)
     V = tokenizer.vocab_size
     info = {"config": cfg.to_dict(), "tokenizer_key": tokenizer_key(cfg, train_text),
@@ -147,26 +195,50 @@ def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[str], None],
     return Run(tokenizer, task, model, baseline, sha)
 
 
-def save_model(model: Any, out_dir: Path, step: int) -> None:
+def save_model(model: Any, path: Path, step: int) -> None:
+    """The weights at ``path`` (inside a checkpoint directory), tagged with the step."""
     from minimodel.io import save
 
-    save(model, out_dir / MODEL_FILE, extra_metadata={"minimodel.train_step": str(step),
-                                                      "minimodel.tokenizer": TOKENIZER_FILE})
+    save(model, path, extra_metadata={"minimodel.train_step": str(step),
+                                      "minimodel.tokenizer": TOKENIZER_FILE})
 
 
 # ----------------------------------------------------------------------------- metrics
 def read_metrics(out_dir: Path, up_to_step: int | None = None) -> list[dict[str, Any]]:
+    """The evaluation rows of a run; a damaged file is a clear error naming it and the line."""
     path = out_dir / METRICS_FILE
     if not path.is_file():
         return []
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
-    return [r for r in rows if up_to_step is None or r["step"] <= up_to_step]
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            step = int(row["step"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path} line {number} is damaged ({exc}); repair or delete that "
+                             "line (the metrics are only a log: the checkpoint is intact)") from None
+        if up_to_step is None or step <= up_to_step:
+            rows.append(row)
+    return rows
+
+
+def perplexity(loss: float) -> float | None:
+    """exp(loss), or None when it overflows (a loss above ~700 nats/token means divergence)."""
+    return math.exp(loss) if math.isfinite(loss) and loss < 700 else None
+
+
+def _finite_or_none(value: Any) -> Any:
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def write_metrics(out_dir: Path, rows: list[dict[str, Any]]) -> None:
-    # Rewritten whole (atomically) rather than appended: a crash never leaves half a line.
-    atomic_write_text(out_dir / METRICS_FILE, "".join(json.dumps(r) + "\n" for r in rows))
+    """Rewritten whole (atomically) rather than appended: a crash never leaves half a line.
+    Strict JSON: a non-finite number is written as null (bare NaN is not JSON)."""
+    text = "".join(json.dumps({k: _finite_or_none(v) for k, v in r.items()}, allow_nan=False)
+                   + "\n" for r in rows)
+    atomic_write_text(out_dir / METRICS_FILE, text)
 
 
 def plot_run(out_dir: Path, metrics: list[dict[str, Any]], cfg: TrainConfig,
@@ -198,7 +270,7 @@ def make_summary(trainer: Any, val_full: float) -> dict[str, Any]:
         "vocab_size": int(E.shape[0]), "d_model": int(E.shape[1]),
         "parameters": acct["parameters"], "parameters_if_untied": acct["parameters_if_untied"],
         "train_loss": last.get("train_loss"), "val_loss": val_full,
-        "val_ppl": math.exp(min(val_full, 700.0)), "unigram_baseline": trainer.baseline,
+        "val_ppl": perplexity(val_full), "unigram_baseline": trainer.baseline,
         "uniform_baseline": math.log(E.shape[0]),
         "tokens_per_s": acc["total_tokens"] / max(acc["total_compute_s"], 1e-9),
         "train_time_s": acc["total_compute_s"], "elapsed_s": trainer.elapsed(),
@@ -240,13 +312,17 @@ def load_checkpoint(path: str | Path) -> tuple[Any, Any, Path]:
     """
     import minimodel as mm
 
+    from minimodel._fileio import require_file
+
     path = Path(path)
-    ckpt = path / MODEL_FILE if path.is_dir() else path
-    if not ckpt.is_file():
-        where = f"the directory {path} has no {MODEL_FILE}" if path.is_dir() else \
-            f"checkpoint {path} does not exist"
-        raise ValueError(f"{where}; give a run directory (e.g. runs/gpt-tied) or its "
-                         f"{MODEL_FILE}")
+    if path.is_dir():
+        ckpt = path / MODEL_FILE
+        if not ckpt.exists():
+            raise ValueError(f"the directory {path} has no {MODEL_FILE}; give a run directory "
+                             f"(e.g. runs/gpt-tied) or its {MODEL_FILE}")
+    else:
+        ckpt = path
+    require_file(ckpt, "checkpoint")
     model = mm.load(ckpt)
     tok_path = ckpt.parent / TOKENIZER_FILE
     tokenizer = load_any_tokenizer(tok_path)

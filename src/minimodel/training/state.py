@@ -1,100 +1,16 @@
-"""The training-state files that make ``--resume`` exact.
+"""The batch sampler's random state, saved so that ``--resume`` draws the very next batch.
 
-A run directory holds, besides ``model.safetensors``:
-
-* ``train_state.npz``: the optimizer's arrays (AdamW's exp_avg / exp_avg_sq per parameter),
-  written with ``np.savez`` and read with ``allow_pickle=False``;
-* ``train_state.json``: step, the batch sampler's RNG state (PCG64: two big integers),
-  optimizer scalars and hyper-parameters, running loss sums, elapsed time and the config.
-
-Resuming from these reproduces the uninterrupted run bit for bit: the weights, the optimizer
-moments, the step counter (hence the learning rate) and the next batch are all restored.
-
-Write order: npz, then the model, then the JSON *last*. Each file is written atomically and
-all three carry the step, so a crash between two writes is detected on resume instead of
-silently mixing states.
+Resuming reproduces the uninterrupted run bit for bit only if the weights, the optimizer
+moments, the step counter (hence the learning rate) *and* the sampler's position are all
+restored. The first three live in the checkpoint (:mod:`minimodel.training.checkpoint`); this
+module turns the NumPy generator into JSON and back.
 """
 
 from __future__ import annotations
 
-import io
-import json
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-
-from minimodel._fileio import atomic_write_bytes, atomic_write_json
-
-STATE_JSON = "train_state.json"
-STATE_NPZ = "train_state.npz"
-STATE_VERSION = 1
-
-
-def optimizer_state_to_files(sd: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Split ``Optimizer.state_dict()`` into arrays (for npz) and JSON-ready scalars."""
-    arrays: dict[str, np.ndarray] = {}
-    scalars: dict[str, dict[str, Any]] = {}
-    for index, entry in sd["state"].items():
-        for name, value in entry.items():
-            if isinstance(value, np.ndarray):
-                arrays[f"opt.{index}.{name}"] = value
-            else:
-                scalars.setdefault(str(index), {})[name] = value
-        scalars.setdefault(str(index), {})
-    groups = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in g.items()}
-              for g in sd["param_groups"]]
-    return arrays, {"scalars": scalars, "param_groups": groups}
-
-
-def optimizer_state_from_files(arrays: dict[str, np.ndarray], meta: dict[str, Any]
-                               ) -> dict[str, Any]:
-    """Inverse of :func:`optimizer_state_to_files`."""
-    state: dict[int, dict[str, Any]] = {int(i): dict(s) for i, s in meta["scalars"].items()}
-    for key, value in arrays.items():
-        if not key.startswith("opt."):
-            continue
-        _, index, name = key.split(".", 2)
-        state.setdefault(int(index), {})[name] = value
-    groups = [{k: (tuple(v) if k == "betas" else v) for k, v in g.items()}
-              for g in meta["param_groups"]]
-    return {"state": state, "param_groups": groups}
-
-
-def write_checkpoint(out_dir: Path, step: int, optimizer_sd: dict[str, Any],
-                     info: dict[str, Any], save_model: Callable[[], Any]) -> None:
-    """Write the npz, then the model (``save_model()``), then the JSON marking step done."""
-    arrays, meta = optimizer_state_to_files(optimizer_sd)
-    arrays["step"] = np.array(step, dtype=np.int64)
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    atomic_write_bytes(out_dir / STATE_NPZ, buffer.getvalue())
-    save_model()
-    payload = {"version": STATE_VERSION, "step": step, **info, "optimizer": meta}
-    atomic_write_json(out_dir / STATE_JSON, payload, indent=1)
-
-
-def read_state(out_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(info from the JSON, optimizer state_dict), checking the files belong together."""
-    json_path, npz_path = out_dir / STATE_JSON, out_dir / STATE_NPZ
-    if not json_path.is_file() or not npz_path.is_file():
-        raise ValueError(f"nothing to resume in {out_dir}: {STATE_JSON} / {STATE_NPZ} are "
-                         "missing (start the run without --resume, or point --out at the "
-                         "directory of an interrupted run)")
-    try:
-        info = json.loads(json_path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{json_path} is corrupt ({exc}); the run cannot be resumed") from None
-    if info.get("version") != STATE_VERSION:
-        raise ValueError(f"{json_path} has state version {info.get('version')!r}; this "
-                         f"minimodel resumes version {STATE_VERSION}")
-    with np.load(npz_path, allow_pickle=False) as npz:
-        arrays = {k: npz[k] for k in npz.files}
-    if int(arrays.get("step", -1)) != info["step"]:
-        raise ValueError(f"{npz_path} is from step {int(arrays.get('step', -1))} but "
-                         f"{json_path} from step {info['step']}: the last save was cut short; "
-                         "start the run again without --resume")
-    return info, optimizer_state_from_files(arrays, info.pop("optimizer"))
 
 
 def rng_state_to_json(rng: np.random.Generator) -> dict[str, Any]:
@@ -102,10 +18,15 @@ def rng_state_to_json(rng: np.random.Generator) -> dict[str, Any]:
     return rng.bit_generator.state
 
 
-def rng_from_json(state: dict[str, Any]) -> np.random.Generator:
-    name = state.get("bit_generator")
-    if name != "PCG64":
-        raise ValueError(f"saved RNG is {name!r}; expected PCG64")
+def rng_from_json(state: Any) -> np.random.Generator:
+    """A generator in the saved state; a damaged state is a clear ValueError."""
+    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+        name = state.get("bit_generator") if isinstance(state, dict) else type(state).__name__
+        raise ValueError(f"the saved batch-sampler state is {name!r}, expected a PCG64 state; "
+                         "the run state is damaged")
     bitgen = np.random.PCG64()
-    bitgen.state = state
+    try:
+        bitgen.state = state
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ValueError(f"the saved batch-sampler state is damaged ({exc})") from None
     return np.random.Generator(bitgen)
