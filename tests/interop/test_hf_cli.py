@@ -91,7 +91,7 @@ def test_export_errors_are_one_line(tmp_path, capsys, run_dir):
     assert code == 0
     code, _, err = _run(capsys, "export", str(tmp_path / "nope"), "--format", "hf",
                         str(tmp_path / "x"))
-    assert code == 2 and "does not exist" in err
+    assert code == 2 and "nope: no such file or directory" in err
     from minimodel.models import MaskedLM, MLMConfig
 
     mm.save(MaskedLM(MLMConfig(50, 8, 1, 2, 16)), tmp_path / "mlm.safetensors")

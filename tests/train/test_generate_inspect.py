@@ -55,7 +55,7 @@ def test_generate_json_and_greedy(runs, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--prompt", ""], "--prompt is empty"),
-    (["--prompt", "x", "--temperature", "-1"], "--temperature must be >= 0"),
+    (["--prompt", "x", "--temperature", "-1"], "--temperature must be a finite number >= 0"),
 ])
 def test_generate_argument_errors(runs, args, message, capsys):
     assert main(["generate", str(runs["tied"]), *args]) == 2
@@ -78,7 +78,7 @@ def test_generate_refuses_vocab_mismatch_and_non_gpt(runs, tmp_path, capsys):
     assert main(["generate", str(runs["cbow"]), "--prompt", "a"]) == 2
     assert "needs a GPT" in capsys.readouterr().err
     assert main(["generate", str(tmp_path / "nowhere"), "--prompt", "a"]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert "nowhere: no such file or directory" in capsys.readouterr().err
 
 
 def test_inspect_json_tied(runs, capsys):

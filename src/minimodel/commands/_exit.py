@@ -63,6 +63,8 @@ def guarded(handler: Handler) -> Handler:
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
+        except BrokenPipeError:
+            raise  # the reader went away (| head): cli.main ends quietly, as Unix tools do
         except USER_ERRORS as exc:
             if os.environ.get("MINIMODEL_DEBUG", "").strip() not in ("", "0"):
                 raise

@@ -124,8 +124,9 @@ def _import_tokenizer(src: Path, model: Any, remap: bool, messages: list[str]) -
 
 
 def cmd_import_hf(args: argparse.Namespace) -> int:
+    from minimodel._fileio import atomic_write_files
     from minimodel.interop import load_hf_gpt2
-    from minimodel.io import save
+    from minimodel.io import serialize
 
     src, out = Path(args.path), Path(args.out)
     model, messages = load_hf_gpt2(src)
@@ -145,11 +146,13 @@ def cmd_import_hf(args: argparse.Namespace) -> int:
         messages.append(f"tokenizer: not written, {tok_path} already exists (another model's?); "
                         "give a folder OUT or pass --force")
         tokenizer = None
+    files = {checkpoint: serialize(model)}
     if tokenizer is not None:
-        tokenizer.save(tok_path)
+        files[tok_path] = tokenizer.to_json().encode("utf-8")
     elif tok_path.exists():
         messages.append(f"note: {tok_path} is left as it was and may not belong to this model")
-    save(model, checkpoint)
+    # Model and tokenizer as one unit: both are fully written before either replaces anything.
+    atomic_write_files(files)
     tied = model.lm_head.weight is model.token_emb.weight
     payload = {"out": str(out), "checkpoint": str(checkpoint), "tied": tied,
                "config": model.config.to_dict(),

@@ -221,12 +221,15 @@ class Tokenizer:
             **self._payload(),
         }
 
+    def to_json(self) -> str:
+        """The text :meth:`save` writes."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+
     def save(self, path: str | os.PathLike) -> Path:
         """Write the tokenizer as JSON, atomically (a crash never leaves half a file)."""
         from minimodel._fileio import atomic_write_text
 
-        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
-        return atomic_write_text(path, text)
+        return atomic_write_text(path, self.to_json())
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any], where: str) -> Tokenizer:

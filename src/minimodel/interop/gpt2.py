@@ -21,12 +21,14 @@ untied model writes both. Importing re-creates the tie as one Parameter.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from minimodel.interop._files import (load_hf_weights, read_json, staged_dir, write_json)
+from minimodel.io import check_config_bounds
 from minimodel.interop.tokenizer_export import export_tokenizer, special_roles
 from minimodel.models import GPT, GPTConfig
 
@@ -240,6 +242,7 @@ def gpt_config_from_hf(config: dict[str, Any], where: str = "config.json"
                                dropout=resid)
     except ValueError as exc:
         raise ValueError(f"cannot import {where}: {exc}") from None
+    check_config_bounds(gpt_config, where)
     return gpt_config, notes
 
 
@@ -257,6 +260,7 @@ def state_dict_from_hf(tensors: dict[str, np.ndarray], config: GPTConfig,
         if key.startswith(("wte.", "wpe.", "h.", "ln_f.")):  # GPT2Model / original hub names
             key = "transformer." + key
         hf[key] = value
+    check_against_tensors(hf, config, where)  # cheap checks before anything is sized by config
     rows = name_map(config.n_layer)
     expected = {theirs for _, theirs, _ in rows}
     missing = sorted(expected - hf.keys())
@@ -297,6 +301,25 @@ def state_dict_from_hf(tensors: dict[str, np.ndarray], config: GPTConfig,
             raise ValueError(f"{where}: lm_head.weight has shape {head.shape}, expected {(V, d)}")
         state["lm_head.weight"] = np.ascontiguousarray(head)
     return state
+
+
+def check_against_tensors(hf: dict[str, np.ndarray], config: GPTConfig, where: str) -> None:
+    """The config's sizes against the tensors themselves (layer count, wte, wpe), and every
+    weight finite: a config.json that claims 10**9 layers is refused before we iterate them."""
+    layers = {int(m.group(1)) for key in hf
+              for m in [re.match(r"transformer\.h\.(\d+)\.", key)] if m}
+    if layers != set(range(config.n_layer)):
+        raise ValueError(f"{where}: config.json says n_layer={config.n_layer} but the weights "
+                         f"hold {len(layers)} layer(s); the folder is inconsistent")
+    for key, want in (("transformer.wte.weight", (config.vocab_size, config.d_model)),
+                      ("transformer.wpe.weight", (config.block_size, config.d_model))):
+        if key in hf and hf[key].shape != want:
+            raise ValueError(f"{where}: {key} has shape {hf[key].shape} but config.json "
+                             f"implies {want}")
+    for key, value in hf.items():
+        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
+            raise ValueError(f"{where}: tensor {key!r} holds NaN or Inf values; the weights "
+                             "are unusable")
 
 
 def _expected_shape(name: str, config: GPTConfig) -> tuple[int, ...]:

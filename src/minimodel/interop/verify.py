@@ -33,8 +33,11 @@ def verify_hf_export(model: GPT, out_dir: str | os.PathLike, tokenizer: Any = No
         import torch
         import transformers
     except ImportError as exc:
-        raise ImportError(f"verifying an export needs torch and transformers ({exc}); install "
-                          "them with pip install -e \".[hf]\"") from None
+        raise ImportError(f"verifying an export needs torch and transformers ({exc}). On a "
+                          "machine without a GPU install the CPU build of torch (about 200 MB, "
+                          "instead of several GB of CUDA packages): pip install torch "
+                          "--index-url https://download.pytorch.org/whl/cpu && pip install "
+                          "transformers") from None
     out = Path(out_dir)
     hf = transformers.GPT2LMHeadModel.from_pretrained(str(out), local_files_only=True)
     hf.eval()

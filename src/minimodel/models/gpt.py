@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -141,6 +141,18 @@ class GPT(LanguageModel):
         the last position's logits are computed at each step (the head is the costly part), and
         a key/value cache means each step projects only the newest token.
         """
+        ids = np.array(check_token_ids(idx, self.config.vocab_size, where="GPT.generate"),
+                       dtype=np.int64)
+        new = list(self.generate_stream(ids, max_new_tokens, temperature, top_k, seed))
+        if not new:
+            return ids
+        return np.concatenate([ids, np.stack(new, axis=1)], axis=1)
+
+    def generate_stream(self, idx: Any, max_new_tokens: int, temperature: float = 1.0,
+                        top_k: int | None = None, seed: int | None = None
+                        ) -> Iterator[np.ndarray]:
+        """Like :meth:`generate`, but yields each new token (B,) as soon as it is chosen, so a
+        caller can show text while the rest is still being computed."""
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0 (0 = greedy), got {temperature}")
         if top_k is not None and (int(top_k) != top_k or top_k < 1):
@@ -170,9 +182,9 @@ class GPT(LanguageModel):
                     logits = self.lm_head(h[:, -1, :]).data.astype(np.float64)  # (B, V)
                     next_ids = sample_next(logits, temperature, top_k, rng)  # (B,)
                     ids = np.concatenate([ids, next_ids[:, None]], axis=1)
+                    yield next_ids
         finally:
             self.train(was_training)
-        return ids
 
 
 def init_gpt2_weights(model: Module, n_layer: int, rng: np.random.Generator) -> None:
