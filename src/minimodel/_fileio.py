@@ -31,12 +31,14 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         os.chmod(tmp_name, 0o666 & ~umask)
         os.replace(tmp_name, path)
         fsync_dir(path.parent)  # the rename itself must survive a power cut too
-    except BaseException:
+    except BaseException as exc:
         # Leave no temporary file behind, even on KeyboardInterrupt.
         try:
             os.unlink(tmp_name)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(path)  # "File too large" alone does not say which file
         raise
     return path
 
@@ -63,12 +65,14 @@ def atomic_write_files(contents: dict[Path, bytes]) -> list[Path]:
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp_name, 0o666 & ~umask)
-    except BaseException:
+    except BaseException as exc:
         for tmp_name, _ in staged:
             try:
                 os.unlink(tmp_name)
             except FileNotFoundError:
                 pass
+        if isinstance(exc, OSError) and exc.filename is None and staged:
+            exc.filename = str(staged[-1][1])
         raise
     for tmp_name, path in staged:
         os.replace(tmp_name, path)

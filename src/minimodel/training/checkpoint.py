@@ -94,8 +94,11 @@ def commit(out_dir: Path, step: int, optimizer_sd: dict[str, Any], info: dict[st
             shutil.rmtree(final)
         os.replace(tmp, final)
         fsync_dir(root)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError) and exc.filename and str(tmp) in str(exc.filename):
+            # Name the file where it was going, not the staging folder that no longer exists.
+            exc.filename = str(exc.filename).replace(str(tmp), str(root / name))
         raise
     _fault_point("rename")
     atomic_write_json(root / LATEST, {"step": step, "dir": name})  # the commit point
@@ -193,7 +196,7 @@ def _read_files(folder: Path, accept_versions: tuple[int, ...]
     try:
         with np.load(npz_path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - zipfile/numpy raise many kinds for a bad file
         raise ValueError(f"{npz_path} is damaged ({exc}); the run cannot be resumed") from None
     if int(arrays.get("step", -1)) != info["step"]:
         raise ValueError(f"{npz_path} is from step {int(arrays.get('step', -1))} but "

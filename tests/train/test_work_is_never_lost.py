@@ -1,0 +1,244 @@
+"""Work is never lost: kills at every checkpoint commit point, divergence, re-runs, locks,
+write errors and damaged run state (issue 15, section 1).
+
+Kills are injected, not timed: ``MINIMODEL_FAULT_AT=<point>@<n>`` makes the n-th checkpoint
+commit end the process at that point with ``os._exit`` (no cleanup runs, as with SIGKILL).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minimodel.cli import main
+from minimodel.training import RunLock, TrainConfig, checkpoint, train
+from train_helpers import current_checkpoint
+
+COMMIT_POINTS = ["npz", "model", "state", "rename", "latest", "publish"]
+TINY_STEPS = ["--steps", "12", "--eval-interval", "4"]
+
+
+def cli(*args: str, env: dict | None = None, limit_file_size: int | None = None):
+    """Run `minimodel ...` in a fresh process (so a kill ends only that process)."""
+    def limit() -> None:
+        if limit_file_size is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit_file_size, limit_file_size))
+    return subprocess.run([sys.executable, "-m", "minimodel", *args], capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, preexec_fn=limit,
+                          timeout=300)
+
+
+def weights(path: Path) -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    return load_file(str(path))
+
+
+def leftovers(out: Path) -> list[str]:
+    return sorted(str(p.relative_to(out)) for p in out.rglob("*")
+                  if ".tmp" in p.name or p.name.startswith(".tmp-"))
+
+
+@pytest.mark.parametrize("point", COMMIT_POINTS)
+def test_a_kill_at_any_commit_point_leaves_a_run_that_resumes_exactly(point, tiny_corpus,
+                                                                       tiny, tmp_path):
+    args = ["train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS]
+    straight, cut = tmp_path / "straight", tmp_path / "cut"
+    assert main([*args, "--out", str(straight)]) == 0
+    killed = cli(*args, "--out", str(cut), env={"MINIMODEL_FAULT_AT": f"{point}@2"})
+    assert killed.returncode == 137, killed.stderr  # the second commit (step 8) was cut
+    expected_step = 8 if point in ("latest", "publish") else 4
+    assert json.loads((cut / "checkpoints" / "LATEST").read_text())["step"] == expected_step
+    resumed = cli("train", "--resume", "--out", str(cut), "--quiet", "--threads", "1")
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = weights(straight / "model.safetensors"), weights(cut / "model.safetensors")
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert leftovers(cut) == []
+    assert [p.name for p in (cut / "checkpoints").iterdir() if p.is_dir()] == ["step-000012"]
+
+
+def test_a_kill_during_the_first_commit_leaves_nothing_half_written(tiny_corpus, tiny, tmp_path):
+    out = tmp_path / "run"
+    args = ["train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS, "--out", str(out)]
+    killed = cli(*args, env={"MINIMODEL_FAULT_AT": "state"})
+    assert killed.returncode == 137
+    assert not (out / "checkpoints" / "LATEST").exists() and not (out / "model.safetensors").exists()
+    nothing = cli("train", "--resume", "--out", str(out))
+    assert nothing.returncode == 2 and "nothing to resume" in nothing.stderr
+    again = cli(*args)  # no finished or interrupted run is here: no --force needed
+    assert again.returncode == 0, again.stderr
+    assert leftovers(out) == []
+
+
+def _poison_after(step: int, monkeypatch) -> None:
+    """Make the weights NaN after optimizer step ``step`` (a divergence on demand)."""
+    from minimodel.training.loop import Trainer
+
+    original = Trainer.train_step
+
+    def train_step(self, batch):
+        loss = original(self, batch)
+        if self.step + 1 >= step:
+            self.model.get_input_embeddings().weight.data[0, 0] = np.nan
+        return loss
+    monkeypatch.setattr(Trainer, "train_step", train_step)
+
+
+def test_divergence_never_overwrites_the_last_good_checkpoint(tiny_corpus, tmp_path,
+                                                              monkeypatch):
+    out = tmp_path / "run"
+    cfg = TrainConfig(corpus=str(tiny_corpus), tokenizer="byte", d_model=16, n_layer=1,
+                      n_head=2, block_size=16, batch_size=4, steps=20, eval_interval=1,
+                      eval_batches=1)
+    _poison_after(7, monkeypatch)
+    with pytest.raises(FloatingPointError, match="validation loss became nan at step 7") as err:
+        train(cfg, out)
+    assert "last good checkpoint" in str(err.value) and "--lr" in str(err.value)
+    assert current_checkpoint(out).name == "step-000006"
+    for path in (out / "model.safetensors", current_checkpoint(out) / "model.safetensors"):
+        assert all(np.all(np.isfinite(v)) for v in weights(path).values())
+    for line in (out / "metrics.jsonl").read_text().splitlines():  # strict JSON, no NaN
+        json.loads(line, parse_constant=lambda c: pytest.fail(f"bare {c} in metrics.jsonl"))
+    monkeypatch.undo()
+    resumed = train(TrainConfig(), out, resume=True)  # the last good state continues
+    assert resumed.step == 20 and np.isfinite(resumed.summary["val_loss"])
+
+
+def test_a_diverging_cli_run_says_what_to_try_and_prints_no_giant_numbers(tiny_corpus, tiny,
+                                                                           tmp_path):
+    out = tmp_path / "run"
+    proc = cli("train", "--corpus", str(tiny_corpus), *tiny, "--out", str(out), "--lr", "1e30",
+               "--grad-clip", "0", "--warmup", "0", "--eval-interval", "1")
+    assert proc.returncode == 1, proc.stderr
+    assert "diverged" in proc.stderr and "lower --lr" in proc.stderr.replace("a lower", "lower")
+    assert "Traceback" not in proc.stderr
+    assert not re.search(r"\d{20,}", proc.stdout + proc.stderr)  # no 300-digit perplexity
+    if (out / "metrics.jsonl").exists():
+        for line in (out / "metrics.jsonl").read_text().splitlines():
+            json.loads(line, parse_constant=lambda c: pytest.fail(f"bare {c} in metrics"))
+
+
+def test_rerunning_a_run_needs_force_and_keeps_the_previous_model(tiny_corpus, tiny, tmp_path):
+    out = tmp_path / "run"
+    args = ["train", "--corpus", str(tiny_corpus), *tiny, "--out", str(out)]
+    assert main(args) == 0
+    before = (out / "model.safetensors").read_bytes()
+    refused = cli(*args)
+    assert refused.returncode == 2
+    assert "already holds a finished run (step 20/20)" in refused.stderr
+    assert "--resume" in refused.stderr and "--force" in refused.stderr
+    # A forced re-run that diverges: the earlier model is kept, usable, in previous/.
+    failed = cli(*args, "--force", "--lr", "1e30", "--grad-clip", "0", "--warmup", "0",
+                 "--eval-interval", "1")
+    assert failed.returncode == 1
+    assert (out / "previous" / "model.safetensors").read_bytes() == before
+    assert (out / "previous" / "tokenizer.json").is_file()
+    gen = cli("generate", str(out / "previous"), "--prompt", "To", "--max-new-tokens", "3",
+              "--temperature", "0")
+    assert gen.returncode == 0 and gen.stdout.startswith("To")
+
+
+def test_resume_and_force_together_are_refused(tmp_path, capsys):
+    assert main(["train", "--resume", "--force", "--out", str(tmp_path)]) == 2
+    assert "choose one" in capsys.readouterr().err
+
+
+def test_one_process_per_run_directory(tiny_corpus, tiny, tmp_path):
+    out = tmp_path / "run"
+    with RunLock(out):
+        proc = cli("train", "--corpus", str(tiny_corpus), *tiny, "--out", str(out))
+    assert proc.returncode == 2
+    assert f"is in use by process {os.getpid()}" in proc.stderr
+    assert not (out / ".lock").exists()  # released on exit
+    # A lock file left by a killed process holds no flock: the next run proceeds.
+    (out / ".lock").write_text(json.dumps({"pid": 999999, "host": "elsewhere"}))
+    assert main(["train", "--corpus", str(tiny_corpus), *tiny, "--out", str(out)]) == 0
+
+
+def test_a_killed_owner_does_not_block_resume(tiny_corpus, tiny, tmp_path):
+    out = tmp_path / "run"
+    args = ["train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS, "--out", str(out)]
+    assert cli(*args, env={"MINIMODEL_FAULT_AT": "publish@2"}).returncode == 137
+    proc = cli("train", "--resume", "--out", str(out), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_file_size_limit_fails_cleanly_and_keeps_the_previous_run(tiny_corpus, tiny,
+                                                                     tmp_path):
+    out = tmp_path / "run"
+    args = ["train", "--corpus", str(tiny_corpus), *tiny, "--out", str(out)]
+    assert main(args) == 0
+    before = (out / "model.safetensors").read_bytes()
+    proc = cli(*args, "--force", limit_file_size=20_000)  # the model file is ~30 kB
+    assert proc.returncode == 2, proc.stderr
+    assert "the file would exceed the file-size limit" in proc.stderr
+    assert "checkpoints/step-000005/" in proc.stderr and "Traceback" not in proc.stderr
+    assert "[Errno" not in proc.stderr
+    assert (out / "previous" / "model.safetensors").read_bytes() == before
+    assert leftovers(out) == []
+
+
+@pytest.mark.parametrize("code, words", [(errno.ENOSPC, "the disk is full"),
+                                         (errno.EACCES, "permission denied"),
+                                         (errno.EROFS, "the file system is read-only")])
+def test_write_errors_are_one_sentence_with_the_path(code, words, tiny_corpus, tiny, tmp_path,
+                                                      monkeypatch, capsys):
+    import minimodel._fileio as fileio
+
+    real_fdopen = os.fdopen
+
+    def failing_fdopen(fd, mode="r", *a, **kw):
+        handle = real_fdopen(fd, mode, *a, **kw)
+        if "w" in mode:
+            handle.close()
+            raise OSError(code, os.strerror(code), str(tmp_path / "run" / "model.safetensors"))
+        return handle
+    monkeypatch.setattr(fileio.os, "fdopen", failing_fdopen)
+    assert main(["train", "--corpus", str(tiny_corpus), *tiny, "--out",
+                 str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and "model.safetensors" in err
+    assert "Traceback" not in err and "[Errno" not in err
+
+
+@pytest.mark.parametrize("damage, words", [
+    ("LATEST", "LATEST is damaged"),
+    ("state", "train_state.json is damaged"),
+    ("npz", "train_state.npz is damaged"),
+    ("metrics", "metrics.jsonl line 2 is damaged"),
+    ("rng", "batch-sampler state is damaged"),
+])
+def test_damaged_run_state_is_a_clear_error_that_touches_nothing(damage, words, tiny_corpus,
+                                                                  tiny, tmp_path):
+    out = tmp_path / "run"
+    args = ["train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS, "--out", str(out)]
+    assert cli(*args, env={"MINIMODEL_FAULT_AT": "publish@2"}).returncode == 137
+    ckpt = current_checkpoint(out)
+    if damage == "LATEST":
+        (out / "checkpoints" / "LATEST").write_text("{not json")
+    elif damage == "state":
+        (ckpt / "train_state.json").write_text('{"version": 2, "step"')
+    elif damage == "npz":
+        (ckpt / "train_state.npz").write_bytes(b"PK\x03\x04 garbage")
+    elif damage == "metrics":
+        lines = (out / "metrics.jsonl").read_text().splitlines()
+        (out / "metrics.jsonl").write_text(lines[0] + "\n{broken\n")
+    else:
+        state = json.loads((ckpt / "train_state.json").read_text())
+        state["rng"] = {"bit_generator": "PCG64", "state": "nonsense"}
+        (ckpt / "train_state.json").write_text(json.dumps(state))
+    snapshot = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
+    proc = cli("train", "--resume", "--out", str(out))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert words in proc.stderr and "Traceback" not in proc.stderr
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
+    assert after == snapshot
