@@ -44,3 +44,55 @@ def test_compare_json_stdout_and_resume_keeps_finished_runs(tiny_corpus, tmp_pat
     captured = capsys.readouterr()
     assert json.loads(captured.out)["runs"] == report["runs"]
     assert "is complete; keeping it" in captured.err
+
+
+def _stop_untied_at(step):
+    """Interrupt the untied run of a comparison at ``step`` (as Ctrl-C would)."""
+    import minimodel.training as training
+
+    original = training.train
+
+    def train(cfg, out_dir, **kw):
+        if not cfg.tied and not kw.get("resume"):
+            def hook(current, loss):
+                if current == step:
+                    raise KeyboardInterrupt
+            kw["on_step"] = hook
+        return original(cfg, out_dir, **kw)
+    return train
+
+
+def test_resume_continues_with_the_saved_budget_and_refuses_another(tiny_corpus, tmp_path,
+                                                                    capsys, monkeypatch):
+    import minimodel.training as training
+
+    out = tmp_path / "cmp"
+    args = ["compare", "--corpus", str(tiny_corpus), "--out", str(out), *ARGS]
+    monkeypatch.setattr(training, "train", _stop_untied_at(5))
+    assert main(args) == 130  # the tied run finished, the untied one was interrupted
+    monkeypatch.undo()
+    capsys.readouterr()
+    # A different budget typed at resume time is refused: a comparison has one budget.
+    assert main(["compare", "--resume", "--out", str(out), "--steps", "20", "--quiet"]) == 2
+    assert "--steps 20 (the run used 10)" in capsys.readouterr().err
+    assert main(["compare", "--resume", "--out", str(out), "--quiet", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["runs"]["tied"]["steps"] == report["runs"]["untied"]["steps"] == 10
+
+
+def test_a_comparison_is_not_overwritten_without_force(tiny_corpus, tmp_path, capsys):
+    out = tmp_path / "cmp"
+    args = ["compare", "--corpus", str(tiny_corpus), "--out", str(out), *ARGS]
+    assert main(args) == 0
+    before = (out / "tied" / "model.safetensors").read_bytes()
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "already holds a comparison" in err and "--resume" in err and "--force" in err
+    assert main([*args, "--force"]) == 0
+    assert (out / "tied" / "previous" / "model.safetensors").read_bytes() == before
+
+
+def test_resume_on_an_empty_directory_says_there_is_nothing(tmp_path, capsys):
+    assert main(["compare", "--resume", "--out", str(tmp_path / "none")]) == 2
+    assert "nothing to resume" in capsys.readouterr().err

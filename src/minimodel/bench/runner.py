@@ -216,10 +216,22 @@ class Bench:
     def target(self, case: str, metric: str, value: float | None, op: str, bound: float,
                detail: str = "") -> dict[str, Any]:
         met = None if value is None else (value <= bound if op == "<=" else value >= bound)
+        unsupported = self.verdict_unsupported()
+        if unsupported and met is not None:
+            # A smoke run measures too little to judge a target: report the number, no verdict.
+            met, detail = None, f"no verdict: {unsupported}" + (f"; {detail}" if detail else "")
         t = {"case": case, "metric": metric, "value": value, "op": op, "bound": bound,
              "met": met, "detail": detail}
         self.results["targets"].append(t)
         return t
+
+    def verdict_unsupported(self) -> str:
+        """Why this run cannot support a met/not-met verdict ("" when it can)."""
+        if self.opts.size == "tiny":
+            return "tiny toy shapes"
+        if self.opts.quick:
+            return "--quick measures too few steps (rerun without --quick)"
+        return ""
 
     def torch_ok(self) -> bool:
         return self.peers["torch"] is None

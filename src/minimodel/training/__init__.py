@@ -52,8 +52,11 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
     if out_dir is None:  # resume: the default directory of the model/tie typed (or gpt-tied)
         out_dir = default_out_dir(cfg if not resume else config.resolved())
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a directory; give a directory for the "
+                         "run's files")
     if not resume and cfg.corpus is not None:
-        cfg.corpus = str(Path(cfg.corpus).resolve())  # resumable from another directory
+        cfg.corpus = os.path.abspath(cfg.corpus)  # resumable from another directory
     trainer = Trainer(cfg, out, reporter, on_step)
     with RunLock(out):
         trainer.setup(resume, explicit, force=force)

@@ -12,6 +12,7 @@ deeper or narrower ones, and a BPE of 1024 beat byte-level and BPE-512 in loss p
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -177,7 +178,7 @@ def explicit_differences(saved: TrainConfig, explicit: dict[str, Any]) -> list[s
         if value is None or name in NON_TRAJECTORY:
             continue
         if name == "corpus":  # runs store the absolute path
-            value = str(Path(value).resolve())
+            value = os.path.abspath(value)
         if value != getattr(saved, name):
             out.append(f"--{name.replace('_', '-')} {value!r} (the run used "
                        f"{getattr(saved, name)!r})")

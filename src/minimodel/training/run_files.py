@@ -61,9 +61,13 @@ def corpus_name(cfg: TrainConfig) -> str:
 
 def read_corpus(cfg: TrainConfig) -> str:
     """The corpus text, with a clear ValueError for a missing path (exit code 2 in the CLI)."""
-    if cfg.corpus is not None and not Path(cfg.corpus).exists():
+    from minimodel._fileio import require_file
+
+    if cfg.corpus is not None and not os.path.lexists(cfg.corpus):
         raise ValueError(f"corpus file {cfg.corpus} does not exist; give a UTF-8 text file, "
                          "or leave out --corpus for the bundled Shakespeare corpus")
+    if cfg.corpus is not None:
+        require_file(cfg.corpus, "corpus")
     return load_corpus(cfg.corpus)
 
 
