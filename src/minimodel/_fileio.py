@@ -51,10 +51,14 @@ def atomic_write_files(contents: dict[Path, bytes]) -> list[Path]:
     removed); only then are all renamed into place, which does not need disk space.
     """
     staged: list[tuple[str, Path]] = []
+    created: list[Path] = []  # folders made here, removed again if the write fails
     try:
         for path, data in contents.items():
             path = Path(path)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            for folder in reversed(path.parents):
+                if not folder.exists():
+                    folder.mkdir()
+                    created.append(folder)
             fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
                                             dir=path.parent)
             staged.append((tmp_name, path))
@@ -70,6 +74,11 @@ def atomic_write_files(contents: dict[Path, bytes]) -> list[Path]:
             try:
                 os.unlink(tmp_name)
             except FileNotFoundError:
+                pass
+        for folder in reversed(created):
+            try:
+                folder.rmdir()
+            except OSError:
                 pass
         if isinstance(exc, OSError) and exc.filename is None and staged:
             exc.filename = str(staged[-1][1])

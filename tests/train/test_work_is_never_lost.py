@@ -242,3 +242,21 @@ def test_damaged_run_state_is_a_clear_error_that_touches_nothing(damage, words, 
     assert words in proc.stderr and "Traceback" not in proc.stderr
     after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
     assert after == snapshot
+
+
+def test_export_and_import_under_a_file_size_limit_leave_nothing_half_written(tiny_corpus, tiny,
+                                                                               tmp_path):
+    run, hf, back = tmp_path / "run", tmp_path / "hf", tmp_path / "back"
+    assert main(["train", "--corpus", str(tiny_corpus), *tiny, "--out", str(run)]) == 0
+    assert main(["export", str(run), "--format", "hf", str(hf)]) == 0
+    before = {p.name: p.read_bytes() for p in hf.iterdir()}
+    failed = cli("export", str(run), "--format", "hf", str(hf), "--force",
+                 limit_file_size=20_000)
+    assert failed.returncode == 2 and f"{hf}/model.safetensors: the file would exceed" in failed.stderr
+    assert {p.name: p.read_bytes() for p in hf.iterdir()} == before  # the old export intact
+    assert [p.name for p in tmp_path.iterdir() if ".tmp" in p.name] == []
+    failed = cli("import-hf", str(hf), str(back), limit_file_size=20_000)
+    assert failed.returncode == 2 and "the file would exceed the file-size limit" in failed.stderr
+    assert not back.exists()  # neither a tokenizer without a model, nor an empty folder
+    assert cli("import-hf", str(hf), str(back)).returncode == 0
+    assert {p.name for p in back.iterdir()} == {"model.safetensors", "tokenizer.json"}

@@ -65,8 +65,10 @@ def staged_dir(out_dir: str | os.PathLike, overwrite: bool = False) -> Iterator[
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(stage, out)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(stage, ignore_errors=True)
+        if isinstance(exc, OSError) and exc.filename and str(stage) in str(exc.filename):
+            exc.filename = str(exc.filename).replace(str(stage), str(out))  # the real target
         raise
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from minimodel._fileio import atomic_write_bytes
 from minimodel.interop._files import (load_hf_weights, read_json, staged_dir, write_json)
 from minimodel.io import check_config_bounds
 from minimodel.interop.tokenizer_export import export_tokenizer, special_roles
@@ -161,7 +162,7 @@ def to_hf(model: GPT, out_dir: str | os.PathLike, tokenizer: Any = None, *,
     ``tokenizer.json``, ``vocab.json``, ``merges.txt``, ``tokenizer_config.json``,
     ``special_tokens_map.json``.
     """
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save as st_save
 
     if not isinstance(model, GPT):
         raise TypeError(f"to_hf exports a minimodel GPT (GPT-2 architecture), got "
@@ -180,7 +181,9 @@ def to_hf(model: GPT, out_dir: str | os.PathLike, tokenizer: Any = None, *,
     with staged_dir(out_dir, overwrite=overwrite) as stage:
         write_json(stage / "config.json", config)
         # format=pt: transformers refuses safetensors files without this metadata entry.
-        save_file(tensors, str(stage / "model.safetensors"), metadata={"format": "pt"})
+        # Serialised in memory, then written by Python: a write error is an OSError that
+        # names the file (safetensors' own writer raises its own error type).
+        atomic_write_bytes(stage / "model.safetensors", st_save(tensors, metadata={"format": "pt"}))
         if tokenizer is not None:
             export_tokenizer(tokenizer, stage, model_max_length=model.config.block_size)
     return Path(out_dir)
