@@ -104,54 +104,43 @@ def test_start_stub_fails_with_error_not_crash(tmp_path):
 @pytest.mark.parametrize("source,words", [
     ("def gelu(x)\n    return x\n", ["SyntaxError"]),
     ("def gelu_tanh(x):\n    return x\n", ["no function named 'gelu'"]),
-    ("import no_such_module_xyz\n", ["ModuleNotFoundError"]),
-    ("import os\n\n\ndef gelu(x):\n    os._exit(3)\n", ["exit code 3"]),
+    ("import numpy.no_such_module_xyz\n", ["ModuleNotFoundError"]),
+    ("def gelu(x):\n    raise SystemExit(3)\n", ["SystemExit"]),
     ("def gelu(x):\n    return None\n", ["0 of 8"]),
 ])
 def test_load_errors(tmp_path, source, words):
     res = judge("gelu-tanh", source, tmp_path, seed=0)
     assert res["status"] == "error"
     for w in words:
-        assert w in res["message"]
+        assert w in res["message"] + " ".join(c["message"] for c in res["cases"])
 
 
-def test_timeout_kills_process_group_and_reports_where(tmp_path):
-    pidfile = tmp_path / "grandchild.pid"
-    src = ("import subprocess\n\n\ndef gelu(x):\n"
-           "    p = subprocess.Popen(['sleep', '60'])\n"
-           f"    open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
-           "    while True:\n"
-           "        pass\n")
+@pytest.mark.parametrize("source,name", [
+    ("import no_such_module_xyz\n", "no_such_module_xyz"),
+    ("import os\n\n\ndef gelu(x):\n    os._exit(3)\n", "os"),
+])
+def test_modules_outside_the_allow_list_are_forbidden(tmp_path, source, name):
+    res = judge("gelu-tanh", source, tmp_path, seed=0)
+    assert res["status"] == "forbidden" and res["forbidden"][0]["name"] == name
+
+
+def test_timeout_kills_the_child_and_reports_where(tmp_path):
+    src = "def gelu(x):\n    y = 0\n    while True:\n        y += 1\n"
     start = time.monotonic()
     res = judge("gelu-tanh", src, tmp_path, seed=0, timeout=4.0)
     assert time.monotonic() - start < 10
     assert res["status"] == "timeout" and res["passed"] is False
     assert res["cases"][0]["status"] == "timeout"
     assert all(c["status"] == "not run" for c in res["cases"][1:])
-    assert any("solution.py, line 7 in gelu" in line or "line 8 in gelu" in line
+    assert any("line 3 in gelu" in line or "line 4 in gelu" in line
                for line in res["hung_at"]), res["hung_at"]
-    pid = int(pidfile.read_text())
-    time.sleep(0.2)
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
-    except FileNotFoundError:
-        state = "gone"
-    assert state in ("gone", "Z"), f"grandchild {pid} still alive ({state})"
 
 
-def test_isolated_environment_and_memory_limit(tmp_path, monkeypatch):
-    monkeypatch.setenv("MINIMODEL_TEST_SECRET", "do-not-leak")
-    monkeypatch.setenv("PYTHONPATH", str(SRC))
-    src = ("import os, sys\nimport numpy as np\n\n\ndef embed(ids, E):\n"
-           "    assert 'MINIMODEL_TEST_SECRET' not in os.environ\n"
-           "    assert 'PYTHONPATH' not in os.environ and sys.flags.isolated\n"
-           f"    assert os.getcwd() != {os.getcwd()!r}\n"
-           "    return E[ids]\n")
-    assert judge("embedding-lookup", src, tmp_path, seed=0)["status"] == "passed"
-
+def test_memory_limit_is_a_clear_error(tmp_path):
     hog = "import numpy as np\n\n\ndef embed(ids, E):\n    return np.ones(2**30)[:0] + E[ids]\n"
     res = judge("embedding-lookup", hog, tmp_path, seed=0)
-    assert res["status"] == "error" and "MemoryError" in res["cases"][0]["message"]
+    text = res["message"] + " ".join(c["message"] for c in res["cases"])
+    assert res["status"] == "error" and ("MemoryError" in text or "memory limit" in text)
 
 
 # --- forbidden APIs ------------------------------------------------------------------------
@@ -172,8 +161,8 @@ def test_forbidden_minimodel_import_caught_at_runtime_even_if_swallowed(tmp_path
     assert scan_source(src, DEFAULT_FORBIDDEN) == []  # invisible to the AST scan
     res = judge("embedding-lookup", src, tmp_path, seed=0)
     assert res["status"] == "forbidden"
-    # The runtime tripwire reports the solution's line (it used to say None: "line ?").
-    assert res["forbidden"][0] == {"name": "minimodel", "line": 3, "how": "runtime"}
+    # The runtime guard reports the solution's line.
+    assert res["forbidden"][0] == {"name": "minimodel", "line": 3, "how": "import"}
     assert "line 3" in res["message"]
 
 

@@ -99,7 +99,8 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
               on_line: Callable[[str], None] | None = None,
               poll: Callable[[float], None] | None = None,
               preexec: Callable[[], None] | None = None,
-              max_chars: int = MAX_CHARS) -> ChildResult:
+              max_chars: int = MAX_CHARS, pass_fds: Sequence[int] = (),
+              on_start: Callable[[], None] | None = None) -> ChildResult:
     """Run ``argv`` in its own process group, wait at most ``timeout`` seconds, return what it
     printed. Never raises for the child's own failures.
 
@@ -112,13 +113,17 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
             (progress displays).
         preexec: run in the child between fork and exec (resource limits).
         max_chars: how much of each stream to keep (the end of it).
+        pass_fds: descriptors the child inherits (e.g. a report pipe).
+        on_start: called once the child has started (e.g. to close our copy of a pipe end).
     """
     start = time.monotonic()
     proc = subprocess.Popen(
         list(map(str, argv)), cwd=Path(cwd) if cwd is not None else None, env=env,
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-        errors="replace", start_new_session=True, preexec_fn=preexec)
+        errors="replace", start_new_session=True, preexec_fn=preexec, pass_fds=tuple(pass_fds))
+    if on_start is not None:
+        on_start()
     out = _Capture(proc.stdout, max_chars, on_line)
     err = _Capture(proc.stderr, max_chars, None)
     if stdin_text is not None:

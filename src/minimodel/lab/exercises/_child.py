@@ -1,123 +1,150 @@
-"""Child-side harness of the exercise judge (copied into a temp dir and run with ``python -I``).
+"""Child-side harness of the exercise judge (copied into the scratch folder, run with -I).
 
-It must not import minimodel: it runs in a scrubbed, isolated interpreter. Protocol:
+It must not import minimodel: the package is hidden from the sandbox. Order matters:
 
-* ``argv[1]`` is a JSON config: solution path, function name, forbidden names, cases (each with
-  an ``.npz`` of array arguments, scalar arguments inline, and an output ``.npz`` path).
-* Events are appended, one JSON object per line, to ``config["events"]`` as they happen, so a
-  parent that kills us on timeout still knows how far we got.
+1. An **audit hook** (PEP 578) is installed before anything else runs. It cannot be removed
+   from Python, and its state lives only in its closure, which the solution cannot reach
+   (see ``_child_guard.py``). Once armed it ends the process on: importing minimodel,
+   opening a file for writing outside the scratch folder or reading the package's sources,
+   executing code compiled from them, starting processes or signalling others, sockets,
+   ctypes, unpickling, changing the profiler/tracer, and ``gc`` introspection.
+2. NumPy (and torch, when the exercise allows it) are imported by the harness, so their own
+   start-up is not mistaken for the solution's doing.
+3. With torch, a dispatch-level tripwire refuses the exercise's forbidden operators (``aten``
+   ops such as ``gelu`` or ``native_layer_norm``), whatever Python route reached them.
+4. The solution is compiled through the attribute guard and run with reduced builtins.
 
-Tripwires: before the learner's file is imported, a meta-path finder (1) refuses to import any
-forbidden module (``minimodel`` ...) and (2) replaces forbidden attributes (``torch.nn.functional
-.scaled_dot_product_attention`` ...) right after their module is executed. Calling one raises
-``ForbiddenError``, a BaseException so that ``except Exception`` in the solution cannot hide it;
-every hit is also logged at once. This guards honest mistakes and casual obfuscation, not a
-determined attacker.
+Every event and every violation goes to the judge through an inherited pipe (its fd number is
+in the config), not through a file the solution could overwrite. A violation is one line,
+then ``os._exit(86)``: no ``except`` in the solution can swallow it.
 """
 
 import faulthandler
-import importlib.abc
-import importlib.util
 import json
 import os
 import sys
-import traceback
 
-EVENTS = None
-SOLUTION = None  # absolute path of the learner's file (its copy in the temp dir)
+FORBIDDEN_EXIT = 86
 
 
-class ForbiddenError(BaseException):
-    """Raised by a tripwire: the solution used an API this exercise forbids."""
+def install_audit_hook(channel, scratch, hidden_roots, forbidden_modules, solution_name):
+    """Install the hook; returns ``arm(code)``, which switches on the rules for the solution
+    (``code``, the solution's own compiled module, may of course be executed)."""
+    state = {"armed": False, "busy": False, "code": None}
+    getframe = sys._getframe
+    write, exit_now = os.write, os._exit
+    dumps = json.dumps
+    scratch = os.path.realpath(scratch) + os.sep
+    hidden = tuple(os.path.realpath(r) + os.sep for r in hidden_roots)
+    always = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+              "os.fork", "os.forkpty", "os.kill", "os.killpg", "signal.pthread_kill",
+              "pty.spawn", "socket.", "ctypes.", "pickle.find_class", "sys.setprofile",
+              "sys.settrace", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+              "sys.addaudithook", "os.setuid", "os.setgid", "os.chroot", "winreg.", "msvcrt.")
+    # File-system changes are fine inside the scratch folder (tempfile probes it), not outside.
+    path_events = ("os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link",
+                   "os.truncate", "os.chmod", "os.chown", "os.utime", "shutil.rmtree",
+                   "shutil.copyfile", "shutil.copytree", "shutil.move")
+
+    def violation(kind, name):
+        line, frame = None, getframe(1)
+        while frame is not None:  # the innermost line of the solution, if it is on the stack
+            if frame.f_code.co_filename == solution_name:
+                line = frame.f_lineno
+                break
+            frame = frame.f_back
+        write(channel, (dumps({"event": "forbidden", "how": kind, "name": str(name)[:300],
+                               "line": line}) + "\n").encode())
+        exit_now(FORBIDDEN_EXIT)
+
+    def other_process(real):
+        """/proc/<pid>/... of any process but this one (the judge's environment, its fds)."""
+        parts = real.split(os.sep)
+        return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and \
+            parts[2] != str(os.getpid())
+
+    def outside_scratch(path):
+        try:
+            real = os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return True
+        return not (real + os.sep).startswith(scratch)
+
+    def hook(event, args):
+        if state["busy"]:
+            return
+        state["busy"] = True
+        try:
+            if event == "import" and args[0].partition(".")[0] in forbidden_modules:
+                violation("import", args[0])
+            if not state["armed"]:
+                return
+            if event in path_events:
+                for arg in args:
+                    if isinstance(arg, (str, bytes, os.PathLike)) and outside_scratch(arg):
+                        violation("runtime", f"{event} {os.fsdecode(arg)}")
+            elif event.startswith(always):
+                if event == "os.kill" and args and args[0] == os.getpid():
+                    return  # a solution may raise signals at itself (KeyboardInterrupt tests)
+                violation("runtime", event)
+            elif event == "open":
+                path, mode = args[0], args[1]
+                if isinstance(path, int):
+                    return  # an already-open descriptor
+                writing = mode is not None and any(c in str(mode) for c in "wax+")
+                flags = args[2] if len(args) > 2 else 0
+                writing = writing or bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+                real = os.path.realpath(os.fsdecode(path)) + os.sep
+                if writing and outside_scratch(path):
+                    violation("runtime", f"writing {os.fsdecode(path)}")
+                if real.startswith(hidden) or other_process(real):
+                    violation("runtime", f"reading {os.fsdecode(path)}")
+            elif event == "exec" and args[0] is not state["code"]:
+                filename = getattr(args[0], "co_filename", "")
+                if (os.path.realpath(filename) + os.sep).startswith(hidden):
+                    violation("runtime", f"executing {filename}")
+        finally:
+            state["busy"] = False
+
+    sys.addaudithook(hook)
+
+    def arm(code):
+        state["code"], state["armed"] = code, True
+    return arm
 
 
-def emit(**event):
-    with open(EVENTS, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(event) + "\n")
-        fh.flush()
+def load_guard_module(path):
+    """Import _child_guard.py from the scratch folder (``-I`` keeps it off sys.path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_mm_child_guard", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def solution_line():
-    """Line of the innermost frame in the learner's file, or None (e.g. at import time)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if SOLUTION and os.path.abspath(frame.f_code.co_filename) == SOLUTION:
-            return frame.f_lineno
-        frame = frame.f_back
-    return None
-
-
-def hit(name, how):
-    emit(event="forbidden", name=name, how=how, line=solution_line())
-    raise ForbiddenError(f"{name} is not allowed in this exercise")
-
-
-def make_tripwire(name):
-    def tripwire(*args, **kwargs):
-        hit(name, "call")
-    tripwire.__name__ = name.rsplit(".", 1)[-1]
-    return tripwire
-
-
-class Tripwires(importlib.abc.MetaPathFinder):
-    """Blocks forbidden imports and patches forbidden attributes as modules load.
-
-    Patching waits until the top-level package (``torch``) has finished importing: torch
-    subclasses some of the classes we guard while it initialises. A forbidden class keeps its
-    identity (subclassing still works) but its ``__init__`` trips; a function is replaced.
-    """
-
-    def __init__(self, forbidden):
-        self.forbidden = list(forbidden)
-        self.ready = set()  # top-level packages whose import has completed
-
-    def find_spec(self, name, path=None, target=None):
-        for bad in self.forbidden:
-            if name == bad or name.startswith(bad + "."):
-                hit(name, "import")
-        if not any(bad.startswith(name + ".") for bad in self.forbidden):
-            return None
-        for finder in sys.meta_path:  # let the real finders locate it, then wrap the loader
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None and spec.loader is not None:
-                self._wrap(spec.loader, name)
-                return spec
+def torch_tripwire(torch, forbidden_ops, report):
+    """Refuse forbidden aten operators at the dispatcher, whichever Python name reached them."""
+    if not forbidden_ops:
         return None
+    from torch.utils._python_dispatch import TorchDispatchMode
 
-    def _wrap(self, loader, module_name):
-        original = loader.exec_module
+    banned = set(forbidden_ops)
 
-        def exec_module(module):
-            original(module)
-            top = module_name.partition(".")[0]
-            if module_name == top:
-                self.ready.add(top)
-            if top in self.ready:
-                self.patch(sys.modules.get(module_name, module), module_name)
-        loader.exec_module = exec_module
+    class Tripwire(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            packet = func.overloadpacket.__name__ if hasattr(func, "overloadpacket") else str(func)
+            if packet in banned:
+                report("operator", f"aten.{packet}")
+            return func(*args, **(kwargs or {}))
 
-    def patch(self, module, module_name):
-        for bad in self.forbidden:
-            if not bad.startswith(module_name + "."):
-                continue
-            *chain, leaf = bad[len(module_name) + 1:].split(".")
-            owner = module
-            for part in chain:
-                owner = getattr(owner, part, None)
-                if owner is None:
-                    break
-            target = getattr(owner, leaf, None) if owner is not None else None
-            if target is None or getattr(target, "_minimodel_tripwire", False):
-                continue
-            wire = make_tripwire(bad)
-            if isinstance(target, type):
-                target.__init__ = wire
-                target._minimodel_tripwire = True
-            else:
-                wire._minimodel_tripwire = True
-                setattr(owner, leaf, wire)
+    mode = Tripwire()
+    mode.__enter__()
+    # Warm up: torch initialises parts of itself on the first dispatched operation (it probes
+    # the temp folder, sets variables); let that happen now, before the rules are armed.
+    x = torch.ones(2, 2, requires_grad=True)
+    (x @ x).softmax(-1).sum().backward()
+    return mode
 
 
 def to_numpy(value, np):
@@ -127,57 +154,86 @@ def to_numpy(value, np):
     return np.asarray(value)
 
 
-def short_tb(exc, solution):
-    """The traceback lines that point into the learner's file (all lines if none do)."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    mine = [f for f in frames if os.path.abspath(f.filename) == solution] or frames[-3:]
-    return [f"line {f.lineno} in {f.name}: {(f.line or '').strip()}" for f in mine[-4:]]
+def short_tb(exc, shown_as):
+    """The traceback lines that point into the learner's file."""
+    import traceback
 
-
-def load_error_message(exc, shown_as):
-    """One line for a file that cannot be loaded; a SyntaxError names the learner's file."""
-    if isinstance(exc, SyntaxError):
-        text = (exc.text or "").strip()
-        return (f"{exc.msg} ({shown_as}, line {exc.lineno}" + (f": {text}" if text else "")
-                + ")")[:500]
-    return str(exc)[:500]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == shown_as]
+    return [f"line {f.lineno} in {f.name}: {(f.line or '').strip()}" for f in frames[-4:]]
 
 
 def main():
-    global EVENTS, SOLUTION
     with open(sys.argv[1], encoding="utf-8") as fh:
         cfg = json.load(fh)
-    EVENTS = cfg["events"]
-    # If we hang, print every thread's stack shortly before the parent kills us.
+    channel = cfg["channel_fd"]
+
+    def emit(**event):
+        os.write(channel, (json.dumps(event) + "\n").encode())
+
+    arm = install_audit_hook(channel, cfg["scratch"], cfg["hidden_roots"],
+                             set(cfg["forbidden_modules"]), cfg["shown_as"])
     faulthandler.dump_traceback_later(cfg["dump_after"], exit=False)
-    sys.meta_path.insert(0, Tripwires(cfg["forbidden"]))
+    guard_mod = load_guard_module(cfg["guard"])
     import numpy as np
 
-    solution = SOLUTION = os.path.abspath(cfg["solution"])
-    spec = importlib.util.spec_from_file_location("solution", solution)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["solution"] = module
+    torch = None
+    if cfg["preimport_torch"]:
+        import torch  # noqa: F811  (imported here, before the solution runs)
+    load, savez = np.load, np.savez
+
+    def report(kind, name):
+        line, frame = None, sys._getframe(1)
+        while frame is not None:  # the innermost line of the solution on the stack
+            if frame.f_code.co_filename == cfg["shown_as"]:
+                line = frame.f_lineno
+                break
+            frame = frame.f_back
+        emit(event="forbidden", how=kind, name=str(name)[:300], line=line)
+        os._exit(FORBIDDEN_EXIT)
+
+    forbidden_objects = {}
+    for name in cfg["forbidden"]:
+        obj = guard_mod.resolve(name, sys.modules)
+        if obj is not None and not isinstance(obj, (str, int, float, bool)):
+            forbidden_objects[name] = obj
+    guard = guard_mod.Guard(cfg["allowed_modules"], cfg["forbidden"], forbidden_objects, report)
+    shown_as = cfg["shown_as"]
+    with open(cfg["solution"], encoding="utf-8") as fh:
+        source = fh.read()
     try:
-        spec.loader.exec_module(module)
-    except ForbiddenError:
+        code = guard_mod.compile_solution(source, shown_as)
+    except guard_mod.StaticProblem as exc:
+        report("static", f"{exc.args[0]} (line {exc.args[1]})")
+    except SyntaxError as exc:
+        text = (exc.text or "").strip()
+        emit(event="load_error", type="SyntaxError",
+             message=(f"{exc.msg} ({shown_as}, line {exc.lineno}"
+                      + (f": {text}" if text else "") + ")")[:500], where=[])
         return
+    if torch is not None:
+        torch_tripwire(torch, cfg["forbidden_ops"], report)
+    namespace = guard.solution_globals(shown_as)
+    arm(code)
+    try:
+        exec(code, namespace)  # noqa: S102 - the rewritten, guarded solution
     except BaseException as exc:  # SyntaxError, ImportError, SystemExit ... all reportable
-        emit(event="load_error", type=type(exc).__name__,
-             message=load_error_message(exc, cfg.get("shown_as", "solution.py")),
-             where=short_tb(exc, solution))
+        emit(event="load_error", type=type(exc).__name__, message=str(exc)[:500],
+             where=short_tb(exc, shown_as))
         return
-    fn = getattr(module, cfg["function"], None)
+    fn = namespace.get(cfg["function"])
     if not callable(fn):
         emit(event="load_error", type="AttributeError",
              message=f"the file defines no function named {cfg['function']!r}", where=[])
         return
-    use_torch = getattr(module, "FRAMEWORK", "numpy") == "torch"
-    if use_torch:
-        import torch
+    use_torch = namespace.get("FRAMEWORK", "numpy") == "torch"
+    if use_torch and torch is None:
+        emit(event="load_error", type="ImportError",
+             message="FRAMEWORK = 'torch' needs `import torch` at the top of the file",
+             where=[])
+        return
     emit(event="loaded", framework="torch" if use_torch else "numpy")
-
     for i, case in enumerate(cfg["cases"]):
-        with np.load(case["inputs"], allow_pickle=False) as data:
+        with load(case["inputs"], allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         values = {**arrays, **case["scalars"]}
         if use_torch:
@@ -186,11 +242,9 @@ def main():
         args = [values[name] for name in case["order"]]
         try:
             result = fn(*args)
-        except ForbiddenError:
-            return
         except BaseException as exc:
             emit(event="case", index=i, ok=False, type=type(exc).__name__,
-                 message=str(exc)[:500], where=short_tb(exc, solution))
+                 message=str(exc)[:500], where=short_tb(exc, shown_as))
             continue
         outs = list(result) if cfg["n_outputs"] > 1 and isinstance(result, (tuple, list)) \
             else [result]
@@ -203,7 +257,7 @@ def main():
             emit(event="case", index=i, ok=False, type=type(exc).__name__,
                  message=str(exc)[:500], where=[])
             continue
-        np.savez(case["outputs"], **{f"out_{j}": a for j, a in enumerate(arrays_out)})
+        savez(case["outputs"], **{f"out_{j}": a for j, a in enumerate(arrays_out)})
         emit(event="case", index=i, ok=True, n=len(arrays_out),
              python_scalar=[isinstance(o, (int, float)) for o in outs])
     emit(event="done")

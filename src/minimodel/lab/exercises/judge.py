@@ -24,10 +24,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minimodel.lab.exercises.astscan import DEFAULT_FORBIDDEN, scan_source
+from minimodel.lab.exercises.astscan import (DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
+                                             DEFAULT_FORBIDDEN_OPS, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.registry import Exercise, get_exercise
-from minimodel.lab.exercises.sandbox import ChildRun, run_solution
+from minimodel.lab import integrity
+from minimodel.lab.exercises import isolation
+from minimodel.lab.exercises.sandbox import FORBIDDEN_EXIT, ChildRun, run_solution
 
 MSG: dict[str, dict[str, str]] = {
     "ok": {"en": "matches within tolerance", "es": "coincide dentro de la tolerancia"},
@@ -60,6 +63,8 @@ MSG: dict[str, dict[str, str]] = {
                    "es": "no se pudo cargar el archivo: {type}: {message}"},
     "crashed": {"en": "the process ended abruptly (exit code {code})",
                 "es": "el proceso terminó de golpe (código de salida {code})"},
+    "memory": {"en": "the process ran out of its memory limit ({mb} MB)",
+               "es": "el proceso agotó su límite de memoria ({mb} MB)"},
     "summary": {"en": "{passed} of {total} cases passed", "es": "{passed} de {total} casos correctos"},
     "stub": {"en": "the starter stub is not filled in yet: replace "
                    "`raise NotImplementedError(...)` with your code ({passed} of {total} cases "
@@ -83,6 +88,23 @@ def _how(event: dict[str, Any], lang: str) -> str:
 def forbidden_names(ex: Exercise) -> list[str]:
     """Default forbidden APIs plus the exercise's own list."""
     return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden)))
+
+
+def exercise_files(ex: Exercise) -> list[Path]:
+    """What a verdict on ``ex`` depends on: its definition, its reference, the child harness
+    and the case generators (checked against the manifest before grading)."""
+    here = Path(__file__).resolve().parent
+    return [ex.folder / "exercise.yaml", ex.reference_path, here / "_child.py",
+            here / "_child_guard.py", here / "cases.py"]
+
+
+def forbidden_ops(ex: Exercise) -> list[str]:
+    """torch operators refused at the dispatcher: the defaults plus the exercise's."""
+    return list(dict.fromkeys(DEFAULT_FORBIDDEN_OPS + list(ex.forbidden_ops)))
+
+
+def allowed_modules(ex: Exercise) -> list[str]:
+    return list(dict.fromkeys(DEFAULT_ALLOWED_MODULES + list(ex.allowed_modules)))
 
 
 def build_cases(ex: Exercise, seed: int) -> list[Case]:
@@ -170,6 +192,8 @@ def _judge_run(ex: Exercise, cases: list[Case], run: ChildRun, lang: str,
                                                 how=_how(forbidden[0], lang))
             elif i == stopped_at and run.timed_out:
                 status, text = "timeout", msg("timeout", lang, timeout=timeout)
+            elif i == stopped_at and not finished and run.out_of_memory:
+                status, text = "error", msg("memory", lang, mb=ex.memory_mb)
             elif i == stopped_at and not finished:
                 status, text = "error", msg("crashed", lang, code=run.returncode)
             else:
@@ -199,8 +223,12 @@ def _judge_run(ex: Exercise, cases: list[Case], run: ChildRun, lang: str,
                             message=load_error["message"]), entries
     passed = statuses.count("passed")
     summary = msg("summary", lang, passed=passed, total=len(cases))
+    if not finished and run.returncode == FORBIDDEN_EXIT:  # a violation whose report was lost
+        return "forbidden", msg("forbidden_runtime", lang, name="?", how="runtime"), entries
     if not finished:
-        return "error", f"{msg('crashed', lang, code=run.returncode)}; {summary}", entries
+        why = msg("memory", lang, mb=ex.memory_mb) if run.out_of_memory else \
+            msg("crashed", lang, code=run.returncode)
+        return "error", f"{why}; {summary}", entries
     if "error" in statuses:
         if all(e["status"] == "error" and "NotImplementedError" in e["message"]
                for e in entries):
@@ -243,7 +271,8 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     result: dict[str, Any] = {"exercise": ex.id, "passed": False, "status": "error",
                               "reason": None, "seed": seed, "tolerance": ex.full_tolerance(),
                               "timeout": timeout, "file": shown_as, "message": "",
-                              "forbidden": [], "hung_at": [], "cases": []}
+                              "forbidden": [], "hung_at": [], "cases": [],
+                              **isolation.probe().as_dict()}
 
     findings = scan_source(source, forbidden_names(ex))
     if findings:
@@ -253,17 +282,21 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                       message=msg("forbidden_static", lang, name=first.name, line=first.line))
         return result
 
+    integrity.verify(exercise_files(ex))  # the reference and the harness are what was shipped
     cases = build_cases(ex, seed)
     run = run_solution(source, shown_as, ex.function, cases, len(ex.outputs),
-                       forbidden_names(ex), timeout, progress=progress)
+                       forbidden_names(ex), timeout, progress=progress,
+                       allowed_modules=allowed_modules(ex), forbidden_ops=forbidden_ops(ex),
+                       memory_mb=ex.memory_mb)
     status, message, entries = _judge_run(ex, cases, run, lang, timeout)
     reason = next((e["status"] for e in entries if e["status"] not in ("passed", "not run")),
                   None)
     result.update(status=status, passed=status == "passed", message=message, cases=entries,
                   reason=reason if status != "passed" else None, hung_at=run.hung_at,
-                  forbidden=[{"name": ev["name"], "line": ev.get("line"), "how": "runtime"}
+                  forbidden=[{"name": ev["name"], "line": ev.get("line"),
+                              "how": ev.get("how", "runtime")}
                              for ev in run.events if ev.get("event") == "forbidden"],
-                  duration_s=round(run.duration, 3))
+                  duration_s=round(run.duration, 3), **run.isolation)
     if status in ("error", "timeout") and not any(e.get("where") for e in entries):
         result["stderr_tail"] = run.stderr_tail
     return result

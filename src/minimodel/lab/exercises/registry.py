@@ -65,6 +65,9 @@ _SCHEMA: dict[str, Any] = {
             "generator": {"type": "string"}, "examples": {"type": "integer", "minimum": 1},
             "hidden": {"type": "integer", "minimum": 1}, "params": {"type": "object"}}},
         "forbidden": {"type": "array", "items": {"type": "string"}},
+        "forbidden_ops": {"type": "array", "items": {"type": "string"}},
+        "allowed_modules": {"type": "array", "items": {"type": "string"}},
+        "memory_mb": {"type": "integer", "minimum": 256},
         "parent_reference": {"type": "string", "pattern": "^[a-z_.]+:[a-z_]+$"},
         "timeout": {"type": "number", "exclusiveMinimum": 0},
         "wrong": {"type": "array", "minItems": 2, "items": {
@@ -97,6 +100,9 @@ class Exercise:
     folder: Path
     defaults: dict[str, Any] = field(default_factory=dict)
     forbidden: list[str] = field(default_factory=list)
+    forbidden_ops: list[str] = field(default_factory=list)
+    allowed_modules: list[str] = field(default_factory=list)
+    memory_mb: int = 2048
     parent_reference: str | None = None
     timeout: float = 20.0
     alternatives: list[str] = field(default_factory=list)

@@ -1,26 +1,33 @@
-"""Run a learner's solution in a separate, limited process.
+"""Run a learner's solution in a separate, fenced-in process.
 
-Why a process and not ``exec``: a solution may loop forever, eat memory, print gigabytes or
-call ``sys.exit``; none of that may take the judge (or the learner's terminal) down with it.
+Why a process and not ``exec``: a solution may loop forever, eat memory, print gigabytes, call
+``sys.exit`` or try to get out; none of that may touch the judge, the package, the learner's
+files or the lab's progress.
 
-The child is ``python -I _child.py config.json`` in a fresh temp dir with a scrubbed
-environment (no PYTHONPATH, one BLAS thread, HOME and TMPDIR in the temp dir) and ``setrlimit``
-limits on CPU seconds, address space, file size and core dumps. Starting it in its own process
-group, the wall-clock limit that kills that group and the output capture are
-:func:`minimodel.lab.subprocess_runner.run_child`'s. Inputs travel as ``.npz`` files and come
-back the same way, read with ``allow_pickle=False``.
+The child is ``python -I _child.py config.json`` in a fresh scratch folder, wrapped in the
+namespaces and limits :mod:`minimodel.lab.exercises.isolation` finds on this machine (full
+isolation with bubblewrap; else partial, with the reason), with a scrubbed environment, CPU
+time, memory, file-size and process-count limits that come from the exercise (never from the
+solution's text). Inputs travel as ``.npz`` files and outputs come back the same way (read with
+``allow_pickle=False``); events and violations come back through an inherited pipe. Starting it
+in its own session, the wall-clock limit that kills the group and the output capture are
+:func:`minimodel.lab.subprocess_runner.run_child`'s; the cgroup (when there is one) kills every
+process left in the sandbox after the verdict.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import math
+import os
 import re
 import shutil
 import signal
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -28,19 +35,15 @@ from typing import Any, Callable
 import numpy as np
 
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
+from minimodel.lab.exercises import isolation
 from minimodel.lab.exercises.cases import Case
 from minimodel.lab.subprocess_runner import clean_env, run_child
 
-try:  # POSIX only; elsewhere the wall-clock timeout is the only limit
-    import resource
-except ImportError:  # pragma: no cover
-    resource = None  # type: ignore[assignment]
-
-GIB = 1024**3
-AS_LIMIT = 4 * GIB            # plenty for NumPy on small cases
-AS_LIMIT_TORCH = 16 * GIB     # torch maps large virtual regions at import time
-FSIZE_LIMIT = 256 * 1024**2   # caps files the solution writes (its prints: run_child keeps a tail)
-CHILD_SOURCE = Path(__file__).with_name("_child.py")
+MIB = 1024**2
+FSIZE_LIMIT = 256 * MIB       # caps files the solution writes (its prints: run_child keeps a tail)
+CHILD_FILES = ("_child.py", "_child_guard.py")
+FORBIDDEN_EXIT = 86           # _child.py ends with this after reporting a violation
+HERE = Path(__file__).resolve().parent
 
 
 @dataclass
@@ -54,106 +57,142 @@ class ChildRun:
     duration: float
     stderr_tail: list[str] = field(default_factory=list)
     hung_at: list[str] = field(default_factory=list)
+    isolation: dict[str, str] = field(default_factory=dict)
+    out_of_memory: bool = False
 
 
-def _limits(cpu_seconds: int, address_space: int | None):
-    limits = [(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 1),
-              (resource.RLIMIT_FSIZE, FSIZE_LIMIT, FSIZE_LIMIT), (resource.RLIMIT_CORE, 0, 0)]
-    if address_space is not None:
-        limits.append((resource.RLIMIT_AS, address_space, address_space))
-
-    def apply() -> None:  # runs in the child between fork and exec
-        for which, soft, hard in limits:
-            try:
-                _, current_hard = resource.getrlimit(which)
-                if current_hard != resource.RLIM_INFINITY:  # never try to raise a hard limit
-                    soft, hard = min(soft, current_hard), min(hard, current_hard)
-                resource.setrlimit(which, (soft, hard))
-            except (ValueError, OSError):  # e.g. RLIMIT_AS on macOS: keep the other limits
-                pass
-    return apply
-
-
-def _read_events(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    events = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
-            break  # a line cut short by the kill
-    return events
-
-
-def _hung_at(stderr: str, child_solution: str, shown_as: str) -> list[str]:
-    """Frames of the faulthandler dump that point into the solution, innermost first."""
-    pattern = re.compile(r'File "([^"]+)", line (\d+) in (\S+)')
-    frames = [m for m in pattern.finditer(stderr) if m.group(1) == child_solution]
-    return [f"{shown_as}, line {m.group(2)} in {m.group(3)}" for m in frames]
-
-
-def _count_cases(events: Path) -> int:
-    """Cases the child has finished so far (it appends one event line per case)."""
+def _uses_torch(source: str) -> bool:
+    """Does the file import torch (statically)? Then the harness imports it first, so torch's
+    own start-up is not mistaken for the solution's doing. (Limits never depend on this.)"""
     try:
-        return events.read_text(encoding="utf-8", errors="replace").count('"event": "case"')
-    except OSError:
-        return 0
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "torch"
+                                                for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            return True
+    return False
+
+
+class _Channel:
+    """The pipe the child reports on: events as JSON lines, read in a thread."""
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        self.events: list[dict[str, Any]] = []
+        self.cases_done = 0
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        with os.fdopen(self.read_fd, "r", encoding="utf-8", errors="replace") as pipe:
+            for line in pipe:
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut short by a kill
+                if isinstance(event, dict):
+                    self.events.append(event)
+                    self.cases_done += event.get("event") == "case"
+
+    def child_started(self) -> None:
+        os.close(self.write_fd)  # only the child holds the write end now
+
+    def finish(self) -> list[dict[str, Any]]:
+        self._thread.join(timeout=5)
+        return self.events
+
+
+def _hung_at(stderr: str, shown_as: str) -> list[str]:
+    """Frames of the faulthandler dump that point into the solution, innermost first (the
+    solution is compiled under the learner's own path, ``shown_as``)."""
+    pattern = re.compile(r'File "([^"]+)", line (\d+) in (\S+)')
+    frames = [m for m in pattern.finditer(stderr) if m.group(1) == shown_as]
+    return [f"{shown_as}, line {m.group(2)} in {m.group(3)}" for m in frames]
 
 
 def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n_outputs: int,
                  forbidden: list[str], timeout: float,
-                 progress: Callable[[int, int, float, float], None] | None = None) -> ChildRun:
-    """Run ``function`` from ``source`` on every case in a limited child process.
+                 progress: Callable[[int, int, float, float], None] | None = None, *,
+                 allowed_modules: list[str] | None = None, forbidden_ops: list[str] = (),
+                 memory_mb: int = 2048) -> ChildRun:
+    """Run ``function`` from ``source`` on every case in a fenced-in child process.
 
     Args:
-        source: the learner's file content (copied into the temp dir as ``solution.py``).
-        shown_as: the learner's path, used in reports instead of the temp copy's.
+        source: the learner's file content (copied into the scratch folder as ``solution.py``).
+        shown_as: the learner's path, used in reports instead of the scratch copy's.
         function: name of the function to call.
         cases: inputs; array arguments go through ``.npz``, scalars through JSON.
         n_outputs: how many outputs the function returns (a tuple when > 1).
-        forbidden: dotted names blocked by the runtime tripwires.
+        forbidden: dotted names the attribute guard refuses (by name and by identity).
         timeout: wall-clock seconds for the whole run (start-up included).
-        progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)``, called
-            a few times a second while the child runs.
+        progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)``.
+        allowed_modules: top-level modules the solution may import (default: see judge).
+        forbidden_ops: torch ``aten`` operators refused at the dispatcher.
+        memory_mb: memory limit of the exercise (cgroup where available, else address space).
     """
-    tmp = Path(tempfile.mkdtemp(prefix="minimodel-judge-"))
+    iso = isolation.probe()
+    scratch = Path(tempfile.mkdtemp(prefix="minimodel-judge-"))
+    os.chmod(scratch, 0o755)
+    channel = _Channel()
+    cgroup = None
     try:
-        solution = tmp / "solution.py"
+        solution = scratch / "solution.py"
         atomic_write_text(solution, source)
-        atomic_write_bytes(tmp / "_child.py", CHILD_SOURCE.read_bytes())
+        for name in CHILD_FILES:
+            atomic_write_bytes(scratch / name, (HERE / name).read_bytes())
         manifest = []
         for i, case in enumerate(cases):
             arrays = {k: v for k, v in case.args.items() if isinstance(v, np.ndarray)}
             scalars = {k: v for k, v in case.args.items() if not isinstance(v, np.ndarray)}
-            inputs = tmp / f"in_{i:03d}.npz"
+            inputs = scratch / f"in_{i:03d}.npz"
             buffer = io.BytesIO()
             np.savez(buffer, **arrays)
             atomic_write_bytes(inputs, buffer.getvalue())
-            manifest.append({"inputs": str(inputs), "outputs": str(tmp / f"out_{i:03d}.npz"),
+            manifest.append({"inputs": str(inputs), "outputs": str(scratch / f"out_{i:03d}.npz"),
                              "scalars": scalars, "order": list(case.args)})
         margin = min(1.0, 0.25 * timeout)
         config = {"solution": str(solution), "shown_as": shown_as, "function": function,
-                  "forbidden": forbidden,
-                  "events": str(tmp / "events.jsonl"), "cases": manifest,
+                  "forbidden": forbidden, "forbidden_ops": list(forbidden_ops),
+                  "forbidden_modules": ["minimodel"],
+                  "allowed_modules": list(allowed_modules or ()),
+                  "hidden_roots": [str(isolation.PACKAGE_DIR)], "scratch": str(scratch),
+                  "guard": str(scratch / "_child_guard.py"), "channel_fd": channel.write_fd,
+                  "preimport_torch": _uses_torch(source), "cases": manifest,
                   "n_outputs": n_outputs, "dump_after": max(0.1, timeout - margin)}
-        atomic_write_json(tmp / "config.json", config)
+        atomic_write_json(scratch / "config.json", config)
 
-        uses_torch = "torch" in source
+        memory = memory_mb * MIB
+        if iso.cgroup is not None:
+            cgroup = iso.cgroup.start(isolation.MAX_PROCESSES, memory)
+        nproc = None
+        if cgroup is None and os.name == "posix" and os.geteuid() != 0:
+            nproc = isolation.processes_of_user(os.geteuid()) + isolation.MAX_PROCESSES
         preexec = None
-        if resource is not None:
-            preexec = _limits(math.ceil(timeout) + 2, AS_LIMIT_TORCH if uses_torch else AS_LIMIT)
-        events_path = tmp / "events.jsonl"
+        if isolation.resource is not None:
+            # Address space: generous when a cgroup caps real memory (torch maps large
+            # virtual regions); the exercise's memory otherwise. Never from the source's words.
+            address = max(4096 * MIB, 2 * memory) if cgroup else max(memory, 1024 * MIB)
+            preexec = isolation.resource_limits(math.ceil(timeout) + 2, address, FSIZE_LIMIT,
+                                                cgroup, nproc)
+        env = clean_env(HOME=str(scratch), TMPDIR=str(scratch))
+        argv = isolation.sandbox_command(iso, [sys.executable, "-I", str(scratch / "_child.py"),
+                                               str(scratch / "config.json")], scratch, env)
         watch = None
         if progress is not None:
             def watch(elapsed: float) -> None:
-                progress(_count_cases(events_path), len(cases), elapsed, timeout)
-        # -I: isolated mode (no user site, no PYTHON* variables, no script dir on sys.path).
-        done = run_child([sys.executable, "-I", tmp / "_child.py", tmp / "config.json"],
-                         cwd=tmp, env=clean_env(HOME=str(tmp), TMPDIR=str(tmp)),
-                         timeout=timeout, poll=watch, preexec=preexec)
-
-        events = _read_events(events_path)
+                progress(channel.cases_done, len(cases), elapsed, timeout)
+        done = run_child(argv, cwd=scratch, env=env, timeout=timeout, poll=watch,
+                         preexec=preexec, pass_fds=(channel.write_fd,),
+                         on_start=channel.child_started)
+        out_of_memory = cgroup.oom_killed() if cgroup is not None else False
+        if cgroup is not None:
+            cgroup.close()  # kills anything still alive in the sandbox
+            cgroup = None
+        events = channel.finish()
         outputs = {}
         for ev in events:
             if ev.get("event") == "case" and ev.get("ok"):
@@ -161,12 +200,15 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
                 try:
                     with np.load(path, allow_pickle=False) as data:
                         outputs[ev["index"]] = [data[f"out_{j}"] for j in range(ev["n"])]
-                except (OSError, ValueError, KeyError) as exc:  # the solution touched our files
+                except (OSError, ValueError, KeyError) as exc:
                     ev.update(ok=False, type=type(exc).__name__,
                               message=f"unreadable output file: {exc}", where=[])
         # SIGXCPU means the CPU limit fired before the wall clock: a timeout as well.
         timed_out = done.timed_out or done.returncode == -signal.SIGXCPU
         return ChildRun(events, outputs, done.returncode, timed_out, done.seconds,
-                        done.stderr_tail(12), _hung_at(done.stderr, str(solution), shown_as))
+                        done.stderr_tail(12), _hung_at(done.stderr, shown_as),
+                        iso.as_dict(), out_of_memory)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if cgroup is not None:
+            cgroup.close()
+        shutil.rmtree(scratch, ignore_errors=True)
