@@ -122,11 +122,16 @@ def test_spanish_check_translates_case_names_labels_and_statuses(learner, capsys
     assert main(["exercise", "check", ex.id, "--file", str(ex.reference_path), "--lang", "es",
                  "--seed", "3"]) == 0
     out = capsys.readouterr().out
-    assert "ejemplo 1" in out and "oculto 6" in out and "superado" in out and "bloque" in out
+    assert "ejemplo 1" in out and "oculto 6" in out and "superado" in out
+    assert "varios bloques" in out and "several blocks" not in out
     assert "example 1" not in out and "hidden" not in out and " passed " not in out
     from minimodel.lab.i18n import case_label
-    assert case_label("float32, 1 block, 2 heads, M=0", "es") == \
-        "float32, 1 bloque, 2 cabezas, M=0"
+    assert case_label("float32, mask values", "es") == "float32, valores de máscara"
+    from minimodel.lab.exercises.cases import GENERATORS
+    for gen in GENERATORS.values():  # every kind has its Spanish label
+        for kind in gen.kinds:
+            assert kind in ("float64", "float32") or case_label(kind, "es") != kind or \
+                kind in ("0-d", "3-d", "V > d", "V < d", "T=1"), kind
 
 
 def test_spanish_list_translates_statuses(learner, capsys):
@@ -150,12 +155,14 @@ def test_statement_formula_lines_wrap_under_their_formula():
 
 def test_judge_reports_progress_while_it_runs(tmp_path):
     from minimodel.lab.exercises import check_solution
+    from minimodel.lab.exercises.cases import generator_kinds
 
     ex = get_exercise("gelu-tanh")
     calls: list[tuple[int, int]] = []
     result = check_solution(ex, ex.reference_path, seed=1,
                             progress=lambda done, total, elapsed, limit: calls.append((done, total)))
-    assert result["passed"] and calls and all(total == 8 for _, total in calls)
+    total_cases = 2 + len(generator_kinds("elementwise"))
+    assert result["passed"] and calls and all(total == total_cases for _, total in calls)
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
 
 

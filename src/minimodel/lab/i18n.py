@@ -70,6 +70,10 @@ EXERCISE_UI: dict[str, dict[str, str]] = {
                     "{path}"},
     "hint": {"en": "Hint {k} of {n}", "es": "Pista {k} de {n}"},
     "last_hint": {"en": "That was the last hint.", "es": "Era la última pista."},
+    "isolation_full": {"en": "isolation: full ({reason})",
+                       "es": "aislamiento: completo ({reason})"},
+    "isolation_partial": {"en": "isolation: PARTIAL ({reason})",
+                          "es": "aislamiento: PARCIAL ({reason})"},
     "seed": {"en": "seed {seed} (reproduce with --seed {seed}); tolerance rtol={rtol:g} "
                    "atol={atol:g} (float32: rtol={rtol32:g} atol={atol32:g})",
              "es": "semilla {seed} (repite con --seed {seed}); tolerancia rtol={rtol:g} "
@@ -96,12 +100,19 @@ CASE_STATUS_LABELS: dict[str, dict[str, str]] = {
         ("dtype", "dtype"), ("error", "error"), ("forbidden", "prohibido"),
         ("timeout", "tiempo agotado"), ("not run", "no ejecutado"))}
 
-# Words of the generated case labels ("float32, 2 blocks, 4 heads") in Spanish.
-CASE_LABEL_ES = {"repeated ids": "ids repetidos", "affine": "con afín", "no affine": "sin afín",
-                 "tiny variance": "varianza diminuta", "all ids = V-1": "todos los ids = V-1",
-                 "full": "rango completo", "low rank": "rango bajo", "zeros": "con ceros",
-                 "orthonormal": "ortonormal"}
-COUNTED_ES = {"block": ("bloque", "bloques"), "head": ("cabeza", "cabezas")}
+# The case kinds of the judge's generators ("float32, mask values") in Spanish.
+CASE_LABEL_ES = {
+    "repeats": "ids repetidos", "order": "orden de posiciones", "small ids": "ids pequeños",
+    "V > d": "V > d", "V < d": "V < d", "large values": "valores grandes", "0-d": "0-d",
+    "3-d": "3-d", "affine": "con afín", "weight only": "solo weight", "bias only": "solo bias",
+    "tiny variance": "varianza diminuta", "eps": "eps distinto",
+    "ignored positions": "posiciones ignoradas", "ignore_index": "ignore_index propio",
+    "large logits": "logits grandes", "mixed scales": "escalas mezcladas",
+    "heads": "varias cabezas", "large scores": "puntuaciones grandes", "T=1": "T=1",
+    "mask values": "valores de máscara", "no masked rows": "sin filas enmascaradas",
+    "several blocks": "varios bloques", "batch": "lote", "wide window": "ventana ancha",
+    "low rank": "rango bajo", "exact zeros": "ceros exactos", "orthonormal": "ortonormal",
+}
 
 
 def case_status_label(status: str, lang: str) -> str:
@@ -121,16 +132,7 @@ def case_label(label: str, lang: str) -> str:
     """A generated case label in ``lang``: each comma-separated part is translated."""
     if lang != "es":
         return label
-    parts = []
-    for part in label.split(", "):
-        count, _, word = part.partition(" ")
-        singular = word[:-1] if word.endswith("s") else word
-        if count.isdigit() and singular in COUNTED_ES:
-            one, many = COUNTED_ES[singular]
-            parts.append(f"{count} {one if count == '1' else many}")
-        else:
-            parts.append(CASE_LABEL_ES.get(part, part))
-    return ", ".join(parts)
+    return ", ".join(CASE_LABEL_ES.get(part, part) for part in label.split(", "))
 
 
 # --- minimodel lab status -------------------------------------------------------------------

@@ -1,12 +1,12 @@
-"""Test-case generation for the judge.
+"""Test-case generation for the judge: one hidden case per *kind*, on every seed.
 
-Every exercise names a generator in ``exercise.yaml`` (``cases.generator``). A generator
-``gen(rng, k, hidden, params) -> (args, label)`` returns the function's arguments (NumPy arrays
-or Python scalars, keyed by argument name; a missing optional argument is simply absent) and
-a short label. Visible examples use a fixed seed so a learner always sees the same ones;
-hidden cases come from the seed that the judge prints, so any failure is reproducible with
-``--seed``. Hidden cases deliberately include float32 inputs (to catch silent up-casts) and the
-edge cases each exercise is about (repeated ids, large logits, tiny variances, empty masks ...).
+Every exercise names a generator in ``exercise.yaml`` (``cases.generator``) and lists its
+clauses, each tested by some kinds of case. A generator declares its kinds and builds one
+case of a given kind: ``gen(rng, kind, params) -> args`` (NumPy arrays or Python scalars, keyed
+by argument name; a missing optional argument is simply absent). The hidden cases are exactly
+one case of each kind, with sizes and values drawn from the seed the judge prints — so every
+seed tests every clause, and any failure is reproducible with ``--seed``. Visible examples
+("example" kind) use a fixed seed so a learner always sees the same ones.
 """
 
 from __future__ import annotations
@@ -19,8 +19,16 @@ import numpy as np
 EXAMPLE_SEED = 20240501  # fixed: visible examples never change between runs
 
 Args = dict[str, Any]
-Generator = Callable[[np.random.Generator, int, bool, dict], tuple[Args, str]]
-GENERATORS: dict[str, Generator] = {}
+Builder = Callable[[np.random.Generator, str, dict], Args]
+
+
+@dataclass(frozen=True)
+class CaseGenerator:
+    build: Builder
+    kinds: tuple[str, ...]  # hidden kinds, each produced once per seed
+
+
+GENERATORS: dict[str, CaseGenerator] = {}
 
 
 @dataclass
@@ -31,6 +39,7 @@ class Case:
     hidden: bool
     label: str
     args: Args
+    kind: str = "example"
 
     def describe_inputs(self) -> dict[str, str]:
         """``{"x": "float32 (2, 3)", "num_heads": "2"}`` for reports."""
@@ -43,202 +52,243 @@ class Case:
         return out
 
 
-def generator(name: str) -> Callable[[Generator], Generator]:
-    def deco(fn: Generator) -> Generator:
-        GENERATORS[name] = fn
+def generator(name: str, kinds: tuple[str, ...]) -> Callable[[Builder], Builder]:
+    def deco(fn: Builder) -> Builder:
+        GENERATORS[name] = CaseGenerator(fn, kinds)
         return fn
     return deco
 
 
-def _float(k: int, hidden: bool) -> type:
-    """Every third hidden case is float32; visible examples are float64."""
-    return np.float32 if hidden and k % 3 == 2 else np.float64
+def _dtype(kind: str):
+    return np.float32 if "float32" in kind else np.float64
 
 
-def _label(dtype: type, *extra: str) -> str:
-    return ", ".join([np.dtype(dtype).name, *[e for e in extra if e]])
+def _ints(rng: np.random.Generator, low: int, high: int) -> int:
+    return int(rng.integers(low, high))
 
 
-@generator("embedding")
-def gen_embedding(rng, k, hidden, params):
-    """ids (N, T) with repeats, E (V, d)."""
-    dt = _float(k, hidden)
-    n, t, v, d = (2, 3, 5, 4) if not hidden else (rng.integers(1, 5), rng.integers(1, 9),
-                                                  rng.integers(3, 40), rng.integers(1, 17))
+# ----------------------------------------------------------------------------- embeddings
+@generator("embedding", ("float64", "float32", "repeats", "order", "small ids"))
+def gen_embedding(rng, kind, params):
+    """ids (N, T), E (V, d). "repeats": one id everywhere; "order": N, T >= 2 so row-major and
+    column-major orders differ; "small ids": every id < V - 1 (the one-hot width is still V)."""
+    n, t, v, d = (2, 3, 5, 4) if kind == "example" else (
+        _ints(rng, 2, 5), _ints(rng, 2, 9), _ints(rng, 4, 40), _ints(rng, 1, 17))
     ids = rng.integers(0, v, size=(n, t))
     ids.flat[-1] = ids.flat[0]  # at least one repeated id
-    if hidden and k == 0:
-        ids[...] = v - 1  # the last row of E, every position
-    E = rng.normal(size=(v, d)).astype(dt)
-    return {"ids": ids, "E": E}, _label(dt, "all ids = V-1" if hidden and k == 0 else "")
+    if kind == "repeats":
+        ids[...] = v - 1
+    if kind == "small ids":
+        ids = rng.integers(0, v - 2, size=(n, t))
+    E = rng.normal(size=(v, d)).astype(_dtype(kind))
+    return {"ids": ids, "E": E}
 
 
-@generator("tied_head")
-def gen_tied_head(rng, k, hidden, params):
+@generator("tied_head", ("float64", "float32", "V > d", "V < d"))
+def gen_tied_head(rng, kind, params):
     """h (N, T, d), E (V, d) with V != d so transposes cannot hide."""
-    dt = _float(k, hidden)
-    n, t, d, v = (1, 2, 3, 5) if not hidden else (rng.integers(1, 4), rng.integers(1, 7),
-                                                  rng.integers(2, 12), rng.integers(13, 50))
+    n, t = (1, 2) if kind == "example" else (_ints(rng, 1, 4), _ints(rng, 2, 7))
+    d, v = (3, 5) if kind == "example" else (_ints(rng, 2, 12), _ints(rng, 13, 50))
+    if kind == "V < d":
+        d, v = _ints(rng, 20, 40), _ints(rng, 3, 12)
+    dt = _dtype(kind)
     return {"h": rng.normal(size=(n, t, d)).astype(dt),
-            "E": rng.normal(scale=0.5, size=(v, d)).astype(dt)}, _label(dt)
+            "E": rng.normal(scale=0.5, size=(v, d)).astype(dt)}
 
 
-@generator("cross_entropy")
-def gen_cross_entropy(rng, k, hidden, params):
-    """logits (N, V) or (N, T, V); targets with ignored positions; large logits for stability."""
-    dt = _float(k, hidden)
-    shape = (4,) if not hidden else tuple(rng.integers(1, 6, size=1 + k % 2))
-    if hidden and k == 3:
-        shape = (int(rng.integers(2, 5)), 3)
-    v = 5 if not hidden else int(rng.integers(2, 30))
-    scale = 1000.0 if hidden and k % 4 == 1 else 2.0  # exp(1000) overflows without a shift
-    logits = (rng.normal(size=(*shape, v)) * scale).astype(dt)
+# ----------------------------------------------------------------------------- activations
+@generator("elementwise", ("float64", "float32", "large values", "0-d", "3-d"))
+def gen_elementwise(rng, kind, params):
+    """x of any shape, values across GELU's range; "large values" reach |x| = 30 (where a
+    tanh written with exp overflows); "0-d" is a single number; "3-d" any shape."""
+    if kind == "example":
+        return {"x": np.linspace(-3, 3, 7)}
+    shape = {"0-d": (), "3-d": tuple(rng.integers(1, 5, size=3))}.get(
+        kind, tuple(rng.integers(1, 7, size=_ints(rng, 1, 3))))
+    x = rng.normal(scale=3.0, size=shape)
+    if kind == "large values":
+        x = np.concatenate([x.ravel(), [-30.0, -12.0, 12.0, 30.0, 0.0]])
+    return {"x": np.asarray(x, dtype=_dtype(kind))}
+
+
+@generator("layer_norm", ("float64", "float32", "affine", "weight only", "bias only",
+                          "tiny variance", "eps"))
+def gen_layer_norm(rng, kind, params):
+    """x (..., d). "affine": weight and bias; "weight only"/"bias only": one of them;
+    "tiny variance": rows whose variance (~1e-6) is comparable to eps; "eps": eps = 0.1."""
+    shape = (2, 4) if kind == "example" else tuple(rng.integers(1, 5, size=_ints(rng, 0, 3))) \
+        + (_ints(rng, 2, 33),)
+    dt = _dtype(kind)
+    x = rng.normal(size=shape) * 3 + 1
+    if kind == "tiny variance":
+        x = rng.normal(size=shape) * 1e-3 + 5
+    args: Args = {"x": x.astype(dt)}
+    d = shape[-1]
+    if kind in ("affine", "weight only"):
+        args["weight"] = rng.normal(size=d).astype(dt)
+    if kind in ("affine", "bias only"):
+        args["bias"] = rng.normal(size=d).astype(dt)
+    if kind == "eps":
+        args["eps"] = 0.1
+    return args
+
+
+# ----------------------------------------------------------------------------- losses
+@generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
+                             "large logits", "mixed scales", "3-d"))
+def gen_cross_entropy(rng, kind, params):
+    """logits (..., V), targets with ignored positions. "large logits": scores of order 1e4
+    (exp overflows without the row-max shift); "mixed scales": one row near +1e3 and one near
+    -1e3 (a single global max shift underflows the low row); "ignore_index": a custom index."""
+    shape = (4,) if kind == "example" else (_ints(rng, 2, 6),)
+    if kind == "3-d":
+        shape = (_ints(rng, 2, 4), _ints(rng, 2, 5))
+    v = 5 if kind == "example" else _ints(rng, 3, 30)
+    scale = {"large logits": 1e4}.get(kind, 2.0)
+    logits = rng.normal(size=(*shape, v)) * scale
+    if kind == "mixed scales":
+        logits.reshape(-1, v)[0] += 1000.0
+        logits.reshape(-1, v)[-1] -= 1000.0
     targets = rng.integers(0, v, size=shape)
     ignore = -100
-    if hidden and k == 3:
-        ignore = 0  # the argument must be used, not a hard-coded -100
-    else:
+    if kind == "ignore_index":
+        ignore = int(rng.integers(0, v))  # a real class id, used as the ignore marker
+        targets.flat[:] = np.where(targets.flat == ignore, (ignore + 1) % v, targets.flat)
+        targets.flat[1] = ignore
+    elif kind != "mixed scales":
         targets[rng.random(shape) < 0.4] = -100
-    if ignore == 0:
-        targets.flat[0], targets.flat[1] = 1, 0  # one kept position, one ignored
-    else:
-        targets.flat[0] = 0  # at least one position counts
-    if not hidden and k == 1:
-        targets[-1] = -100
-    label = _label(dt, f"logits x{scale:g}" if scale > 2 else "",
-                   "ignore_index=0" if ignore == 0 else "")
-    return {"logits": logits, "targets": targets, "ignore_index": ignore}, label
+        if kind == "ignored positions" or kind == "example":
+            targets.flat[-1] = -100
+    targets.flat[0] = (ignore + 1) % v if ignore >= 0 else targets.flat[0] % v  # one kept
+    return {"logits": logits.astype(_dtype(kind)), "targets": targets, "ignore_index": ignore}
 
 
-@generator("layer_norm")
-def gen_layer_norm(rng, k, hidden, params):
-    """x (..., d); affine on odd cases; some rows with a tiny variance where eps matters."""
-    dt = _float(k, hidden)
-    shape = (2, 4) if not hidden else tuple(rng.integers(1, 6, size=1 + k % 3)) + (
-        int(rng.integers(2, 33)),)
-    x = (rng.normal(size=shape) * 3 + 1).astype(dt)
-    tiny = hidden and k % 4 == 0 and dt == np.float64  # float32 cannot resolve 1e-3 at 5
-    if tiny:  # variance ~1e-6, comparable to eps
-        x = (rng.normal(size=shape) * 1e-3 + 5).astype(dt)
-    args: Args = {"x": x}
-    if k % 2 == 1:
-        d = shape[-1]
-        args["weight"] = rng.normal(size=d).astype(dt)
-        args["bias"] = rng.normal(size=d).astype(dt)
-    return args, _label(dt, "affine" if k % 2 else "no affine", "tiny variance" if tiny else "")
+# ----------------------------------------------------------------------------- attention
+def _attention_sizes(rng, kind):
+    heads = 2 if kind in ("example", "heads") else int(rng.choice([1, 2, 4]))
+    if kind == "heads":
+        heads = int(rng.choice([2, 4]))
+    n, t = (1, 3) if kind == "example" else (_ints(rng, 1, 4), _ints(rng, 2, 8))
+    # d_head >= 2: with one feature per head, sqrt(d_head) = 1 and a missing scale would hide
+    return heads, n, t, heads * (2 if kind == "example" else _ints(rng, 2, 5))
 
 
-@generator("elementwise")
-def gen_elementwise(rng, k, hidden, params):
-    """x of any shape, values across the interesting range of GELU."""
-    dt = _float(k, hidden)
-    if not hidden:
-        x = np.linspace(-3, 3, 7) if k == 0 else np.array([[-1.0, 0.0], [0.5, 2.0]])
-        return {"x": x.astype(dt)}, _label(dt)
-    shape = tuple(rng.integers(1, 7, size=1 + k % 3))
-    x = rng.normal(scale=3.0, size=shape)
-    if k == 1:
-        x = np.concatenate([x.ravel(), [-30.0, -8.0, 8.0, 30.0, 0.0]])
-    return {"x": x.astype(dt)}, _label(dt)
+@generator("attention", ("float64", "float32", "heads", "large scores", "T=1"))
+def gen_attention(rng, kind, params):
+    """x (N, T, d) and four (d, d) weights. "heads": H >= 2, so head order matters; "large
+    scores": scores of order 1e3 (the softmax must subtract the row max); "T=1": one position."""
+    heads, n, t, d = _attention_sizes(rng, kind)
+    if kind == "T=1":
+        t = 1
+    scale = 60.0 if kind == "large scores" else 1.5
+    w = rng.normal(scale=scale / np.sqrt(d), size=(4, d, d))
+    dt = _dtype(kind)
+    x = rng.normal(size=(n, t, d)) * (4.0 if kind == "large scores" else 1.0)
+    return {"x": x.astype(dt), "w_q": w[0].astype(dt), "w_k": w[1].astype(dt),
+            "w_v": w[2].astype(dt), "w_o": w[3].astype(dt), "num_heads": heads}
 
 
-@generator("attention")
-def gen_attention(rng, k, hidden, params):
-    """x (N, T, d) and four (d, d) weights; scores of order one so scaling mistakes show."""
-    dt = _float(k, hidden)
-    if hidden:
-        heads = int(rng.choice([1, 2, 4]))
-        n, t, d = int(rng.integers(1, 4)), int(rng.integers(2, 8)), heads * int(rng.integers(1, 5))
-    else:
-        heads, n, t, d = (1, 1, 3, 2) if k == 0 else (2, 1, 3, 4)
-    w = rng.normal(scale=1.5 / np.sqrt(d), size=(4, d, d)).astype(dt)
-    args = {"x": rng.normal(size=(n, t, d)).astype(dt), "w_q": w[0], "w_k": w[1],
-            "w_v": w[2], "w_o": w[3], "num_heads": heads}
-    return args, _label(dt, f"{heads} head{'s' * (heads > 1)}")
-
-
-@generator("mlm")
-def gen_mlm(rng, k, hidden, params):
-    """The seed pipeline's inputs; params.tied drops w_head. One hidden case masks nothing."""
-    dt = _float(k, hidden)
-    if hidden:
-        heads = int(rng.choice([1, 2, 4]))
-        n, t = int(rng.integers(1, 4)), int(rng.integers(2, 7))
-        d, v, layers = heads * int(rng.integers(1, 4)), int(rng.integers(5, 30)), int(
-            rng.integers(1, 4))
-    else:
-        heads, n, t, d, v, layers = (2, 2, 4, 4, 7, 1) if k == 0 else (1, 1, 3, 2, 5, 2)
+@generator("mlm", ("float64", "float32", "heads", "mask values", "no masked rows",
+                   "several blocks"))
+def gen_mlm(rng, kind, params):
+    """The seed pipeline's inputs; params.tied drops w_head. "mask values": indicators such as
+    0.3, 0.5 (exactly: not selected), 0.7 and 1 — only values > 0.5 select; "no masked rows":
+    M = 0; "several blocks": L = 3."""
+    heads, n, t, d = _attention_sizes(rng, kind)
+    v = 7 if kind == "example" else _ints(rng, 5, 30)
+    layers = 3 if kind == "several blocks" else (1 if kind == "example" else _ints(rng, 1, 3))
+    dt = _dtype(kind)
     ids = rng.integers(0, v, size=(n, t))
     mask = (rng.random((n, t)) < 0.4).astype(dt)
-    empty = hidden and k == 1
-    if empty:
+    if kind == "mask values":
+        mask = rng.choice(np.array([0.0, 0.3, 0.5, 0.7, 1.0]), size=(n, t)).astype(dt)
+        mask.flat[0], mask.flat[-1] = 0.5, 0.7
+    if kind == "no masked rows":
         mask[...] = 0.0
-    else:
+    elif not (mask > 0.5).any():
         mask.flat[int(rng.integers(0, n * t))] = 1.0
-    w_emb = rng.normal(scale=0.7, size=(v, d)).astype(dt)
-    args: Args = {"input_ids": ids, "mask_indicator": mask, "w_emb": w_emb,
+    args: Args = {"input_ids": ids, "mask_indicator": mask,
+                  "w_emb": rng.normal(scale=0.7, size=(v, d)).astype(dt),
                   "pos_embed": rng.normal(scale=0.5, size=(t, d)).astype(dt),
                   "blocks_weights": rng.normal(scale=1.2 / np.sqrt(d),
                                                size=(layers, 6, d, d)).astype(dt)}
     if not params.get("tied"):
         args["w_head"] = rng.normal(scale=0.7, size=(d, v)).astype(dt)
     args["num_heads"] = heads
-    return args, _label(dt, f"{layers} block{'s' * (layers > 1)}, {heads} head"
-                            f"{'s' * (heads > 1)}", "M=0" if empty else "")
+    return args
 
 
-@generator("cbow")
-def gen_cbow(rng, k, hidden, params):
-    """CBOW batch whose contexts repeat ids (within a window and across the batch)."""
-    dt = _float(k, hidden)
-    if hidden:
-        b, c, v, d = (int(rng.integers(1, 6)), int(rng.integers(2, 7)), int(rng.integers(8, 40)),
-                      int(rng.integers(2, 9)))
+# ----------------------------------------------------------------------------- word vectors
+@generator("cbow", ("float64", "float32", "repeats", "batch", "wide window"))
+def gen_cbow(rng, kind, params):
+    """CBOW batch whose contexts repeat ids (within a window and across the batch). "batch":
+    B >= 3 (mean over the batch); "wide window": C >= 4 (mean over the context)."""
+    if kind == "example":
+        b, c, v, d = 2, 2, 6, 3
     else:
-        b, c, v, d = (2, 2, 6, 3) if k == 0 else (1, 4, 8, 2)
+        b, c, v, d = _ints(rng, 1, 6), _ints(rng, 2, 7), _ints(rng, 8, 40), _ints(rng, 2, 9)
+    if kind == "batch":
+        b = _ints(rng, 3, 7)
+    if kind == "wide window":
+        c = _ints(rng, 4, 9)
     context = rng.integers(0, v, size=(b, c))
     context[0, 1] = context[0, 0]           # a repeat inside one window
     context[-1, -1] = context[0, 0]         # and across the batch
-    args = {"context_ids": context, "target_ids": rng.integers(0, v, size=b),
+    dt = _dtype(kind)
+    return {"context_ids": context, "target_ids": rng.integers(0, v, size=b),
             "w_in": rng.normal(size=(v, d)).astype(dt),
             "w_out": rng.normal(size=(v, d)).astype(dt)}
-    return args, _label(dt, "repeated ids")
 
 
-@generator("matrix")
-def gen_matrix(rng, k, hidden, params):
-    """Matrices for effective rank: full rank, low rank, and diagonal with exact zeros."""
-    dt = _float(k, hidden)
-    if not hidden:
-        mats = [np.diag([3.0, 1.0, 1.0]), rng.normal(size=(4, 3))]
-        return {"A": mats[k % 2].astype(dt)}, _label(dt)
-    m, n = int(rng.integers(2, 30)), int(rng.integers(2, 30))
-    kind = ["full", "low rank", "zeros", "orthonormal"][k % 4]
-    if kind == "full":
-        A = rng.normal(size=(m, n))
-    elif kind == "low rank":
-        r = int(rng.integers(1, min(m, n) + 1))
+@generator("matrix", ("float64", "float32", "low rank", "exact zeros", "orthonormal"))
+def gen_matrix(rng, kind, params):
+    """Matrices for effective rank: full rank, low rank, diagonal with exact zero singular
+    values (0 log 0 must count as 0), orthonormal columns (erank = min(m, n))."""
+    if kind == "example":
+        return {"A": np.diag([3.0, 1.0, 1.0])}
+    m, n = _ints(rng, 2, 30), _ints(rng, 2, 30)
+    if kind == "low rank":
+        r = _ints(rng, 2, min(m, n) + 1)  # r = 1 would make the effective rank exactly 1
         A = rng.normal(size=(m, r)) @ rng.normal(size=(r, n))
-    elif kind == "zeros":  # exact zero singular values: 0 * log 0 must count as 0
+    elif kind == "exact zeros":
         A = np.diag(np.concatenate([rng.uniform(0.5, 3, size=3), np.zeros(3)]))
-    else:
+    elif kind == "orthonormal":
         A = np.linalg.qr(rng.normal(size=(max(m, n), min(m, n))))[0]
-    return {"A": A.astype(dt)}, _label(dt, kind)
+    else:
+        A = rng.normal(size=(m, n))
+    return {"A": A.astype(_dtype(kind))}
 
 
-def make_cases(generator_name: str, seed: int, examples: int = 2, hidden: int = 6,
+# ----------------------------------------------------------------------------- cases
+def _label(kind: str, args: Args) -> str:
+    floats = [v.dtype.name for v in args.values() if isinstance(v, np.ndarray)
+              and v.dtype.kind == "f"]
+    dtype = floats[0] if floats else ""
+    return ", ".join(p for p in (dtype, kind if kind not in ("example", dtype) else "") if p)
+
+
+def generator_kinds(generator_name: str) -> tuple[str, ...]:
+    return _get(generator_name).kinds
+
+
+def _get(name: str) -> CaseGenerator:
+    if name not in GENERATORS:
+        raise ValueError(f"unknown case generator {name!r}; known: "
+                         f"{', '.join(sorted(GENERATORS))}")
+    return GENERATORS[name]
+
+
+def make_cases(generator_name: str, seed: int, examples: int = 2,
                params: dict | None = None) -> list[Case]:
-    """Visible examples (fixed seed) followed by hidden cases drawn from ``seed``."""
-    if generator_name not in GENERATORS:
-        raise ValueError(f"unknown case generator {generator_name!r}; "
-                         f"known: {', '.join(sorted(GENERATORS))}")
-    gen, params = GENERATORS[generator_name], params or {}
+    """Visible examples (fixed seed) followed by one hidden case of every kind (``seed``)."""
+    gen, params = _get(generator_name), params or {}
     cases = []
     for k in range(examples):
-        args, label = gen(np.random.default_rng([EXAMPLE_SEED, k]), k, False, params)
-        cases.append(Case(f"example {k + 1}", False, label, args))
+        args = gen.build(np.random.default_rng([EXAMPLE_SEED, k]), "example" if k == 0
+                         else gen.kinds[0], params)
+        cases.append(Case(f"example {k + 1}", False, _label("example", args), args))
     rng = np.random.default_rng(seed)
-    for k in range(hidden):
-        args, label = gen(rng, k, True, params)
-        cases.append(Case(f"hidden {k + 1}", True, label, args))
+    for k, kind in enumerate(gen.kinds):
+        args = gen.build(rng, kind, params)
+        cases.append(Case(f"hidden {k + 1}", True, _label(kind, args), args, kind))
     return cases

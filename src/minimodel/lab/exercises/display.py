@@ -103,6 +103,9 @@ def print_result(result: dict[str, Any], lang: str) -> None:
     out.print("[dim]" + t("seed", lang, seed=result["seed"], rtol=tol["rtol"],
                           atol=tol["atol"], rtol32=tol["rtol_float32"],
                           atol32=tol["atol_float32"]) + "[/]")
+    if result.get("isolation"):
+        key = "isolation_full" if result["isolation"] == "full" else "isolation_partial"
+        out.print("[dim]" + escape(t(key, lang, reason=result.get("isolation_reason", ""))) + "[/]")
     for f in result.get("forbidden", []):
         where = t("line", lang, line=f["line"]) if f.get("line") else ""
         out.print("[bold red]" + escape(where + f"{f['name']} ({f['how']})") + "[/]")

@@ -43,7 +43,7 @@ _TEXT = {"type": "object", "required": list(LANGS),
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["id", "order", "function", "args", "outputs", "title", "statement", "hints",
-                 "stub_doc", "tolerance", "cases", "wrong"],
+                 "stub_doc", "tolerance", "cases", "wrong", "clauses"],
     "additionalProperties": False,
     "properties": {
         "id": {"type": "string", "pattern": "^[a-z0-9-]+$"},
@@ -63,7 +63,16 @@ _SCHEMA: dict[str, Any] = {
                                      ("rtol", "atol", "rtol_float32", "atol_float32")}},
         "cases": {"type": "object", "required": ["generator"], "properties": {
             "generator": {"type": "string"}, "examples": {"type": "integer", "minimum": 1},
-            "hidden": {"type": "integer", "minimum": 1}, "params": {"type": "object"}}},
+            "params": {"type": "object"}}, "additionalProperties": False},
+        "clauses": {"type": "array", "minItems": 2, "items": {
+            "type": "object", "required": ["id", "en", "es", "kinds", "wrong"],
+            "additionalProperties": False,
+            "properties": {"id": {"type": "string", "pattern": "^[a-z0-9-]+$"},
+                           "en": {"type": "string", "minLength": 1},
+                           "es": {"type": "string", "minLength": 1},
+                           "kinds": {"type": "array", "minItems": 1,
+                                     "items": {"type": "string"}},
+                           "wrong": {"type": "string"}}}},
         "forbidden": {"type": "array", "items": {"type": "string"}},
         "forbidden_ops": {"type": "array", "items": {"type": "string"}},
         "allowed_modules": {"type": "array", "items": {"type": "string"}},
@@ -99,6 +108,7 @@ class Exercise:
     wrong: list[dict[str, Any]]
     folder: Path
     defaults: dict[str, Any] = field(default_factory=dict)
+    clauses: list[dict[str, Any]] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
     forbidden_ops: list[str] = field(default_factory=list)
     allowed_modules: list[str] = field(default_factory=list)

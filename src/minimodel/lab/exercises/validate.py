@@ -3,7 +3,8 @@
 ``validate_all()`` runs the real subprocess judge on each exercise's reference (must pass),
 ``alternatives/*.py`` (must pass), the ``start`` stub (must end in "error", not crash the
 judge) and every known-wrong solution, file or diff (must fail with the status declared in
-``exercise.yaml``).
+``exercise.yaml``); and it checks every clause of every statement over many seeds
+(:mod:`minimodel.lab.exercises.clauses`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from minimodel.lab.exercises.astscan import scan_source
+from minimodel.lab.exercises.clauses import clause_problems
 from minimodel.lab.exercises.judge import check_solution, forbidden_names
 from minimodel.lab.exercises.registry import OVERALL_STATUSES, Exercise, all_exercises
 from minimodel.lab.exercises.stubs import stub_text
@@ -115,6 +117,7 @@ def validate_all(ids: list[str] | None = None, seed: int = 1234, jobs: int = 2) 
     tasks: list[_Task] = []
     for ex in exercises:
         problems += _text_problems(ex)
+        problems += clause_problems(ex)
         ex_tasks, ex_problems = _tasks(ex)
         tasks += ex_tasks
         problems += ex_problems
