@@ -196,11 +196,26 @@ def cmd_hint(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from minimodel.lab.breaks.messages import t
     from minimodel.lab.breaks.runner import check_details, is_fixed, run_script
+    from minimodel.lab.breaks.tamper import describe, scan_workspace
 
     ws, brk, lang = _open(args)
+    findings = scan_workspace(ws)
+    if findings:  # never run checks that the learner's code could reach into
+        _record(args, brk.id, "attempted", last_check=False, hints_used=ws.hints_shown)
+        message = describe(findings, lang)
+        if args.json:
+            _print_json({"fixed": False, "break": brk.id, "workdir": str(ws.root),
+                         "details": [{"id": "tamper", "ok": False, "description": "",
+                                      "message": message}], "exit_code": None, "seed": None,
+                         "seconds": 0.0})
+        else:
+            _say(t("refused", lang), "bold red")
+            print(_para(message))
+        return FAILED
     if not args.json and sys.stderr.isatty():
         print(t("checking", lang, root=ws.root), file=sys.stderr, flush=True)
-    run = run_script(ws.root, brk.path("check"), lang, args.timeout or brk.timeout)
+    run = run_script(ws.root, brk.path("check"), lang, args.timeout or brk.timeout,
+                     seed=args.seed)
     fixed = is_fixed(run)
     details = check_details(run, lang)
     progress = _progress(args)
@@ -209,7 +224,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             checks_run=checks_run, hints_used=ws.hints_shown)
     if args.json:
         _print_json({"fixed": fixed, "break": brk.id, "workdir": str(ws.root),
-                     "details": details, "exit_code": run.returncode,
+                     "details": details, "exit_code": run.returncode, "seed": run.seed,
                      "seconds": round(run.seconds, 2)})
         return OK if fixed else FAILED
     for d in details:
@@ -232,6 +247,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(run.stderr.rstrip("\n"), file=sys.stderr)
     print()
     _say(t("not_fixed", lang, failed=failed, total=len(details)), "bold red")
+    print(t("replay_seed", lang, seed=run.seed, root=ws.root))
     print(t("not_fixed_next", lang, root=ws.root))
     return FAILED
 

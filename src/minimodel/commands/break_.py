@@ -39,6 +39,17 @@ exit codes: 0 ok (check: fixed); 1 check not fixed / experiment failed; 2 usage 
 error (unknown id, not a workspace, run before the predictions are written); 130 interrupted"""
 
 
+def _seed(text: str) -> int:
+    """argparse type for --seed: a whole number 0 <= N < 2**31."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be a whole number, got {text!r}") from None
+    if not 0 <= value < 2**31:
+        raise argparse.ArgumentTypeError(f"--seed must be between 0 and {2**31 - 1}, got {value}")
+    return value
+
+
 def _sub(subparsers, name: str, help_text: str, description: str, examples: list[str],
          handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
@@ -114,15 +125,21 @@ def register(subparsers) -> None:
     _workdir(p)
     p.add_argument("--json", action="store_true", help='print {"break", "hint", "total", "text"}')
 
-    p = _sub(sub, "check", "run the behavioural checks: fixed or not",
-             "Run the break's checks against DIR/minimodel in a child process. The checks test\n"
-             "behaviour, not text, so any correct fix passes. Records the result in your\n"
-             "progress. Exit 0 when fixed, 1 otherwise.\n"
+    p = _sub(sub, "check", "test the invariants behind the bug: fixed or not",
+             "Test the invariants behind the bug against DIR/minimodel in a child process, on\n"
+             "fresh random sizes and in every code path the bug can live in (training with\n"
+             "targets, evaluation, generation...), not just the story's example: a fix that only\n"
+             "hides the symptom fails. The checks come from the installed minimodel, never from\n"
+             "your copy. They test behaviour, not text, so any correct fix passes. Records the\n"
+             "result in your progress. Exit 0 when fixed, 1 otherwise.\n"
              'With --json: {"fixed": bool, "break", "workdir", "details": [{"id", "ok",\n'
-             '"description", "message"}], "exit_code", "seconds"}.',
+             '"description", "message"}], "exit_code", "seed", "seconds"}.',
              ["minimodel break check --workdir /tmp/b1",
+              "minimodel break check --workdir /tmp/b1 --seed 1234   # replay a failure",
               "minimodel break check --workdir /tmp/b1 --json"], handlers.cmd_check)
     _workdir(p)
+    p.add_argument("--seed", type=_seed, default=None, metavar="N",
+                   help="draw the random sizes with seed N (shown after a failure) to replay it")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="time limit (default: the break's)")

@@ -5,8 +5,16 @@ A break folder holds::
     break.yaml      id, order, bilingual texts (title, summary, intro, predict, observe, hints,
                     explanation), references, the names of the files below
     bug.patch       the bug, a unified diff against the library (``a/minimodel/...``)
-    experiment.py   the "run" script; prints a ``SYMPTOM: ...`` line while the bug is present
-    check.py        behavioural checks; exit 0 only when the bug is fixed
+    invariants.py   the invariants behind the bug, checked on fresh random sizes in every code
+                    path (``break check`` runs it; exit 0 only when the cause is gone)
+    experiment.py   the "run" script: the story's example, then the same invariants; prints a
+                    ``SYMPTOM: ...`` line while the cause is present
+    fakes/NAME.patch  symptom-hiding "fixes" (diffs against the broken library) that the
+                    invariants must reject; break.yaml lists them as ``fakes: [{name, idea}]``
+
+``fails_under_bug`` in break.yaml names the invariants the bug breaks; ``lab validate`` checks
+that exactly those fail in a fresh broken workspace, so a check that silently stopped working is
+noticed even while another check of the same break fails.
 
 Every bilingual text is ``{en: ..., es: ..., es_source_hash: ...}``. ``es_source_hash`` is the
 hash of the English text the Spanish was translated from (the first 12 hex digits of its
@@ -30,6 +38,7 @@ CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "breaks"
 HASH_LEN = 12
 TEXT_FIELDS = ("title", "summary", "intro", "observe", "explanation")
 LIST_FIELDS = ("predict", "hints")
+MIN_FAKES = 3
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -78,6 +87,19 @@ class Break:
         return float(self.data.get("timeout_seconds", 120))
 
     @property
+    def fails_under_bug(self) -> list[str]:
+        return [str(c) for c in self.data.get("fails_under_bug") or []]
+
+    @property
+    def fakes(self) -> list[dict[str, str]]:
+        """``[{"name", "idea"}]``; the diff of each is ``fakes/NAME.patch``."""
+        return [{"name": str(f.get("name", "")), "idea": str(f.get("idea", ""))}
+                for f in self.data.get("fakes") or [] if isinstance(f, dict)]
+
+    def fake_path(self, name: str) -> Path:
+        return self.folder / "fakes" / f"{name}.patch"
+
+    @property
     def references(self) -> list[str]:
         return [str(r) for r in self.data.get("references", [])]
 
@@ -105,7 +127,7 @@ def _load(folder: Path) -> Break:
         raise ValueError(f"{path}: expected a mapping at the top level")
     files = {"patch": str(data.get("patch", "bug.patch")),
              "experiment": str(data.get("experiment", "experiment.py")),
-             "check": str(data.get("check", "check.py"))}
+             "check": str(data.get("check", "invariants.py"))}
     return Break(id=str(data.get("id", folder.name)), folder=folder, data=data,
                  order=int(data.get("order", 100)), files=files)
 
@@ -165,6 +187,21 @@ def structure_problems(brk: Break) -> list[str]:
         p.append(f"{where}: has no predict questions")
     if not brk.references:
         p.append(f"{where}: lists no references")
+    if not brk.fails_under_bug:
+        p.append(f"{where}: fails_under_bug is empty; name the invariants the bug breaks")
+    listed = [f["name"] for f in brk.fakes]
+    if len(listed) < MIN_FAKES:
+        p.append(f"{where}: has {len(listed)} fake fixes; ship at least {MIN_FAKES} "
+                 "(scripts/make_break_fakes.py)")
+    for fake in brk.fakes:
+        if not fake["idea"].strip():
+            p.append(f"{where}: fake {fake['name']!r} has no 'idea' (what it tries)")
+        if not brk.fake_path(fake["name"]).is_file():
+            p.append(f"{where}: fake {fake['name']!r} is listed but {brk.fake_path(fake['name'])} "
+                     "is missing")
+    on_disk = sorted(f.stem for f in (brk.folder / "fakes").glob("*.patch"))
+    for name in sorted(set(on_disk) - set(listed)):
+        p.append(f"{where}: fakes/{name}.patch is not listed under 'fakes' in break.yaml")
     for name, node in brk.text_nodes():
         if node is None:
             continue

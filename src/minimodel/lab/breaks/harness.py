@@ -1,15 +1,21 @@
-"""Helpers for the ``experiment.py`` and ``check.py`` scripts of the breaks.
+"""Helpers for the ``experiment.py`` and ``invariants.py`` scripts of the breaks.
 
-These scripts run in a child process against a learner's *workspace copy* of minimodel, so this
-module is imported from that copy and uses the standard library only.
+These scripts run in a child process against a learner's *workspace copy* of minimodel. This
+module and the scripts themselves come from the **installed** package (the runner copies this
+file out of it and puts the break's installed folder first on ``sys.path``); only the
+``minimodel`` package is taken from the workspace. So editing the workspace's copy of the lab
+cannot change a verdict. Standard library only.
 
-Output protocol (parsed by :mod:`minimodel.lab.breaks.runner`):
+Output protocol (parsed by :mod:`minimodel.lab.breaks.runner`), each machine line carrying
+the run's one-time token, so that a line printed by library code is not taken for a verdict:
 
-    SYMPTOM: <text>                   experiment: the bug showed itself
-    PASS <check-id> | <description>
-    FAIL <check-id> | <description> | <what went wrong>
+    SYMPTOM: <text>                          experiment: the bug showed itself
+    PASS <token> <check-id> | <description>
+    FAIL <token> <check-id> | <description> | <what went wrong>
 
-The language comes from ``MINIMODEL_BREAK_LANG`` (``en`` or ``es``).
+The language comes from ``MINIMODEL_BREAK_LANG`` (``en`` or ``es``). The invariants draw their
+sizes and data from ``Checks.seed``: a fresh random seed on every run (so no fix can be tuned
+to "the sizes the check uses"), or ``MINIMODEL_BREAK_SEED`` to replay a failure.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ import traceback
 from typing import Callable, NoReturn
 
 SYMPTOM = "SYMPTOM:"
+TOKEN = ""  # set by the runner's bootstrap before any workspace code runs
 WORKSPACE_ENV = "MINIMODEL_BREAK_WORKSPACE"
 LANG_ENV = "MINIMODEL_BREAK_LANG"
+SEED_ENV = "MINIMODEL_BREAK_SEED"
 WRONG_COPY_EXIT = 97
 
 
@@ -79,37 +87,85 @@ def _one_line(text: str) -> str:
 
 
 class Checks:
-    """Run named checks, print one PASS/FAIL line each, and exit 0 only if all passed."""
+    """Named checks of one break's invariants.
+
+    ``@checks.case(id, en, es)`` registers a check (it does not run yet). Run as the check
+    script, :meth:`finish` runs them all, prints one PASS/FAIL line each and exits 0 only if
+    all passed. The experiment calls :meth:`failing` to decide whether the cause is still
+    there, so ``break run`` and ``break check`` can never disagree.
+    """
 
     def __init__(self) -> None:
-        self.passed: list[str] = []
-        self.failed: list[str] = []
+        self.cases: list[tuple[str, str, Callable[[], None]]] = []
+        given = os.environ.get(SEED_ENV, "").strip()
+        self.seed = int(given) if given.isdigit() else int.from_bytes(os.urandom(4), "little")
 
     def case(self, check_id: str, en: str, es: str
              ) -> Callable[[Callable[[], None]], Callable[[], None]]:
-        """Decorator: run the function now as the check ``check_id``."""
-        def run(fn: Callable[[], None]) -> Callable[[], None]:
-            description = _one_line(tr(en, es))
-            try:
-                fn()
-            except AssertionError as exc:
-                self.failed.append(check_id)
-                message = _one_line(str(exc)) or "assertion failed"
-                print(f"FAIL {check_id} | {description} | {message}", flush=True)
-            except Exception as exc:  # noqa: BLE001 - a crash in the learner's code is a failure
-                frame = traceback.extract_tb(exc.__traceback__)[-1]
-                where = f"{os.path.basename(frame.filename)}:{frame.lineno}"
-                self.failed.append(check_id)
-                print(f"FAIL {check_id} | {description} | {type(exc).__name__} at {where}: "
-                      f"{_one_line(str(exc))}", flush=True)
-            else:
-                self.passed.append(check_id)
-                print(f"PASS {check_id} | {description}", flush=True)
+        def register(fn: Callable[[], None]) -> Callable[[], None]:
+            self.cases.append((check_id, _one_line(tr(en, es)), fn))
             return fn
-        return run
+        return register
+
+    @staticmethod
+    def _run_one(fn: Callable[[], None]) -> str | None:
+        """None when the check holds, else what went wrong."""
+        try:
+            fn()
+        except AssertionError as exc:
+            return _one_line(str(exc)) or "assertion failed"
+        except Exception as exc:  # noqa: BLE001 - a crash in the learner's code is a failure
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            where = f"{os.path.basename(frame.filename)}:{frame.lineno}"
+            return f"{type(exc).__name__} at {where}: {_one_line(str(exc))}"
+        return None
+
+    def failing(self) -> list[tuple[str, str]]:
+        """``[(check_id, message)]`` of the checks that do not hold, silently."""
+        out = []
+        for check_id, _, fn in self.cases:
+            problem = self._run_one(fn)
+            if problem is not None:
+                out.append((check_id, problem))
+        return out
 
     def finish(self) -> NoReturn:
-        total = len(self.passed) + len(self.failed)
-        say(f"{len(self.passed)} of {total} checks passed",
-            f"{len(self.passed)} de {total} comprobaciones superadas")
-        sys.exit(0 if not self.failed and self.passed else 1)
+        passed = failed = 0
+        for check_id, description, fn in self.cases:
+            problem = self._run_one(fn)
+            if problem is None:
+                passed += 1
+                print(f"PASS {TOKEN} {check_id} | {description}", flush=True)
+            else:
+                failed += 1
+                print(f"FAIL {TOKEN} {check_id} | {description} | {problem}", flush=True)
+        say(f"{passed} of {passed + failed} checks passed (seed {self.seed})",
+            f"{passed} de {passed + failed} comprobaciones superadas (semilla {self.seed})")
+        sys.exit(0 if not failed and passed else 1)
+
+
+def conclude(checks: Checks, story_failed: bool, symptom_en: str, symptom_es: str,
+             ok_en: str, ok_es: str) -> None:
+    """The last word of an experiment, read from the same invariants as ``break check``.
+
+    The story's own measurement (``story_failed``) is one example; the invariants test the
+    cause on fresh random sizes in every code path. "OK" is printed only when both agree, so a
+    fix that merely hides the story's symptom still gets a ``SYMPTOM:`` line naming the
+    invariants that fail.
+    """
+    failing = [check_id for check_id, _ in checks.failing()]
+    names = ", ".join(failing)
+    if story_failed:
+        if failing:
+            symptom_en += f" (invariants that fail: {names})"
+            symptom_es += f" (invariantes que fallan: {names})"
+        symptom(symptom_en, symptom_es)
+    elif failing:
+        symptom(f"this example no longer shows the bug, but its cause is still there: the "
+                f"invariants {names} fail on fresh random sizes (`minimodel break check` says "
+                "how)",
+                f"este ejemplo ya no muestra el fallo, pero su causa sigue ahí: las invariantes "
+                f"{names} fallan con tamaños aleatorios nuevos (`minimodel break check` dice "
+                "cómo)")
+    else:
+        say(ok_en, ok_es)

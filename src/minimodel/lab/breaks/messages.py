@@ -74,6 +74,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Not fixed yet: {failed} of {total} checks fail.",
         "es": "Aún no está arreglado: comprobaciones que fallan: {failed} de {total}.",
     },
+    "refused": {"en": "Not checked: the checks refuse this workspace.",
+                "es": "Sin comprobar: las comprobaciones rechazan este espacio de trabajo."},
+    "replay_seed": {
+        "en": "The sizes were drawn with seed {seed}; `minimodel break check --workdir {root} "
+              "--seed {seed}` replays them exactly.",
+        "es": "Los tamaños se sortearon con la semilla {seed}; `minimodel break check --workdir "
+              "{root} --seed {seed}` los repite tal cual.",
+    },
     "not_fixed_next": {
         "en": "Stuck? minimodel break hint --workdir {root}",
         "es": "¿Atascado? minimodel break hint --workdir {root}",

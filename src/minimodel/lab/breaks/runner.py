@@ -1,41 +1,69 @@
 """Run a break's experiment or checks in a child process against a workspace copy.
 
-The child is ``python -B -c BOOTSTRAP SCRIPT`` with ``cwd=DIR`` and ``PYTHONPATH=DIR`` (and
-nothing else on it), so ``import minimodel`` finds ``DIR/minimodel`` — the broken copy — and not
-the installed package. The bootstrap verifies that before running the script, and exits with
-code 97 otherwise. ``-B`` keeps ``__pycache__`` out of the workspace; one BLAS thread keeps tiny
-experiments fast and repeatable on a busy machine. Starting, time limit and output capture
-are :func:`minimodel.lab.subprocess_runner.run_child`'s.
+The child is ``python -I -B -c BOOTSTRAP SCRIPT`` with ``cwd=DIR``. The bootstrap
+
+1. reads a one-time token from stdin (before any workspace code runs) and hands it to the
+   harness, which prints it on every PASS/FAIL line; lines without it are not verdicts;
+2. puts a private copy of the **installed** harness and the break's **installed** folder
+   (experiment, invariants) first on ``sys.path``;
+3. maps the ``minimodel`` package — and nothing else — to ``DIR/minimodel``, the learner's
+   copy, with a meta-path finder; a file the learner drops in DIR cannot shadow numpy or the
+   harness. It verifies that before running the script, and exits with code 97 otherwise.
+
+``-B`` keeps ``__pycache__`` out of the workspace; one BLAS thread keeps tiny experiments fast
+and repeatable on a busy machine. Starting, time limit and output capture are
+:func:`minimodel.lab.subprocess_runner.run_child`'s.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import secrets
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from minimodel.lab.breaks.harness import LANG_ENV, SYMPTOM, WORKSPACE_ENV, WRONG_COPY_EXIT
+from minimodel.lab.breaks.harness import (LANG_ENV, SEED_ENV, SYMPTOM, WORKSPACE_ENV,
+                                          WRONG_COPY_EXIT)
 from minimodel.lab.subprocess_runner import clean_env, run_child
 
+HARNESS = Path(__file__).with_name("harness.py")
+HARNESS_MODULE = "minimodel_break_harness"
+
 BOOTSTRAP = f"""\
-import os, runpy, sys
+import importlib.machinery, os, runpy, sys
+token = sys.stdin.readline().strip()
 workspace = os.path.realpath(os.environ[{WORKSPACE_ENV!r}])
-sys.path.insert(0, workspace)
+harness_dir, script = sys.argv[1], sys.argv[2]
+sys.path[:0] = [harness_dir, os.path.dirname(os.path.realpath(script))]
+
+
+class WorkspaceMinimodel:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "minimodel":
+            return importlib.machinery.PathFinder.find_spec(name, [workspace])
+        return None
+
+
+sys.meta_path.insert(0, WorkspaceMinimodel)
+import {HARNESS_MODULE} as harness
+harness.TOKEN = token
 import minimodel
 where = os.path.realpath(os.path.dirname(minimodel.__file__))
 if where != os.path.join(workspace, "minimodel"):
     sys.stderr.write("error: `import minimodel` found %s instead of the workspace copy %s\\n"
                      % (where, os.path.join(workspace, "minimodel")))
     sys.exit({WRONG_COPY_EXIT})
-script = sys.argv[1]
-sys.argv = [script] + sys.argv[2:]
+sys.argv = [script] + sys.argv[3:]
 runpy.run_path(script, run_name="__main__")
 """
 
-_CHECK_LINE = re.compile(r"^(PASS|FAIL) (\S+) \| (.*?)(?: \| (.*))?$")
+_CHECK_LINE = re.compile(r"^(PASS|FAIL) (\S+) (\S+) \| (.*?)(?: \| (.*))?$")
 
 
 @dataclass
@@ -48,6 +76,7 @@ class ScriptRun:
     seconds: float
     timed_out: bool = False
     checks: list[dict[str, Any]] = field(default_factory=list)
+    seed: int = 0  # the invariants' random sizes: `break check --seed N` replays them
 
     def symptom_lines(self, marker: str = SYMPTOM) -> list[str]:
         return [line for line in self.stdout.splitlines() if line.startswith(marker)]
@@ -56,35 +85,51 @@ class ScriptRun:
         return self.stderr.strip().splitlines()[-lines:]
 
 
-def child_env(workdir: Path, lang: str) -> dict[str, str]:
-    """A clean environment whose only Python path is the workspace."""
-    return clean_env(keep=("PATH", "HOME", "TMPDIR", "SYSTEMROOT"), PYTHONPATH=str(workdir),
-                     PYTHONDONTWRITEBYTECODE="1", **{WORKSPACE_ENV: str(workdir), LANG_ENV: lang})
+def child_env(workdir: Path, lang: str, seed: int | None = None) -> dict[str, str]:
+    """A clean environment (``-I`` ignores PYTHON* variables anyway) that carries the seed of
+    the invariants' random sizes."""
+    extra = {WORKSPACE_ENV: str(workdir), LANG_ENV: lang}
+    if seed is not None:
+        extra[SEED_ENV] = str(int(seed))
+    return clean_env(keep=("PATH", "HOME", "TMPDIR", "SYSTEMROOT"), **extra)
 
 
 def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str = "en",
-               timeout: float = 120.0, echo: Callable[[str], None] | None = None) -> ScriptRun:
+               timeout: float = 120.0, echo: Callable[[str], None] | None = None,
+               seed: int | None = None) -> ScriptRun:
     """Run ``script`` against the workspace ``workdir``; never raises for the script's errors.
 
     With ``echo``, every stdout line is passed to it as soon as the child prints it (an
     experiment that trains for a few seconds shows its progress instead of a silent wait).
+    ``seed`` fixes the invariants' random sizes (default: a fresh one, kept in ``run.seed``).
     """
     workdir = Path(workdir).resolve()
-    done = run_child([sys.executable, "-B", "-c", BOOTSTRAP, str(script)], cwd=workdir,
-                     env=child_env(workdir, lang), timeout=timeout, on_line=echo)
+    token = secrets.token_hex(8)
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    harness_dir = Path(tempfile.mkdtemp(prefix="minimodel-harness-"))
+    try:
+        shutil.copyfile(HARNESS, harness_dir / f"{HARNESS_MODULE}.py")
+        shown = (lambda line: echo(line.replace(f" {token} ", " "))) if echo else None
+        done = run_child([sys.executable, "-I", "-B", "-c", BOOTSTRAP, str(harness_dir),
+                          str(script)], cwd=workdir, env=child_env(workdir, lang, seed),
+                         timeout=timeout, on_line=shown, stdin_text=token + "\n")
+    finally:
+        shutil.rmtree(harness_dir, ignore_errors=True)
     run = ScriptRun(None if done.timed_out else done.returncode, done.stdout, done.stderr,
-                    done.seconds, timed_out=done.timed_out)
-    run.checks = parse_checks(run.stdout)
+                    done.seconds, timed_out=done.timed_out, seed=seed)
+    run.checks = parse_checks(run.stdout, token)
+    run.stdout = run.stdout.replace(f" {token} ", " ")  # what the learner reads
     return run
 
 
-def parse_checks(stdout: str) -> list[dict[str, Any]]:
-    """The PASS/FAIL lines of a check script as ``[{"id", "ok", "description", "message"}]``."""
+def parse_checks(stdout: str, token: str) -> list[dict[str, Any]]:
+    """The PASS/FAIL lines of a check script that carry this run's ``token``, as
+    ``[{"id", "ok", "description", "message"}]`` (other lines are not verdicts)."""
     out = []
     for line in stdout.splitlines():
         match = _CHECK_LINE.match(line.rstrip())
-        if match:
-            status, check_id, description, message = match.groups()
+        if match and match.group(2) == token:
+            status, _, check_id, description, message = match.groups()
             out.append({"id": check_id, "ok": status == "PASS", "description": description,
                         "message": message or ""})
     return out

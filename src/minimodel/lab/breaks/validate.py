@@ -6,12 +6,19 @@ so each break is exercised end to end in a temporary workspace:
 1. the text is complete in English and Spanish and no Spanish text is stale;
 2. the bug patch applies to the current library;
 3. the experiment exits with its declared code and prints the symptom marker;
-4. the checks FAIL on the broken workspace (with at least one FAIL line, not a crash);
-5. the fix diff (our difflib diff, applied by our own patch code) restores the original library
+4. on the broken workspace, exactly the invariants named in ``fails_under_bug`` FAIL and every
+   other one PASSes (a check that silently stopped working is caught even while another check
+   of the same break fails);
+5. every fake fix (``fakes/NAME.patch``, applied on top of the bug) is rejected by at least one
+   invariant, and the experiment still prints the symptom under it;
+6. the fix diff (our difflib diff, applied by our own patch code) restores the original library
    text exactly, the checks PASS and the experiment no longer prints the symptom;
-6. ``reset`` brings back the just-started files (manifest), and the same fix applied by the
+7. ``reset`` brings back the just-started files (manifest), and the same fix applied by the
    real ``patch -p1`` command (when it is on PATH) gives the library text byte for byte
-   (hence the same passing checks as in step 5).
+   (hence the same passing checks as in step 6).
+
+The invariants draw fresh random sizes on every run; a problem names the seed, which
+``minimodel break check --seed N`` replays.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from minimodel.lab.breaks.catalog import Break, load_all, structure_problems
-from minimodel.lab.patching import PatchError, apply_patch_to_texts
+from minimodel.lab.patching import PatchError, apply_patch_to_texts, parse_patch
 from minimodel.lab.breaks.runner import ScriptRun, is_fixed, run_script
 from minimodel.lab.breaks.workspace import (Workspace, WorkspaceError, installed_package_dir,
                                             start)
@@ -36,14 +43,22 @@ def _tail(run: ScriptRun) -> str:
     return f"exit code {run.returncode}: " + " / ".join(lines)
 
 
-def apply_fix_with_own_code(ws: Workspace) -> list[str]:
-    """Apply ``ws.fix_diff()`` with our patch code; returns the patched paths."""
-    diff = ws.fix_diff()
-    texts = {rel: (ws.root / rel).read_text(encoding="utf-8") for rel in ws.state["patched_files"]}
+def apply_diff_with_own_code(ws: Workspace, diff: str) -> list[str]:
+    """Apply a ``a/minimodel/...`` diff to the workspace with our patch code; returns the
+    patched paths."""
+    texts: dict[str, str] = {}
+    for fp in parse_patch(diff):
+        rel = fp.target(1)
+        texts[rel] = (ws.root / rel).read_text(encoding="utf-8")
     new = apply_patch_to_texts(diff, texts, strip=1)
     for rel, text in new.items():
         (ws.root / rel).write_bytes(text.encode("utf-8"))
     return sorted(new)
+
+
+def apply_fix_with_own_code(ws: Workspace) -> list[str]:
+    """Apply ``ws.fix_diff()`` with our patch code; returns the patched paths."""
+    return apply_diff_with_own_code(ws, ws.fix_diff())
 
 
 def apply_fix_with_patch_command(ws: Workspace) -> str | None:
@@ -87,13 +102,9 @@ def validate_break(brk: Break, use_patch_command: bool = True,
         if not run.symptom_lines(brk.symptom_marker):
             problems.append(f"{where}: the experiment on the broken workspace printed no "
                             f"{brk.symptom_marker!r} line")
-        broken = run_script(ws.root, check, "es", brk.timeout)
-        if is_fixed(broken):
-            problems.append(f"{where}: the checks PASS on the broken workspace; they must fail "
-                            "while the bug is present")
-        elif not any(not c["ok"] for c in broken.checks):
-            problems.append(f"{where}: the checks on the broken workspace reported no FAIL "
-                            f"line (crashed? {_tail(broken)})")
+        problems += _declared_failures(brk, run_script(ws.root, check, "es", brk.timeout))
+        for fake in brk.fakes:
+            problems += _fake_rejected(brk, ws, fake["name"])
 
         try:
             apply_fix_with_own_code(ws)
@@ -106,7 +117,7 @@ def validate_break(brk: Break, use_patch_command: bool = True,
         if not is_fixed(fixed):
             failed = [f"{c['id']}: {c['message']}" for c in fixed.checks if not c["ok"]]
             problems.append(f"{where}: the checks do not pass after the fix diff "
-                            f"({'; '.join(failed) or _tail(fixed)})")
+                            f"({'; '.join(failed) or _tail(fixed)}){_seed(fixed)}")
         after = run_script(ws.root, experiment, "es", brk.timeout)
         if after.returncode != brk.experiment_exit_code:
             problems.append(f"{where}: the experiment on the fixed workspace exited with "
@@ -129,6 +140,54 @@ def validate_break(brk: Break, use_patch_command: bool = True,
                     if (ws.root / rel).read_bytes() != (package_dir.parent / rel).read_bytes():
                         problems.append(f"{where}: after `patch -p1`, {rel} differs from the "
                                         "library")
+    return problems
+
+
+def _seed(run: ScriptRun) -> str:
+    return f" (seed {run.seed}: `minimodel break check --seed {run.seed}` replays it)"
+
+
+def _declared_failures(brk: Break, broken: ScriptRun) -> list[str]:
+    """Exactly the invariants in ``fails_under_bug`` fail on the broken workspace."""
+    where = f"break {brk.id}"
+    if not broken.checks:
+        return [f"{where}: the invariants on the broken workspace printed no PASS/FAIL line "
+                f"({_tail(broken)})"]
+    ids = [c["id"] for c in broken.checks]
+    problems = [f"{where}: fails_under_bug names {name!r}, which is not one of its invariants "
+                f"{ids}" for name in brk.fails_under_bug if name not in ids]
+    for c in broken.checks:
+        declared = c["id"] in brk.fails_under_bug
+        if declared and c["ok"]:
+            problems.append(f"{where}: invariant {c['id']!r} PASSES on the broken workspace, but "
+                            f"the break declares that the bug breaks it{_seed(broken)}")
+        elif not declared and not c["ok"]:
+            problems.append(f"{where}: invariant {c['id']!r} FAILS on the broken workspace "
+                            f"without being declared in fails_under_bug: {c['message']}"
+                            f"{_seed(broken)}")
+    return problems
+
+
+def _fake_rejected(brk: Break, ws: Workspace, name: str) -> list[str]:
+    """One fake fix, on top of the bug: some invariant fails, the experiment still complains."""
+    where = f"break {brk.id} fake {name!r}"
+    ws.reset()
+    try:
+        apply_diff_with_own_code(ws, brk.fake_path(name).read_text(encoding="utf-8"))
+    except (OSError, PatchError) as exc:
+        return [f"{where}: does not apply to the broken library ({exc}); regenerate it with "
+                "scripts/make_break_fakes.py"]
+    problems = []
+    checked = run_script(ws.root, brk.path("check"), "en", brk.timeout)
+    if is_fixed(checked):
+        problems.append(f"{where}: the invariants ACCEPT this fake fix{_seed(checked)}")
+    elif not any(not c["ok"] for c in checked.checks):
+        problems.append(f"{where}: the invariants crashed instead of failing ({_tail(checked)})")
+    story = run_script(ws.root, brk.path("experiment"), "en", brk.timeout)
+    if not story.symptom_lines(brk.symptom_marker):
+        problems.append(f"{where}: the experiment prints no {brk.symptom_marker!r} line under "
+                        f"this fake fix, so `break run` would look fixed{_seed(story)}")
+    ws.reset()
     return problems
 
 

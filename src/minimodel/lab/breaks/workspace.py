@@ -169,6 +169,14 @@ class Workspace:
                 "added": [p for p in now if p not in start],
                 "removed": [p for p in start if p not in now]}
 
+    def start_text(self, rel: str) -> str | None:
+        """The text of ``rel`` (``"minimodel/..."``) as the break started, None if it had none."""
+        with self._zip() as zf:
+            try:
+                return zf.read(f"workspace/{rel}").decode("utf-8", errors="replace")
+            except KeyError:
+                return None
+
     def matches_manifest(self) -> bool:
         return self.current_hashes() == self.manifest
 

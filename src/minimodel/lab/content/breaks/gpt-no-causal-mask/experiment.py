@@ -2,7 +2,9 @@
 
 Two measurements: (1) change one future token and see whether earlier logits move;
 (2) train for a few seconds on Shakespeare characters and compare the validation loss with
-a reference whose attention is forced to be causal (same init, same batches).
+a reference whose attention is forced to be causal (same init, same batches). The last word
+comes from the break's invariants (random GPTs; evaluation, training and generation), not from
+this one example.
 """
 
 import math
@@ -10,12 +12,13 @@ import time
 
 import numpy as np
 
-from minimodel.lab.breaks.harness import say, symptom, use_workspace
+from minimodel_break_harness import conclude, say, use_workspace
 
 mm = use_workspace()
 from minimodel import optim  # noqa: E402
 from minimodel.data import load_corpus  # noqa: E402
 from minimodel.models import GPT, GPTConfig  # noqa: E402
+from invariants import checks  # noqa: E402
 
 say(f"minimodel imported from {mm.__file__}", f"minimodel importado desde {mm.__file__}")
 text = load_corpus()[:30000]
@@ -74,13 +77,12 @@ say(f"  validation loss, your GPT:              {yours:.3f}",
 say(f"  validation loss, forced-causal GPT:     {reference:.3f}",
     f"  pérdida de validación, GPT forzado causal: {reference:.3f}")
 
-if leak > 1e-6:
-    symptom(f"logits at earlier positions change when a later token changes (by {leak:.2g}), and "
-            f"the validation loss is {yours:.2f} vs {reference:.2f} for a causal model: it reads "
-            "the answer from the future",
-            f"los logits de posiciones anteriores cambian al cambiar un token posterior (en "
-            f"{leak:.2g}), y la pérdida de validación es {yours:.2f} frente a {reference:.2f} de "
-            "un modelo causal: lee la respuesta del futuro")
-else:
-    say("OK: no position can see a later one; both models learn at the same honest pace.",
-        "OK: ninguna posición ve una posterior; los dos modelos aprenden al mismo ritmo honesto.")
+conclude(checks, leak > 1e-6,
+         f"logits at earlier positions change when a later token changes (by {leak:.2g}), and "
+         f"the validation loss is {yours:.2f} vs {reference:.2f} for a causal model: it reads "
+         "the answer from the future",
+         f"los logits de posiciones anteriores cambian al cambiar un token posterior (en "
+         f"{leak:.2g}), y la pérdida de validación es {yours:.2f} frente a {reference:.2f} de "
+         "un modelo causal: lee la respuesta del futuro",
+         "OK: no position can see a later one; both models learn at the same honest pace.",
+         "OK: ninguna posición ve una posterior; los dos modelos aprenden al mismo ritmo honesto.")

@@ -1,15 +1,20 @@
-"""Experiment for the break `mlm-loss-on-all-positions`: which positions does the MLM loss see?"""
+"""Experiment for the break `mlm-loss-on-all-positions`: which positions does the MLM loss see?
+
+The last word comes from the break's invariants (random shapes, rates and special tokens),
+not from this one example.
+"""
 
 import math
 
 import numpy as np
 
-from minimodel.lab.breaks.harness import say, symptom, use_workspace
+from minimodel_break_harness import conclude, say, use_workspace
 
 mm = use_workspace()
 from minimodel import optim  # noqa: E402
 from minimodel.data import load_corpus, mask_tokens  # noqa: E402
 from minimodel.models import MaskedLM, MLMConfig  # noqa: E402
+from invariants import checks  # noqa: E402
 
 say(f"minimodel imported from {mm.__file__}", f"minimodel importado desde {mm.__file__}")
 text = load_corpus()[:20000]
@@ -44,12 +49,11 @@ say(f"after 60 steps: the training loss says {float(reported.data):.2f}; the los
     f"tras 60 pasos: la pérdida de entrenamiento dice {float(reported.data):.2f}; la pérdida solo "
     f"en las posiciones [MASK] es {float(on_masked.data):.2f} (ln V = {math.log(V):.2f})")
 
-if scored.mean() > 0.5:
-    symptom(f"{scored.mean():.0%} of positions carry a label and {visible.sum() / scored.sum():.0%} "
-            "of them can be copied from the input, so the reported loss mostly measures copying",
-            f"el {scored.mean():.0%} de las posiciones lleva etiqueta y el "
-            f"{visible.sum() / scored.sum():.0%} de ellas se puede copiar de la entrada, así que "
-            "la pérdida mide sobre todo copiar")
-else:
-    say("OK: only the chosen ~15% are scored, and most of those are hidden behind [MASK].",
-        "OK: solo se puntúa el ~15% elegido, y la mayoría está oculto tras [MASK].")
+conclude(checks, scored.mean() > 0.5,
+         f"{scored.mean():.0%} of positions carry a label and {visible.sum() / scored.sum():.0%} of "
+         "them can be copied from the input, so the reported loss mostly measures copying",
+         f"el {scored.mean():.0%} de las posiciones lleva etiqueta y el "
+         f"{visible.sum() / scored.sum():.0%} de ellas se puede copiar de la entrada, así que la "
+         "pérdida mide sobre todo copiar",
+         "OK: only the chosen ~15% are scored, and most of those are hidden behind [MASK].",
+         "OK: solo se puntúa el ~15% elegido, y la mayoría está oculto tras [MASK].")

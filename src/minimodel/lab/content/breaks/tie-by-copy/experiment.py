@@ -1,12 +1,17 @@
-"""Experiment for the break `tie-by-copy`: is the tied GPT still tied after one step?"""
+"""Experiment for the break `tie-by-copy`: is the tied GPT still tied after one step?
+
+The last word comes from the break's invariants (GPT, MaskedLM and CBOW; training, saving,
+loading, resizing), not from this one example.
+"""
 
 import numpy as np
 
-from minimodel.lab.breaks.harness import say, symptom, use_workspace
+from minimodel_break_harness import conclude, say, use_workspace
 
 mm = use_workspace()
 from minimodel import optim  # noqa: E402
 from minimodel.models import GPT, GPTConfig  # noqa: E402
+from invariants import checks  # noqa: E402
 
 say(f"minimodel imported from {mm.__file__}", f"minimodel importado desde {mm.__file__}")
 V, D = 96, 32
@@ -40,11 +45,10 @@ gap = float(np.abs(W.data - E.data).max())
 say(f"after one AdamW step: max |lm_head.weight - token_emb.weight| = {gap:.3g}",
     f"tras un paso de AdamW: máx |lm_head.weight - token_emb.weight| = {gap:.3g}")
 
-if W is not E or gap > 0 or n_untied - n_tied != V * D:
-    symptom(f"the 'tied' model has {n_tied:,} parameters ({n_tied - (n_untied - V * D):,} too "
-            f"many) and its head drifted {gap:.3g} away from the embedding after one step",
-            f"el modelo 'atado' tiene {n_tied} parámetros ({n_tied - (n_untied - V * D)} de "
-            f"más) y su cabeza se alejó {gap:.3g} del embedding tras un paso")
-else:
-    say("OK: one matrix, counted once, identical before and after the step.",
-        "OK: una sola matriz, contada una vez, idéntica antes y después del paso.")
+conclude(checks, W is not E or gap > 0 or n_untied - n_tied != V * D,
+         f"the 'tied' model has {n_tied:,} parameters ({n_tied - (n_untied - V * D):,} too many) "
+         f"and its head drifted {gap:.3g} away from the embedding after one step",
+         f"el modelo 'atado' tiene {n_tied} parámetros ({n_tied - (n_untied - V * D)} de más) y "
+         f"su cabeza se alejó {gap:.3g} del embedding tras un paso",
+         "OK: one matrix, counted once, identical before and after the step.",
+         "OK: una sola matriz, contada una vez, idéntica antes y después del paso.")
