@@ -23,6 +23,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from minimodel.lab.pyparse import parse_python
+
 # Identifiers, attribute names and imported modules a library fix never needs.
 SUSPICIOUS = frozenset({
     "minimodel_break_harness", "invariants", "harness", "Checks", "CheckFailed", "TOKEN",
@@ -70,7 +72,7 @@ def _names(tree: ast.AST) -> list[tuple[str, int]]:
 
 def _parse(text: str) -> ast.AST | None:
     try:
-        return ast.parse(text)
+        return parse_python(text)
     except (SyntaxError, ValueError):
         return None
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from dataclasses import asdict, dataclass
 
+from minimodel.lab.pyparse import parse_python
+
 # Forbidden in every exercise: the library calls that would do the learner's work, and
 # minimodel itself (it ships the reference solutions).
 DEFAULT_FORBIDDEN = [
@@ -150,7 +152,7 @@ def scan_source(source: str, forbidden: list[str]) -> list[Finding]:
     is more useful to the learner than a refusal.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return []
     scanner = _Scanner(forbidden)

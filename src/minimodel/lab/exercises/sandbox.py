@@ -38,6 +38,7 @@ from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_writ
 from minimodel.lab.exercises import isolation
 from minimodel.lab.exercises.cases import Case
 from minimodel.lab.subprocess_runner import clean_env, run_child
+from minimodel.lab.pyparse import parse_python
 
 MIB = 1024**2
 FSIZE_LIMIT = 256 * MIB       # caps files the solution writes (its prints: run_child keeps a tail)
@@ -65,7 +66,7 @@ def _uses_torch(source: str) -> bool:
     """Does the file import torch (statically)? Then the harness imports it first, so torch's
     own start-up is not mistaken for the solution's doing. (Limits never depend on this.)"""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return False
     for node in ast.walk(tree):
