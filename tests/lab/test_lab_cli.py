@@ -58,7 +58,7 @@ def test_status_json_counts_progress(capsys, tmp_path, sections):
     assert data["learner_dir"] == str(learner)
     assert data["quizzes"]["items"] == [{
         "id": "phase-13-embeddings", "title": "Phase 13 quiz: embeddings and weight tying",
-        "status": "attempted", "best_score": 2, "total": 26}]
+        "status": "attempted", "best_score": 2, "total": 27}]
     assert (data["quizzes"]["done"], data["quizzes"]["total"]) == (0, 1)
     assert data["breaks"]["available"] is True
     assert [(i["id"], i["title"], i["status"]) for i in data["breaks"]["items"]] == [
@@ -72,7 +72,7 @@ def test_status_spanish_titles_and_table(capsys, tmp_path, sections):
     sections()
     code = main(["lab", "status", "--lang", "es", "--learner-dir", str(tmp_path)])
     out = capsys.readouterr().out
-    assert code == 0 and "Vocabularios atados" in out and "-/26" in out
+    assert code == 0 and "Vocabularios atados" in out and "-/27" in out
     # Regression: headings and statuses were English under --lang es.
     assert "averías: 0/2 completados" in out and "sin empezar" in out and "estado" in out
     assert "done" not in out and "not started" not in out
@@ -109,7 +109,7 @@ def test_validate_ok_and_problems(capsys, sections):
     sections()
     assert main(["lab", "validate", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {
-        "ok": True, "sections": {"quiz": [], "exercises": [], "breaks": []}}
+        "ok": True, "sections": {"quiz": [], "exercises": [], "breaks": [], "glossary": []}}
 
     sections(breaks_problems=["b01: fix diff does not apply"])
     assert main(["lab", "validate"]) == 1

@@ -31,12 +31,16 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def correct_answers() -> dict:
-    """A right answer for every question, in the answers-file format."""
+    """A right answer for every question, as a learner writes it in an answers file (recall
+    questions: marked as recalled)."""
     out = {}
     for q in quiz.load_quiz(QUIZ_ID).questions:
-        out[q.id] = (" ".join(g[0] for g in q.answer) if q.kind == "free"
-                     else q.answer["value"] if q.kind == "numeric" else q.answer)
+        out[q.id] = (q.answer["value"] if q.kind == "numeric" else q.answer["es"][0]
+                     if q.kind == "short" else True if q.kind == "recall" else q.answer)
     return out
+
+
+N_QUESTIONS, N_GRADED = 29, 27
 
 
 def write_answers(tmp_path: Path, answers: dict, name: str = "answers.json") -> str:
@@ -60,7 +64,8 @@ def test_export_json_contract(capsys):
     raw = yaml.safe_load(quiz.quiz_path(QUIZ_ID).read_text(encoding="utf-8"))["questions"]
     assert [q["id"] for q in data["questions"]] == [q["id"] for q in raw]
     for exported, source in zip(data["questions"], raw):
-        assert set(exported) == {"id", "kind", "prompt", "choices", "answer", "explanation"}
+        expected_keys = {"id", "kind", "prompt", "choices", "answer", "explanation"}
+        assert set(exported) == expected_keys | ({"rubric"} if source["kind"] == "recall" else set())
         assert exported["prompt"] == source["prompt"] and set(exported["prompt"]) == {"en", "es"}
         assert exported["explanation"] == source["explanation"]
         assert exported["answer"] == source["answer"]
@@ -69,10 +74,14 @@ def test_export_json_contract(capsys):
             assert isinstance(answer, int) and 0 <= answer < len(exported["choices"])
         elif kind == "multi":
             assert answer and all(isinstance(i, int) for i in answer)
-        elif kind == "free":
-            assert exported["choices"] == [] and all(isinstance(g, list) for g in answer)
+        elif kind == "order":
+            assert sorted(answer) == list(range(len(exported["choices"])))
+        elif kind == "short":
+            assert exported["choices"] == [] and set(answer) == {"en", "es"}
+        elif kind == "recall":
+            assert set(answer) == {"en", "es"} and len(exported["rubric"]) >= 2
         else:
-            assert exported["choices"] == [] and set(answer) == {"value", "tolerance"}
+            assert exported["choices"] == [] and {"value", "tolerance"} <= set(answer)
         assert all(set(c) == {"en", "es"} for c in exported["choices"])
     first = data["questions"][0]
     assert first["answer"] == 1 and first["choices"][1]["en"] == "`x_i @ E`"
@@ -87,7 +96,7 @@ def test_list_json(capsys):
     code, out, _ = run(capsys, "quiz", "list", "--json")
     assert code == 0
     assert json.loads(out) == [{"id": QUIZ_ID, "title": "Phase 13 quiz: embeddings and weight "
-                                "tying", "questions": 26}]
+                                "tying", "questions": N_QUESTIONS}]
 
 
 # --- take --answers -----------------------------------------------------------------------
@@ -98,21 +107,47 @@ def test_take_all_correct_then_one_wrong(capsys, tmp_path, learner):
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers",
                        write_answers(tmp_path, answers), "--json")
     report = json.loads(out)
-    assert code == 0 and set(report) == {"score", "total", "results"}
-    assert report["score"] == report["total"] == 26
+    assert code == 0 and set(report) == {"score", "total", "results", "recall"}
+    assert report["score"] == report["total"] == N_GRADED
     assert all(r == {"id": r["id"], "correct": True} for r in report["results"])
+    assert report["recall"] == {"answered": 2, "recalled": 2, "total": 2, "results": [
+        {"id": "q-13-28", "recalled": True}, {"id": "q-13-29", "recalled": True}]}
 
     answers["q-13-01"] = 0
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers",
                        write_answers(tmp_path, answers), "--json")
     report = json.loads(out)
-    assert report["score"] == 25
+    assert report["score"] == N_GRADED - 1
     assert [r["id"] for r in report["results"] if not r["correct"]] == ["q-13-01"]
 
     entry = quiz_entry(learner)
-    assert (entry["score"], entry["best_score"], entry["attempts"]) == (25, 26, 2)
+    assert (entry["score"], entry["best_score"], entry["attempts"]) == (N_GRADED - 1, N_GRADED, 2)
     assert entry["status"] == "passed" and entry["results"]["q-13-01"] is False
     assert entry["boxes"]["q-13-01"]["box"] == 1 and entry["boxes"]["q-13-02"]["box"] == 3
+
+
+def test_take_accepts_the_exported_key_for_every_kind(capsys, tmp_path):
+    code, out, _ = run(capsys, "quiz", "export", QUIZ_ID, "--json")
+    key = {q["id"]: q["answer"] for q in json.loads(out)["questions"]}
+    assert {q["kind"] for q in json.loads(out)["questions"]} == set(quiz.KINDS)
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers",
+                       write_answers(tmp_path, key), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["score"] == report["total"] == N_GRADED
+    assert report["recall"]["recalled"] == 2
+
+
+def test_take_summary_lists_missed_questions_and_recall_apart(capsys, tmp_path):
+    answers = correct_answers()
+    answers.update({"q-13-04": 1, "q-13-19": "rank", "q-13-28": False})
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers",
+                       write_answers(tmp_path, answers), "--lang", "es")
+    assert code == 0
+    assert f"Puntuación: {N_GRADED - 2}/{N_GRADED}" in out and "Falladas (2):" in out
+    assert "q-13-04  ¿Por qué una suma dispersa?" in out
+    assert "q-13-19  Pon nombre al diagnóstico" in out
+    assert "1 de 2 recordadas" in out and "q-13-28  Tokens raros en un modelo atado" in out
+    assert f"minimodel quiz review {QUIZ_ID} --lang es" in out
 
 
 def test_take_accepts_yaml_and_counts_missing_as_wrong(capsys, tmp_path, learner):
@@ -124,7 +159,7 @@ def test_take_accepts_yaml_and_counts_missing_as_wrong(capsys, tmp_path, learner
 
 
 def test_take_rejects_unknown_ids_and_malformed_answers(capsys, tmp_path, learner):
-    bad = write_answers(tmp_path, {"q-13-77": 1, "q-13-15": "six"})
+    bad = write_answers(tmp_path, {"q-13-77": 1, "q-13-15": "about six or so"})
     code, out, err = run(capsys, "quiz", "take", QUIZ_ID, "--answers", bad, "--json")
     assert code == 2 and out == ""
     assert "unknown question ids q-13-77" in err and "q-13-15 is a numeric question" in err
@@ -150,10 +185,12 @@ def typed_lines(wrong: str | None = None) -> list[str]:
     for q in quiz.load_quiz(QUIZ_ID).questions:
         if q.kind == "single":
             lines.append(str(q.answer + 1 if q.id != wrong else (q.answer + 1) % 4 + 1))
-        elif q.kind == "multi":
+        elif q.kind in ("multi", "order"):
             lines.append(",".join(str(i + 1) for i in q.answer))
-        elif q.kind == "free":
-            lines.append(" ".join(g[0] for g in q.answer))
+        elif q.kind == "short":
+            lines.append(q.answer["en"][0].upper())
+        elif q.kind == "recall":
+            lines += ["", "y"]        # Enter to see the model answer, then the own mark
         else:
             lines.append(str(q.answer["value"]))
     return lines
@@ -178,15 +215,19 @@ def test_interactive_take_through_stdin(capsys, monkeypatch, learner):
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID)
     assert code == 0
     assert "Type one number between 1 and 4." in out
-    assert out.count("Correct!") == 25 and out.count("Not quite.") == 1
-    assert "Score: 25/26" in out
+    assert out.count("Correct!") == N_GRADED - 1 and out.count("Not quite.") == 1
+    assert f"Score: {N_GRADED - 1}/{N_GRADED}" in out
+    assert "Model answer:" in out and "A full answer says:" in out
+    assert out.count("Marked as recalled") == 2 and "2 of 2 recalled" in out
+    assert "Missed (1):" in out and "q-13-16  Find the bug" in out
     assert quiz_entry(learner)["results"]["q-13-16"] is False
 
 
 def test_interactive_take_in_spanish(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(typed_lines()) + "\n"))
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--lang", "es")
-    assert code == 0 and "¡Correcto!" in out and "Puntuación: 26/26" in out
+    assert code == 0 and "¡Correcto!" in out and f"Puntuación: {N_GRADED}/{N_GRADED}" in out
+    assert "Respuesta modelo" in out and "Falladas" not in out
 
 
 @pytest.mark.parametrize("typed, qid", [
@@ -201,7 +242,7 @@ def test_numeric_input_with_thousands_separators_or_decimal_comma(typed, qid):
     assert quiz.is_correct(question, parse_input(question, typed))
 
 
-@pytest.mark.parametrize("typed", ["inf", "nan", "1,2,3", "six"])
+@pytest.mark.parametrize("typed", ["inf", "nan", "1,2,3", "six or seven", "lots"])
 def test_numeric_input_rejects_non_numbers_and_non_finite(typed):
     # Regression: "nan" reached the grader, which raised and ended the take with exit 2.
     from minimodel.lab.quiz.session import parse_input
@@ -221,9 +262,10 @@ def test_ctrl_c_saves_answers_and_next_run_resumes(capsys, monkeypatch, learner)
 
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines[3:]) + "\n"))
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID)
-    assert code == 0 and "3 question(s) answered earlier" in out and "[4/26] q-13-04" in out
+    assert code == 0 and "3 question(s) answered earlier" in out
+    assert f"[4/{N_QUESTIONS}] q-13-04" in out
     entry = quiz_entry(learner)
-    assert entry["score"] == 26 and entry["partial"] is None and entry["attempts"] == 1
+    assert entry["score"] == N_GRADED and entry["partial"] is None and entry["attempts"] == 1
 
 
 # --- review -------------------------------------------------------------------------------
@@ -311,3 +353,20 @@ def test_help_has_examples(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main([*argv, "--help"])
     assert info.value.code == 0 and "examples:" in capsys.readouterr().out
+
+
+ENGLISH_WORDS = ("box", "missed", "Score", "passed", "attempted", "Correct", "Missed", "yes",
+                 "recalled", "question", "review them")
+
+
+def test_spanish_screens_are_all_spanish(capsys, tmp_path):
+    """--lang es: no English interface word on any quiz screen (content ids aside)."""
+    answers = write_answers(tmp_path, {"q-13-01": 0, "q-13-02": 1, "q-13-28": "s"})
+    screens = [run(capsys, "quiz", "take", QUIZ_ID, "--answers", answers, "--lang", "es")[1],
+               run(capsys, "quiz", "review", QUIZ_ID, "--answers", answers, "--lang", "es")[1],
+               run(capsys, "quiz", "list", "--lang", "es")[1],
+               run(capsys, "lab", "status", "--lang", "es")[1]]
+    for screen in screens:
+        words = set(screen.replace("│", " ").split())
+        assert not words & set(ENGLISH_WORDS), (words & set(ENGLISH_WORDS), screen[:400])
+    assert "caja 1" in screens[1] and "fallada" in screens[1]

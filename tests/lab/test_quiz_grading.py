@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+import yaml
 
 from minimodel.lab import quiz
 from minimodel.lab.quiz import grading, review
@@ -19,9 +19,11 @@ def _text(s: str) -> dict[str, str]:
 
 
 def make(kind: str, answer, n_choices: int = 4, qid: str = "q-99-01") -> Question:
-    choices = [_text(f"c{i}") for i in range(n_choices)] if kind in ("single", "multi") else []
+    with_choices = kind in ("single", "multi", "order")
+    choices = [_text(f"c{i}") for i in range(n_choices)] if with_choices else []
+    rubric = [_text("point one"), _text("point two")] if kind == "recall" else []
     return Question(id=qid, kind=kind, title=_text("t"), prompt=_text("p"), choices=choices,
-                    answer=answer, explanation=_text("e"))
+                    answer=answer, explanation=_text("e"), rubric=rubric)
 
 
 def test_single():
@@ -44,21 +46,49 @@ def test_multi_ignores_order_and_repeats_but_not_missing_choices():
         quiz.is_correct(q, 1)
 
 
-def test_free_is_case_and_accent_insensitive():
-    q = make("free", [["colapso"]])
-    assert quiz.is_correct(q, "colápso")
-    assert quiz.is_correct(q, "El embedding COLAPSÓ por completo")
-    assert not quiz.is_correct(q, "nada raro")
+def test_order_must_be_the_exact_sequence():
+    q = make("order", [2, 0, 3, 1])
+    assert quiz.is_correct(q, [2, 0, 3, 1]) is True
+    assert quiz.is_correct(q, [2, 0, 1, 3]) is False          # two swapped
+    assert quiz.is_correct(q, [1, 3, 0, 2]) is False          # reversed
+    for bad in ([2, 0, 3], [2, 0, 3, 3], [2, 0, 3, 4], 2, [True, 0, 3, 1]):
+        with pytest.raises(ValueError, match="q-99-01 is an ordering question"):
+            quiz.is_correct(q, bad)
+
+
+SHORT = {"en": ["effective rank", "erank", "r_eff"], "es": ["rango efectivo"]}
+
+
+@pytest.mark.parametrize("typed", ["effective rank", "The Effective-Rank.", "  EFFECTIVE\nrank ",
+                                   "el rango efectivo", "rángo efectivo", "R_eff", "erank",
+                                   "effective rank (erank)", "rango efectivo / effective rank"])
+def test_short_accepts_every_form_in_either_language(typed):
+    assert quiz.is_correct(make("short", SHORT), typed) is True
+
+
+@pytest.mark.parametrize("typed", ["rank", "not effective rank", "(not) effective rank",
+                                   "effective rank? no", "ineffective rank", "effective",
+                                   "the rank is effective", "no es el rango efectivo",
+                                   "effective rank or stable rank"])
+def test_short_refuses_negations_and_words_inside_other_claims(typed):
+    assert quiz.is_correct(make("short", SHORT), typed) is False
+
+
+def test_short_needs_a_word():
+    with pytest.raises(TypeError, match="short-answer question"):
+        quiz.is_correct(make("short", SHORT), " ?! ")
     assert grading.normalise("  Ñandú  ÉXITO ") == "nandu exito"
+    assert quiz.canonical_phrase("  The  Ñandú-ÉXITO! ") == "nandu exito"
 
 
-def test_free_is_an_and_of_ors_matching_at_word_starts():
-    q = make("free", [["repeat", "repit"], ["accumul", "acumul"]])
-    assert quiz.is_correct(q, "ids repeat, so updates accumulate")
-    assert quiz.is_correct(q, "Los ids se repiten y hay que acumular")
-    assert not quiz.is_correct(q, "ids repeat")                 # second group missing
-    assert not quiz.is_correct(make("free", [["rank"]]), "frank")  # not at a word start
-    assert quiz.is_correct(make("free", [["effective rank"]]), "the  Effective\nrank")
+def test_recall_is_the_learners_own_mark():
+    q = make("recall", _text("model answer"))
+    for yes in (True, "y", "yes", "s", "sí", "SI", {"recalled": True}, _text("model answer")):
+        assert quiz.is_correct(q, yes) is True
+    for no in (False, "n", "no", {"recalled": False}):
+        assert quiz.is_correct(q, no) is False
+    with pytest.raises(TypeError, match="recall question"):
+        quiz.is_correct(q, "maybe")
 
 
 @pytest.mark.parametrize("given_value, expected", [
@@ -74,49 +104,75 @@ def test_numeric_zero_tolerance_and_types():
     q = make("numeric", {"value": 2097152, "tolerance": 0})
     assert quiz.is_correct(q, 2097152) and quiz.is_correct(q, 2097152.0)
     assert not quiz.is_correct(q, 2097153)
-    with pytest.raises(TypeError, match="numeric question"):
-        quiz.is_correct(q, "2097152")
+    assert quiz.is_correct(q, {"value": 2097152, "tolerance": 0})   # the exported form
     with pytest.raises(ValueError, match="finite"):
         quiz.is_correct(q, float("nan"))
+    with pytest.raises(TypeError, match="numeric question"):
+        quiz.is_correct(q, [2097152])
 
 
-@given(st.text(min_size=1, max_size=30))
-def test_any_text_matches_itself_as_keyword(text):
-    if grading.normalise(text):
-        assert grading.keyword_in(text, text)
-        assert grading.normalise(grading.normalise(text)) == grading.normalise(text)
+@pytest.mark.parametrize("typed, value", [
+    ("2,097,152", 2097152), ("2.097.152", 2097152), ("2 097 152", 2097152),
+    ("2\u202f097\u202f152", 2097152), ("6,238", 6.238), ("6.238", 6.238), ("4 rows", 4),
+    ("cuatro filas", 4), ("Four", 4), ("veinte", 20), ("8192 * 256", 2097152),
+    ("8192 × 256", 2097152), ("2^21", 2097152), ("ln 512", 6.238), ("-ln(1/512)", 6.238),
+    ("≈ 6,24", 6.24), ("50%", 50), ("4e3", 4000),
+])
+def test_numbers_are_read_the_way_people_write_them(typed, value):
+    q = make("numeric", {"value": value, "tolerance": 0.001})
+    assert quiz.is_correct(q, typed) is True
 
 
-def _canonical_answers() -> dict:
+@pytest.mark.parametrize("typed", ["4 or 5", "not 4", "four or five", "1, 3, 7, 9", "no 4",
+                                   "4 and 8", "", "inf", "nan", "9^9^9", "__import__('os')",
+                                   "(1)(2)", "exp(1000)", "ln(0)", "1/0", "x + 1"])
+def test_text_that_is_not_one_number_is_refused(typed):
+    with pytest.raises(ValueError, match="not one number"):
+        quiz.check_answer(make("numeric", {"value": 4, "tolerance": 0}), typed)
+
+
+def test_ambiguous_separators_take_the_reading_on_the_questions_scale():
+    assert quiz.is_correct(make("numeric", {"value": 65536, "tolerance": 0}), "65,536")
+    assert quiz.is_correct(make("numeric", {"value": 65.536, "tolerance": 0}), "65,536")
+    assert not quiz.is_correct(make("numeric", {"value": 2097152, "tolerance": 0}), "2,097")
+
+
+def test_grade_counts_missing_as_wrong_and_keeps_recall_apart():
     q = quiz.load_quiz("phase-13-embeddings")
-    out = {}
-    for question in q.questions:
-        a = question.answer
-        out[question.id] = (" ".join(group[0] for group in a) if question.kind == "free"
-                            else a["value"] if question.kind == "numeric" else a)
-    return out
-
-
-def test_grade_counts_missing_as_wrong():
-    q = quiz.load_quiz("phase-13-embeddings")
-    answers = _canonical_answers()
-    assert quiz.grade(q, answers)["score"] == len(q.questions)
-    del answers["q-13-02"]
+    answers = {x.id: x.export()["answer"] for x in q.questions}   # the exported key
     report = quiz.grade(q, answers)
-    assert report["score"] == len(q.questions) - 1
+    graded = [x for x in q.questions if x.kind in quiz.AUTO_GRADED]
+    assert report["score"] == report["total"] == len(graded) < len(q.questions)
+    assert report["recall"]["answered"] == report["recall"]["recalled"] == \
+        len(q.questions) - len(graded)
+    del answers["q-13-02"]
+    answers["q-13-28"] = False
+    report = quiz.grade(q, answers)
+    assert report["score"] == len(graded) - 1
     assert [r["id"] for r in report["results"] if not r["correct"]] == ["q-13-02"]
+    assert {"id": "q-13-28", "recalled": False} in report["recall"]["results"]
+    assert grading.outcomes(report)["q-13-28"] is False
 
 
-def test_learner_style_free_answers_on_canonical_quiz():
+def test_labelled_answers_all_grade_as_labelled():
+    """Every answer a person labelled right is right, every one labelled wrong is not."""
     q = quiz.load_quiz("phase-13-embeddings")
-    good = {"q-13-04": "Un id puede repetirse y hay que acumular todas las contribuciones",
-            "q-13-10": "It is tied to the input embedding wte",
-            "q-13-19": "Rango efectivo",
-            "q-13-21": "the embedding collapsed into a few directions"}
-    bad = {"q-13-04": "because it is faster", "q-13-10": "it is hidden",
-           "q-13-19": "the norm", "q-13-21": "it is fine"}
-    assert all(quiz.is_correct(q.question(k), v) for k, v in good.items())
-    assert not any(quiz.is_correct(q.question(k), v) for k, v in bad.items())
+    path = quiz.CONTENT_DIR / "labelled" / "phase-13-embeddings.yaml"
+    labelled = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert grading.labelled_problems(q, labelled) == []
+    counted = sum(len(sets[label]) for by_lang in labelled["answers"].values()
+                  for sets in by_lang.values() for label in ("correct", "wrong"))
+    assert counted >= 7 * 2 * 2 * 8
+
+
+def test_labelled_problems_catch_a_mislabelled_answer():
+    q = quiz.load_quiz("phase-13-embeddings")
+    labelled = {"answers": {"q-13-19": {"en": {"correct": ["rank"] * 8,
+                                               "wrong": ["effective rank"] + ["x"] * 7}}}}
+    problems = grading.labelled_problems(q, labelled)
+    assert "q-13-19 (en): 'rank' is labelled correct but grades as wrong" in problems
+    assert "q-13-19 (en): 'effective rank' is labelled wrong but grades as right" in problems
+    assert any(p.startswith("q-13-03: no labelled answers") for p in problems)
 
 
 def test_check_answers_names_every_problem():

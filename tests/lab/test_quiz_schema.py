@@ -83,8 +83,22 @@ BREAKS = {
     "negative tolerance": (lambda d: _q(d, "q-13-15")["answer"].update(tolerance=-0.1),
                            "question q-13-15 field answer.tolerance: -0.1 is less than the "
                            "minimum of 0"),
-    "empty keyword group": (lambda d: _q(d, "q-13-21")["answer"].append([]),
-                            "question q-13-21 field answer.1: [] should be non-empty"),
+    "short without forms": (lambda d: _q(d, "q-13-19")["answer"].update(en=[]),
+                            "question q-13-19 field answer.en: [] should be non-empty"),
+    "short form of punctuation": (lambda d: _q(d, "q-13-19")["answer"]["es"].append("¿?"),
+                                  "q-13-19: accepted 'es' form '¿?' is blank"),
+    "order repeats a choice": (lambda d: _q(d, "q-13-27").update(answer=[2, 4, 0, 3, 3]),
+                               "question q-13-27 field answer: [2, 4, 0, 3, 3] has non-unique"),
+    "order misses a choice": (lambda d: _q(d, "q-13-27").update(answer=[2, 4, 0, 3]),
+                              "q-13-27: an order answer lists every choice index once"),
+    "order given away": (lambda d: _q(d, "q-13-27").update(answer=[0, 1, 2, 3, 4]),
+                         "q-13-27: the choices are already in the right order"),
+    "recall without rubric": (lambda d: _q(d, "q-13-28").pop("rubric"),
+                              "question q-13-28: 'rubric' is a required property"),
+    "rubric on a single": (lambda d: _q(d, "q-13-01").update(rubric=[{"en": "a", "es": "a"}]),
+                           "question q-13-01 field rubric"),
+    "recall answer not a text": (lambda d: _q(d, "q-13-28").update(answer=True),
+                                 "question q-13-28 field answer: True is not of type 'object'"),
     "unknown kind": (lambda d: _q(d, "q-13-01").update(kind="essay"),
                      "question q-13-01 field kind: 'essay' is not one of"),
     "choices on numeric": (lambda d: _q(d, "q-13-15").update(choices=[{"en": "a", "es": "a"}]),
@@ -126,6 +140,7 @@ def test_validate_empty_folder(tmp_path):
 def quiz_copy(tmp_path) -> Path:
     path = tmp_path / CANONICAL.name
     shutil.copy(CANONICAL, path)
+    shutil.copytree(CANONICAL.parent / "labelled", tmp_path / "labelled")
     return path
 
 
@@ -160,8 +175,26 @@ def test_english_edit_flags_hash_then_stale_translation(quiz_copy):
 def test_spanish_or_answer_edits_do_not_stale(quiz_copy):
     _edit(quiz_copy, '"Contar las filas tocadas"', '"Contar filas tocadas"')
     data = yaml.safe_load(quiz_copy.read_text(encoding="utf-8"))
-    _q(data, "q-13-21")["answer"][0].append("hundi")
+    _q(data, "q-13-19")["answer"]["es"].append("rango de entropía")
+    _q(data, "q-13-15")["answer"].update(tolerance=0.02)
     assert schema.hash_problems(data) == []
+
+
+def test_english_hash_covers_recall_texts_and_units():
+    data = _canonical()
+    recall, numeric = _q(data, "q-13-28"), _q(data, "q-13-07")
+    assert schema.english_hash({**recall, "rubric": recall["rubric"][:2]}) != recall["source_hash"]
+    assert schema.english_hash({**recall, "answer": {**recall["answer"], "en": "x"}}) != \
+        recall["source_hash"]
+    unit = {**numeric["answer"], "unit": {"en": "weights", "es": "pesos"}}
+    assert schema.english_hash({**numeric, "answer": unit}) != numeric["source_hash"]
+
+
+def test_validate_requires_labelled_answers(quiz_copy):
+    shutil.rmtree(quiz_copy.parent / "labelled")
+    assert quiz.validate_all(quiz_copy.parent) == [
+        f"{QUIZ_ID}.yaml: no labelled answers for its numeric and short questions; "
+        f"write labelled/{QUIZ_ID}.yaml"]
 
 
 def test_english_hash_covers_choices_and_ignores_answer():

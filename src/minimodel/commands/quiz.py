@@ -32,8 +32,13 @@ examples:
 
 ANSWER_FORMAT = """\
 answers file (JSON or YAML), question id -> answer, choice indices 0-based:
-  {"q-13-01": 1, "q-13-05": [0, 1, 3], "q-13-21": "it collapsed", "q-13-15": 6.238}
-unknown ids or malformed answers stop with exit code 2; a missing answer counts as wrong.
+  single   "q-13-01": 1                  multi    "q-13-05": [0, 1, 3]
+  order    "q-13-27": [2, 0, 4, 1, 3]    (every choice index once, first to last)
+  numeric  "q-13-15": 6.238  or "6,238" or "4 rows" or "cuatro"
+  short    "q-13-19": "effective rank"  (a term; case, accents, hyphens ignored; EN or ES)
+  recall   "q-13-28": true   (self-marked against the rubric; not part of the score)
+The "answer" fields of `quiz export --json` are accepted as they are.
+Unknown ids or malformed answers stop with exit code 2; a missing answer counts as wrong.
 In the interactive form, choices are numbered from 1 on screen."""
 
 
@@ -92,6 +97,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _results_table(report: dict[str, Any], lang: str):
+    """One row per answered question: right/wrong, or the learner's own recall mark."""
     from rich.table import Table
     from rich.text import Text
 
@@ -100,16 +106,18 @@ def _results_table(report: dict[str, Any], lang: str):
     table = Table()
     table.add_column(t("question", lang))
     table.add_column(t("correct", lang))
-    for r in report["results"]:
-        ok = r["correct"]
-        table.add_row(r["id"], Text(t("yes" if ok else "no", lang), style="green" if ok else "red"))
+    rows = [(r["id"], r["correct"], "") for r in report["results"]]
+    rows += [(r["id"], r["recalled"], " (" + t("recall.mark", lang) + ")")
+             for r in report.get("recall", {}).get("results", [])]
+    for qid, ok, note in rows:
+        table.add_row(qid, Text(t("yes" if ok else "no", lang) + note,
+                                style="green" if ok else "red"))
     return table
 
 
 def cmd_take(args: argparse.Namespace) -> int:
     from minimodel.lab.quiz import grade, load_quiz, read_answers
-    from minimodel.lab.quiz.session import interactive_take, record_take
-    from minimodel.lab.quiz.ui import t
+    from minimodel.lab.quiz.session import interactive_take, record_take, show_summary
 
     quiz = load_quiz(args.quiz_id)
     progress = _progress(args)
@@ -127,12 +135,12 @@ def cmd_take(args: argparse.Namespace) -> int:
         console = _console()
         console.rule(Text(pick(quiz.title, args.lang)))  # a rule: a table title wraps badly
         console.print(_results_table(report, args.lang))
-        console.print(t("score", args.lang, **report))
+        show_summary(console, quiz, report, args.lang)
     return OK
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from minimodel.lab.quiz import check_answers, is_correct, load_quiz, read_answers
+    from minimodel.lab.quiz import AUTO_GRADED, check_answers, is_correct, load_quiz, read_answers
     from minimodel.lab.quiz import review
     from minimodel.lab.quiz.session import interactive_review, record_review
 
@@ -154,8 +162,11 @@ def cmd_review(args: argparse.Namespace) -> int:
         results = {qid: is_correct(quiz.question(qid), a) for qid, a in checked.items()}
         if results:
             record_review(progress, quiz, results)
-        out.update(score=sum(results.values()), total=len(results),
-                   results=[{"id": qid, "correct": ok} for qid, ok in results.items()])
+        graded = {qid: ok for qid, ok in results.items() if quiz.question(qid).kind in AUTO_GRADED}
+        out.update(score=sum(graded.values()), total=len(graded),
+                   results=[{"id": qid, "correct": ok} for qid, ok in graded.items()],
+                   recall=[{"id": qid, "recalled": ok} for qid, ok in results.items()
+                           if qid not in graded])
     out["queue"] = queue()
     if args.json:
         _print_json(out)
@@ -166,7 +177,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         console.print(t("score", args.lang, score=out["score"], total=out["total"]))
         console.print(t("review.head", args.lang, n=len(out["queue"])))
         for item in out["queue"]:
-            console.print(f"  {item['id']}  box {item['box']}  "
+            console.print(f"  {item['id']}  {t('box', args.lang)} {item['box']}  "
                           f"{t('reason.' + item['reason'], args.lang)}")
     return OK
 
@@ -255,8 +266,10 @@ def register(subparsers) -> None:
     p = _sub(sub, "export", "print a quiz (JSON contract or Markdown)",
              "Print a quiz. With --json: the stable machine-readable form\n"
              '{"id", "questions": [{"id", "kind", "prompt": {"en","es"}, "choices": [{"en","es"}],'
-             '\n "answer", "explanation": {"en","es"}}]}; answer is a 0-based index (single),\n'
-             "a list of indices (multi), keyword groups (free) or {value, tolerance} (numeric).\n"
+             '\n "answer", "explanation": {"en","es"}, "rubric" (recall only)}]}; answer is a 0-based\n'
+             "index (single), a list of indices (multi; order: in the right order),\n"
+             "{value, tolerance, unit?} (numeric), accepted forms {en: [...], es: [...]} (short)\n"
+             "or a model answer {en, es} (recall, self-marked against its rubric).\n"
              "Without --json: the Markdown mirror in --lang.",
              "examples:\n  minimodel quiz export phase-13-embeddings --json\n"
              "  minimodel quiz export phase-13-embeddings --lang es", cmd_export)
@@ -271,7 +284,8 @@ def register(subparsers) -> None:
              "examples:\n  minimodel quiz take phase-13-embeddings\n"
              "  minimodel quiz take phase-13-embeddings --lang es --restart\n"
              "  minimodel quiz take phase-13-embeddings --answers answers.json --json\n"
-             '      -> {"score": 25, "total": 26, "results": [{"id": "q-13-01", "correct": true}, ...]}',
+             '      -> {"score": 26, "total": 27, "results": [{"id": "q-13-01", "correct": true}, ...],\n'
+             '          "recall": {"answered": 2, "recalled": 1, "total": 2, "results": [...]}}',
              cmd_take)
     p.add_argument("quiz_id", metavar="QUIZ_ID")
     p.add_argument("--answers", metavar="FILE", help="grade this answers file (JSON or YAML)")

@@ -30,12 +30,12 @@ def _import(module_name: str):
 
 
 def _quiz_section(progress, lang: str) -> dict[str, Any]:
-    from minimodel.lab.quiz import load_all
+    from minimodel.lab.quiz import AUTO_GRADED, load_all
 
     items = []
     for quiz in load_all():
         entry = progress.get("quiz", quiz.id) or {}
-        total = len(quiz.questions)
+        total = sum(q.kind in AUTO_GRADED for q in quiz.questions)  # recall is self-marked
         best = entry.get("best_score")
         items.append({"id": quiz.id, "title": pick(quiz.title, lang),
                       "status": entry.get("status", "not started"),
@@ -87,11 +87,12 @@ VALIDATE_STEPS = {
     "quiz": "schema, answers and translations of every quiz",
     "exercises": "judging every reference, alternative and known-wrong solution",
     "breaks": "applying every bug patch to the current library, running experiments and checks",
+    "glossary": "Spanish texts of quizzes, breaks, exercises and messages against the glossary",
 }
 
 
 def validate(on_section: Callable[[str], None] | None = None) -> dict[str, list[str]]:
-    """Problems per section (quiz, exercises, breaks); here a failed import IS a problem.
+    """Problems per section (quiz, exercises, breaks, glossary); a failed import IS a problem.
 
     ``on_section(name)`` is called as each section starts (progress for a slow validation).
     """
@@ -115,4 +116,9 @@ def validate(on_section: Callable[[str], None] | None = None) -> dict[str, list[
             except Exception as exc:  # noqa: BLE001
                 sections[name] = [f"{module_name}.validate_all() failed: "
                                   f"{type(exc).__name__}: {exc}"]
+    if on_section:
+        on_section("glossary")
+    from minimodel.lab.terminology import glossary_problems
+
+    sections["glossary"] = glossary_problems()
     return sections

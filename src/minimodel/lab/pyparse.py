@@ -16,8 +16,8 @@ import threading
 _PARSE_LOCK = threading.RLock()  # re-entrant: a finaliser run mid-parse may parse too
 
 
-def parse_python(source: str, filename: str = "<unknown>") -> ast.Module:
-    """``ast.parse(source, filename)``, one thread at a time. Raises SyntaxError/ValueError as
-    ``ast.parse`` does."""
+def parse_python(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.AST:
+    """``ast.parse(source, filename, mode)``, one thread at a time. Raises SyntaxError/ValueError
+    as ``ast.parse`` does."""
     with _PARSE_LOCK:
-        return ast.parse(source, filename)
+        return ast.parse(source, filename, mode)

@@ -9,21 +9,23 @@ Typical use::
     quiz.validate_all()                       # [] when every quiz file is sound
 
 Modules: :mod:`.schema` (format, JSON schema, hashes), :mod:`.loader` (files),
-:mod:`.grading`, :mod:`.render` (Markdown), :mod:`.review` (Leitner boxes),
+:mod:`.grading`, :mod:`.text` (answer normal form), :mod:`.render` (Markdown), :mod:`.review` (Leitner boxes),
 :mod:`.session` (progress records and the interactive Rich session).
 """
 
 from __future__ import annotations
 
-from minimodel.lab.quiz.grading import (check_answer, check_answers, free_matches, grade,
-                                        is_correct, normalise, numeric_matches, read_answers)
+from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_correct,
+                                        numeric_matches, numeric_readings, read_answers)
 from minimodel.lab.quiz.loader import (CONTENT_DIR, Question, Quiz, list_quizzes, load_all,
-                                       load_quiz, quiz_path, rehash, validate_all)
-from minimodel.lab.quiz.schema import KINDS, QUIZ_SCHEMA, english_hash
+                                       load_quiz, quiz_path, rehash)
+from minimodel.lab.quiz.schema import AUTO_GRADED, KINDS, QUIZ_SCHEMA, english_hash
+from minimodel.lab.quiz.text import canonical_phrase, normalise
+from minimodel.lab.quiz.validation import validate_all
 
 __all__ = [
-    "CONTENT_DIR", "KINDS", "QUIZ_SCHEMA", "Question", "Quiz", "check_answer", "check_answers",
-    "english_hash", "free_matches", "grade", "is_correct", "list_quizzes", "load_all",
-    "load_quiz", "normalise", "numeric_matches", "quiz_path", "read_answers", "rehash",
-    "validate_all",
+    "AUTO_GRADED", "CONTENT_DIR", "KINDS", "QUIZ_SCHEMA", "Question", "Quiz", "canonical_phrase",
+    "check_answer", "check_answers", "english_hash", "grade", "is_correct", "list_quizzes",
+    "load_all", "load_quiz", "normalise", "numeric_matches", "numeric_readings", "quiz_path",
+    "read_answers", "rehash", "validate_all",
 ]

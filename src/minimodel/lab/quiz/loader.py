@@ -31,12 +31,16 @@ class Question:
     choices: list[dict[str, str]]
     answer: Any
     explanation: dict[str, str]
+    rubric: list[dict[str, str]] = field(default_factory=list)
 
     def export(self) -> dict[str, Any]:
-        """The stable machine-readable form (DESIGN.md section 2)."""
-        return {"id": self.id, "kind": self.kind, "prompt": dict(self.prompt),
-                "choices": [dict(c) for c in self.choices], "answer": self.answer,
-                "explanation": dict(self.explanation)}
+        """The stable machine-readable form (DESIGN.md section 2); ``rubric`` only for recall."""
+        out = {"id": self.id, "kind": self.kind, "prompt": dict(self.prompt),
+               "choices": [dict(c) for c in self.choices], "answer": self.answer,
+               "explanation": dict(self.explanation)}
+        if self.rubric:
+            out["rubric"] = [dict(r) for r in self.rubric]
+        return out
 
 
 @dataclass(frozen=True)
@@ -64,19 +68,20 @@ class Quiz:
         return {"id": self.id, "questions": [q.export() for q in self.questions]}
 
 
-def _dir(content_dir: str | os.PathLike | None) -> Path:
+def content_folder(content_dir: str | os.PathLike | None) -> Path:
+    """``content_dir``, or the quizzes shipped with minimodel."""
     return Path(content_dir) if content_dir is not None else CONTENT_DIR
 
 
 def quiz_files(content_dir: str | os.PathLike | None = None) -> list[Path]:
     """The quiz YAML files, sorted by name (an empty list when the folder is missing)."""
-    folder = _dir(content_dir)
+    folder = content_folder(content_dir)
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
-def _read(path: Path) -> tuple[Any, list[str]]:
+def read_checked(path: Path) -> tuple[Any, list[str]]:
     """Parse one file; problems are returned (not raised) so validate can list them all."""
     try:
         data = schema.load_yaml(path.read_text(encoding="utf-8"))
@@ -88,11 +93,12 @@ def _read(path: Path) -> tuple[Any, list[str]]:
     return data, problems
 
 
-def _build(data: dict[str, Any], path: Path) -> Quiz:
+def build(data: dict[str, Any], path: Path) -> Quiz:
+    """A Quiz from parsed YAML that :func:`read_checked` found sound."""
     questions = [
         Question(id=q["id"], kind=q["kind"], title=q["title"], prompt=q["prompt"],
                  choices=list(q.get("choices") or []), answer=q["answer"],
-                 explanation=q["explanation"])
+                 explanation=q["explanation"], rubric=list(q.get("rubric") or []))
         for q in data["questions"]
     ]
     return Quiz(id=data["id"], title=data["title"], questions=questions, path=path,
@@ -117,11 +123,11 @@ def quiz_path(quiz_id: str, content_dir: str | os.PathLike | None = None) -> Pat
 def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None) -> Quiz:
     """Load and validate one quiz. Stale translation hashes do not block loading."""
     path = quiz_path(quiz_id, content_dir)
-    data, problems = _read(path)
+    data, problems = read_checked(path)
     if problems:
         raise ValueError(f"quiz file {path} is invalid: " + "; ".join(problems)
                          + " (run `minimodel quiz validate` for the full list)")
-    return _build(data, path)
+    return build(data, path)
 
 
 def load_all(content_dir: str | os.PathLike | None = None) -> list[Quiz]:
@@ -129,29 +135,11 @@ def load_all(content_dir: str | os.PathLike | None = None) -> list[Quiz]:
     return [load_quiz(qid, content_dir) for qid in list_quizzes(content_dir)]
 
 
-def validate_all(content_dir: str | os.PathLike | None = None) -> list[str]:
-    """Every problem in every quiz file, each prefixed with the file name; empty when all good.
-
-    Covers YAML syntax, the JSON schema, semantic rules (answer indices in range, unique ids,
-    non-blank texts) and stale English / translation hashes.
-    """
-    files = quiz_files(content_dir)
-    if not files:
-        return [f"no quiz files (*.yaml) found in {_dir(content_dir)}"]
-    problems: list[str] = []
-    for path in files:
-        data, found = _read(path)
-        if not found:
-            found = schema.hash_problems(data)
-        problems += [f"{path.name}: {p}" for p in found]
-    return problems
-
-
 def rehash(quiz_id: str, translated: str | None = None, questions: list[str] | None = None,
            content_dir: str | os.PathLike | None = None) -> list[str]:
     """Update the hash lines of a quiz file (atomically); returns the remaining hash problems."""
     path = quiz_path(quiz_id, content_dir)
-    data, problems = _read(path)
+    data, problems = read_checked(path)
     if problems:
         raise ValueError(f"fix {path.name} before rehashing: " + "; ".join(problems))
     text = path.read_text(encoding="utf-8")

@@ -45,17 +45,34 @@ def number(x: float) -> str:
 
 
 def answer_lines(question: Question, lang: str) -> list[str]:
-    """Markdown lines that show the choices (correct ones ticked) or the expected answer."""
-    if question.kind in ("single", "multi"):
-        right = {question.answer} if question.kind == "single" else set(question.answer)
+    """Markdown lines that show the expected answer: choices with the right ones ticked, the
+    right order, the value, the accepted forms, or a recall question's model answer."""
+    kind = question.kind
+    if kind in ("single", "multi"):
+        right = {question.answer} if kind == "single" else set(question.answer)
         return [f"{i + 1}. {pick(c, lang)}" + (f" {CHECK}" if i in right else "")
                 for i, c in enumerate(question.choices)]
-    if question.kind == "free":
-        groups = " **+** ".join("(" + " · ".join(f"`{kw}`" for kw in group) + ")"
-                                for group in question.answer)
-        return [f"{t('keywords', lang)}: {groups} {CHECK}"]
-    target = question.answer
-    return [f"{t('value', lang)}: **{number(target['value'])}** ± {number(target['tolerance'])} {CHECK}"]
+    if kind == "order":
+        return [f"{i + 1}. {pick(c, lang)}" for i, c in enumerate(question.choices)] + [
+            "", f"{t('right_order', lang)}: **"
+            + ", ".join(str(i + 1) for i in question.answer) + f"** {CHECK}"]
+    if kind == "numeric":
+        target = question.answer
+        unit = f" {pick(target['unit'], lang)}" if target.get("unit") else ""
+        tolerance = f" ± {number(target['tolerance'])}" if target["tolerance"] else ""
+        return [f"{t('value', lang)}: **{number(target['value'])}**{tolerance}{unit} {CHECK}"]
+    if kind == "short":
+        forms = question.answer[lang] + [f for code in LANGS if code != lang
+                                         for f in question.answer[code]]
+        return [f"{t('accepted', lang)}: " + " · ".join(f"**{f}**" for f in dict.fromkeys(forms))
+                + f" {CHECK}"]
+    return [f"{t('model_answer', lang)}: {pick(question.answer, lang).strip()}", "",
+            f"{t('rubric', lang)}:", ""] + rubric_lines(question, lang)
+
+
+def rubric_lines(question: Question, lang: str) -> list[str]:
+    """The points a full answer to a recall question makes, as a Markdown list."""
+    return [f"- {pick(point, lang)}" for point in question.rubric]
 
 
 def question_markdown(question: Question, lang: str, level: int = 2) -> str:

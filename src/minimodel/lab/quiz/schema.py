@@ -6,14 +6,17 @@ A quiz is one YAML file in ``lab/content/quizzes/`` whose ``id`` equals the file
     title: {en: ..., es: ...}
     questions:
       - id: q-13-01
-        kind: single              # single | multi | free | numeric
-        source_hash: 3f2a...      # hash of the English text (title, prompt, choices, explanation)
+        kind: single              # single | multi | order | numeric | short | recall
+        source_hash: 3f2a...      # hash of the English text (see english_hash)
         translated_from: {es: 3f2a...}   # English hash each translation was made from
         title: {en: ..., es: ...}
         prompt: {en: ..., es: ...}
-        choices: [{en: ..., es: ...}, ...]   # single/multi only
-        answer: 1                 # single: index; multi: [indices]; free: [[kw, ...], ...]
-                                  # numeric: {value: 6.238, tolerance: 0.01}
+        choices: [{en: ..., es: ...}, ...]   # single, multi and order only
+        answer: 1                 # single: index; multi: [indices]; order: [indices in order]
+                                  # numeric: {value: 6.238, tolerance: 0.01, unit: {en, es}}
+                                  # short: {en: [accepted forms], es: [accepted forms]}
+                                  # recall: {en: model answer, es: model answer}
+        rubric: [{en: ..., es: ...}, ...]     # recall only: the points a full answer makes
         explanation: {en: ..., es: ...}
 
 Why hashes: a translation silently goes stale when someone edits the English. Recording the
@@ -31,8 +34,11 @@ import jsonschema
 import yaml
 
 from minimodel.lab.i18n import LANGS
+from minimodel.lab.quiz.text import canonical_phrase
 
-KINDS = ("single", "multi", "free", "numeric")
+KINDS = ("single", "multi", "order", "numeric", "short", "recall")
+# Graded by the quiz; ``recall`` is marked by the learner against its rubric, outside the score.
+AUTO_GRADED = ("single", "multi", "order", "numeric", "short")
 HASH_LEN = 12
 QUESTION_ID = r"^q-[0-9]{2}-[0-9]{2}$"
 QUIZ_ID = r"^[a-z0-9]+(-[a-z0-9]+)*$"
@@ -48,13 +54,17 @@ _TEXT = {
 _HASH = {"type": "string", "pattern": f"^[0-9a-f]{{{HASH_LEN}}}$"}
 
 
-def _when(kind: str, answer: dict, choices: dict) -> dict:
-    return {"if": {"properties": {"kind": {"const": kind}}},
-            "then": {"properties": {"answer": answer, "choices": choices}}}
+def _when(kind: str, answer: dict, choices: dict, rubric: dict | None = None) -> dict:
+    then: dict[str, Any] = {"properties": {"answer": answer, "choices": choices,
+                                           "rubric": rubric or {"type": "array", "maxItems": 0}}}
+    if rubric:
+        then["required"] = ["rubric"]
+    return {"if": {"properties": {"kind": {"const": kind}}}, "then": then}
 
 
 _WITH_CHOICES = {"type": "array", "minItems": 2}
 _NO_CHOICES = {"type": "array", "maxItems": 0}
+_WITH_ORDER = {"type": "array", "minItems": 3}
 
 QUIZ_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -89,22 +99,31 @@ QUIZ_SCHEMA: dict[str, Any] = {
                 "prompt": {"$ref": "#/$defs/text"},
                 "choices": {"type": "array", "items": {"$ref": "#/$defs/text"}},
                 "answer": {},
+                "rubric": {"type": "array", "items": {"$ref": "#/$defs/text"}},
                 "explanation": {"$ref": "#/$defs/text"},
             },
             "allOf": [
                 _when("single", {"type": "integer", "minimum": 0}, _WITH_CHOICES),
                 _when("multi", {"type": "array", "minItems": 1, "uniqueItems": True,
                                 "items": {"type": "integer", "minimum": 0}}, _WITH_CHOICES),
-                _when("free", {"type": "array", "minItems": 1,
-                               "items": {"type": "array", "minItems": 1,
-                                         "items": {"type": "string", "minLength": 1}}},
-                      _NO_CHOICES),
+                _when("order", {"type": "array", "minItems": 3, "uniqueItems": True,
+                                "items": {"type": "integer", "minimum": 0}}, _WITH_ORDER),
                 _when("numeric", {"type": "object", "required": ["value", "tolerance"],
                                   "additionalProperties": False,
                                   "properties": {"value": {"type": "number"},
                                                  "tolerance": {"type": "number",
-                                                               "minimum": 0}}},
+                                                               "minimum": 0},
+                                                 "unit": {"$ref": "#/$defs/text"}}},
                       _NO_CHOICES),
+                _when("short", {"type": "object", "required": list(LANGS),
+                                "additionalProperties": False,
+                                "properties": {lang: {"type": "array", "minItems": 1,
+                                                      "items": {"type": "string",
+                                                                "minLength": 1}}
+                                               for lang in LANGS}},
+                      _NO_CHOICES),
+                _when("recall", {"$ref": "#/$defs/text"}, _NO_CHOICES,
+                      {"type": "array", "minItems": 2, "items": {"$ref": "#/$defs/text"}}),
             ],
         },
     },
@@ -117,10 +136,12 @@ def load_yaml(text: str) -> Any:
 
 
 def english_hash(question: dict[str, Any]) -> str:
-    """Hash of a question's English text: title, prompt, choices and explanation.
+    """Hash of a question's English text: title, prompt, choices, explanation, a numeric
+    answer's unit, a recall question's model answer and rubric.
 
-    The answer is left out on purpose: changing which choice is right (or adding a keyword)
-    does not make the Spanish wording stale.
+    Answers that are not text are left out on purpose: changing which choice is right or the
+    tolerance does not make the Spanish wording stale. A short answer's accepted forms are
+    per language and each language keeps its own list, so they are left out too.
     """
     def en(text: Any) -> Any:
         return text.get(SOURCE_LANG) if isinstance(text, dict) else text
@@ -131,6 +152,12 @@ def english_hash(question: dict[str, Any]) -> str:
         "choices": [en(c) for c in question.get("choices") or []],
         "explanation": en(question.get("explanation")),
     }
+    answer = question.get("answer")
+    if question.get("kind") == "recall":
+        source["model_answer"] = en(answer)
+        source["rubric"] = [en(r) for r in question.get("rubric") or []]
+    elif question.get("kind") == "numeric" and isinstance(answer, dict) and answer.get("unit"):
+        source["unit"] = en(answer["unit"])
     blob = json.dumps(source, ensure_ascii=False, sort_keys=True).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()[:HASH_LEN]
 
@@ -177,18 +204,36 @@ def semantic_problems(data: dict[str, Any], expected_id: str | None = None) -> l
         if qid in seen:
             problems.append(f"question id {qid} is used twice; give each question its own id")
         seen.add(qid)
-        for field in ("title", "prompt", "explanation", "choices"):
+        for field in ("title", "prompt", "explanation", "choices", "rubric"):
             problems += _blank_texts(q.get(field), f"question {qid} {field}")
         n = len(q.get("choices") or [])
-        indices = [answer] if kind == "single" else answer if kind == "multi" else []
+        indices = [answer] if kind == "single" else answer if kind in ("multi", "order") else []
         for index in indices:
             if index >= n:
                 problems.append(f"question {qid}: answer index {index} is out of range for "
                                 f"{n} choices (valid: 0..{n - 1})")
-        if kind == "free":
-            for g, group in enumerate(answer):
-                if any(not kw.strip() for kw in group):
-                    problems.append(f"question {qid}: keyword group {g} has a blank keyword")
+        if kind == "order" and sorted(answer) != list(range(n)):
+            problems.append(f"question {qid}: an order answer lists every choice index once "
+                            f"(0..{n - 1}), got {answer}")
+        if kind == "order" and answer == list(range(n)):
+            problems.append(f"question {qid}: the choices are already in the right order; "
+                            "shuffle them in the file so the order is not given away")
+        if kind == "recall":
+            problems += _blank_texts(answer, f"question {qid} model answer")
+        if kind == "short":
+            problems += _short_form_problems(qid, answer)
+    return problems
+
+
+def _short_form_problems(qid: str, forms: dict[str, list[str]]) -> list[str]:
+    """Accepted forms must be non-blank, and one form must not be accepted for two meanings:
+    a form that is empty after canonicalisation (only punctuation) would match anything empty."""
+    problems = []
+    for lang, items in forms.items():
+        for form in items:
+            if not canonical_phrase(form):
+                problems.append(f"question {qid}: accepted {lang!r} form {form!r} is blank "
+                                "once case, accents and punctuation are ignored")
     return problems
 
 

@@ -15,8 +15,6 @@ through stdin by scripts and tests.
 from __future__ import annotations
 
 import datetime as dt
-import math
-import re
 from typing import Any, Callable
 
 from rich.console import Console
@@ -27,23 +25,31 @@ from rich.text import Text
 from minimodel.lab.i18n import pick
 from minimodel.lab.progress import Progress
 from minimodel.lab.quiz import review
-from minimodel.lab.quiz.grading import check_answers, grade, is_correct, normalise
+from minimodel.lab.quiz.grading import (check_answers, grade, is_correct, outcomes, read_number,
+                                        read_yes_no)
 from minimodel.lab.quiz.loader import Question, Quiz
-from minimodel.lab.quiz.render import answer_lines
+from minimodel.lab.quiz.render import answer_lines, rubric_lines
+from minimodel.lab.quiz.schema import AUTO_GRADED
+from minimodel.lab.quiz.text import canonical_phrase
 from minimodel.lab.quiz.ui import t
 
 
 def record_take(progress: Progress, quiz: Quiz, report: dict[str, Any],
                 on: dt.date | None = None) -> dict[str, Any]:
-    """Store a graded full attempt: score, best score, per-question results, Leitner boxes."""
+    """Store a graded full attempt: score, best score, per-question results, Leitner boxes.
+
+    Recall questions (self-marked) move through the Leitner boxes like the others, and their
+    marks are kept under ``recalled``; they never enter the score or the pass status.
+    """
     prev = progress.get("quiz", quiz.id) or {}
     results = {r["id"]: bool(r["correct"]) for r in report["results"]}
+    recalled = {r["id"]: bool(r["recalled"]) for r in report["recall"]["results"]}
     best = max(int(prev.get("best_score", 0)), report["score"])
     return progress.record(
         "quiz", quiz.id, "passed" if best == report["total"] else "attempted",
         score=report["score"], total=report["total"], best_score=best,
-        attempts=int(prev.get("attempts", 0)) + 1, results=results,
-        boxes=review.update_boxes(prev.get("boxes", {}), results, on), partial=None)
+        attempts=int(prev.get("attempts", 0)) + 1, results=results, recalled=recalled,
+        boxes=review.update_boxes(prev.get("boxes", {}), outcomes(report), on), partial=None)
 
 
 def record_review(progress: Progress, quiz: Quiz, results: dict[str, bool],
@@ -82,58 +88,32 @@ def parse_input(question: Question, raw: str) -> Any:
     """Turn what the learner typed into an answer; ValueError when it does not parse.
 
     Choices are numbered from 1 on screen (people count from 1), answers are 0-based inside.
+    A recall question's input is the learner's yes/no after seeing the rubric.
     """
     raw = raw.strip()
     n = len(question.choices)
-    if question.kind in ("single", "multi"):
+    kind = question.kind
+    if kind in ("single", "multi", "order"):
         parts = [p for p in raw.replace(";", ",").replace(" ", ",").split(",") if p]
-        if not parts or (question.kind == "single" and len(parts) != 1):
-            raise ValueError(raw)
         indices = [int(p) - 1 for p in parts]  # int() raises ValueError on junk
-        if any(not 0 <= i < n for i in indices):
+        if not indices or any(not 0 <= i < n for i in indices):
             raise ValueError(raw)
-        return indices[0] if question.kind == "single" else sorted(set(indices))
-    if question.kind == "free":
-        if not normalise(raw):
+        if kind == "single":
+            if len(indices) != 1:
+                raise ValueError(raw)
+            return indices[0]
+        if kind == "order":
+            if sorted(indices) != list(range(n)):
+                raise ValueError(raw)
+            return indices
+        return sorted(set(indices))
+    if kind == "numeric":
+        return read_number(question, raw)
+    if kind == "short":
+        if not canonical_phrase(raw):
             raise ValueError(raw)
         return raw
-    readings = numeric_readings(raw)
-    target = float(question.answer["value"])
-    return min(readings, key=lambda value: abs(value - target))
-
-
-_GROUPED = re.compile(r"[+-]?\d{1,3}(?:([.,])\d{3})+")
-
-
-def numeric_readings(raw: str) -> list[float]:
-    """The numbers a learner may mean by ``raw``; ValueError when there is none.
-
-    People type numbers the way they write them: ``2,097,152`` or ``2.097.152`` or
-    ``2 097 152`` (thousands separators in English, Spanish and SI style), ``6,238`` or ``6.238``
-    (decimal comma or point). ``65,536`` and ``6.238`` are genuinely ambiguous (a group of
-    thousands or three decimals); both readings are returned and the caller keeps the one on
-    the question's scale, since the two differ by a factor of 1000.
-    """
-    text = re.sub(r"[\s_\u00a0\u202f\u2009]", "", raw)
-    if not text:
-        raise ValueError(raw)
-    if "," in text and "." in text:  # the last separator is the decimal one
-        decimal = "," if text.rfind(",") > text.rfind(".") else "."
-        group = "." if decimal == "," else ","
-        return [float(text.replace(group, "").replace(decimal, "."))]
-    readings = []
-    match = _GROUPED.fullmatch(text)
-    if match:  # digits grouped by threes: thousands separators
-        readings.append(float(text.replace(match.group(1), "")))
-    if text.count(",") <= 1 and text.count(".") <= 1:  # one separator: a decimal mark
-        try:
-            readings.append(float(text.replace(",", ".")))
-        except ValueError:
-            pass
-    readings = [value for value in readings if math.isfinite(value)]  # "inf", "nan" are typos
-    if not readings:
-        raise ValueError(raw)
-    return readings
+    return read_yes_no(raw)
 
 
 def show_question(console: Console, question: Question, number: int, total: int,
@@ -149,7 +129,16 @@ def show_question(console: Console, question: Question, number: int, total: int,
 
 
 def ask(console: Console, question: Question, lang: str) -> Any:
-    """Prompt until the input parses. Ctrl-C / end of input propagate to the caller."""
+    """Prompt until the input parses. Ctrl-C / end of input propagate to the caller.
+
+    A recall question first waits while the learner answers in their head or on paper, then
+    shows the model answer and its rubric and asks for the learner's own yes/no mark.
+    """
+    if question.kind == "recall":
+        console.input(Text(t("ask.recall.think", lang) + " ", style="bold"))
+        console.print(Markdown(f"**{t('model_answer', lang)}:** {pick(question.answer, lang)}"
+                               f"\n\n**{t('rubric', lang)}:**\n\n"
+                               + "\n".join(rubric_lines(question, lang))))
     while True:
         raw = console.input(Text(t(f"ask.{question.kind}", lang) + ": ", style="bold"))
         try:
@@ -160,8 +149,11 @@ def ask(console: Console, question: Question, lang: str) -> Any:
 
 
 def feedback(console: Console, question: Question, correct: bool, lang: str) -> None:
-    """Right or wrong, the expected answer when wrong, and the explanation."""
-    if correct:
+    """Right or wrong (recall: the learner's own mark), the expected answer when wrong, and the
+    explanation."""
+    if question.kind == "recall":
+        console.print(Text(t("recalled" if correct else "not_recalled", lang), style="cyan"))
+    elif correct:
         console.print(Text(t("right", lang), style="bold green"))
     else:
         console.print(Text(t("wrong", lang), style="bold red"))
@@ -212,10 +204,31 @@ def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console
         return 130 if isinstance(stop, KeyboardInterrupt) else 1
     report = grade(quiz, answers)
     entry = record_take(progress, quiz, report)
-    console.print(Text(t("score", lang, **report) + " · " +
-                       t("best", lang, best=entry["best_score"], total=report["total"]),
-                       style="bold"))
+    show_summary(console, quiz, report, lang, best=entry["best_score"])
     return 0
+
+
+def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str,
+                 best: int | None = None) -> None:
+    """The end screen: the score, the questions missed (with their titles) and how to review
+    them, and the self-marked recall questions, counted apart from the score."""
+    line = t("score", lang, score=report["score"], total=report["total"])
+    if best is not None:
+        line += " · " + t("best", lang, best=best, total=report["total"])
+    console.print(Text(line, style="bold"))
+    missed = [quiz.question(r["id"]) for r in report["results"] if not r["correct"]]
+    if missed:
+        console.print(Text(t("summary.missed", lang, n=len(missed)), style="red"))
+        for q in missed:
+            console.print(Text(f"  {q.id}  {pick(q.title, lang)}"))
+    recall = report["recall"]
+    if recall["answered"]:
+        console.print(Text(t("summary.recall", lang, **recall), style="cyan"))
+        for r in recall["results"]:
+            if not r["recalled"]:
+                console.print(Text(f"  {r['id']}  {pick(quiz.question(r['id']).title, lang)}"))
+    if missed or recall["answered"] > recall["recalled"]:
+        console.print(Text(t("summary.review", lang, quiz=quiz.id)))
 
 
 def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Console,
@@ -242,6 +255,7 @@ def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Conso
     if results:
         record_review(progress, quiz, results)
     if code == 0:
-        console.print(Text(t("score", lang, score=sum(results.values()), total=len(results)),
-                           style="bold"))
+        graded = [qid for qid in results if quiz.question(qid).kind in AUTO_GRADED]
+        console.print(Text(t("score", lang, score=sum(results[q] for q in graded),
+                             total=len(graded)), style="bold"))
     return code

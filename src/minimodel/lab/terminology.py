@@ -1,0 +1,93 @@
+"""One Spanish vocabulary: the glossary's ``avoid`` terms must not appear in Spanish lab text.
+
+The glossary (``content/glossary.yaml``) fixes the Spanish for each term and lists the calques
+and anglicisms to avoid (``learning rate`` for *tasa de aprendizaje*, ``weight decay`` for
+*decaimiento de pesos*...). This module gathers every Spanish text a learner reads in the lab —
+the ``es`` fields of the quizzes, breaks and exercises, and the Spanish messages in the lab's
+and the commands' code — and reports each avoided term with the word to use instead.
+
+Code spans (between backticks) are skipped: option names such as ``--weight-decay`` and
+identifiers are code, not prose.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from minimodel.lab.glossary import load_glossary
+from minimodel.lab.pyparse import parse_python
+from minimodel.lab.quiz.schema import load_yaml
+from minimodel.lab.quiz.text import normalise
+
+LAB_DIR = Path(__file__).resolve().parent
+CONTENT_DIR = LAB_DIR / "content"
+CODE_DIRS = (LAB_DIR, LAB_DIR.parent / "commands")
+SPANISH = "es"
+
+
+def _yaml_texts(data: Any, where: str, in_spanish: bool = False) -> Iterator[tuple[str, str]]:
+    """Strings under an ``es`` key, at any depth (lists of accepted forms included)."""
+    if isinstance(data, str) and in_spanish:
+        yield where, data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield from _yaml_texts(value, f"{where}.{key}", in_spanish or key == SPANISH)
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _yaml_texts(value, f"{where}[{i}]", in_spanish)
+
+
+def _code_texts(path: Path) -> Iterator[tuple[str, str]]:
+    """String values of ``{"es": "..."}`` entries in a Python file (message tables)."""
+    try:
+        tree = parse_python(path.read_text(encoding="utf-8"), str(path))
+    except (SyntaxError, ValueError):
+        return
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Dict):
+            continue
+        for key, value in zip(node.keys, node.values):
+            if isinstance(key, ast.Constant) and key.value == SPANISH:
+                parts = ([value] if isinstance(value, ast.Constant)
+                         else value.values if isinstance(value, ast.JoinedStr) else [])
+                text = "".join(p.value for p in parts
+                               if isinstance(p, ast.Constant) and isinstance(p.value, str))
+                if text:
+                    yield f"{path.name}:{value.lineno}", text
+
+
+def spanish_texts(content_dir: Path = CONTENT_DIR,
+                  code_dirs: tuple[Path, ...] = CODE_DIRS) -> Iterator[tuple[str, str]]:
+    """(where, text) for every Spanish text of the lab content and the interface messages."""
+    for path in sorted(content_dir.rglob("*.yaml")):
+        if path.name == "glossary.yaml" or "labelled" in path.parts:
+            continue  # the glossary itself; labelled answers are what learners type, not prose
+        data = load_yaml(path.read_text(encoding="utf-8"))
+        yield from _yaml_texts(data, path.relative_to(content_dir).as_posix())
+    for folder in code_dirs:
+        for path in sorted(folder.rglob("*.py")):
+            if content_dir not in path.parents:   # break/exercise code is not prose
+                yield from _code_texts(path)
+
+
+def _pattern(term: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + re.escape(normalise(term)) + r"(?!\w)")
+
+
+def glossary_problems(texts: Iterator[tuple[str, str]] | None = None,
+                      glossary: list[dict[str, Any]] | None = None) -> list[str]:
+    """One line per avoided term found: where, the term, and the glossary's Spanish."""
+    glossary = glossary if glossary is not None else load_glossary()
+    rules = [(_pattern(avoid), avoid, term) for term in glossary for avoid in term.get("avoid", [])]
+    problems = []
+    for where, text in (texts if texts is not None else spanish_texts()):
+        prose = normalise(re.sub(r"`[^`]*`", " ", text))
+        for pattern, avoid, term in rules:
+            if pattern.search(prose):
+                problems.append(f"{where}: Spanish text uses {avoid!r}; the glossary's Spanish "
+                                f"for {term['en']!r} is {term['es']!r}")
+    return problems

@@ -1,0 +1,65 @@
+"""The glossary check: Spanish lab texts use the glossary's terms, not the ones it avoids."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from minimodel.cli import main
+from minimodel.lab.terminology import glossary_problems, spanish_texts
+
+GLOSSARY = [{"en": "learning rate", "es": "tasa de aprendizaje",
+             "avoid": ["learning rate", "ratio de aprendizaje"]},
+            {"en": "loss", "es": "pérdida", "avoid": ["la loss"]}]
+
+
+def test_the_shipped_spanish_texts_follow_the_glossary():
+    texts = list(spanish_texts())
+    wheres = {re.split(r"(?<=\.yaml)|:", where)[0] for where, _ in texts}
+    # Quizzes, breaks, exercises and the interface messages are all read.
+    assert "quizzes/phase-13-embeddings.yaml" in wheres
+    assert any(w.startswith("breaks/") for w in wheres)
+    assert any(w.startswith("exercises/") for w in wheres)
+    assert {"ui.py", "messages.py"} <= wheres
+    assert len(texts) > 500
+    assert glossary_problems(iter(texts)) == []
+
+
+def test_avoided_terms_are_reported_with_the_word_to_use():
+    texts = [("q.es", "Sube el Learning Rate si la loss no baja."),
+             ("ok.es", "Usa `--learning-rate` o `learning_rate`; la pérdida baja."),
+             ("word.es", "La ratio de aprendizajes no es un término del glosario.")]
+    problems = glossary_problems(iter(texts), GLOSSARY)
+    assert problems == [
+        "q.es: Spanish text uses 'learning rate'; the glossary's Spanish for 'learning rate' "
+        "is 'tasa de aprendizaje'",
+        "q.es: Spanish text uses 'la loss'; the glossary's Spanish for 'loss' is 'pérdida'"]
+
+
+def test_message_tables_in_code_and_nested_yaml_are_read(tmp_path: Path):
+    content, code = tmp_path / "content", tmp_path / "code"
+    (content / "breaks" / "b").mkdir(parents=True)
+    code.mkdir()
+    (content / "breaks" / "b" / "break.yaml").write_text(
+        "hints:\n  - {en: raise the learning rate, es: sube el learning rate}\n",
+        encoding="utf-8")
+    (code / "messages.py").write_text(
+        'M = {"k": {"en": "loss", "es": "mira " "la loss"}, "f": {"es": f"la loss {1}"}}\n',
+        encoding="utf-8")
+    texts = list(spanish_texts(content, (code,)))
+    assert texts == [("breaks/b/break.yaml.hints[0].es", "sube el learning rate"),
+                     ("messages.py:1", "mira la loss"), ("messages.py:1", "la loss ")]
+    assert len(glossary_problems(iter(texts), GLOSSARY)) == 3
+
+
+def test_lab_validate_reports_the_glossary_section(capsys, monkeypatch):
+    import minimodel.lab.terminology as terminology
+
+    monkeypatch.setattr(terminology, "glossary_problems",
+                        lambda: ["x.es: Spanish text uses 'la loss'"])
+    monkeypatch.setattr("minimodel.lab.overview.SECTIONS", {
+        "exercises": ("minimodel.lab.quiz", "list_quizzes"),
+        "breaks": ("minimodel.lab.quiz", "list_quizzes")})
+    assert main(["lab", "validate"]) == 1
+    out = capsys.readouterr().out
+    assert "glossary: 1 problem(s)" in out and "x.es: Spanish text uses 'la loss'" in out
