@@ -146,6 +146,8 @@ def test_take_summary_lists_missed_questions_and_recall_apart(capsys, tmp_path):
     assert f"Puntuación: {N_GRADED - 2}/{N_GRADED}" in out and "Falladas (2):" in out
     assert "q-13-04  ¿Por qué una suma dispersa?" in out
     assert "q-13-19  Pon nombre al diagnóstico" in out
+    assert "Se esperaba" in out and "rango efectivo" in out and "gana la última" in out
+    assert "Sin responder" not in out
     assert "1 de 2 recordadas" in out and "q-13-28  Tokens raros en un modelo atado" in out
     assert f"minimodel quiz review {QUIZ_ID} --lang es" in out
 
@@ -156,6 +158,8 @@ def test_take_accepts_yaml_and_counts_missing_as_wrong(capsys, tmp_path, learner
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", str(path), "--json")
     assert code == 0 and json.loads(out)["score"] == 2
     assert quiz_entry(learner)["status"] == "attempted"
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", str(path))
+    assert f"Not answered ({N_GRADED - 2}): q-13-02, q-13-03" in " ".join(out.split())
 
 
 def test_take_rejects_unknown_ids_and_malformed_answers(capsys, tmp_path, learner):

@@ -125,7 +125,8 @@ def cmd_take(args: argparse.Namespace) -> int:
         if args.json:
             return user_error("--json needs --answers FILE (the interactive form prints for people)")
         return interactive_take(quiz, progress, args.lang, _console(), restart=args.restart)
-    report = grade(quiz, read_answers(args.answers))
+    answers = read_answers(args.answers)
+    report = grade(quiz, answers)
     record_take(progress, quiz, report)
     if args.json:
         _print_json(report)
@@ -135,7 +136,7 @@ def cmd_take(args: argparse.Namespace) -> int:
         console = _console()
         console.rule(Text(pick(quiz.title, args.lang)))  # a rule: a table title wraps badly
         console.print(_results_table(report, args.lang))
-        show_summary(console, quiz, report, args.lang)
+        show_summary(console, quiz, report, args.lang, answered=set(answers))
     return OK
 
 

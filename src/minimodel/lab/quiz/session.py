@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
@@ -204,30 +205,39 @@ def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console
         return 130 if isinstance(stop, KeyboardInterrupt) else 1
     report = grade(quiz, answers)
     entry = record_take(progress, quiz, report)
-    show_summary(console, quiz, report, lang, best=entry["best_score"])
+    show_summary(console, quiz, report, lang, best=entry["best_score"], answered=set(answers))
     return 0
 
 
 def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str,
-                 best: int | None = None) -> None:
-    """The end screen: the score, the questions missed (with their titles) and how to review
-    them, and the self-marked recall questions, counted apart from the score."""
+                 best: int | None = None, answered: set[str] | None = None) -> None:
+    """The end screen: the score; each question answered wrongly with its title, the expected
+    answer and the explanation; the unanswered ones by id; the self-marked recall questions,
+    counted apart from the score; and the command that brings them back for review."""
     line = t("score", lang, score=report["score"], total=report["total"])
     if best is not None:
         line += " · " + t("best", lang, best=best, total=report["total"])
     console.print(Text(line, style="bold"))
-    missed = [quiz.question(r["id"]) for r in report["results"] if not r["correct"]]
+    wrong = [r["id"] for r in report["results"] if not r["correct"]]
+    skipped = [qid for qid in wrong if answered is not None and qid not in answered]
+    missed = [quiz.question(qid) for qid in wrong if qid not in skipped]
     if missed:
         console.print(Text(t("summary.missed", lang, n=len(missed)), style="red"))
         for q in missed:
-            console.print(Text(f"  {q.id}  {pick(q.title, lang)}"))
+            console.print(Text(f"  {q.id}  {pick(q.title, lang)}", style="bold"))
+            console.print(Padding(Markdown(f"**{t('expected', lang)}:**\n\n"
+                                           + "\n".join(answer_lines(q, lang)) + "\n\n"
+                                           + pick(q.explanation, lang)), (0, 0, 1, 4)))
+    if skipped:
+        console.print(Text(t("summary.skipped", lang, n=len(skipped)) + " " + ", ".join(skipped),
+                           style="yellow"))
     recall = report["recall"]
     if recall["answered"]:
         console.print(Text(t("summary.recall", lang, **recall), style="cyan"))
         for r in recall["results"]:
             if not r["recalled"]:
                 console.print(Text(f"  {r['id']}  {pick(quiz.question(r['id']).title, lang)}"))
-    if missed or recall["answered"] > recall["recalled"]:
+    if wrong or recall["answered"] > recall["recalled"]:
         console.print(Text(t("summary.review", lang, quiz=quiz.id)))
 
 

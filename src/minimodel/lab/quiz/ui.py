@@ -70,6 +70,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_recalled": {"en": "Marked for another go: it comes back in `quiz review`.",
                      "es": "Marcada para otro intento: volverá en `quiz review`."},
     "summary.missed": {"en": "Missed ({n}):", "es": "Falladas ({n}):"},
+    "summary.skipped": {"en": "Not answered ({n}):", "es": "Sin responder ({n}):"},
     "summary.recall": {"en": "Recall questions, self-marked and not in the score: "
                              "{recalled} of {answered} recalled.",
                        "es": "Preguntas de memoria, autoevaluadas y fuera de la puntuación: "
