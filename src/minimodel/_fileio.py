@@ -18,8 +18,12 @@ from typing import Any
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically, creating parent folders. Returns the path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    make_parent(path)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # name the file the caller asked for, not our temporary name
+        exc.filename = str(path)
+        raise
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -41,6 +45,16 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
             exc.filename = str(path)  # "File too large" alone does not say which file
         raise
     return path
+
+
+def make_parent(path: Path) -> None:
+    """Create the folders above ``path``; a file standing where a folder should be is a
+    NotADirectoryError that names it (``mkdir`` alone reports "it already exists")."""
+    for ancestor in reversed(path.parents):
+        if ancestor.exists() and not ancestor.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, f"{ancestor} is a file, not a folder, so "
+                                     f"{path} cannot be written there")
+    path.parent.mkdir(parents=True, exist_ok=True)
 
 
 def atomic_write_files(contents: dict[Path, bytes]) -> list[Path]:

@@ -33,6 +33,7 @@ def world(tmp_path_factory) -> dict[str, Path]:
     (root / "binary.txt").write_bytes(b"\x00\x01\x02\x03" * 100)
     (root / "garbage.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json")
     (root / "empty_dir").mkdir()
+    (root / "answers.json").write_text('{"q-13-01": 1}')
     (root / "loop").symlink_to(root / "loop")
     return {"root": root, "corpus": corpus, "gpt": root / "gpt", "cbow": root / "cbow",
             "hf": root / "hf"}
@@ -57,10 +58,14 @@ CASES = [
     case("train", "--model", "mlm", "--mask-prob", "1.5", words="mask_prob must be in (0, 1]"),
     case("train", "--vocab-size", "100", words="--vocab-size 100 is too small"),
     case("train", "--threads", "0", words="expected a positive integer"),
-    case("train", "--corpus", "{root}/missing.txt", words="missing.txt does not exist"),
-    case("train", "--corpus", "{root}/empty_dir", words="empty_dir is a directory"),
-    case("train", "--corpus", "{root}/loop", words="loop: it is a symbolic link loop"),
-    case("train", "--corpus", "{root}/binary.txt", words="binary"),
+    # (--out in the test's folder: the default runs/... would be shared by parallel tests)
+    case("train", "--corpus", "{root}/missing.txt", "--out", "{root}/o1",
+         words="missing.txt does not exist"),
+    case("train", "--corpus", "{root}/empty_dir", "--out", "{root}/o2",
+         words="empty_dir is a directory"),
+    case("train", "--corpus", "{root}/loop", "--out", "{root}/o3",
+         words="loop: it is a symbolic link loop"),
+    case("train", "--corpus", "{root}/binary.txt", "--out", "{root}/o4", words="binary"),
     case("train", "--corpus", "{corpus}", "--out", "{root}/a_file",
          words="a_file is a file, not a directory"),
     case("train", "--corpus", "{corpus}", "--batch-size", "100000", "--block-size", "4096",
@@ -96,6 +101,37 @@ CASES = [
     case("import-hf", "{root}/a_file", "{root}/in2", words="is not a folder"),
     case("import-hf", "{root}/empty_dir", "{root}/in3", words="config.json"),
     case("import-hf", "{hf}", "{root}/a_file", words="a_file is an existing file"),
+    # ---- lab: quiz, exercise, break, lab (a file where the learner folder should be, folders
+    # where files should be, unreadable answers, unknown ids)
+    case("quiz", "take", "phase-13-embeddings", "--answers", "{root}/missing.json",
+         words="cannot read answers file"),
+    case("quiz", "take", "phase-13-embeddings", "--answers", "{root}/empty_dir",
+         words="empty_dir is a directory; pass a JSON or YAML file"),
+    case("quiz", "take", "phase-13-embeddings", "--answers", "{root}/binary.txt",
+         words="is neither JSON nor YAML"),
+    case("quiz", "take", "nope", "--answers", "{root}/answers.json", words="unknown quiz 'nope'"),
+    case("quiz", "take", "phase-13-embeddings", "--answers", "{root}/answers.json",
+         "--learner-dir", "{root}/a_file", words="a_file is a file, not a folder"),
+    case("quiz", "review", "phase-13-embeddings", "--json", "--learner-dir", "{root}/a_file",
+         words="a_file is a file, not a folder"),
+    case("lab", "status", "--learner-dir", "{root}/a_file", words="a_file is a file, not a folder"),
+    case("exercise", "start", "nope", words="unknown exercise 'nope'"),
+    case("exercise", "start", "layer-norm", "--file", "{root}/a_file/x.py", "--learner-dir",
+         "{root}/learner", words="a_file is a file, not a folder, so"),
+    case("exercise", "start", "layer-norm", "--file", "{root}/empty_dir", "--force",
+         "--learner-dir", "{root}/learner", words="empty_dir is a folder; pass --file"),
+    case("exercise", "check", "layer-norm", "--file", "{root}/empty_dir", "--learner-dir",
+         "{root}/learner", words="empty_dir is a folder"),
+    case("exercise", "check", "layer-norm", "--file", "{root}/missing.py", "--learner-dir",
+         "{root}/learner", words="missing.py does not exist; create it with"),
+    case("exercise", "hint", "layer-norm", "--learner-dir", "{root}/a_file",
+         words="a_file is a file, not a folder"),
+    case("break", "start", "nope", "--workdir", "{root}/w", words="unknown break 'nope'"),
+    case("break", "start", "tie-by-copy", "--workdir", "{root}/a_file",
+         words="a_file exists and is not a folder"),
+    case("break", "check", "--workdir", "{root}/empty_dir", words="is not a break workspace"),
+    case("break", "check", "--workdir", "{root}/empty_dir", "--seed", "-1",
+         words="--seed must be between 0 and 2147483647, got -1"),
 ]
 
 

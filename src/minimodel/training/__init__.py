@@ -22,6 +22,7 @@ from minimodel.training.loop import Trainer, TrainResult, param_groups
 from minimodel.training.lock import RunLock, RunLocked
 from minimodel.training.report import (JsonReporter, PlainReporter, SilentReporter,
                                        format_perplexity, make_reporter)
+from minimodel.training.run_files import check_corpus_path
 from minimodel.training.tasks import load_any_tokenizer, unigram_baseline
 
 
@@ -56,6 +57,7 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
         raise ValueError(f"--out {out} is a file, not a directory; give a directory for the "
                          "run's files")
     if not resume and cfg.corpus is not None:
+        check_corpus_path(cfg)
         cfg.corpus = os.path.abspath(cfg.corpus)  # resumable from another directory
     trainer = Trainer(cfg, out, reporter, on_step)
     with RunLock(out):

@@ -59,8 +59,9 @@ def corpus_name(cfg: TrainConfig) -> str:
     return cfg.corpus if cfg.corpus is not None else f"<bundled {BUNDLED_CORPUS}>"
 
 
-def read_corpus(cfg: TrainConfig) -> str:
-    """The corpus text, with a clear ValueError for a missing path (exit code 2 in the CLI)."""
+def check_corpus_path(cfg: TrainConfig) -> None:
+    """A clear ValueError/OSError when ``--corpus`` is missing, a folder, a loop... Called
+    before the run directory is locked, so a typo is reported as a typo."""
     from minimodel._fileio import require_file
 
     if cfg.corpus is not None and not os.path.lexists(cfg.corpus):
@@ -68,6 +69,11 @@ def read_corpus(cfg: TrainConfig) -> str:
                          "or leave out --corpus for the bundled Shakespeare corpus")
     if cfg.corpus is not None:
         require_file(cfg.corpus, "corpus")
+
+
+def read_corpus(cfg: TrainConfig) -> str:
+    """The corpus text, with a clear ValueError for a missing path (exit code 2 in the CLI)."""
+    check_corpus_path(cfg)
     return load_corpus(cfg.corpus)
 
 

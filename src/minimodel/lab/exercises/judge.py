@@ -270,6 +270,9 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         if file is None:
             raise ValueError("give the solution as file=PATH or source=TEXT")
         path = Path(file)
+        if path.is_dir():
+            raise IsADirectoryError(f"solution file {path} is a folder; pass the .py file "
+                                    "inside it with --file")
         if not path.is_file():
             raise FileNotFoundError(f"solution file {path} does not exist; create it with "
                                     f"`minimodel exercise start {ex.id} --file {path}`")

@@ -40,6 +40,9 @@ def write_stub(ex: Exercise, path: str | Path | None = None, lang: str = "en",
                force: bool = False) -> Path:
     """Write the starter file atomically; FileExistsError if it exists and not ``force``."""
     path = Path(path) if path is not None else default_stub_path(ex)
+    if path.is_dir():  # --force must never mean "replace a folder"
+        raise IsADirectoryError(f"{path} is a folder; pass --file with a file name such as "
+                                f"{path / default_stub_path(ex).name}")
     if path.exists() and not force:
         raise FileExistsError(f"{path} already exists; pass --force to overwrite it or "
                               f"--file to choose another name")

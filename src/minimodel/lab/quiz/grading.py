@@ -335,7 +335,8 @@ def read_answers(path: str | os.PathLike) -> dict[str, Any]:
         try:
             data = load_yaml(text)
         except yaml.YAMLError as exc:
-            raise ValueError(f"answers file {path} is neither JSON nor YAML: {exc}") from exc
+            reason = " ".join(str(exc).split())
+            raise ValueError(f"answers file {path} is neither JSON nor YAML: {reason}") from None
     if not isinstance(data, dict):
         raise ValueError(f"answers file {path} must hold a mapping of question id -> answer, "
                          f'e.g. {{"q-13-01": 1}}; got {type(data).__name__}')
