@@ -69,7 +69,7 @@ CASES = [
     case("train", "--corpus", "{corpus}", "--out", "{root}/a_file",
          words="a_file is a file, not a directory"),
     case("train", "--corpus", "{corpus}", "--batch-size", "100000", "--block-size", "4096",
-         words="GiB of memory"),
+         "--out", "{root}/o5", words="GiB of memory"),
     case("train", "--resume", "--out", "{root}/empty_dir", words="nothing to resume"),
     case("train", "--corpus", "{corpus}", "--out", "{gpt}",
          words="already holds a finished run"),
