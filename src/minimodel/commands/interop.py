@@ -12,13 +12,25 @@ from minimodel.commands._exit import FAILED, OK, guarded
 ORDER = 40
 
 EXPORT_EPILOG = """\
+formats:
+  hf            a Hugging Face GPT-2 folder (GPT models)
+  word2vec      word2vec text file: "<V> <d>" then "word v1 ... vd" per line (CBOW models)
+  word2vec-bin  word2vec binary file (float32), as the original C tool writes it (CBOW)
+  projector     vectors.tsv + metadata.tsv for projector.tensorflow.org (any model)
+
 examples:
   minimodel export runs/gpt-tied --format hf out/hf
   minimodel export runs/gpt-tied/model.safetensors --format hf out/hf --tokenizer tok.json
   minimodel export runs/gpt-tied --format hf out/hf --force --verify --json
       -> {"out", "files", "tied", "tokenizer", "verify": {"ok", "max_abs_logit_diff", ...}}
 
+  minimodel export runs/cbow-untied --format word2vec out/vectors.txt
+  minimodel export runs/cbow-untied --format word2vec-bin out/vectors.bin --vectors output
+  minimodel export runs/gpt-tied --format projector out/projector
+
 then, in Python (offline):
+  from gensim.models import KeyedVectors
+  KeyedVectors.load_word2vec_format("out/vectors.bin", binary=True).most_similar("king")
   from transformers import GPT2LMHeadModel, AutoTokenizer
   model = GPT2LMHeadModel.from_pretrained("out/hf")
   tok = AutoTokenizer.from_pretrained("out/hf")
@@ -41,15 +53,84 @@ def _emit(args: argparse.Namespace, payload: dict[str, Any], lines: list[str]) -
 
 
 # ----------------------------------------------------------------------------- export
+def _vectors_and_labels(model: Any, tokenizer: Any, which: str) -> tuple[Any, list[str]]:
+    """The (V, d) matrix to export (input embedding, or the untied head's rows) and one label
+    per row (the word, or the token as text)."""
+    if which == "output":
+        if model.tied:
+            raise ValueError("--vectors output: this model is tied, its output vectors are its "
+                             "input vectors; leave out --vectors")
+        matrix = model.lm_head.weight.data
+    else:
+        matrix = model.get_input_embeddings().weight.data
+    if tokenizer is None:
+        raise ValueError("these formats label each vector with its word or token: the run "
+                         "folder's tokenizer.json is missing; pass --tokenizer FILE")
+    if hasattr(tokenizer, "itos"):  # a CBOW word vocabulary
+        labels = list(tokenizer.itos)
+    else:
+        labels = [tokenizer.id_to_token_str(i) for i in range(tokenizer.vocab_size)]
+    if len(labels) != matrix.shape[0]:
+        raise ValueError(f"the tokenizer has {len(labels)} entries but the model has "
+                         f"{matrix.shape[0]} embedding rows; pass the run's own --tokenizer")
+    return matrix, labels
+
+
+def _export_vectors(args: argparse.Namespace, model: Any, tok_path: Path | None) -> int:
+    from minimodel.interop.projector import export_projector
+    from minimodel.interop.word2vec import export_word2vec
+    from minimodel.training import load_any_tokenizer
+
+    tokenizer = load_any_tokenizer(tok_path) if tok_path else None
+    matrix, labels = _vectors_and_labels(model, tokenizer, args.vectors)
+    out = Path(args.out)
+    if args.format == "projector":
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"{out} is a file; the projector format writes a folder with "
+                             "vectors.tsv and metadata.tsv")
+        clash = [out / n for n in ("vectors.tsv", "metadata.tsv") if (out / n).exists()]
+        if clash and not args.force:
+            raise ValueError(f"{clash[0]} already exists; pass --force to replace it")
+        files = [str(p) for p in export_projector(matrix, labels, out)]
+    else:
+        if out.is_dir():
+            raise ValueError(f"{out} is a folder; give a file name such as {out / 'vectors.txt'}")
+        if out.exists() and not args.force:
+            raise ValueError(f"{out} already exists; pass --force to replace it")
+        if args.format == "word2vec":  # labels must be single words: BPE tokens can hold spaces
+            labels = [label.replace(" ", "▁") for label in labels]
+        files = [str(export_word2vec(matrix, labels, out, binary=args.format == "word2vec-bin"))]
+    payload = {"out": str(out), "files": files, "format": args.format, "vectors": args.vectors,
+               "shape": list(matrix.shape)}
+    lines = [f"wrote {', '.join(files)}: {matrix.shape[0]} {args.vectors} vectors of "
+             f"dimension {matrix.shape[1]}"]
+    if args.format == "projector":
+        lines.append("load both files at https://projector.tensorflow.org (Load -> choose files)")
+    else:
+        binary = ", binary=True" if args.format == "word2vec-bin" else ""
+        lines.append(f'load it: gensim.models.KeyedVectors.load_word2vec_format("{out}"{binary})')
+    _emit(args, payload, lines)
+    return OK
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     import minimodel as mm
     from minimodel.data import load_tokenizer
     from minimodel.interop import to_hf
     from minimodel.interop._files import resolve_checkpoint
-    from minimodel.models import GPT
+    from minimodel.models import CBOW, GPT
 
     weights, run_tokenizer = resolve_checkpoint(args.checkpoint)
     model = mm.load(weights)
+    if args.format != "hf":
+        tok_path = Path(args.tokenizer) if args.tokenizer else run_tokenizer
+        if args.format.startswith("word2vec") and not isinstance(model, CBOW):
+            raise ValueError(f"{weights} holds a {type(model).__name__}; the word2vec formats "
+                             "are for CBOW word vectors (use --format projector to look at "
+                             "any model's embeddings)")
+        return _export_vectors(args, model, tok_path)
+    if args.vectors != "input":
+        raise ValueError("--vectors applies to the word2vec and projector formats")
     if not isinstance(model, GPT):
         raise ValueError(f"{weights} holds a {type(model).__name__}; the Hugging Face export "
                          "handles GPT models (GPT2LMHeadModel) only")
@@ -171,17 +252,22 @@ def cmd_import_hf(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add ``minimodel export`` and ``minimodel import-hf``."""
     p = subparsers.add_parser(
-        "export", help="export a GPT checkpoint to a Hugging Face folder",
+        "export", help="export a model: Hugging Face folder, word2vec, projector",
         description="Write a minimodel GPT (a .safetensors checkpoint or a run folder with "
                     "model.safetensors + tokenizer.json) as a Hugging Face GPT-2 folder: "
                     "config.json, model.safetensors and the tokenizer files. "
                     "transformers.GPT2LMHeadModel.from_pretrained(OUT) gives the same logits; "
-                    "a tied model stays tied (tie_word_embeddings, matrix stored once).",
+                    "a tied model stays tied (tie_word_embeddings, matrix stored once). "
+                    "CBOW word vectors go to the word2vec text/binary formats (gensim, the C "
+                    "tool) and any model's embedding to the Embedding Projector's TSV pair.",
         epilog=EXPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoint", metavar="CHECKPOINT", help="model .safetensors or run folder")
     p.add_argument("out", metavar="OUT", help="output folder")
-    p.add_argument("--format", choices=["hf"], default="hf",
-                   help="output format: hf = Hugging Face transformers GPT-2 (the only one)")
+    p.add_argument("--format", choices=["hf", "word2vec", "word2vec-bin", "projector"],
+                   default="hf", help="output format (see below; default: hf)")
+    p.add_argument("--vectors", choices=["input", "output"], default="input",
+                   help="word2vec/projector: the input embedding (default) or the untied "
+                        "output matrix")
     p.add_argument("--tokenizer", metavar="FILE", default=None,
                    help="minimodel tokenizer JSON (default: tokenizer.json of the run folder)")
     p.add_argument("--no-tokenizer", action="store_true", help="export the model only")
