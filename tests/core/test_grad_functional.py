@@ -253,3 +253,46 @@ def test_masked_fill_and_where_values():
     np.testing.assert_array_equal(y.data, [[-1.0, 1.0, 2.0], [3.0, 4.0, -1.0]])
     y.backward(np.ones((2, 3)))
     np.testing.assert_array_equal(x.grad, ~mask)
+
+
+# --------------------------------------------------------------------------- word2vec's loss
+@FAST
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=4), seed=seeds)
+def test_log_sigmoid_gradient(shape, seed):
+    rng = np.random.default_rng(seed)
+    check_grads(F.log_sigmoid, make(rng, shape, -6, 6))
+
+
+def test_log_sigmoid_is_finite_at_the_extremes():
+    x = Tensor(np.array([-1000.0, -40.0, 0.0, 40.0, 1000.0]), requires_grad=True)
+    y = F.log_sigmoid(x)
+    y.sum().backward()
+    expected = -np.logaddexp(0.0, -x.data)  # log sigma(x) = -log(1 + e^-x)
+    np.testing.assert_allclose(y.data, expected, rtol=1e-12, atol=1e-15)  # no log1p primitive
+    np.testing.assert_allclose(x.grad, np.exp(-np.logaddexp(0.0, x.data)), rtol=1e-12)  # sigma(-x)
+
+
+@FAST
+@given(n=st.integers(1, 4), k=st.integers(1, 4), d=st.integers(1, 5), seed=seeds)
+def test_negative_sampling_loss_gradient(n, k, d, seed):
+    rng = np.random.default_rng(seed)
+    check_grads(F.negative_sampling_loss, make(rng, (n, d)), make(rng, (n, 1 + k, d)))
+
+
+def test_negative_sampling_loss_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    h, rows = rng.standard_normal((5, 8)), rng.standard_normal((5, 4, 8))
+    th, trows = (torch.tensor(a, requires_grad=True) for a in (h, rows))
+    scores = (trows @ th.unsqueeze(-1)).squeeze(-1)
+    sign = torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=scores.dtype)
+    expected = -torch.nn.functional.logsigmoid(scores * sign).sum(1).mean()
+    expected.backward()
+    mh, mrows = Tensor(h, requires_grad=True), Tensor(rows, requires_grad=True)
+    loss = F.negative_sampling_loss(mh, mrows)
+    loss.backward()
+    np.testing.assert_allclose(float(loss.data), expected.item(), rtol=1e-12)
+    np.testing.assert_allclose(mh.grad, th.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(mrows.grad, trows.grad.numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="must agree"):
+        F.negative_sampling_loss(mh, Tensor(rows[:, :, :3]))

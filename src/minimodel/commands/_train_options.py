@@ -37,6 +37,8 @@ NUMERIC_OPTIONS: list[tuple[str, type, str]] = [
     ("--seed", int, f"seed of initialisation and batch sampling (default {_G['seed']})"),
     ("--window", int, f"CBOW: context words on each side (default {_C['window']})"),
     ("--min-count", int, f"CBOW: rarer words become [UNK] (default {_C['min_count']})"),
+    ("--negative", int, "CBOW: K noise words per example, word2vec's negative sampling "
+                        f"(default {_C['negative']}: the full softmax over the vocabulary)"),
     ("--mask-prob", float, "MLM: fraction of positions to predict (default 0.15)"),
 ]
 

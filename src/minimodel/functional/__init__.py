@@ -12,23 +12,25 @@ verified kernel (:mod:`minimodel.kernels`, :mod:`minimodel.dispatch`); with
 Files, by family:
 
     linear.py         linear                                   y = x W^T + b
-    activations.py    softmax, log_softmax, gelu, dropout
+    activations.py    softmax, log_softmax, log_sigmoid, gelu, dropout
     normalization.py  layer_norm
     losses.py         cross_entropy, linear_cross_entropy      (the head's loss, tied or not)
+                      negative_sampling_loss                   (word2vec's cheap objective)
     attention.py      scaled_dot_product_attention, self_attention, causal_mask
     tensors.py        where, masked_fill, concatenate, stack, split
 """
 
-from minimodel.functional.activations import dropout, gelu, log_softmax, softmax
+from minimodel.functional.activations import dropout, gelu, log_sigmoid, log_softmax, softmax
 from minimodel.functional.attention import (causal_mask, merge_heads,
                                             scaled_dot_product_attention, self_attention,
                                             split_heads)
 from minimodel.functional.linear import linear
-from minimodel.functional.losses import IGNORE_INDEX, cross_entropy, linear_cross_entropy
+from minimodel.functional.losses import (IGNORE_INDEX, cross_entropy, linear_cross_entropy,
+                                        negative_sampling_loss)
 from minimodel.functional.normalization import layer_norm
 from minimodel.functional.tensors import concatenate, masked_fill, split, stack, where
 
-__all__ = ["linear", "softmax", "log_softmax", "gelu", "dropout", "layer_norm",
-           "cross_entropy", "linear_cross_entropy", "IGNORE_INDEX", "causal_mask",
+__all__ = ["linear", "softmax", "log_softmax", "log_sigmoid", "gelu", "dropout", "layer_norm",
+           "cross_entropy", "linear_cross_entropy", "negative_sampling_loss", "IGNORE_INDEX", "causal_mask",
            "split_heads", "merge_heads", "scaled_dot_product_attention", "self_attention",
            "where", "masked_fill", "concatenate", "stack", "split"]

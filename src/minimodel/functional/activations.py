@@ -1,4 +1,4 @@
-"""Softmax, log-softmax, GELU and dropout."""
+"""Softmax, log-softmax, log-sigmoid, GELU and dropout."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from minimodel.dispatch import replaceable
+from minimodel.functional.tensors import where
 from minimodel.tensor import Tensor, as_tensor
 
 GELU_C = math.sqrt(2.0 / math.pi)  # a Python float keeps float32 arrays float32 (NEP 50)
@@ -42,6 +43,20 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     x = as_tensor(x)
     shifted = x - x.max(axis=axis, keepdims=True).detach()
     return shifted - shifted.exp().sum(axis=axis, keepdims=True).log()
+
+
+def log_sigmoid(x: Tensor) -> Tensor:
+    r"""log sigma(x) = log 1 / (1 + exp(-x)) = min(x, 0) - log(1 + exp(-|x|)).
+
+    The second form is the stable one: exp(-|x|) <= 1 never overflows, while the first
+    form's exp(-x) overflows for x < -710 (float64) and log(sigma) would hit log 0 = -inf.
+
+    Gradient: d/dx log sigma(x) = 1 - sigma(x) = sigma(-x).
+    """
+    x = as_tensor(x)
+    negative = x.data < 0  # a constant mask: the branch each entry takes
+    abs_x = where(negative, -x, x)
+    return where(negative, x, 0.0) - (1.0 + (-abs_x).exp()).log()
 
 
 @replaceable

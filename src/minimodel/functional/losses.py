@@ -1,4 +1,5 @@
-"""Cross-entropy, and the loss of an output head (tied or untied) in one call."""
+"""Cross-entropy, the loss of an output head (tied or untied) in one call, and word2vec's
+negative-sampling loss."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from minimodel.dispatch import replaceable
-from minimodel.functional.activations import log_softmax
+from minimodel.functional.activations import log_sigmoid, log_softmax
 from minimodel.functional.linear import linear
 from minimodel.tensor import Tensor, as_tensor
 
@@ -93,3 +94,27 @@ def linear_cross_entropy(h: Tensor, weight: Tensor, targets: Any,
     """
     h, t = check_head_inputs(h, weight, targets, ignore_index)  # (N, d), (N,)
     return cross_entropy(linear(h, weight), t, ignore_index)  # logits (N, V)
+
+
+def negative_sampling_loss(h: Tensor, rows: Tensor) -> Tensor:
+    r"""word2vec's negative-sampling loss (Mikolov et al. 2013), averaged over examples.
+
+    h (N, d) are the hidden vectors (CBOW: the mean of the context vectors); rows (N, 1+K, d)
+    are output vectors: for each example first the true word's, then K noise words' drawn from
+    the unigram distribution to the power 3/4. Instead of a softmax over all V words, each
+    example becomes 1 + K binary decisions, "is this the word?":
+
+        loss = mean_n [ -log sigma(h_n . o_target) - sum_k log sigma(-h_n . o_noise_k) ]
+
+    Cost per example: (1 + K) dot products of length d instead of V; the gradient reaches only
+    those 1 + K output rows. Gradient of one score s with sign c (+1 true, -1 noise):
+    d/ds [-log sigma(c s)] = -c sigma(-c s).
+    """
+    h = as_tensor(h)
+    if h.ndim != 2 or rows.ndim != 3 or rows.shape[0] != h.shape[0] or rows.shape[2] != h.shape[1]:
+        raise ValueError(f"negative_sampling_loss: h (N, d) and rows (N, 1+K, d) must agree, got "
+                         f"{h.shape} and {rows.shape}")
+    scores = (rows @ h.reshape(h.shape[0], h.shape[1], 1)).reshape(rows.shape[:2])  # (N, 1+K)
+    signs = np.full(rows.shape[1], -1.0, dtype=scores.dtype)
+    signs[0] = 1.0  # the true word is pushed up, the noise words down
+    return -log_sigmoid(scores * signs).sum(axis=1).mean()

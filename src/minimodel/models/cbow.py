@@ -3,6 +3,14 @@
     h      = mean_j E_in[context_j]          # (N, d)
     logits = h @ E_out.T                     # (N, V), a full softmax (fine for small V)
 
+or, with negative sampling (word2vec's usual objective, ``forward(..., negatives=...)``), only
+the true word's and K noise words' output vectors are scored:
+
+    rows = E_out[[target, noise_1..noise_K]]            # (N, 1+K, d)
+    loss = mean -log sigma(h.o_target) - sum_k log sigma(-h.o_noise_k)
+
+which costs (1+K)·d per example instead of V·d and touches 1+K rows of E_out.
+
 Untied (word2vec's default) keeps separate input and output matrices; tied uses
 ``TiedHead(in_emb)`` so E_out is E_in. Only the rows of the context words receive a gradient
 in E_in: the embedding gradient is row-sparse (see ``minimodel.diagnostics``).
@@ -18,6 +26,7 @@ import numpy as np
 import minimodel.functional as F
 from minimodel.models.base import LanguageModel
 from minimodel.nn import Embedding, LMHead, TiedHead
+from minimodel.nn.embedding import check_token_ids, lookup
 from minimodel.nn.parameter import default_rng
 from minimodel.tensor import Tensor
 
@@ -71,14 +80,31 @@ class CBOW(LanguageModel):
             shapes["lm_head.weight"] = (config.vocab_size, config.d_model)
         return shapes
 
-    def forward(self, contexts: Any, targets: Any = None, return_logits: bool = True
-                ) -> tuple[Tensor | None, Tensor | None]:
+    def forward(self, contexts: Any, targets: Any = None, negatives: Any = None,
+                return_logits: bool = True) -> tuple[Tensor | None, Tensor | None]:
+        """contexts (N, 2w) -> (logits (N, V), full-softmax loss); with ``negatives`` (N, K)
+        noise word ids the loss is the negative-sampling loss and no logits are made."""
         ctx_ids = np.asarray(contexts.data if isinstance(contexts, Tensor) else contexts)
         if ctx_ids.ndim != 2:
             raise ValueError(f"CBOW contexts must be (N, 2 * window), got shape {ctx_ids.shape}")
         h = self.in_emb(ctx_ids).mean(axis=1)  # (N, d)
+        if negatives is not None:
+            return None, self.negative_sampling_loss(h, targets, negatives)
         if targets is not None and not return_logits:
             return None, self.lm_head.loss(h, targets)
         logits = self.lm_head(h)  # (N, V)
         loss = F.cross_entropy(logits, targets) if targets is not None else None
         return logits, loss
+
+    def negative_sampling_loss(self, h: Tensor, targets: Any, negatives: Any) -> Tensor:
+        """F.negative_sampling_loss on the output rows of the targets (N,) and noise (N, K)."""
+        if targets is None:
+            raise ValueError("negative sampling needs the targets (the true centre words)")
+        tgt = check_token_ids(targets, self.config.vocab_size, where="CBOW targets")
+        neg = check_token_ids(negatives, self.config.vocab_size, where="CBOW negatives")
+        if tgt.shape != (h.shape[0],) or neg.ndim != 2 or neg.shape[0] != h.shape[0]:
+            raise ValueError(f"CBOW: targets ({h.shape[0]},) and negatives ({h.shape[0]}, K) "
+                             f"expected, got {tgt.shape} and {neg.shape}")
+        ids = np.concatenate([tgt[:, None], neg], axis=1)  # (N, 1+K): the true word first
+        rows = lookup(self.lm_head.weight, ids)  # (N, 1+K, d): E_out rows (E_in when tied)
+        return F.negative_sampling_loss(h, rows)

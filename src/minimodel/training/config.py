@@ -25,16 +25,16 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "gpt": dict(tied=True, tokenizer="bpe", vocab_size=1024, d_model=128, n_layer=2, n_head=4,
                 block_size=128, batch_size=16, steps=1000, lr=3e-3, min_lr=3e-4, warmup=100,
                 weight_decay=0.1, grad_clip=1.0, eval_interval=100, eval_batches=8, seed=1337,
-                window=None, min_count=None, mask_prob=None),
+                window=None, min_count=None, mask_prob=None, negative=None),
     "mlm": dict(tied=True, tokenizer="bpe", vocab_size=1024, d_model=128, n_layer=2, n_head=4,
                 block_size=128, batch_size=16, steps=1000, lr=3e-3, min_lr=3e-4, warmup=100,
                 weight_decay=0.1, grad_clip=1.0, eval_interval=100, eval_batches=8, seed=1337,
-                window=None, min_count=None, mask_prob=0.15),
+                window=None, min_count=None, mask_prob=0.15, negative=None),
     # CBOW: word2vec is untied by default; sizes give ~4 epochs over the ~188k-word corpus.
     "cbow": dict(tied=False, tokenizer="word", vocab_size=None, d_model=64, n_layer=None,
                  n_head=None, block_size=None, batch_size=256, steps=3000, lr=1e-2, min_lr=1e-3,
                  warmup=100, weight_decay=0.0, grad_clip=1.0, eval_interval=250, eval_batches=16,
-                 seed=1337, window=2, min_count=3, mask_prob=None),
+                 seed=1337, window=2, min_count=3, mask_prob=None, negative=0),
 }
 
 # Settings that do not change the trajectory of a run: may differ on --resume.
@@ -67,6 +67,7 @@ class TrainConfig:
     window: int | None = None  # CBOW context words on each side
     min_count: int | None = None  # CBOW: rarer words become [UNK]
     mask_prob: float | None = None  # MLM: fraction of positions that become targets
+    negative: int | None = None  # CBOW: noise words per example (0: the full softmax)
     val_fraction: float = 0.1
 
     def resolved(self) -> "TrainConfig":
@@ -118,6 +119,10 @@ class TrainConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"--{name.replace('_', '-')} must be a positive integer, "
                                  f"got {value!r}")
+        if self.model == "cbow" and (isinstance(self.negative, bool)
+                                     or not isinstance(self.negative, int) or self.negative < 0):
+            raise ValueError(f"--negative must be an integer >= 0 (0: full softmax; word2vec "
+                             f"uses 5-20), got {self.negative!r}")
         if self.model != "cbow" and self.d_model % self.n_head:
             raise ValueError(f"--d-model {self.d_model} must be divisible by --n-head "
                              f"{self.n_head} (each head gets d_model / n_head dimensions)")

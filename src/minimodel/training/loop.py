@@ -152,11 +152,11 @@ class Trainer:
         c = self.cfg
         return cosine_with_warmup(step, c.lr, c.warmup, c.steps, c.min_lr)
 
-    def train_step(self, batch: tuple[np.ndarray, np.ndarray]) -> float:
-        x, y = batch
+    def train_step(self, batch: tuple[np.ndarray, ...]) -> float:
+        x, y, *extra = batch  # extra: CBOW's noise words with --negative
         self.model.train()
         # return_logits=False: the head and the loss run in row chunks (no (N, V) array)
-        _, loss = self.model(x, y, return_logits=False)
+        _, loss = self.model(x, y, *extra, return_logits=False)
         loss.backward()
         if self.cfg.grad_clip > 0:
             clip_grad_norm(self.params, self.cfg.grad_clip)

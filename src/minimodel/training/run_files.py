@@ -277,6 +277,7 @@ def make_summary(trainer: Any, val_full: float) -> dict[str, Any]:
     acc = trainer.acc
     summary: dict[str, Any] = {
         "model": cfg.model, "tied": cfg.tied, "steps": trainer.step,
+        "negative": cfg.negative if cfg.model == "cbow" else None,
         "vocab_size": int(E.shape[0]), "d_model": int(E.shape[1]),
         "parameters": acct["parameters"], "parameters_if_untied": acct["parameters_if_untied"],
         "train_loss": last.get("train_loss"), "val_loss": val_full,

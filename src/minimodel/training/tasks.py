@@ -192,6 +192,22 @@ class MLMTask(LMTask):
         return labels[labels != -100]
 
 
+def noise_table(ids: np.ndarray, vocab_size: int, unk_id: int) -> np.ndarray:
+    """word2vec's unigram table: word ids repeated in proportion to count^(3/4), [UNK] left out.
+
+    The power 3/4 gives rare words more chances than their frequency. Drawing a noise word is
+    then one uniform index into the table, ``table[rng.integers(len(table))]`` — O(1), which
+    matters because every training example draws K of them. The table has max(2^20, 100·V)
+    entries, so every word of the vocabulary gets its share (the C tool uses 10^8).
+    """
+    weights = np.bincount(ids, minlength=vocab_size).astype(np.float64) ** 0.75  # (V,)
+    weights[unk_id] = 0.0
+    size = max(1 << 20, 100 * vocab_size)
+    # Entry j holds the word whose cumulative share covers (j + 0.5) / size.
+    cdf = np.cumsum(weights) / weights.sum()
+    return np.searchsorted(cdf, (np.arange(size) + 0.5) / size, side="right").astype(np.int32)
+
+
 class CBOWTask:
     """Predict a word from the mean of its 2w neighbours' vectors."""
 
@@ -214,10 +230,16 @@ class CBOWTask:
         self.train_ids, self.train_ctx, self.train_tgt = parts["training"]
         self.val_ids, self.val_ctx, self.val_tgt = parts["validation"]
         self.tokens_per_step = cfg.batch_size
+        self.negative = cfg.negative
+        self.noise = noise_table(self.train_ids, self.vocab_size, vocab.unk_id)
 
     def sample(self, rng: np.random.Generator) -> Batch:
+        """(contexts (B, 2w), targets (B,)), plus noise words (B, K) with --negative K."""
         rows = rng.integers(0, len(self.train_tgt), size=self.batch_size)  # (B,)
-        return self.train_ctx[rows], self.train_tgt[rows]  # (B, 2w), (B,)
+        if not self.negative:
+            return self.train_ctx[rows], self.train_tgt[rows]  # (B, 2w), (B,)
+        slots = rng.integers(0, len(self.noise), size=(self.batch_size, self.negative))
+        return self.train_ctx[rows], self.train_tgt[rows], self.noise[slots]  # + (B, K)
 
     def eval_batches(self, max_batches: int | None) -> Iterator[Batch]:
         n = len(self.val_tgt)
