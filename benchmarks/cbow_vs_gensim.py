@@ -131,7 +131,7 @@ def main() -> None:
     parser.add_argument("--negative", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=4096,
                         help="minimodel's examples per step (gensim updates per example)")
-X
+    parser.add_argument("--lr", type=float, default=5e-2, help="minimodel's peak AdamW lr")
     parser.add_argument("--workers", type=int, default=2, help="threads for both (default 2)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
@@ -145,7 +145,9 @@ X
         worker(args)
         return
     table = []
-    passthrough = [a for a in sys.argv[1:] if not a.startswith("--json")]
+    passthrough = [f"--{name.replace('_', '-')}={getattr(args, name)}"
+                   for name in ("epochs", "dim", "window", "min_count", "negative", "batch_size",
+                                "lr", "workers")]
     for objective in args.objectives.split(","):
         results: dict[str, list[dict[str, Any]]] = {"minimodel": [], "gensim": []}
         for round_ in range(args.rounds):

@@ -178,3 +178,24 @@ def test_a_toy_run_gives_numbers_but_no_verdict(full_run):
     assert targets
     for t in targets:
         assert t["met"] is None and t["detail"].startswith("no verdict: tiny toy shapes"), t
+
+
+def test_cbow_vs_gensim_benchmark_runs_one_tiny_round(tmp_path):
+    """The benchmark script itself works end to end (1 epoch, 1 round, negative sampling)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "cbow_vs_gensim.py"
+    out = tmp_path / "table.json"
+    done = subprocess.run([sys.executable, str(script), "--rounds", "1", "--epochs", "1",
+                           "--objectives", "negative", "--workers", "1", "--json", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = json.loads(out.read_text())
+    assert [r["impl"] for r in table] == ["minimodel", "gensim"]
+    for row in table:
+        assert row["words_per_s"] > 0 and -1 <= row["wordsim353"] <= 1
+        assert row["wordsim353_coverage"] == "64/353"
+    assert "minimodel at" in done.stdout and "gensim's words/s" in done.stdout
