@@ -84,7 +84,7 @@ def load_word2vec(path: str | os.PathLike, binary: bool | None = None
         ``(words, vectors)`` with vectors float32 (V, d).
 
     Raises:
-        ValueError naming the file and the row when the content does not follow the format.
+        ValueError: naming the file and the row, when the content does not follow the format.
     """
     path = require_file(path, "word2vec file")
     data = path.read_bytes()

@@ -1,0 +1,62 @@
+"""``minimodel docs build|serve``: the bilingual documentation site (lessons, lab, reference)."""
+
+from __future__ import annotations
+
+import argparse
+
+from minimodel.commands._exit import EPILOG as EXIT_CODES, OK, guarded
+
+ORDER = 60
+
+DESCRIPTION = """\
+The documentation site: lessons in English and Spanish with worked examples and links to the
+exact code, the lab's pages (quiz mirror, breaks, exercises) generated from the lab's own
+content, the measured results and the API reference. Built with MkDocs Material from a clone
+of the repository; fully offline (no fonts, scripts or images from the network).
+Needs the docs extra: pip install -e ".[docs]"."""
+
+EPILOG = """\
+examples:
+  minimodel docs build                 # -> site/ ; open site/index.html in a browser
+  minimodel docs build --out /tmp/site
+  minimodel docs serve --port 8000     # build, then serve http://127.0.0.1:8000/
+""" + "\n" + EXIT_CODES
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from minimodel.docsite import build
+
+    site = build(args.out, strict=not args.no_strict)
+    print(f"built {site}/ (English) and {site}/es/ (Spanish); open {site / 'index.html'}")
+    return OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from minimodel.docsite import serve
+
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port must be between 1 and 65535, got {args.port}")
+    serve(args.out, args.port)
+    return OK
+
+
+def register(subparsers) -> None:
+    docs = subparsers.add_parser("docs", help="build or serve the documentation site",
+                                 description=DESCRIPTION, epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    docs.set_defaults(func=lambda _args: (docs.print_help(), 0)[1])
+    sub = docs.add_subparsers(dest="docs_command", metavar="SUBCOMMAND")
+    p = sub.add_parser("build", help="build the site into a folder",
+                       description="Stage docs/ with the generated pages and build the site. "
+                                   "Strict: a broken link or code reference fails the build.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="site", metavar="DIR", help="output folder (default site/)")
+    p.add_argument("--no-strict", action="store_true",
+                   help="report broken links as warnings instead of failing")
+    p.set_defaults(func=guarded(cmd_build))
+    p = sub.add_parser("serve", help="build the site and serve it on this machine",
+                       description="Build into --out, then serve it on 127.0.0.1 until Ctrl-C.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="site", metavar="DIR", help="output folder (default site/)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.set_defaults(func=guarded(cmd_serve))

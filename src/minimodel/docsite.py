@@ -1,0 +1,368 @@
+"""The documentation site: lessons, lab pages generated from the lab's content, API reference.
+
+``minimodel docs build`` runs :func:`build`, ``minimodel docs serve`` :func:`serve`. The site is
+built with MkDocs + Material + mkdocs-static-i18n (English default, Spanish) + mkdocstrings,
+from a *staging* copy of ``docs/``:
+
+1. ``docs/`` of the source checkout is copied to a temporary folder;
+2. pages that must never be copied by hand are generated there from their sources: one page
+   per break (story, predictions, observations and hint ladder — never the fix) and per
+   exercise (statement, signature, rules, the public example) in each language, a lab index,
+   and at the end of every lesson the links to its quiz questions, breaks and exercises;
+3. MkDocs builds the staging folder with ``mkdocs.yml``.
+
+Lessons (``docs/lessons/NN-name.md`` + ``.es.md``) declare their practice items in a front
+matter block (``quiz: [...]``, ``breaks: [...]``, ``exercises: [...]``); each generated break
+and exercise page links back to the lesson that lists it. Links to code use mkdocstrings'
+cross-references by symbol, ``[text][minimodel.nn.embedding.Lookup]``, so they follow the code
+when lines move; a strict build fails on any that does not resolve.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LANGS = ("en", "es")
+QUIZ_ID = "phase-13-embeddings"
+
+# The API reference: one page per module, rendered by mkdocstrings from the docstrings.
+REFERENCE = {
+    "nn-embedding": ("minimodel.nn.embedding", "Embedding"),
+    "nn-lm-head": ("minimodel.nn.lm_head", "Output heads"),
+    "functional-losses": ("minimodel.functional.losses", "Losses"),
+    "functional-activations": ("minimodel.functional.activations", "Activations"),
+    "functional-attention": ("minimodel.functional.attention", "Attention"),
+    "models-gpt": ("minimodel.models.gpt", "GPT"),
+    "models-mlm": ("minimodel.models.mlm", "Masked LM"),
+    "models-cbow": ("minimodel.models.cbow", "CBOW"),
+    "diagnostics": ("minimodel.diagnostics", "Diagnostics"),
+    "interop-word2vec": ("minimodel.interop.word2vec", "word2vec files"),
+}
+
+WORDS = {
+    "practice": {"en": "Practice", "es": "Practica"},
+    "quiz": {"en": "Quiz questions", "es": "Preguntas del cuestionario"},
+    "breaks": {"en": "Breaks", "es": "Averías"},
+    "exercises": {"en": "Exercises", "es": "Ejercicios"},
+    "lesson": {"en": "Lesson", "es": "Lección"},
+    "story": {"en": "The story", "es": "La historia"},
+    "predict": {"en": "Predict", "es": "Predice"},
+    "observe": {"en": "Observe", "es": "Observa"},
+    "hints": {"en": "Hint ladder", "es": "Escalera de pistas"},
+    "start": {"en": "Start it", "es": "Empieza"},
+    "statement": {"en": "Statement", "es": "Enunciado"},
+    "signature": {"en": "Signature", "es": "Firma"},
+    "rules": {"en": "Rules", "es": "Reglas"},
+    "forbidden": {"en": "Forbidden (the judge refuses them)",
+                  "es": "Prohibido (el juez lo rechaza)"},
+    "example": {"en": "Public example", "es": "Ejemplo público"},
+    "tolerance": {"en": "Tolerance", "es": "Tolerancia"},
+    "lab": {"en": "The lab", "es": "El laboratorio"},
+    "lab_intro": {"en": "Breaks put a known bug into a scratch copy of minimodel; exercises ask "
+                        "you to write a function from scratch for the judge. Every page here is "
+                        "generated from the lab's own content when the site is built.",
+                  "es": "Las averías meten un fallo conocido en una copia de trabajo de "
+                        "minimodel; los ejercicios te piden escribir una función desde cero "
+                        "para el juez. Cada página de esta sección se genera a partir del "
+                        "contenido del laboratorio al construir el sitio."},
+    "quiz_page": {"en": "The phase 13 quiz", "es": "El cuestionario de la fase 13"},
+}
+
+
+def w(key: str, lang: str) -> str:
+    return WORDS[key][lang]
+
+
+def page_name(stem: str, lang: str) -> str:
+    """mkdocs-static-i18n's suffix layout: ``x.md`` (English) and ``x.es.md``."""
+    return f"{stem}.md" if lang == "en" else f"{stem}.{lang}.md"
+
+
+@dataclass
+class Lesson:
+    stem: str                      # "01-embedding-lookup"
+    titles: dict[str, str]
+    quiz: list[str] = field(default_factory=list)
+    breaks: list[str] = field(default_factory=list)
+    exercises: list[str] = field(default_factory=list)
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """(front matter, body) of a Markdown page that starts with a ``---`` YAML block."""
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        raise ValueError("front matter opened with --- but never closed")
+    return yaml.safe_load(text[4:end]) or {}, text[end + 5:]
+
+
+def load_lessons(docs_dir: Path) -> list[Lesson]:
+    """The lessons in ``docs_dir/lessons``, in file-name order, with their practice items."""
+    lessons = []
+    for path in sorted((docs_dir / "lessons").glob("[0-9]*.md")):
+        if path.name.count(".") > 1:  # a translation, x.es.md
+            continue
+        meta, _ = split_front_matter(path.read_text(encoding="utf-8"))
+        titles = {"en": meta.get("title", path.stem)}
+        for lang in LANGS[1:]:
+            other = path.with_name(page_name(path.stem, lang))
+            if other.is_file():
+                titles[lang] = split_front_matter(other.read_text(encoding="utf-8"))[0].get(
+                    "title", titles["en"])
+        lessons.append(Lesson(path.stem, titles, list(meta.get("quiz") or []),
+                              list(meta.get("breaks") or []), list(meta.get("exercises") or [])))
+    return lessons
+
+
+def practice_problems(lessons: list[Lesson]) -> list[str]:
+    """Practice items a lesson names that do not exist (a test and the build check them)."""
+    from minimodel.lab.breaks import list_breaks
+    from minimodel.lab.exercises import list_exercises
+    from minimodel.lab.quiz import load_quiz
+
+    known = {"quiz": set(load_quiz(QUIZ_ID).ids),
+             "breaks": {b["id"] for b in list_breaks()},
+             "exercises": {e["id"] for e in list_exercises()}}
+    return [f"lesson {lesson.stem}: unknown {kind[:-1] if kind != 'quiz' else 'quiz question'} "
+            f"{item!r}" for lesson in lessons for kind in known
+            for item in getattr(lesson, kind) if item not in known[kind]]
+
+
+def _lesson_of(lessons: list[Lesson], kind: str, item: str) -> Lesson | None:
+    return next((lesson for lesson in lessons if item in getattr(lesson, kind)), None)
+
+
+# ----------------------------------------------------------------------------- generated pages
+def practice_section(lesson: Lesson, lang: str) -> str:
+    """The links appended to a lesson: its quiz questions, breaks and exercises."""
+    from minimodel.lab.quiz import load_quiz
+    from minimodel.lab.i18n import pick
+
+    quiz = load_quiz(QUIZ_ID)
+    lines = ["", f"## {w('practice', lang)}", ""]
+    if lesson.quiz:
+        lines.append(f"**{w('quiz', lang)}** ([{w('quiz_page', lang)}]"
+                     f"(../quizzes/{QUIZ_ID}.md)):")
+        lines.append("")
+        lines += [f"- {qid}: {pick(quiz.question(qid).title, lang)}" for qid in lesson.quiz]
+        lines.append("")
+    for kind in ("breaks", "exercises"):
+        items = getattr(lesson, kind)
+        if items:
+            lines.append(f"**{w(kind, lang)}:** " + ", ".join(
+                f"[`{item}`](../lab/{kind}/{item}.md)" for item in items))
+            lines.append("")
+    return "\n".join(lines)
+
+
+def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
+    """A break's page: story, predictions, observations and the hint ladder; never the fix."""
+    from minimodel.lab.breaks import load_break
+
+    brk = load_break(break_id)
+    parts = [f"# {brk.text('title', lang)}", "", f"`{break_id}`", ""]
+    if lesson is not None:
+        parts += [f"{w('lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
+                  f"(../../lessons/{lesson.stem}.md)", ""]
+    parts += [brk.text("summary", lang).strip(), "", f"## {w('story', lang)}", "",
+              brk.text("intro", lang).strip(), ""]
+    for key, heading in (("predict", "predict"), ("observe", "observe")):
+        items = brk.texts(key, lang)
+        if items:
+            parts += [f"## {w(heading, lang)}", ""] + [f"{i}. {t.strip()}"
+                                                       for i, t in enumerate(items, 1)] + [""]
+    hints = brk.texts("hints", lang)
+    parts += [f"## {w('hints', lang)}", ""]
+    for i, hint in enumerate(hints, 1):
+        parts += [f'??? note "{i}"', "", "    " + hint.strip().replace("\n", "\n    "), ""]
+    parts += [f"## {w('start', lang)}", "", "```bash",
+              f"minimodel break start {break_id} --workdir work/{break_id}"
+              + (" --lang es" if lang == "es" else ""),
+              f"minimodel break run --workdir work/{break_id}",
+              f"minimodel break check --workdir work/{break_id}", "```", ""]
+    return "\n".join(parts)
+
+
+def exercise_page(exercise_id: str, lang: str, lesson: Lesson | None) -> str:
+    """An exercise's page: statement, signature, rules and the public example."""
+    from minimodel.lab.exercises import get_exercise
+    from minimodel.lab.exercises.cases import make_cases
+
+    ex = get_exercise(exercise_id)
+    parts = [f"# {ex.text('title', lang)}", "", f"`{exercise_id}`", ""]
+    if lesson is not None:
+        parts += [f"{w('lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
+                  f"(../../lessons/{lesson.stem}.md)", ""]
+    parts += [f"## {w('statement', lang)}", "", ex.text("statement", lang).strip(), "",
+              f"## {w('signature', lang)}", "", "```python", f"def {ex.signature()}: ...",
+              "```", ""]
+    parts += [f"## {w('rules', lang)}", ""]
+    if ex.forbidden or ex.forbidden_ops:
+        parts += [f"{w('forbidden', lang)}: " + ", ".join(
+            f"`{name}`" for name in [*ex.forbidden, *ex.forbidden_ops]), ""]
+    tol = ex.full_tolerance()
+    parts += [f"{w('tolerance', lang)}: float64 rtol={tol['rtol']:g} atol={tol['atol']:g}; "
+              f"float32 rtol={tol['rtol_float32']:g} atol={tol['atol_float32']:g}", ""]
+    example = make_cases(ex.cases["generator"], seed=0, examples=1,
+                         params=ex.cases.get("params"))[0]
+    parts += [f"## {w('example', lang)}", "", "| argument | value |", "|---|---|"]
+    parts += [f"| `{name}` | {desc} |" for name, desc in example.describe_inputs().items()]
+    parts += ["", "```bash", f"minimodel exercise start {exercise_id}"
+              + (" --lang es" if lang == "es" else ""),
+              f"minimodel exercise check {exercise_id}", "```", ""]
+    return "\n".join(parts)
+
+
+def lab_index(lang: str) -> str:
+    from minimodel.lab.breaks import load_break
+    from minimodel.lab.breaks import list_breaks
+    from minimodel.lab.exercises import get_exercise, list_exercises
+
+    parts = [f"# {w('lab', lang)}", "", w("lab_intro", lang), "",
+             f"[{w('quiz_page', lang)}](../quizzes/{QUIZ_ID}.md)", "", f"## {w('breaks', lang)}",
+             ""]
+    parts += [f"- [{load_break(b['id']).text('title', lang)}](breaks/{b['id']}.md)"
+              for b in list_breaks()]
+    parts += ["", f"## {w('exercises', lang)}", ""]
+    parts += [f"- [{get_exercise(e['id']).text('title', lang)}](exercises/{e['id']}.md)"
+              for e in list_exercises()]
+    return "\n".join(parts) + "\n"
+
+
+def reference_page(module: str, title: str) -> str:
+    return f"# {title}\n\n::: {module}\n"
+
+
+# ----------------------------------------------------------------------------- staging, build
+def source_docs_dir() -> Path:
+    """``docs/`` of the source checkout; ValueError when minimodel is installed elsewhere."""
+    if (REPO_ROOT / "mkdocs.yml").is_file() and (REPO_ROOT / "docs").is_dir():
+        return REPO_ROOT / "docs"
+    raise ValueError(f"no source checkout with mkdocs.yml and docs/ around {REPO_ROOT}; the "
+                     "site is built from a clone of the minimodel repository")
+
+
+def stage(target: Path, docs_dir: Path | None = None) -> Path:
+    """Copy ``docs/`` to ``target`` and write every generated page there. Returns ``target``."""
+    from minimodel.lab.breaks import list_breaks
+    from minimodel.lab.exercises import list_exercises
+
+    docs_dir = docs_dir or source_docs_dir()
+    lessons = load_lessons(docs_dir)
+    problems = practice_problems(lessons)
+    if problems:
+        raise ValueError("; ".join(problems))
+    shutil.copytree(docs_dir, target, dirs_exist_ok=True)
+    for lang in LANGS:  # the mirrors' own language links are for GitHub; the site has a switcher
+        mirror = target / "quizzes" / f"{QUIZ_ID}.{lang}.md"
+        if mirror.is_file():
+            lines = mirror.read_text(encoding="utf-8").splitlines(keepends=True)
+            mirror.write_text("".join(line for line in lines
+                                      if not line.startswith("[English](")), encoding="utf-8")
+    for lesson in lessons:
+        for lang in LANGS:
+            path = target / "lessons" / page_name(lesson.stem, lang)
+            if path.is_file():
+                path.write_text(path.read_text(encoding="utf-8").rstrip("\n") + "\n"
+                                + practice_section(lesson, lang), encoding="utf-8")
+    for lang in LANGS:
+        pages = {Path("lab") / page_name("index", lang): lab_index(lang)}
+        for b in list_breaks():
+            pages[Path("lab/breaks") / page_name(b["id"], lang)] = break_page(
+                b["id"], lang, _lesson_of(lessons, "breaks", b["id"]))
+        for e in list_exercises():
+            pages[Path("lab/exercises") / page_name(e["id"], lang)] = exercise_page(
+                e["id"], lang, _lesson_of(lessons, "exercises", e["id"]))
+        for rel, text in pages.items():
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            (target / rel).write_text(text, encoding="utf-8")
+    for stem, (module, title) in REFERENCE.items():
+        (target / "reference").mkdir(exist_ok=True)
+        (target / "reference" / f"{stem}.md").write_text(reference_page(module, title),
+                                                         encoding="utf-8")
+    return target
+
+
+def _nav(lessons: list[Lesson]) -> list[Any]:
+    from minimodel.lab.breaks import list_breaks
+    from minimodel.lab.exercises import list_exercises
+
+    return [
+        {"Home": "index.md"},
+        {"Lessons": [{lesson.titles["en"]: f"lessons/{lesson.stem}.md"} for lesson in lessons]},
+        {"Lab": ["lab/index.md", f"quizzes/{QUIZ_ID}.md",
+                 {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
+                 {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
+        {"Results": "results.md"},
+        {"Engine": ["architecture.md", "interop.md", "judge.md"]},
+        {"Reference": [f"reference/{stem}.md" for stem in REFERENCE]},
+    ]
+
+
+def build(site_dir: str | os.PathLike, strict: bool = True,
+          docs_dir: str | os.PathLike | None = None) -> Path:
+    """Stage the docs and build the site into ``site_dir``; returns its path.
+
+    ``strict``: any MkDocs warning (a broken page link, a code cross-reference that does not
+    resolve) fails the build.
+    """
+    try:
+        from mkdocs.commands.build import build as mkdocs_build
+        from mkdocs.config import load_config
+        from mkdocs.exceptions import Abort
+    except ImportError:
+        raise ValueError("building the site needs the docs extra: pip install -e \".[docs]\""
+                         ) from None
+    docs_dir = Path(docs_dir) if docs_dir is not None else source_docs_dir()
+    site = Path(site_dir).resolve()
+    with tempfile.TemporaryDirectory(prefix="minimodel-docs-") as tmp:
+        staged = stage(Path(tmp) / "docs", docs_dir)
+        config = load_config(str(REPO_ROOT / "mkdocs.yml"), docs_dir=str(staged),
+                             site_dir=str(site), strict=strict,
+                             nav=_nav(load_lessons(docs_dir)))
+        warnings = _WarningList()
+        logging.getLogger("mkdocs").addHandler(warnings)
+        try:
+            mkdocs_build(config)
+        except Abort as exc:  # strict mode: name the warnings in the error
+            raise ValueError(f"the site did not build ({exc}): "
+                             + "; ".join(warnings.messages[:10])) from None
+        finally:
+            logging.getLogger("mkdocs").removeHandler(warnings)
+    return site
+
+
+class _WarningList(logging.Handler):
+    """Collects MkDocs warnings, so a failed strict build can say what failed."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(" ".join(record.getMessage().split()))
+
+
+def serve(site_dir: str | os.PathLike, port: int = 8000) -> None:
+    """Build into ``site_dir`` and serve it on http://127.0.0.1:PORT until Ctrl-C."""
+    import functools
+    import http.server
+
+    site = build(site_dir)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        print(f"serving {site} at http://127.0.0.1:{port}/ (Ctrl-C to stop)", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            print("stopped")

@@ -1,0 +1,106 @@
+"""The documentation site: lessons in both languages, lab pages generated from their sources,
+code links by symbol that must resolve, and nothing fetched from the network."""
+
+from __future__ import annotations
+
+import html as html_module
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from minimodel import docsite
+from minimodel.cli import main
+from minimodel.lab.breaks import list_breaks, load_break
+from minimodel.lab.exercises import get_exercise, list_exercises
+
+DOCS = docsite.source_docs_dir()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    assert main(["docs", "build", "--out", str(out)]) == 0   # strict: any warning fails
+    return out
+
+
+def test_every_lesson_has_a_spanish_version_and_real_practice_items():
+    lessons = docsite.load_lessons(DOCS)
+    assert len(lessons) >= 3
+    for lesson in lessons:
+        assert (DOCS / "lessons" / f"{lesson.stem}.es.md").is_file(), lesson.stem
+        assert lesson.titles["es"] != lesson.titles["en"]
+        assert lesson.quiz and (lesson.breaks or lesson.exercises)
+    assert docsite.practice_problems(lessons) == []
+
+
+def test_pages_exist_in_both_languages(site):
+    for rel in ("index.html", "lessons/01-embedding-lookup.html", "lab/index.html",
+                "quizzes/phase-13-embeddings.html", "reference/nn-embedding.html"):
+        assert (site / rel).is_file() and (site / "es" / rel).is_file(), rel
+    for b in list_breaks():
+        assert (site / "lab" / "breaks" / f"{b['id']}.html").is_file()
+    for e in list_exercises():
+        assert (site / "es" / "lab" / "exercises" / f"{e['id']}.html").is_file()
+    spanish = (site / "es" / "lessons" / "02-weight-tying.html").read_text(encoding="utf-8")
+    assert "El gradiente atado es la suma de dos caminos" in spanish and 'lang="es"' in spanish
+
+
+def test_nothing_is_loaded_from_the_network(site):
+    external = re.compile(r'<(?:script|link|img|iframe)[^>]+(?:src|href)="(?:https?:)?//')
+    offenders = [p for p in site.rglob("*.html") if external.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []
+    css = "".join(p.read_text(encoding="utf-8") for p in site.rglob("*.css"))
+    assert "fonts.googleapis" not in css and "@import url(http" not in css
+
+
+def test_code_links_point_at_the_symbols(site):
+    html = (site / "lessons" / "01-embedding-lookup.html").read_text(encoding="utf-8")
+    assert 'href="../reference/nn-embedding.html#minimodel.nn.embedding.Lookup"' in html
+    reference = (site / "reference" / "nn-embedding.html").read_text(encoding="utf-8")
+    assert 'id="minimodel.nn.embedding.Lookup"' in reference
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", reference))
+    assert "np.add.at(dW, flat, g.reshape(-1))" in text   # the source is shown
+
+
+def test_a_broken_code_link_fails_the_build(tmp_path):
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs)
+    lesson = docs / "lessons" / "01-embedding-lookup.md"
+    lesson.write_text(lesson.read_text(encoding="utf-8")
+                      + "\nSee [gone][minimodel.nn.embedding.NoSuchThing].\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="NoSuchThing"):
+        docsite.build(tmp_path / "site", docs_dir=docs)
+
+
+def test_generated_break_pages_follow_the_source_and_hide_the_fix(site):
+    for b in list_breaks():
+        brk = load_break(b["id"])
+        for lang, prefix in (("en", site), ("es", site / "es")):
+            page = docsite.break_page(b["id"], lang, None)
+            assert brk.text("intro", lang).strip()[:60] in page
+            for hint in brk.texts("hints", lang):
+                assert hint.strip()[:50] in page
+            explanation = brk.text("explanation", lang).strip()
+            assert explanation[:80] not in page       # the fix stays in `break diff`
+            assert "@@" not in page and brk.patch_text[:40] not in page
+            html = (prefix / "lab" / "breaks" / f"{b['id']}.html").read_text(encoding="utf-8")
+            assert brk.text("title", lang).split(":")[0] in html
+
+
+def test_generated_exercise_pages_follow_the_source(site):
+    for e in list_exercises():
+        ex = get_exercise(e["id"])
+        for lang in ("en", "es"):
+            page = docsite.exercise_page(e["id"], lang, None)
+            assert ex.text("statement", lang).strip() in page
+            assert ex.signature() in page
+
+
+def test_lessons_and_lab_pages_link_both_ways(site):
+    lesson = (site / "lessons" / "01-embedding-lookup.html").read_text(encoding="utf-8")
+    assert 'href="../lab/breaks/embedding-drops-repeats.html"' in lesson
+    assert "q-13-04" in lesson
+    back = (site / "lab" / "breaks" / "embedding-drops-repeats.html").read_text(encoding="utf-8")
+    assert 'href="../../lessons/01-embedding-lookup.html"' in back
