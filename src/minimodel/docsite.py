@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -299,8 +300,9 @@ def _nav(lessons: list[Lesson]) -> list[Any]:
 
     return [
         {"Home": "index.md"},
-        {"Lessons": [{lesson.titles["en"]: f"lessons/{lesson.stem}.md"} for lesson in lessons]},
-        {"Lab": ["lab/index.md", f"quizzes/{QUIZ_ID}.md",
+        # Paths without titles: each language's page title (front matter / first heading).
+        {"Lessons": [f"lessons/{lesson.stem}.md" for lesson in lessons]},
+        {"Lab": ["lab/index.md", {"Quiz": f"quizzes/{QUIZ_ID}.md"},
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
         {"Results": "results.md"},
@@ -339,7 +341,26 @@ def build(site_dir: str | os.PathLike, strict: bool = True,
                              + "; ".join(warnings.messages[:10])) from None
         finally:
             logging.getLogger("mkdocs").removeHandler(warnings)
+    _drop_alternate_links(site)
     return site
+
+
+_ALTERNATE = re.compile(r'<link rel="alternate" href="[^"]*" hreflang="[^"]*">\s*')
+
+
+def _drop_alternate_links(site: Path) -> None:
+    """Remove the ``<link rel="alternate" hreflang>`` head tags from every page.
+
+    They are hints for search engines; Material's script also reads them to fetch a
+    ``sitemap.xml`` beside each alternate page, which from ``file://`` is a failed request
+    (a console error) on every page. The visible language switch is made of ordinary links
+    (``<a hreflang>`` in the header) and keeps working.
+    """
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        cleaned = _ALTERNATE.sub("", text)
+        if cleaned != text:
+            page.write_text(cleaned, encoding="utf-8")
 
 
 class _WarningList(logging.Handler):
