@@ -47,6 +47,9 @@ REFERENCE = {
     "models-cbow": ("minimodel.models.cbow", "CBOW"),
     "diagnostics": ("minimodel.diagnostics", "Diagnostics"),
     "interop-word2vec": ("minimodel.interop.word2vec", "word2vec files"),
+    "interop-gpt2": ("minimodel.interop.gpt2", "Hugging Face GPT-2"),
+    "data-masking": ("minimodel.data.masking", "Masking for the MLM"),
+    "evaluation": ("minimodel.evaluation", "Word similarity"),
 }
 
 WORDS = {
@@ -224,6 +227,22 @@ def exercise_page(exercise_id: str, lang: str, lesson: Lesson | None) -> str:
     return "\n".join(parts)
 
 
+def _quiz_page(mirror: str, lessons: list[Lesson], lang: str) -> str:
+    """The committed quiz mirror as a site page: its GitHub language links dropped (the site
+    has a language switch) and, under each question, a link back to its lesson."""
+    out = []
+    for line in mirror.splitlines(keepends=True):
+        if line.startswith("[English]("):
+            continue
+        out.append(line)
+        found = re.match(r"## (q-\d\d-\d\d) ", line)
+        lesson = _lesson_of(lessons, "quiz", found.group(1)) if found else None
+        if lesson is not None:
+            out.append(f"\n{w('lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
+                       f"(../lessons/{lesson.stem}.md)\n")
+    return "".join(out)
+
+
 def lab_index(lang: str) -> str:
     from minimodel.lab.breaks import load_break
     from minimodel.lab.breaks import list_breaks
@@ -242,6 +261,85 @@ def lab_index(lang: str) -> str:
 
 def reference_page(module: str, title: str) -> str:
     return f"# {title}\n\n::: {module}\n"
+
+
+# ----------------------------------------------------------------------------- figures
+def _figure(width: float, height: float):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _svg(fig) -> str:
+    import io
+
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def figure_tied_gradient() -> str:
+    """Which rows of a tied E get gradient, per path: computed by minimodel on a tiny model."""
+    import numpy as np
+
+    from minimodel import functional as F
+    from minimodel.nn import Embedding, TiedHead
+
+    rng = np.random.default_rng(0)
+    emb = Embedding(16, 8, rng=rng)
+    head = TiedHead(emb)
+    ids = np.array([[3, 7, 3, 12]])
+    targets = np.array([[7, 3, 12, 5]])
+    x = emb(ids)                              # (1, 4, 8)
+    h = x.detach()                            # the head path alone
+    F.cross_entropy(head(h), targets).backward()
+    head_grad = emb.weight.grad.copy()
+    emb.weight.grad = None
+    x.backward(np.ones_like(x.data) * 0.1)    # the lookup path alone
+    lookup_grad = emb.weight.grad.copy()
+    fig = _figure(8, 3.2)
+    panels = [("lookup: scatter-add", lookup_grad), ("head: dlogits.T @ h", head_grad),
+              ("tied E: the sum", lookup_grad + head_grad)]
+    for k, (title, grad) in enumerate(panels):
+        ax = fig.add_subplot(1, 3, k + 1)
+        ax.imshow(np.abs(grad) > 1e-12, cmap="Greys", vmin=0, vmax=1, aspect="auto",
+                  interpolation="nearest")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("column (d = 8)", fontsize=8)
+        if k == 0:
+            ax.set_ylabel("row of E (token id, V = 16)", fontsize=8)
+        ax.tick_params(labelsize=7)
+    fig.suptitle("non-zero gradient entries (black) for ids [3, 7, 3, 12]", fontsize=9)
+    return _svg(fig)
+
+
+def figure_spectra() -> str:
+    """Normalised singular values of a healthy and a collapsed matrix, with their erank."""
+    import numpy as np
+
+    from minimodel.diagnostics import effective_rank, singular_values
+
+    rng = np.random.default_rng(0)
+    healthy = rng.standard_normal((512, 128))
+    collapsed = rng.standard_normal((512, 6)) @ rng.standard_normal((6, 128)) \
+        + 0.05 * rng.standard_normal((512, 128))
+    fig = _figure(6, 3.2)
+    ax = fig.add_subplot(1, 1, 1)
+    for name, matrix in (("random N(0, 1)", healthy), ("collapsed (rank 6 + noise)", collapsed)):
+        s = singular_values(matrix)
+        ax.plot(np.arange(1, len(s) + 1), s / s.sum(),
+                label=f"{name}: erank {effective_rank(matrix):.1f}")
+    ax.set_yscale("log")
+    ax.set_xlabel("index i of the singular value (of min(V, d) = 128)")
+    ax.set_ylabel("p_i = s_i / sum s")
+    ax.legend(fontsize=8)
+    return _svg(fig)
+
+
+FIGURES = {"tied-gradient.svg": figure_tied_gradient, "spectra.svg": figure_spectra}
 
 
 # ----------------------------------------------------------------------------- staging, build
@@ -264,12 +362,11 @@ def stage(target: Path, docs_dir: Path | None = None) -> Path:
     if problems:
         raise ValueError("; ".join(problems))
     shutil.copytree(docs_dir, target, dirs_exist_ok=True)
-    for lang in LANGS:  # the mirrors' own language links are for GitHub; the site has a switcher
+    for lang in LANGS:
         mirror = target / "quizzes" / f"{QUIZ_ID}.{lang}.md"
         if mirror.is_file():
-            lines = mirror.read_text(encoding="utf-8").splitlines(keepends=True)
-            mirror.write_text("".join(line for line in lines
-                                      if not line.startswith("[English](")), encoding="utf-8")
+            mirror.write_text(_quiz_page(mirror.read_text(encoding="utf-8"), lessons, lang),
+                              encoding="utf-8")
     for lesson in lessons:
         for lang in LANGS:
             path = target / "lessons" / page_name(lesson.stem, lang)
@@ -287,6 +384,9 @@ def stage(target: Path, docs_dir: Path | None = None) -> Path:
         for rel, text in pages.items():
             (target / rel).parent.mkdir(parents=True, exist_ok=True)
             (target / rel).write_text(text, encoding="utf-8")
+    (target / "lessons" / "figures").mkdir(parents=True, exist_ok=True)
+    for name, make in FIGURES.items():
+        (target / "lessons" / "figures" / name).write_text(make(), encoding="utf-8")
     for stem, (module, title) in REFERENCE.items():
         (target / "reference").mkdir(exist_ok=True)
         (target / "reference" / f"{stem}.md").write_text(reference_page(module, title),
