@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from minimodel.autograd import no_grad
+from minimodel.diagnostics import effective_rank
 from minimodel.optim import AdamW, clip_grad_norm, cosine_with_warmup
 from minimodel.training import checkpoint
 from minimodel.training import run_files as rf
@@ -196,6 +197,13 @@ class Trainer:
                "lr": self.lr_at(self.step - 1),
                "tokens_per_s": acc["tokens"] / max(acc["compute_s"], 1e-9),
                "elapsed": self.elapsed()}
+        # The effective rank over training (one SVD of V x d per evaluation): where a tied and
+        # an untied matrix part ways, and where collapse would show.
+        E, W = rf.embedding_matrices(self.model)
+        if np.all(np.isfinite(E)):
+            row["erank_embedding"] = effective_rank(E)
+        if W is not None and np.all(np.isfinite(W)):
+            row["erank_head"] = effective_rank(W)
         acc.update(loss_sum=0.0, loss_n=0, tokens=0, compute_s=0.0)
         return row
 
