@@ -20,6 +20,7 @@ when lines move; a strict build fails on any that does not resolve.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -342,6 +343,125 @@ def figure_spectra() -> str:
 FIGURES = {"tied-gradient.svg": figure_tied_gradient, "spectra.svg": figure_spectra}
 
 
+# ----------------------------------------------------------------------------- measured page
+MEASURED = {
+    "title": {"en": "Measured: tied against untied, and the benchmarks",
+              "es": "Medido: atado frente a sin atar, y las pruebas de rendimiento"},
+    "intro": {"en": "Generated when the site is built from `docs/measured.json`, which "
+                    "`scripts/make_results_data.py` collects from a real `minimodel compare` "
+                    "run and the benchmark scripts. Machine:",
+              "es": "Generada al construir el sitio a partir de `docs/measured.json`, que "
+                    "`scripts/make_results_data.py` reúne de una ejecución real de "
+                    "`minimodel compare` y de los scripts de rendimiento. Máquina:"},
+    "compare": {"en": "Tied against untied", "es": "Atado frente a sin atar"},
+    "row": {"en": "| | tied | untied |", "es": "| | atado | sin atar |"},
+    "params": {"en": "parameters", "es": "parámetros"},
+    "val": {"en": "validation loss (nats/token)", "es": "pérdida de validación (nats/token)"},
+    "ppl": {"en": "perplexity", "es": "perplejidad"},
+    "erank": {"en": "effective rank of E", "es": "rango efectivo de E"},
+    "erank_w": {"en": "effective rank of W (head)", "es": "rango efectivo de W (cabeza)"},
+    "speed": {"en": "training tokens/s", "es": "tokens de entrenamiento/s"},
+    "curves": {"en": "Validation loss and effective rank over training",
+               "es": "Pérdida de validación y rango efectivo durante el entrenamiento"},
+    "cbow": {"en": "CBOW against gensim", "es": "CBOW frente a gensim"},
+    "bench": {"en": "Training step against PyTorch and transformers",
+              "es": "Paso de entrenamiento frente a PyTorch y transformers"},
+    "cores": {"en": "cores", "es": "núcleos"},
+    "setup": {"en": "{model}, d={d}, {layers} blocks, {tok} V={V}, {steps} steps, seed {seed}",
+              "es": "{model}, d={d}, {layers} bloques, {tok} V={V}, {steps} pasos, semilla "
+                    "{seed}"},
+    "cbow_head": {"en": "| objective | implementation | words/s | WordSim-353 ρ | SimLex-999 ρ |",
+                  "es": "| objetivo | implementación | palabras/s | ρ WordSim-353 | "
+                        "ρ SimLex-999 |"},
+    "bench_head": {"en": "| metric | measured | target | met? |",
+                   "es": "| métrica | medido | objetivo | ¿cumplido? |"},
+    "yes": {"en": "yes", "es": "sí"},
+    "no": {"en": "no", "es": "no"},
+}
+
+
+def _m(key: str, lang: str) -> str:
+    return MEASURED[key][lang]
+
+
+def measured_page(data: dict[str, Any], lang: str) -> str:
+    """The "Measured" page in ``lang`` from the collected data (see make_results_data.py)."""
+    m, cmp = data["machine"], data["compare"]
+    tied, untied = cmp["tied"]["summary"], cmp["untied"]["summary"]
+    c = cmp["config"]
+    lines = [f"# {_m('title', lang)}", "", _m("intro", lang) + f" {m['cpu']}, {m['cores']} "
+             f"{_m('cores', lang)}, {m['memory_gib']} GiB, Python {m['python']}, NumPy {m['numpy']}"
+             f" ({m['blas']}), {m['date']}.", "", f"## {_m('compare', lang)}", "",
+             f"`{cmp['command']}`: " + _m("setup", lang).format(
+                 model=c["model"], d=c["d_model"], layers=c["n_layer"], tok=c["tokenizer"],
+                 V=tied["vocab_size"], steps=c["steps"], seed=c["seed"]) + ".",
+             "", _m("row", lang), "|---|---|---|"]
+
+    def row(key: str, field_: str, fmt: str) -> None:
+        values = [s.get(field_) for s in (tied, untied)]
+        cells = [format(v, fmt) if v is not None else "—" for v in values]
+        lines.append(f"| {_m(key, lang)} | {cells[0]} | {cells[1]} |")
+
+    row("params", "parameters", ",")
+    row("val", "val_loss", ".4f")
+    row("ppl", "val_ppl", ".2f")
+    row("erank", "erank_embedding", ".1f")
+    row("erank_w", "erank_head", ".1f")
+    row("speed", "tokens_per_s", ",.0f")
+    lines += ["", f"## {_m('curves', lang)}", "",
+              f"![{_m('curves', lang)}](figures/measured-curves.svg)", ""]
+    if data.get("cbow"):
+        lines += [f"## {_m('cbow', lang)}", "", "`python benchmarks/cbow_vs_gensim.py`", "",
+                  _m("cbow_head", lang), "|---|---|---|---|---|"]
+        lines += [f"| {r['objective']} | {r['impl']} | {r['words_per_s']:,.0f} | "
+                  f"{r['wordsim353']:.3f} ({r['wordsim353_coverage']}) | "
+                  f"{r['simlex999']:.3f} ({r['simlex999_coverage']}) |" for r in data["cbow"]]
+        lines.append("")
+    if data.get("bench"):
+        meta = data["bench"].get("meta", {})
+        lines += [f"## {_m('bench', lang)}", "",
+                  f"`minimodel bench --cases step`: {meta.get('cpu', '?')}, {meta.get('cores', '?')}"
+                  f" {_m('cores', lang)}, torch {meta.get('torch', '-')}, transformers "
+                  f"{meta.get('transformers', '-')}, {str(meta.get('date', ''))[:10]}", "",
+                  _m("bench_head", lang), "|---|---|---|---|"]
+        for r in data["bench"].get("targets", []):
+            met = {True: _m("yes", lang), False: _m("no", lang), None: "—"}[r.get("met")]
+            value = "—" if r.get("value") is None else f"{r['value']:.3g}"
+            lines.append(f"| {r['metric']} | {value} | {r['op']} {r['bound']:.3g} | {met} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+FIGURE_WORDS = {"step": {"en": "step", "es": "paso"},
+                "loss": {"en": "validation loss (nats/token)",
+                         "es": "pérdida de validación (nats/token)"},
+                "erank": {"en": "effective rank", "es": "rango efectivo"},
+                "tied": {"en": "tied", "es": "atado"}, "untied": {"en": "untied", "es": "sin atar"}}
+
+
+def figure_measured(data: dict[str, Any], lang: str = "en") -> str:
+    """Validation loss and effective rank over training, tied against untied."""
+    word = {key: value[lang] for key, value in FIGURE_WORDS.items()}
+    fig = _figure(9, 3.4)
+    loss_ax, rank_ax = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    for name in ("tied", "untied"):
+        curve = data["compare"][name]["curve"]
+        steps = [r["step"] for r in curve]
+        loss_ax.plot(steps, [r["val_loss"] for r in curve], label=word[name])
+        if all("erank_embedding" in r for r in curve):
+            rank_ax.plot(steps, [r["erank_embedding"] for r in curve], label=f"{word[name]}: E")
+        if name == "untied" and all("erank_head" in r for r in curve):
+            rank_ax.plot(steps, [r["erank_head"] for r in curve], "--",
+                         label=f"{word['untied']}: W")
+    loss_ax.set_xlabel(word["step"])
+    loss_ax.set_ylabel(word["loss"])
+    rank_ax.set_xlabel(word["step"])
+    rank_ax.set_ylabel(word["erank"])
+    for ax in (loss_ax, rank_ax):
+        ax.legend(fontsize=8)
+    return _svg(fig)
+
+
 # ----------------------------------------------------------------------------- staging, build
 def source_docs_dir() -> Path:
     """``docs/`` of the source checkout; ValueError when minimodel is installed elsewhere."""
@@ -384,6 +504,15 @@ def stage(target: Path, docs_dir: Path | None = None) -> Path:
         for rel, text in pages.items():
             (target / rel).parent.mkdir(parents=True, exist_ok=True)
             (target / rel).write_text(text, encoding="utf-8")
+    measured = docs_dir / "measured.json"
+    if measured.is_file():
+        data = json.loads(measured.read_text(encoding="utf-8"))
+        (target / "figures").mkdir(exist_ok=True)
+        for lang in LANGS:  # x.es.svg: static-i18n's localized asset for the Spanish pages
+            (target / "figures" / page_name("measured-curves", lang).replace(".md", ".svg")
+             ).write_text(figure_measured(data, lang), encoding="utf-8")
+            (target / page_name("measured", lang)).write_text(measured_page(data, lang),
+                                                              encoding="utf-8")
     (target / "lessons" / "figures").mkdir(parents=True, exist_ok=True)
     for name, make in FIGURES.items():
         (target / "lessons" / "figures" / name).write_text(make(), encoding="utf-8")
@@ -405,7 +534,7 @@ def _nav(lessons: list[Lesson]) -> list[Any]:
         {"Lab": ["lab/index.md", {"Quiz": f"quizzes/{QUIZ_ID}.md"},
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
-        {"Results": "results.md"},
+        {"Results": ["measured.md", "results.md"]},
         {"Engine": ["architecture.md", "interop.md", "judge.md"]},
         {"Reference": [f"reference/{stem}.md" for stem in REFERENCE]},
     ]

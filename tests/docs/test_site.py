@@ -4,6 +4,7 @@ code links by symbol that must resolve, and nothing fetched from the network."""
 from __future__ import annotations
 
 import html as html_module
+import json
 import re
 import shutil
 from pathlib import Path
@@ -118,3 +119,17 @@ def test_lessons_and_lab_pages_link_both_ways(site):
     assert 'href="../../lessons/01-embedding-lookup.html"' in back
     quiz = (site / "es" / "quizzes" / "phase-13-embeddings.html").read_text(encoding="utf-8")
     assert quiz.count('href="../lessons/') >= 20      # every listed question links back
+
+
+def test_the_measured_page_is_rendered_from_its_data(site):
+    data = json.loads((DOCS / "measured.json").read_text(encoding="utf-8"))
+    tied = data["compare"]["tied"]["summary"]
+    untied = data["compare"]["untied"]["summary"]
+    for lang, prefix in (("en", site), ("es", site / "es")):
+        page = docsite.measured_page(data, lang)
+        assert f"| {tied['parameters']:,} | {untied['parameters']:,} |" in page
+        assert f"{tied['val_loss']:.4f}" in page and data["machine"]["cpu"] in page
+        html = (prefix / "measured.html").read_text(encoding="utf-8")
+        assert f"{tied['val_loss']:.4f}" in html and "measured-curves.svg" in html
+    curve = data["compare"]["tied"]["curve"]
+    assert len(curve) >= 5 and all("erank_embedding" in row for row in curve)
