@@ -59,6 +59,17 @@ def no_grad() -> Iterator[None]:
         _grad_mode.enabled = previous
 
 
+@contextlib.contextmanager
+def grad_mode(enabled: bool) -> Iterator[None]:
+    """Context manager: record a graph (``True``) or not (``False``) inside the block."""
+    previous = _grad_mode.enabled
+    _grad_mode.enabled = bool(enabled)
+    try:
+        yield
+    finally:
+        _grad_mode.enabled = previous
+
+
 class Context:
     """What a Function's forward leaves for its backward.
 

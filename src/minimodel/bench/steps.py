@@ -15,7 +15,7 @@ from typing import Any, Callable
 SEED = 0
 LR, WEIGHT_DECAY = 1e-3, 0.01
 # Step variants that run minimodel (the rest are PyTorch peers).
-MINIMODEL_IMPLS = ("minimodel", "masked", "full", "full-chunked")
+MINIMODEL_IMPLS = ("minimodel", "minimodel-default", "masked", "full", "full-chunked")
 
 
 # --------------------------------------------------------------------------- process setup
@@ -82,14 +82,18 @@ def gpt_loss(model, x, y):
 def build_step(impl: str, shape) -> tuple[Callable[[], float], dict[str, Any]]:
     """A closure running one training step (forward, backward, AdamW, zero_grad) -> loss."""
     x, y = batch(shape)
-    if impl == "minimodel":
+    if impl in ("minimodel", "minimodel-default"):
         from minimodel import optim
 
         model = minimodel_gpt(shape)
         opt = optim.AdamW(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
+        # "minimodel-default": the plain `logits, loss = model(x, y)` a learner writes, whose
+        # logits are deferred (never computed here, since nothing reads them).
+        loss_of = (lambda: model(x, y)[1]) if impl == "minimodel-default" else (
+            lambda: gpt_loss(model, x, y))
 
         def step() -> float:
-            loss = gpt_loss(model, x, y)
+            loss = loss_of()
             loss.backward()
             opt.step()
             opt.zero_grad()

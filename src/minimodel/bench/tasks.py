@@ -61,7 +61,7 @@ def task_memory(task: dict) -> dict:
 
     strict = tune_allocator("strict")
     impl, threads = task["impl"], task["threads"]
-    setup = (setup_minimodel(threads, allocator=False) if impl == "minimodel"
+    setup = (setup_minimodel(threads, allocator=False) if impl.startswith("minimodel")
              else setup_torch(threads))
     step, info = build_step(impl, shape_of(task))
     losses = [step()]  # warm-up: optimizer state, lazily built buffers, thread pools
@@ -79,7 +79,7 @@ def task_memory(task: dict) -> dict:
     out = {"growth_mib": max(growth) if growth else None, "growth_all_mib": growth,
            "method": method, "strict_allocator": strict, "rss_before_mib": base_rss / 1024,
            "loss_first": float(losses[0]), "setup": setup, **info}
-    if impl == "minimodel":
+    if impl.startswith("minimodel"):
         import tracemalloc
 
         gc.collect()

@@ -20,8 +20,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-import minimodel.functional as F
-from minimodel.autograd import no_grad
+from minimodel.autograd import is_grad_enabled, no_grad
+from minimodel.deferred import DeferredTensor
 from minimodel.models.base import LanguageModel, transformer_state_shapes
 from minimodel.nn import (Block, Dropout, Embedding, KVCache, LayerNorm, Linear, LMHead,
                           Module, ModuleList, TiedHead)
@@ -121,15 +121,25 @@ class GPT(LanguageModel):
                 ) -> tuple[Tensor | None, Tensor | None]:
         """Logits (B, T, V) and, given targets, the mean next-token cross-entropy.
 
-        ``return_logits=False`` (the training loop's choice) computes the loss with
-        ``lm_head.loss`` (``F.linear_cross_entropy``): its kernel runs the head and the loss in
-        row chunks and never holds the (B*T, V) logits; the returned logits are then None.
+        With targets the loss always comes from ``lm_head.loss`` (``F.linear_cross_entropy``),
+        whose kernel runs the head and the loss in row chunks and never holds the (B*T, V)
+        logits; the logits are then a :class:`~minimodel.deferred.DeferredTensor`, computed
+        only if read. ``return_logits=False`` returns None for them instead.
         """
         h = self.hidden_states(idx)  # (B, T, d)
-        if targets is not None and not return_logits:
-            return None, self.lm_head.loss(h, targets)
-        logits = self.lm_head(h)  # (B, T, V)
-        loss = F.cross_entropy(logits, targets) if targets is not None else None
+        if targets is None:
+            return self.lm_head(h), None  # (B, T, V)
+        loss = self.lm_head.loss(h, targets)  # chunked: never holds (B*T, V)
+        if not return_logits:
+            return None, loss
+        # The logits are made only if someone reads them (see minimodel.deferred): the loss
+        # above did not need them, and at V = 50257 they are the largest array of the step.
+        head = self.lm_head
+        recording = is_grad_enabled()
+        logits = DeferredTensor(lambda: head(h), (*h.shape[:-1], head.vocab_size), h.dtype,
+                                requires_grad=recording and (h.requires_grad
+                                                             or head.weight.requires_grad),
+                                grad_enabled=recording)
         return logits, loss
 
     # ------------------------------------------------------------------ generation
