@@ -199,3 +199,37 @@ def test_cbow_vs_gensim_benchmark_runs_one_tiny_round(tmp_path):
         assert row["words_per_s"] > 0 and -1 <= row["wordsim353"] <= 1
         assert row["wordsim353_coverage"] == "64/353"
     assert "minimodel at" in done.stdout and "gensim's words/s" in done.stdout
+
+
+def test_generate_vs_hf_benchmark_runs(tmp_path):
+    """The generation benchmark works end to end (1 round, the small size)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "generate_vs_hf.py"
+    out = tmp_path / "gen.json"
+    done = subprocess.run([sys.executable, str(script), "--rounds", "1", "--configs", "small",
+                           "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (row,) = json.loads(out.read_text())
+    assert row["minimodel_tokens_per_s"] > 0 and row["transformers_tokens_per_s"] > 0
+    assert 0.5 < row["per_token_prompt256_over_prompt16"] < 3
+
+
+def test_mlm_cbow_vs_torch_benchmark_runs(tmp_path):
+    """The MLM/CBOW benchmark works end to end (1 round, the cheapest case)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "mlm_cbow_vs_torch.py"
+    out = tmp_path / "t.json"
+    done = subprocess.run([sys.executable, str(script), "--rounds", "1", "--cases",
+                           "cbow-negative", "--json", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (row,) = json.loads(out.read_text())
+    assert row["case"] == "cbow-negative" and row["minimodel_ms"] > 0 and row["torch_ms"] > 0
