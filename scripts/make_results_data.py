@@ -3,8 +3,9 @@
     minimodel compare --out runs/compare-gpt                       # ~5 min on 2 cores
     minimodel bench --cases step --json bench.json                 # ~4 min
     python benchmarks/cbow_vs_gensim.py --json cbow.json           # ~1 min
+    python benchmarks/step_vs_d.py --json steps.json               # ~2 min
     python scripts/make_results_data.py --compare runs/compare-gpt --bench bench.json \\
-        --cbow cbow.json
+        --cbow cbow.json --steps steps.json
 
 The docs build renders the page (English and Spanish) and its figures from this file, so the
 page can never disagree with the data; this script only gathers the data from real runs and
@@ -73,6 +74,7 @@ def main() -> None:
                         help="a `minimodel compare --out DIR` folder (tied/ and untied/)")
     parser.add_argument("--bench", metavar="FILE", help="`minimodel bench --json FILE` output")
     parser.add_argument("--cbow", metavar="FILE", help="cbow_vs_gensim.py --json output")
+    parser.add_argument("--steps", metavar="FILE", help="benchmarks/step_vs_d.py --json output")
     parser.add_argument("--out", default=str(OUT), help=f"default {OUT.relative_to(REPO)}")
     args = parser.parse_args()
     folder = Path(args.compare)
@@ -92,6 +94,8 @@ def main() -> None:
         data["bench"] = json.loads(Path(args.bench).read_text(encoding="utf-8"))
     if args.cbow:
         data["cbow"] = json.loads(Path(args.cbow).read_text(encoding="utf-8"))
+    if args.steps:
+        data["steps"] = json.loads(Path(args.steps).read_text(encoding="utf-8"))
     Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 

@@ -375,6 +375,12 @@ MEASURED = {
                         "ρ SimLex-999 |"},
     "bench_head": {"en": "| metric | measured | target | met? |",
                    "es": "| métrica | medido | objetivo | ¿cumplido? |"},
+    "steps": {"en": "Step time against the width d", "es": "Tiempo por paso frente a la anchura d"},
+    "steps_head": {"en": "| d | V | minimodel ms | PyTorch eager ms | transformers ms | "
+                         "minimodel / best |",
+                   "es": "| d | V | minimodel ms | PyTorch eager ms | transformers ms | "
+                         "minimodel / mejor |"},
+    "threads": {"en": "threads", "es": "hilos"},
     "yes": {"en": "yes", "es": "sí"},
     "no": {"en": "no", "es": "no"},
 }
@@ -417,6 +423,14 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
                   f"{r['wordsim353']:.3f} ({r['wordsim353_coverage']}) | "
                   f"{r['simlex999']:.3f} ({r['simlex999_coverage']}) |" for r in data["cbow"]]
         lines.append("")
+    if data.get("steps"):
+        lines += [f"## {_m('steps', lang)}", "", "`python benchmarks/step_vs_d.py` "
+                  f"(B=16, T=128, L=4, H=4, AdamW, 2 {_m('threads', lang)})", "",
+                  f"![{_m('steps', lang)}](figures/measured-steps.svg)", "",
+                  _m("steps_head", lang), "|---|---|---|---|---|---|"]
+        lines += [f"| {r['d']} | {r['V']} | {r['minimodel']:.1f} | {r['nanogpt']:.1f} | "
+                  f"{r['hf-sdpa']:.1f} | {r['ratio_to_best_peer']:.2f} |" for r in data["steps"]]
+        lines.append("")
     if data.get("bench"):
         meta = data["bench"].get("meta", {})
         lines += [f"## {_m('bench', lang)}", "",
@@ -430,6 +444,22 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
             lines.append(f"| {r['metric']} | {value} | {r['op']} {r['bound']:.3g} | {met} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def figure_steps(data: dict[str, Any], lang: str = "en") -> str:
+    """Training-step time against d for minimodel and its peers (log-log)."""
+    fig = _figure(6, 3.4)
+    ax = fig.add_subplot(1, 1, 1)
+    rows = data["steps"]
+    for key, label in (("minimodel", "minimodel"), ("nanogpt", "PyTorch eager"),
+                       ("hf-sdpa", "transformers GPT-2")):
+        ax.plot([r["d"] for r in rows], [r[key] for r in rows], "o-", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("d" + (" (model width)" if lang == "en" else " (anchura del modelo)"))
+    ax.set_ylabel("ms / step" if lang == "en" else "ms / paso")
+    ax.legend(fontsize=8)
+    return _svg(fig)
 
 
 FIGURE_WORDS = {"step": {"en": "step", "es": "paso"},
@@ -511,6 +541,9 @@ def stage(target: Path, docs_dir: Path | None = None) -> Path:
         for lang in LANGS:  # x.es.svg: static-i18n's localized asset for the Spanish pages
             (target / "figures" / page_name("measured-curves", lang).replace(".md", ".svg")
              ).write_text(figure_measured(data, lang), encoding="utf-8")
+            if data.get("steps"):
+                (target / "figures" / page_name("measured-steps", lang).replace(".md", ".svg")
+                 ).write_text(figure_steps(data, lang), encoding="utf-8")
             (target / page_name("measured", lang)).write_text(measured_page(data, lang),
                                                               encoding="utf-8")
     (target / "lessons" / "figures").mkdir(parents=True, exist_ok=True)

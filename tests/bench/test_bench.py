@@ -233,3 +233,19 @@ def test_mlm_cbow_vs_torch_benchmark_runs(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     (row,) = json.loads(out.read_text())
     assert row["case"] == "cbow-negative" and row["minimodel_ms"] > 0 and row["torch_ms"] > 0
+
+
+def test_step_vs_d_benchmark_runs(tmp_path):
+    """The step-time-against-d script works end to end (one small width, one step)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "step_vs_d.py"
+    out = tmp_path / "s.json"
+    done = subprocess.run([sys.executable, str(script), "--widths", "32", "--steps", "1",
+                           "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (row,) = json.loads(out.read_text())
+    assert row["d"] == 32 and row["V"] == 1024 and row["minimodel"] > 0 and row["nanogpt"] > 0

@@ -1,0 +1,69 @@
+"""GPT training-step time against the model width d: minimodel, PyTorch eager and transformers.
+
+    python benchmarks/step_vs_d.py                          # d = 64..384, 1 round
+    python benchmarks/step_vs_d.py --widths 128,256,384 --rounds 3 --json steps.json
+
+B=16, T=128, 4 layers, 4 heads, AdamW, 2 threads; V grows with d as in the issue's configs
+(d=128: V=512, d=256: V=8192, d=384: V=16384; other widths take V = 32·d). Each
+implementation runs in its own process (``minimodel bench``'s workers, the same step code),
+alternating, median of the timed steps, median over rounds. ``scripts/make_results_data.py
+--steps FILE`` puts the table into the site's Measured page, which plots it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+VOCAB = {128: 512, 256: 8192, 384: 16384}
+IMPLS = ("minimodel", "nanogpt", "hf-sdpa")
+WORKER = "--worker"
+
+
+def worker(impl: str, d: int, vocab: int, steps: int) -> dict:
+    from minimodel.bench.spec import Shape
+    from minimodel.bench.steps import build_step, setup_for, time_steps
+
+    setup_for(impl, 2)
+    step, _ = build_step(impl, Shape(d=d, V=vocab))
+    return time_steps(step, 2, steps)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == WORKER:
+        out = worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+        print(json.dumps({"ms": 1000 * out["median_s"]}))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--widths", default="64,128,192,256,384")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--steps", type=int, default=5, help="timed steps per measurement")
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args()
+    rows = []
+    for d in (int(w) for w in args.widths.split(",")):
+        vocab = VOCAB.get(d, 32 * d)
+        times: dict[str, list[float]] = {impl: [] for impl in IMPLS}
+        for round_ in range(args.rounds):
+            for impl in IMPLS if round_ % 2 == 0 else IMPLS[::-1]:
+                done = subprocess.run([sys.executable, __file__, WORKER, impl, str(d), str(vocab),
+                                       str(args.steps)], capture_output=True, text=True)
+                if done.returncode != 0:
+                    sys.exit(f"{impl} d={d} failed:\n{done.stderr[-2000:]}")
+                times[impl].append(json.loads(done.stdout.strip().splitlines()[-1])["ms"])
+        row = {"d": d, "V": vocab, **{impl: statistics.median(v) for impl, v in times.items()}}
+        row["ratio_to_best_peer"] = row["minimodel"] / min(row["nanogpt"], row["hf-sdpa"])
+        rows.append(row)
+        print(f"d={d:<4} V={vocab:<6} minimodel {row['minimodel']:7.1f} ms  PyTorch eager "
+              f"{row['nanogpt']:7.1f} ms  transformers {row['hf-sdpa']:7.1f} ms  "
+              f"ratio {row['ratio_to_best_peer']:.2f}", flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(rows, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()
