@@ -170,15 +170,24 @@ def practice_section(lesson: Lesson, lang: str) -> str:
     return "\n".join(lines)
 
 
+def lesson_link(lesson: Lesson, lang: str, to_docs_root: str) -> str:
+    """``Lesson: [title](<root>lessons/<stem>.md)`` in ``lang``."""
+    return (f"{w('lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
+            f"({to_docs_root}lessons/{lesson.stem}.md)")
+
+
+def _lab_page_head(title: str, item_id: str, lesson: Lesson | None, lang: str) -> list[str]:
+    """Title, id and the link back to the lesson, for a page under lab/<kind>/."""
+    head = [f"# {title}", "", f"`{item_id}`", ""]
+    return head + ([lesson_link(lesson, lang, "../../"), ""] if lesson is not None else [])
+
+
 def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
     """A break's page: story, predictions, observations and the hint ladder; never the fix."""
     from minimodel.lab.breaks import load_break
 
     brk = load_break(break_id)
-    parts = [f"# {brk.text('title', lang)}", "", f"`{break_id}`", ""]
-    if lesson is not None:
-        parts += [f"{w('lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
-                  f"(../../lessons/{lesson.stem}.md)", ""]
+    parts = _lab_page_head(brk.text("title", lang), break_id, lesson, lang)
     parts += [brk.text("summary", lang).strip(), "", f"## {w('story', lang)}", "",
               brk.text("intro", lang).strip(), ""]
     for key, heading in (("predict", "predict"), ("observe", "observe")):
@@ -204,10 +213,7 @@ def exercise_page(exercise_id: str, lang: str, lesson: Lesson | None) -> str:
     from minimodel.lab.exercises.cases import make_cases
 
     ex = get_exercise(exercise_id)
-    parts = [f"# {ex.text('title', lang)}", "", f"`{exercise_id}`", ""]
-    if lesson is not None:
-        parts += [f"{w('lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
-                  f"(../../lessons/{lesson.stem}.md)", ""]
+    parts = _lab_page_head(ex.text("title", lang), exercise_id, lesson, lang)
     parts += [f"## {w('statement', lang)}", "", ex.text("statement", lang).strip(), "",
               f"## {w('signature', lang)}", "", "```python", f"def {ex.signature()}: ...",
               "```", ""]
@@ -239,8 +245,7 @@ def _quiz_page(mirror: str, lessons: list[Lesson], lang: str) -> str:
         found = re.match(r"## (q-\d\d-\d\d) ", line)
         lesson = _lesson_of(lessons, "quiz", found.group(1)) if found else None
         if lesson is not None:
-            out.append(f"\n{w('lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
-                       f"(../lessons/{lesson.stem}.md)\n")
+            out.append(f"\n{lesson_link(lesson, lang, '../')}\n")
     return "".join(out)
 
 

@@ -182,70 +182,48 @@ def test_a_toy_run_gives_numbers_but_no_verdict(full_run):
 
 def test_cbow_vs_gensim_benchmark_runs_one_tiny_round(tmp_path):
     """The benchmark script itself works end to end (1 epoch, 1 round, negative sampling)."""
-    import json
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "cbow_vs_gensim.py"
-    out = tmp_path / "table.json"
-    done = subprocess.run([sys.executable, str(script), "--rounds", "1", "--epochs", "1",
-                           "--objectives", "negative", "--workers", "1", "--json", str(out)],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    table = json.loads(out.read_text())
+    table, printed = _run_benchmark_script("cbow_vs_gensim.py", tmp_path, "--rounds", "1",
+                                           "--epochs", "1", "--objectives", "negative",
+                                           "--workers", "1")
     assert [r["impl"] for r in table] == ["minimodel", "gensim"]
     for row in table:
         assert row["words_per_s"] > 0 and -1 <= row["wordsim353"] <= 1
         assert row["wordsim353_coverage"] == "64/353"
-    assert "minimodel at" in done.stdout and "gensim's words/s" in done.stdout
+    assert "minimodel at" in printed and "gensim's words/s" in printed
 
 
-def test_generate_vs_hf_benchmark_runs(tmp_path):
-    """The generation benchmark works end to end (1 round, the small size)."""
+def _run_benchmark_script(name: str, tmp_path, *args: str):
+    """Run benchmarks/<name> with --json; return (its JSON table, its printed text)."""
     import json
     import subprocess
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "generate_vs_hf.py"
-    out = tmp_path / "gen.json"
-    done = subprocess.run([sys.executable, str(script), "--rounds", "1", "--configs", "small",
-                           "--json", str(out)], capture_output=True, text=True, timeout=300)
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / name
+    out = tmp_path / "table.json"
+    done = subprocess.run([sys.executable, str(script), *args, "--json", str(out)],
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    (row,) = json.loads(out.read_text())
+    return json.loads(out.read_text()), done.stdout
+
+
+def test_generate_vs_hf_benchmark_runs(tmp_path):
+    """The generation benchmark works end to end (1 round, the small size)."""
+    (row,), _ = _run_benchmark_script("generate_vs_hf.py", tmp_path, "--rounds", "1",
+                                      "--configs", "small")
     assert row["minimodel_tokens_per_s"] > 0 and row["transformers_tokens_per_s"] > 0
     assert 0.5 < row["per_token_prompt256_over_prompt16"] < 3
 
 
 def test_mlm_cbow_vs_torch_benchmark_runs(tmp_path):
     """The MLM/CBOW benchmark works end to end (1 round, the cheapest case)."""
-    import json
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "mlm_cbow_vs_torch.py"
-    out = tmp_path / "t.json"
-    done = subprocess.run([sys.executable, str(script), "--rounds", "1", "--cases",
-                           "cbow-negative", "--json", str(out)],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    (row,) = json.loads(out.read_text())
+    (row,), _ = _run_benchmark_script("mlm_cbow_vs_torch.py", tmp_path, "--rounds", "1",
+                                      "--cases", "cbow-negative")
     assert row["case"] == "cbow-negative" and row["minimodel_ms"] > 0 and row["torch_ms"] > 0
 
 
 def test_step_vs_d_benchmark_runs(tmp_path):
     """The step-time-against-d script works end to end (one small width, one step)."""
-    import json
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "step_vs_d.py"
-    out = tmp_path / "s.json"
-    done = subprocess.run([sys.executable, str(script), "--widths", "32", "--steps", "1",
-                           "--json", str(out)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    (row,) = json.loads(out.read_text())
+    (row,), _ = _run_benchmark_script("step_vs_d.py", tmp_path, "--widths", "32", "--steps",
+                                      "1")
     assert row["d"] == 32 and row["V"] == 1024 and row["minimodel"] > 0 and row["nanogpt"] > 0
