@@ -88,6 +88,7 @@ def test_generated_break_pages_follow_the_source_and_hide_the_fix(site):
             assert "@@" not in page and brk.patch_text[:40] not in page
             html = (prefix / "lab" / "breaks" / f"{b['id']}.html").read_text(encoding="utf-8")
             assert brk.text("title", lang).split(":")[0] in html
+            assert html.count("<details") == len(brk.texts("hints", lang))  # one fold per rung
 
 
 def test_generated_exercise_pages_follow_the_source(site):
