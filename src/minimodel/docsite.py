@@ -80,6 +80,45 @@ WORDS = {
                         "para el juez. Cada página de esta sección se genera a partir del "
                         "contenido del laboratorio al construir el sitio."},
     "quiz_page": {"en": "The phase 13 quiz", "es": "El cuestionario de la fase 13"},
+    # the Measured page
+    "title": {"en": "Measured: tied against untied, and the benchmarks",
+              "es": "Medido: atado frente a sin atar, y las pruebas de rendimiento"},
+    "intro": {"en": "Generated when the site is built from `docs/measured.json`, which "
+                    "`scripts/make_results_data.py` collects from a real `minimodel compare` "
+                    "run and the benchmark scripts. Machine:",
+              "es": "Generada al construir el sitio a partir de `docs/measured.json`, que "
+                    "`scripts/make_results_data.py` reúne de una ejecución real de "
+                    "`minimodel compare` y de los scripts de rendimiento. Máquina:"},
+    "compare": {"en": "Tied against untied", "es": "Atado frente a sin atar"},
+    "row": {"en": "| | tied | untied |", "es": "| | atado | sin atar |"},
+    "params": {"en": "parameters", "es": "parámetros"},
+    "val": {"en": "validation loss (nats/token)", "es": "pérdida de validación (nats/token)"},
+    "ppl": {"en": "perplexity", "es": "perplejidad"},
+    "erank": {"en": "effective rank of E", "es": "rango efectivo de E"},
+    "erank_w": {"en": "effective rank of W (head)", "es": "rango efectivo de W (cabeza)"},
+    "speed": {"en": "training tokens/s", "es": "tokens de entrenamiento/s"},
+    "curves": {"en": "Validation loss and effective rank over training",
+               "es": "Pérdida de validación y rango efectivo durante el entrenamiento"},
+    "cbow": {"en": "CBOW against gensim", "es": "CBOW frente a gensim"},
+    "bench": {"en": "Training step against PyTorch and transformers",
+              "es": "Paso de entrenamiento frente a PyTorch y transformers"},
+    "cores": {"en": "cores", "es": "núcleos"},
+    "setup": {"en": "{model}, d={d}, {layers} blocks, {tok} V={V}, {steps} steps, seed {seed}",
+              "es": "{model}, d={d}, {layers} bloques, {tok} V={V}, {steps} pasos, semilla "
+                    "{seed}"},
+    "cbow_head": {"en": "| objective | implementation | words/s | WordSim-353 ρ | SimLex-999 ρ |",
+                  "es": "| objetivo | implementación | palabras/s | ρ WordSim-353 | "
+                        "ρ SimLex-999 |"},
+    "bench_head": {"en": "| metric | measured | target | met? |",
+                   "es": "| métrica | medido | objetivo | ¿cumplido? |"},
+    "steps": {"en": "Step time against the width d", "es": "Tiempo por paso frente a la anchura d"},
+    "steps_head": {"en": "| d | V | minimodel ms | PyTorch eager ms | transformers ms | "
+                         "minimodel / best |",
+                   "es": "| d | V | minimodel ms | PyTorch eager ms | transformers ms | "
+                         "minimodel / mejor |"},
+    "threads": {"en": "threads", "es": "hilos"},
+    "yes": {"en": "yes", "es": "sí"},
+    "no": {"en": "no", "es": "no"},
 }
 
 
@@ -349,50 +388,6 @@ FIGURES = {"tied-gradient.svg": figure_tied_gradient, "spectra.svg": figure_spec
 
 
 # ----------------------------------------------------------------------------- measured page
-MEASURED = {
-    "title": {"en": "Measured: tied against untied, and the benchmarks",
-              "es": "Medido: atado frente a sin atar, y las pruebas de rendimiento"},
-    "intro": {"en": "Generated when the site is built from `docs/measured.json`, which "
-                    "`scripts/make_results_data.py` collects from a real `minimodel compare` "
-                    "run and the benchmark scripts. Machine:",
-              "es": "Generada al construir el sitio a partir de `docs/measured.json`, que "
-                    "`scripts/make_results_data.py` reúne de una ejecución real de "
-                    "`minimodel compare` y de los scripts de rendimiento. Máquina:"},
-    "compare": {"en": "Tied against untied", "es": "Atado frente a sin atar"},
-    "row": {"en": "| | tied | untied |", "es": "| | atado | sin atar |"},
-    "params": {"en": "parameters", "es": "parámetros"},
-    "val": {"en": "validation loss (nats/token)", "es": "pérdida de validación (nats/token)"},
-    "ppl": {"en": "perplexity", "es": "perplejidad"},
-    "erank": {"en": "effective rank of E", "es": "rango efectivo de E"},
-    "erank_w": {"en": "effective rank of W (head)", "es": "rango efectivo de W (cabeza)"},
-    "speed": {"en": "training tokens/s", "es": "tokens de entrenamiento/s"},
-    "curves": {"en": "Validation loss and effective rank over training",
-               "es": "Pérdida de validación y rango efectivo durante el entrenamiento"},
-    "cbow": {"en": "CBOW against gensim", "es": "CBOW frente a gensim"},
-    "bench": {"en": "Training step against PyTorch and transformers",
-              "es": "Paso de entrenamiento frente a PyTorch y transformers"},
-    "cores": {"en": "cores", "es": "núcleos"},
-    "setup": {"en": "{model}, d={d}, {layers} blocks, {tok} V={V}, {steps} steps, seed {seed}",
-              "es": "{model}, d={d}, {layers} bloques, {tok} V={V}, {steps} pasos, semilla "
-                    "{seed}"},
-    "cbow_head": {"en": "| objective | implementation | words/s | WordSim-353 ρ | SimLex-999 ρ |",
-                  "es": "| objetivo | implementación | palabras/s | ρ WordSim-353 | "
-                        "ρ SimLex-999 |"},
-    "bench_head": {"en": "| metric | measured | target | met? |",
-                   "es": "| métrica | medido | objetivo | ¿cumplido? |"},
-    "steps": {"en": "Step time against the width d", "es": "Tiempo por paso frente a la anchura d"},
-    "steps_head": {"en": "| d | V | minimodel ms | PyTorch eager ms | transformers ms | "
-                         "minimodel / best |",
-                   "es": "| d | V | minimodel ms | PyTorch eager ms | transformers ms | "
-                         "minimodel / mejor |"},
-    "threads": {"en": "threads", "es": "hilos"},
-    "yes": {"en": "yes", "es": "sí"},
-    "no": {"en": "no", "es": "no"},
-}
-
-
-def _m(key: str, lang: str) -> str:
-    return MEASURED[key][lang]
 
 
 def measured_page(data: dict[str, Any], lang: str) -> str:
@@ -400,18 +395,18 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
     m, cmp = data["machine"], data["compare"]
     tied, untied = cmp["tied"]["summary"], cmp["untied"]["summary"]
     c = cmp["config"]
-    lines = [f"# {_m('title', lang)}", "", _m("intro", lang) + f" {m['cpu']}, {m['cores']} "
-             f"{_m('cores', lang)}, {m['memory_gib']} GiB, Python {m['python']}, NumPy {m['numpy']}"
-             f" ({m['blas']}), {m['date']}.", "", f"## {_m('compare', lang)}", "",
-             f"`{cmp['command']}`: " + _m("setup", lang).format(
+    lines = [f"# {w('title', lang)}", "", w("intro", lang) + f" {m['cpu']}, {m['cores']} "
+             f"{w('cores', lang)}, {m['memory_gib']} GiB, Python {m['python']}, NumPy {m['numpy']}"
+             f" ({m['blas']}), {m['date']}.", "", f"## {w('compare', lang)}", "",
+             f"`{cmp['command']}`: " + w("setup", lang).format(
                  model=c["model"], d=c["d_model"], layers=c["n_layer"], tok=c["tokenizer"],
                  V=tied["vocab_size"], steps=c["steps"], seed=c["seed"]) + ".",
-             "", _m("row", lang), "|---|---|---|"]
+             "", w("row", lang), "|---|---|---|"]
 
     def row(key: str, field_: str, fmt: str) -> None:
         values = [s.get(field_) for s in (tied, untied)]
         cells = [format(v, fmt) if v is not None else "—" for v in values]
-        lines.append(f"| {_m(key, lang)} | {cells[0]} | {cells[1]} |")
+        lines.append(f"| {w(key, lang)} | {cells[0]} | {cells[1]} |")
 
     row("params", "parameters", ",")
     row("val", "val_loss", ".4f")
@@ -419,32 +414,32 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
     row("erank", "erank_embedding", ".1f")
     row("erank_w", "erank_head", ".1f")
     row("speed", "tokens_per_s", ",.0f")
-    lines += ["", f"## {_m('curves', lang)}", "",
-              f"![{_m('curves', lang)}](figures/measured-curves.svg)", ""]
+    lines += ["", f"## {w('curves', lang)}", "",
+              f"![{w('curves', lang)}](figures/measured-curves.svg)", ""]
     if data.get("cbow"):
-        lines += [f"## {_m('cbow', lang)}", "", "`python benchmarks/cbow_vs_gensim.py`", "",
-                  _m("cbow_head", lang), "|---|---|---|---|---|"]
+        lines += [f"## {w('cbow', lang)}", "", "`python benchmarks/cbow_vs_gensim.py`", "",
+                  w("cbow_head", lang), "|---|---|---|---|---|"]
         lines += [f"| {r['objective']} | {r['impl']} | {r['words_per_s']:,.0f} | "
                   f"{r['wordsim353']:.3f} ({r['wordsim353_coverage']}) | "
                   f"{r['simlex999']:.3f} ({r['simlex999_coverage']}) |" for r in data["cbow"]]
         lines.append("")
     if data.get("steps"):
-        lines += [f"## {_m('steps', lang)}", "", "`python benchmarks/step_vs_d.py` "
-                  f"(B=16, T=128, L=4, H=4, AdamW, 2 {_m('threads', lang)})", "",
-                  f"![{_m('steps', lang)}](figures/measured-steps.svg)", "",
-                  _m("steps_head", lang), "|---|---|---|---|---|---|"]
+        lines += [f"## {w('steps', lang)}", "", "`python benchmarks/step_vs_d.py` "
+                  f"(B=16, T=128, L=4, H=4, AdamW, 2 {w('threads', lang)})", "",
+                  f"![{w('steps', lang)}](figures/measured-steps.svg)", "",
+                  w("steps_head", lang), "|---|---|---|---|---|---|"]
         lines += [f"| {r['d']} | {r['V']} | {r['minimodel']:.1f} | {r['nanogpt']:.1f} | "
                   f"{r['hf-sdpa']:.1f} | {r['ratio_to_best_peer']:.2f} |" for r in data["steps"]]
         lines.append("")
     if data.get("bench"):
         meta = data["bench"].get("meta", {})
-        lines += [f"## {_m('bench', lang)}", "",
+        lines += [f"## {w('bench', lang)}", "",
                   f"`minimodel bench --cases step`: {meta.get('cpu', '?')}, {meta.get('cores', '?')}"
-                  f" {_m('cores', lang)}, torch {meta.get('torch', '-')}, transformers "
+                  f" {w('cores', lang)}, torch {meta.get('torch', '-')}, transformers "
                   f"{meta.get('transformers', '-')}, {str(meta.get('date', ''))[:10]}", "",
-                  _m("bench_head", lang), "|---|---|---|---|"]
+                  w("bench_head", lang), "|---|---|---|---|"]
         for r in data["bench"].get("targets", []):
-            met = {True: _m("yes", lang), False: _m("no", lang), None: "—"}[r.get("met")]
+            met = {True: w("yes", lang), False: w("no", lang), None: "—"}[r.get("met")]
             value = "—" if r.get("value") is None else f"{r['value']:.3g}"
             lines.append(f"| {r['metric']} | {value} | {r['op']} {r['bound']:.3g} | {met} |")
         lines.append("")
