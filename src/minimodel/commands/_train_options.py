@@ -53,6 +53,12 @@ def add_train_options(parser: argparse.ArgumentParser, tie_flags: bool = True) -
                          help="give the head its own matrix W (GPT/MLM are tied by default)")
         tie.add_argument("--tied", dest="tied", action="store_true", default=None,
                          help="tie the head to the embedding (CBOW is untied by default)")
+    head = parser.add_mutually_exclusive_group()
+    head.add_argument("--head-transform", dest="head_transform", action="store_true",
+                      default=None, help="MLM: BERT's dense + GELU + LayerNorm before the "
+                                         "decoder (default; needed by the Hugging Face export)")
+    head.add_argument("--no-head-transform", dest="head_transform", action="store_false",
+                      default=None, help="MLM: the bare head, logits = h @ E.T")
     parser.add_argument("--corpus", metavar="FILE", default=None,
                         help="UTF-8 text file (default: the bundled Shakespeare corpus)")
     parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None,

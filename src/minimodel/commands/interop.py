@@ -13,7 +13,8 @@ ORDER = 40
 
 EXPORT_EPILOG = """\
 formats:
-  hf            a Hugging Face GPT-2 folder (GPT models)
+  hf            a Hugging Face folder: GPT2LMHeadModel (GPT) or MegatronBertForMaskedLM
+                (masked LM, trained with the default --head-transform)
   word2vec      word2vec text file: "<V> <d>" then "word v1 ... vd" per line (CBOW models)
   word2vec-bin  word2vec binary file (float32), as the original C tool writes it (CBOW)
   projector     vectors.tsv + metadata.tsv for projector.tensorflow.org (any model)
@@ -23,6 +24,7 @@ examples:
   minimodel export runs/gpt-tied/model.safetensors --format hf out/hf --tokenizer tok.json
   minimodel export runs/gpt-tied --format hf out/hf --force --verify --json
       -> {"out", "files", "tied", "tokenizer", "verify": {"ok", "max_abs_logit_diff", ...}}
+  minimodel export runs/mlm-tied --format hf out/mlm-hf --verify
 
   minimodel export runs/cbow-untied --format word2vec out/vectors.txt
   minimodel export runs/cbow-untied --format word2vec-bin out/vectors.bin --vectors output
@@ -34,12 +36,15 @@ then, in Python (offline):
   from transformers import GPT2LMHeadModel, AutoTokenizer
   model = GPT2LMHeadModel.from_pretrained("out/hf")
   tok = AutoTokenizer.from_pretrained("out/hf")
+  from transformers import pipeline          # a masked LM
+  pipeline("fill-mask", model="out/mlm-hf")("to be or not to [MASK]")
 """
 
 IMPORT_EPILOG = """\
 examples:
   minimodel import-hf out/hf runs/from-hf   # -> model.safetensors (+ tokenizer.json)
   minimodel import-hf ~/models/gpt2 runs/gpt2 --remap-vocab
+  minimodel import-hf out/mlm-hf runs/mlm-from-hf # MegatronBertForMaskedLM -> MaskedLM
   minimodel import-hf out/hf imported.safetensors --json
       -> {"out", "checkpoint", "tied", "config", "tokenizer": path|null, "messages": [...]}
 """
@@ -118,7 +123,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from minimodel.data import load_tokenizer
     from minimodel.interop import to_hf
     from minimodel.interop._files import resolve_checkpoint
-    from minimodel.models import CBOW, GPT
+    from minimodel.models import CBOW, GPT, MaskedLM
 
     weights, run_tokenizer = resolve_checkpoint(args.checkpoint)
     model = mm.load(weights)
@@ -131,9 +136,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_vectors(args, model, tok_path)
     if args.vectors != "input":
         raise ValueError("--vectors applies to the word2vec and projector formats")
-    if not isinstance(model, GPT):
+    if not isinstance(model, (GPT, MaskedLM)):
         raise ValueError(f"{weights} holds a {type(model).__name__}; the Hugging Face export "
-                         "handles GPT models (GPT2LMHeadModel) only")
+                         "handles GPT (GPT2LMHeadModel) and masked LMs (MegatronBertForMaskedLM)"
+                         "; CBOW vectors go out with --format word2vec or word2vec-bin")
     tok_path = None if args.no_tokenizer else (Path(args.tokenizer) if args.tokenizer
                                                else run_tokenizer)
     tokenizer = load_tokenizer(tok_path) if tok_path else None
@@ -143,12 +149,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     payload: dict[str, Any] = {"out": str(out), "files": files, "tied": tied,
                                "tokenizer": str(tok_path) if tok_path else None}
     c = model.config
+    mlm = isinstance(model, MaskedLM)
+    hf_class = "MegatronBertForMaskedLM" if mlm else "GPT2LMHeadModel"
+    head, emb = (("cls.predictions.decoder", "bert.embeddings.word_embeddings") if mlm
+                 else ("lm_head", "transformer.wte"))
     lines = [f"wrote {out}/: {', '.join(files)}",
-             f"model: GPT-2 with vocab_size={c.vocab_size}, n_positions={c.block_size}, "
-             f"n_layer={c.n_layer}, n_head={c.n_head}, n_embd={c.d_model}",
-             "head: tied - lm_head reuses transformer.wte.weight (stored once, "
-             "tie_word_embeddings=true)" if tied else
-             "head: untied - lm_head.weight stored separately (tie_word_embeddings=false)"]
+             f"model: {hf_class} with vocab_size={c.vocab_size}, positions={c.block_size}, "
+             f"layers={c.n_layer}, heads={c.n_head}, hidden={c.d_model}",
+             f"head: tied - {head} reuses {emb}.weight (stored once, tie_word_embeddings=true)"
+             if tied else f"head: untied - {head}.weight stored separately "
+             "(tie_word_embeddings=false)"]
     lines.append(f"tokenizer: {tok_path} -> tokenizer.json, vocab.json, merges.txt" if tok_path
                  else "tokenizer: none (pass --tokenizer FILE to include one)")
     status = OK
@@ -158,14 +168,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         report = verify_hf_export(model, out, tokenizer)
         payload["verify"] = report
         lines.append(f"verify with transformers: {'OK' if report['ok'] else 'FAILED'} - max "
-                     f"|logit diff| {report['max_abs_logit_diff']:.2e}, tie "
-                     f"{'shared' if report['hf_head_shares_wte'] else 'separate'}, greedy "
-                     f"{'equal' if report['greedy_equal'] else 'DIFFERENT'}"
+                     f"|logit diff| {report['max_abs_logit_diff']:.2e}"
+                     + (" at masked positions" if mlm else "") + ", tie "
+                     f"{'shared' if report['hf_head_shares_wte'] else 'separate'}, "
+                     + ("top-1 at [MASK] " if mlm else "greedy ")
+                     + f"{'equal' if report['greedy_equal'] else 'DIFFERENT'}"
                      + ("" if report["tokenizer_equal"] is None else
                         f", tokenizer ids {'equal' if report['tokenizer_equal'] else 'DIFFERENT'}"))
         status = OK if report["ok"] else FAILED
     else:
-        lines.append(f'load it: GPT2LMHeadModel.from_pretrained("{out}") (add --verify to '
+        lines.append(f'load it: {hf_class}.from_pretrained("{out}") (add --verify to '
                      "compare logits with transformers now)")
     _emit(args, payload, lines)
     return status
@@ -206,11 +218,11 @@ def _import_tokenizer(src: Path, model: Any, remap: bool, messages: list[str]) -
 
 def cmd_import_hf(args: argparse.Namespace) -> int:
     from minimodel._fileio import atomic_write_files
-    from minimodel.interop import load_hf_gpt2
+    from minimodel.interop import load_hf
     from minimodel.io import serialize
 
     src, out = Path(args.path), Path(args.out)
-    model, messages = load_hf_gpt2(src)
+    model, messages = load_hf(src)
     if out.is_file() and out.suffix != ".safetensors":
         raise ValueError(f"{out} is an existing file; OUT must be a folder or a .safetensors "
                          "path")
@@ -240,7 +252,7 @@ def cmd_import_hf(args: argparse.Namespace) -> int:
                "tokenizer": str(tok_path) if tokenizer is not None else None,
                "messages": messages}
     c = model.config
-    lines = [f"imported {src}: GPT vocab_size={c.vocab_size}, block_size={c.block_size}, "
+    lines = [f"imported {src}: {type(model).__name__} vocab_size={c.vocab_size}, block_size={c.block_size}, "
              f"n_layer={c.n_layer}, n_head={c.n_head}, d_model={c.d_model}, "
              f"{'tied (one Parameter)' if tied else 'untied'} head",
              f"wrote {checkpoint}" + (f" and {tok_path}" if tokenizer is not None else ""),
@@ -253,11 +265,12 @@ def register(subparsers: Any) -> None:
     """Add ``minimodel export`` and ``minimodel import-hf``."""
     p = subparsers.add_parser(
         "export", help="export a model: Hugging Face folder, word2vec, projector",
-        description="Write a minimodel GPT (a .safetensors checkpoint or a run folder with "
-                    "model.safetensors + tokenizer.json) as a Hugging Face GPT-2 folder: "
+        description="Write a minimodel GPT or masked LM (a .safetensors checkpoint or a run "
+                    "folder with model.safetensors + tokenizer.json) as a Hugging Face folder: "
                     "config.json, model.safetensors and the tokenizer files. "
-                    "transformers.GPT2LMHeadModel.from_pretrained(OUT) gives the same logits; "
-                    "a tied model stays tied (tie_word_embeddings, matrix stored once). "
+                    "transformers' GPT2LMHeadModel / MegatronBertForMaskedLM (or the Auto "
+                    "classes) load it with the same logits; a tied model stays tied "
+                    "(tie_word_embeddings, matrix stored once). "
                     "CBOW word vectors go to the word2vec text/binary formats (gensim, the C "
                     "tool) and any model's embedding to the Embedding Projector's TSV pair.",
         epilog=EXPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -280,12 +293,13 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=guarded(cmd_export))
 
     p = subparsers.add_parser(
-        "import-hf", help="import a local Hugging Face GPT-2 folder as a minimodel checkpoint",
-        description="Read a local GPT-2-architecture folder (config.json + model.safetensors "
+        "import-hf", help="import a local Hugging Face GPT-2 or MegatronBERT masked-LM folder",
+        description="Read a local GPT-2 or MegatronBertForMaskedLM folder (config.json + "
+                    "model.safetensors "
                     "or pytorch_model.bin, loaded without running code) and write a minimodel "
                     "checkpoint with the same logits. The tie is restored as one Parameter. "
                     "OUT is a folder or a .safetensors file; tokenizer.json is written beside "
-                    "the checkpoint when the GPT-2 tokenizer converts. Unsupported settings "
+                    "the checkpoint when the tokenizer converts. Unsupported settings "
                     "are refused with the reason.",
         epilog=IMPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", metavar="PATH", help="Hugging Face model folder")

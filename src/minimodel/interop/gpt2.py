@@ -138,7 +138,7 @@ def hf_config(model: GPT, tokenizer: Any = None) -> dict[str, Any]:
     }
 
 
-def to_hf(model: GPT, out_dir: str | os.PathLike, tokenizer: Any = None, *,
+def to_hf_gpt2(model: GPT, out_dir: str | os.PathLike, tokenizer: Any = None, *,
           overwrite: bool = False) -> Path:
     """Write ``model`` (and optionally its tokenizer) as a Hugging Face GPT-2 folder.
 
@@ -165,8 +165,8 @@ def to_hf(model: GPT, out_dir: str | os.PathLike, tokenizer: Any = None, *,
     from safetensors.numpy import save as st_save
 
     if not isinstance(model, GPT):
-        raise TypeError(f"to_hf exports a minimodel GPT (GPT-2 architecture), got "
-                        f"{type(model).__name__}; MaskedLM/CBOW have no Hugging Face export yet")
+        raise TypeError(f"to_hf_gpt2 exports a minimodel GPT (GPT-2 architecture), got "
+                        f"{type(model).__name__}")
     model.check_tie_matches_config()  # config.json's tie_word_embeddings comes from the config
     if isinstance(tokenizer, (str, os.PathLike)):
         from minimodel.data import load_tokenizer
@@ -342,7 +342,7 @@ def _expected_shape(name: str, config: GPTConfig) -> tuple[int, ...]:
 
 
 def load_hf_gpt2(path: str | os.PathLike) -> tuple[GPT, list[str]]:
-    """:func:`from_hf` plus the notes about settings that differ without changing logits."""
+    """:func:`from_hf_gpt2` plus the notes about settings that differ without changing logits."""
     folder = Path(path)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder; give a Hugging Face model folder "
@@ -360,7 +360,7 @@ def load_hf_gpt2(path: str | os.PathLike) -> tuple[GPT, list[str]]:
     return model, notes
 
 
-def from_hf(path: str | os.PathLike) -> GPT:
+def from_hf_gpt2(path: str | os.PathLike) -> GPT:
     """Load a local Hugging Face GPT-2 folder as a minimodel ``GPT`` with the same logits.
 
     The folder needs ``config.json`` and ``model.safetensors`` (or ``pytorch_model.bin``,

@@ -152,8 +152,8 @@ class LanguageModel(Module):
 
 def transformer_state_shapes(vocab_size: int, block_size: int, n_layer: int, d_model: int,
                              tied: bool, mlp_ratio: int = 4, bias: bool = True,
-                             affine_ln: bool = True, final_ln: bool = True
-                             ) -> dict[str, tuple[int, ...]]:
+                             affine_ln: bool = True, final_ln: bool = True,
+                             head_transform: bool = False) -> dict[str, tuple[int, ...]]:
     """Name -> shape of every tensor in the ``state_dict()`` of a GPT-style model, computed
     from its sizes alone (nothing is allocated). Checkpoint loading compares a file with it
     *before* building the model, so a damaged or hostile config cannot make us allocate
@@ -173,6 +173,11 @@ def transformer_state_shapes(vocab_size: int, block_size: int, n_layer: int, d_m
                 shapes[f"blocks.{i}.{name}.bias"] = (out,)
     if final_ln:
         shapes["ln_f.weight"] = shapes["ln_f.bias"] = (d,)
+    if head_transform:  # MaskedLM's BERT-style dense + GELU + LayerNorm before the decoder
+        shapes["head_transform.dense.weight"] = (d, d)
+        for name in ("head_transform.dense.bias", "head_transform.ln.weight",
+                     "head_transform.ln.bias"):
+            shapes[name] = (d,)
     if not tied:
         shapes["lm_head.weight"] = (vocab_size, d)
     return shapes

@@ -9,6 +9,12 @@ those positions, so the head is applied to the masked rows only:
 
 Gathering before projecting is both exact and about 1/0.15 ~ 6.7x cheaper in the head.
 
+With ``head_transform=True`` (what ``minimodel train --model mlm`` builds) each gathered row
+first goes through BERT's prediction-head transform, ``LayerNorm(gelu(h @ W.T + b))``, and only
+then meets E. That is the head of BERT, RoBERTa, MegatronBERT and ESM, and the reason this
+model can graduate exactly to transformers' ``MegatronBertForMaskedLM``
+(``minimodel.interop.mlm_hf``).
+
 ``MaskedLM.from_packed`` builds the bare architecture of the lab's seed exercise (no biases,
 LayerNorm without affine, d_ff = d, no final LayerNorm) from packed weights, and then
 ``forward_masked`` equals ``mlm_forward_tied`` / ``mlm_forward`` exactly.
@@ -25,7 +31,8 @@ import minimodel.functional as F
 from minimodel.functional import IGNORE_INDEX
 from minimodel.models.base import LanguageModel, transformer_state_shapes
 from minimodel.models.gpt import init_gpt2_weights
-from minimodel.nn import Block, Dropout, Embedding, LayerNorm, LMHead, ModuleList, TiedHead
+from minimodel.nn import (Block, Dropout, Embedding, LayerNorm, Linear, LMHead, Module,
+                          ModuleList, TiedHead)
 from minimodel.nn.embedding import check_token_ids
 from minimodel.nn.parameter import default_rng
 from minimodel.tensor import Tensor
@@ -34,7 +41,13 @@ from minimodel.tensor import Tensor
 
 @dataclass
 class MLMConfig:
-    """Sizes of a MaskedLM. The last four fields select the bare "seed" variant when False/1."""
+    """Sizes of a MaskedLM.
+
+    ``mlp_ratio=1, bias=False, affine_ln=False, final_ln=False`` select the bare "seed"
+    variant of the lab's exercise. ``head_transform`` adds BERT's dense + GELU + LayerNorm
+    before the decoder (see :class:`HeadTransform`); False keeps the head a bare
+    ``h @ E.T``, as in older checkpoints that do not record the field.
+    """
 
     vocab_size: int
     block_size: int
@@ -47,6 +60,7 @@ class MLMConfig:
     bias: bool = True
     affine_ln: bool = True
     final_ln: bool = True
+    head_transform: bool = False
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "block_size", "n_layer", "n_head", "d_model", "mlp_ratio"):
@@ -59,6 +73,27 @@ class MLMConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class HeadTransform(Module):
+    r"""BERT's prediction-head transform, applied to each row just before the decoder:
+
+        t = LayerNorm(gelu(h @ W^T + b))        (M, d) -> (M, d),  W (d, d)
+
+    Why have it: with a tied head the logits are ``t @ E^T``, so the last hidden state must
+    point towards the *input* vector of the token to predict. The transform gives the head a
+    d x d map of its own (and a LayerNorm), so the encoder's output space and the embedding
+    space need not coincide. It costs d*d + 3d parameters (16.8 k at d = 128), a small fraction
+    of the V*d the tie saves.
+    """
+
+    def __init__(self, d_model: int, rng: np.random.Generator | None = None) -> None:
+        super().__init__()
+        self.dense = Linear(d_model, d_model, rng=rng)  # (d, d)
+        self.ln = LayerNorm(d_model)
+
+    def forward(self, h: Tensor) -> Tensor:
+        return self.ln(F.gelu(self.dense(h)))  # (..., d)
 
 
 class MaskedLM(LanguageModel):
@@ -82,6 +117,7 @@ class MaskedLM(LanguageModel):
             Block(c.d_model, c.n_head, causal=False, dropout=c.dropout, mlp_ratio=c.mlp_ratio,
                   bias=c.bias, affine=c.affine_ln, rng=rng) for _ in range(c.n_layer)])
         self.ln_f = LayerNorm(c.d_model) if c.final_ln else None
+        self.head_transform = HeadTransform(c.d_model, rng) if c.head_transform else None
         self.lm_head = (TiedHead(self.token_emb, c.vocab_size) if c.tie_embeddings
                         else LMHead(c.d_model, c.vocab_size, rng=rng))
         init_gpt2_weights(self, c.n_layer, rng)
@@ -92,7 +128,7 @@ class MaskedLM(LanguageModel):
         c = config
         return transformer_state_shapes(c.vocab_size, c.block_size, c.n_layer, c.d_model,
                                         c.tie_embeddings, c.mlp_ratio, c.bias, c.affine_ln,
-                                        c.final_ln)
+                                        c.final_ln, head_transform=c.head_transform)
 
     def hidden_states(self, idx: Any) -> Tensor:
         ids = check_token_ids(idx, self.config.vocab_size, where="MaskedLM")
@@ -105,19 +141,24 @@ class MaskedLM(LanguageModel):
             x = block(x)
         return self.ln_f(x) if self.ln_f is not None else x
 
+    def head_input(self, h: Tensor) -> Tensor:
+        """What the decoder (``lm_head``) reads: ``h``, or ``HeadTransform(h)`` when enabled."""
+        return self.head_transform(h) if self.head_transform is not None else h
+
     def forward(self, idx: Any, labels: Any = None, return_logits: bool = True
                 ) -> tuple[Tensor | None, Tensor | None]:
         """See the class docstring. ``return_logits=False`` (training) skips the (M, V) logits:
         the loss comes from ``lm_head.loss`` on the gathered rows."""
         h = self.hidden_states(idx)  # (B, T, d)
         if labels is None:
-            return self.lm_head(h), None
+            return self.lm_head(self.head_input(h)), None
         lab = labels.data if isinstance(labels, Tensor) else np.asarray(labels)
         if lab.shape != h.shape[:2]:
             raise ValueError(f"MaskedLM labels must have the shape of the ids {h.shape[:2]}, "
                              f"got {lab.shape}")
         selected = (lab != IGNORE_INDEX).reshape(-1)  # (B*T,)
         rows = h.reshape(-1, h.shape[-1])[np.flatnonzero(selected)]  # (M, d): gather first
+        rows = self.head_input(rows)  # (M, d)
         targets = lab.reshape(-1)[selected].astype(np.int64)  # (M,)
         if not return_logits:
             return None, self.lm_head.loss(rows, targets)
@@ -133,7 +174,7 @@ class MaskedLM(LanguageModel):
             raise ValueError(f"mask_indicator must have the shape of the ids {h.shape[:2]}, "
                              f"got {mask.shape}")
         rows = h.reshape(-1, h.shape[-1])[np.flatnonzero((mask > 0.5).reshape(-1))]  # (M, d)
-        return self.lm_head(rows)  # (M, V): gather first, then project
+        return self.lm_head(self.head_input(rows))  # (M, V): gather first, then project
 
     @classmethod
     def from_packed(cls, w_emb: np.ndarray, pos_embed: np.ndarray, blocks_weights: np.ndarray,

@@ -25,16 +25,21 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "gpt": dict(tied=True, tokenizer="bpe", vocab_size=1024, d_model=128, n_layer=2, n_head=4,
                 block_size=128, batch_size=16, steps=1000, lr=3e-3, min_lr=3e-4, warmup=100,
                 weight_decay=0.1, grad_clip=1.0, eval_interval=100, eval_batches=8, seed=1337,
-                window=None, min_count=None, mask_prob=None, negative=None),
+                window=None, min_count=None, mask_prob=None, negative=None,
+                head_transform=None),
     "mlm": dict(tied=True, tokenizer="bpe", vocab_size=1024, d_model=128, n_layer=2, n_head=4,
                 block_size=128, batch_size=16, steps=1000, lr=3e-3, min_lr=3e-4, warmup=100,
                 weight_decay=0.1, grad_clip=1.0, eval_interval=100, eval_batches=8, seed=1337,
-                window=None, min_count=None, mask_prob=0.15, negative=None),
+                window=None, min_count=None, mask_prob=0.15, negative=None,
+                # BERT's dense + GELU + LayerNorm before the tied decoder: the head of every
+                # transformers masked LM, so the model exports exactly (MegatronBertForMaskedLM)
+                head_transform=True),
     # CBOW: word2vec is untied by default; sizes give ~4 epochs over the ~188k-word corpus.
     "cbow": dict(tied=False, tokenizer="word", vocab_size=None, d_model=64, n_layer=None,
                  n_head=None, block_size=None, batch_size=256, steps=3000, lr=1e-2, min_lr=1e-3,
                  warmup=100, weight_decay=0.0, grad_clip=1.0, eval_interval=250, eval_batches=16,
-                 seed=1337, window=2, min_count=3, mask_prob=None, negative=0),
+                 seed=1337, window=2, min_count=3, mask_prob=None, negative=0,
+                 head_transform=None),
 }
 
 # Settings that do not change the trajectory of a run: may differ on --resume.
@@ -68,6 +73,7 @@ class TrainConfig:
     min_count: int | None = None  # CBOW: rarer words become [UNK]
     mask_prob: float | None = None  # MLM: fraction of positions that become targets
     negative: int | None = None  # CBOW: noise words per example (0: the full softmax)
+    head_transform: bool | None = None  # MLM: BERT's dense + GELU + LayerNorm before the head
     val_fraction: float = 0.1
 
     def resolved(self) -> "TrainConfig":
@@ -173,6 +179,8 @@ class TrainConfig:
         if unknown:
             raise ValueError(f"unknown training settings {sorted(unknown)}; the run was made "
                              "by a different minimodel version")
+        if data.get("model") == "mlm" and "head_transform" not in data:
+            data = {**data, "head_transform": False}  # runs made before the option existed
         return cls(**data)
 
 

@@ -86,7 +86,8 @@ def build_model(cfg: TrainConfig, vocab_size: int, rng: np.random.Generator) -> 
                              tie_embeddings=cfg.tied), rng=rng)
     if cfg.model == "mlm":
         return MaskedLM(MLMConfig(vocab_size, cfg.block_size, cfg.n_layer, cfg.n_head,
-                                  cfg.d_model, tie_embeddings=cfg.tied), rng=rng)
+                                  cfg.d_model, tie_embeddings=cfg.tied,
+                                  head_transform=bool(cfg.head_transform)), rng=rng)
     return CBOW(CBOWConfig(vocab_size, cfg.d_model, cfg.window, tie_embeddings=cfg.tied), rng=rng)
 
 
