@@ -48,7 +48,9 @@ REFERENCE = {
     "models-cbow": ("minimodel.models.cbow", "CBOW"),
     "diagnostics": ("minimodel.diagnostics", "Diagnostics"),
     "interop-word2vec": ("minimodel.interop.word2vec", "word2vec files"),
+    "interop-hf": ("minimodel.interop.hf", "Hugging Face: to_hf / from_hf"),
     "interop-gpt2": ("minimodel.interop.gpt2", "Hugging Face GPT-2"),
+    "interop-mlm-hf": ("minimodel.interop.mlm_hf", "Hugging Face MegatronBERT (masked LM)"),
     "data-masking": ("minimodel.data.masking", "Masking for the MLM"),
     "evaluation": ("minimodel.evaluation", "Word similarity"),
 }
@@ -493,6 +495,19 @@ def figure_measured(data: dict[str, Any], lang: str = "en") -> str:
 
 
 # ----------------------------------------------------------------------------- staging, build
+# The "graduation" chapter of the README is also the site's interop page: one text, two places.
+INTEROP_SECTIONS = ("## Taking your model to PyTorch", "## Measured results")
+
+
+def interop_page(readme: str) -> str:
+    """The README from "Taking your model to PyTorch" up to "Measured results"."""
+    start, end = (readme.find(heading) for heading in INTEROP_SECTIONS)
+    if start < 0 or end < start:
+        raise ValueError(f"README.md lacks the sections {INTEROP_SECTIONS} the interop page is "
+                         "made from")
+    return readme[start:end].rstrip("\n") + "\n"
+
+
 def source_docs_dir() -> Path:
     """``docs/`` of the source checkout; ValueError when minimodel is installed elsewhere."""
     if (REPO_ROOT / "mkdocs.yml").is_file() and (REPO_ROOT / "docs").is_dir():
@@ -512,6 +527,10 @@ def stage(target: Path, docs_dir: Path | None = None) -> Path:
     if problems:
         raise ValueError("; ".join(problems))
     shutil.copytree(docs_dir, target, dirs_exist_ok=True)
+    readme = docs_dir.parent / "README.md"
+    if readme.is_file():
+        (target / "interop.md").write_text(interop_page(readme.read_text(encoding="utf-8")),
+                                           encoding="utf-8")
     for lang in LANGS:
         mirror = target / "quizzes" / f"{QUIZ_ID}.{lang}.md"
         if mirror.is_file():

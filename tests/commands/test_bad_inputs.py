@@ -95,7 +95,7 @@ CASES = [
     case("inspect", "{root}/garbage.safetensors", words="corrupt or truncated"),
     # ---- export / import-hf
     case("export", "{root}/missing", "--format", "hf", "{root}/out1", words="missing: no such"),
-    case("export", "{cbow}", "--format", "hf", "{root}/out2", words="handles GPT models"),
+    case("export", "{cbow}", "--format", "hf", "{root}/out2", words="--format word2vec"),
     case("export", "{gpt}", "--format", "hf", "{root}/a_file", words="a_file"),
     case("import-hf", "{root}/missing", "{root}/in1", words="is not a folder"),
     case("import-hf", "{root}/a_file", "{root}/in2", words="is not a folder"),

@@ -81,11 +81,12 @@ def test_vocab_mismatch_with_tokenizer_is_refused(tmp_path, make_gpt):
     assert not tmp_path.joinpath("config.json").exists()
 
 
-def test_only_gpt_models_export(tmp_path):
-    from minimodel.models import MaskedLM, MLMConfig
+def test_only_gpt_and_masked_lm_export(tmp_path):
+    from minimodel.models import CBOW, CBOWConfig
 
-    with pytest.raises(TypeError, match=r"exports a minimodel GPT .* got MaskedLM"):
-        to_hf(MaskedLM(MLMConfig(50, 8, 1, 2, 16)), tmp_path)
+    with pytest.raises(TypeError, match=r"exports a GPT or a MaskedLM, got CBOW.*word2vec"):
+        to_hf(CBOW(CBOWConfig(50, 8, 2)), tmp_path / "hf")
+    assert not (tmp_path / "hf").exists()
 
 
 def test_failed_export_leaves_the_previous_one_intact(tmp_path, make_gpt, monkeypatch):

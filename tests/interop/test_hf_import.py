@@ -100,7 +100,7 @@ def _edit_config(folder, **changes) -> None:
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"model_type": "gpt_neo"}, r"model_type='gpt_neo' \(only 'gpt2'"),
+    ({"model_type": "gpt_neo"}, r"model_type='gpt_neo' is not supported; minimodel reads 'gpt2'"),
     ({"activation_function": "relu"}, r"activation_function='relu' .*tanh GELU"),
     ({"activation_function": "gelu"}, r"activation_function='gelu'"),
     ({"scale_attn_by_inverse_layer_idx": True}, r"scale_attn_by_inverse_layer_idx=True"),

@@ -89,7 +89,23 @@ def test_config_defaults_per_model():
     (dict(model="cbow", vocab_size=300), "--vocab-size does not apply to --model cbow"),
     (dict(model="gpt", window=3), "--window does not apply to --model gpt"),
     (dict(model="cbow", n_layer=2, block_size=8), "--n-layer, --block-size do not apply"),
+    (dict(model="gpt", head_transform=True), "--head-transform does not apply to --model gpt"),
 ])
 def test_options_a_model_does_not_use_are_refused(kw, message):
     with pytest.raises(ValueError, match=message):
         TrainConfig(**kw).resolved()
+
+
+def test_masked_lm_runs_build_the_head_transform_unless_asked_not_to():
+    from minimodel.training.run_files import build_model
+
+    rng = np.random.default_rng(0)
+    default = TrainConfig(model="mlm", d_model=16, n_head=2, n_layer=1, block_size=8).resolved()
+    assert default.head_transform is True
+    assert build_model(default, 30, rng).head_transform is not None
+    bare = TrainConfig(model="mlm", d_model=16, n_head=2, n_layer=1, block_size=8,
+                       head_transform=False).resolved()
+    assert build_model(bare, 30, rng).head_transform is None
+    # a run saved before the option existed resumes with the head it was trained with
+    saved = {k: v for k, v in default.to_dict().items() if k != "head_transform"}
+    assert TrainConfig.from_dict(saved).head_transform is False
