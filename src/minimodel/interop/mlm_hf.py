@@ -261,7 +261,9 @@ def state_dict_from_hf_mlm(tensors: dict[str, np.ndarray], config: MLMConfig,
         if np.any(bias != 0):
             raise ValueError(f"{where}: {name} is not zero (max |b| = "
                              f"{float(np.max(np.abs(bias))):.3g}); minimodel's head has no "
-                             "output bias, so the logits could not be reproduced")
+                             "output bias, so the logits could not be reproduced (when "
+                             "training in transformers, keep it frozen at zero as "
+                             "examples/continue_training_hf.py does)")
     d = config.d_model
     token_type = hf.get("bert.embeddings.token_type_embeddings.weight", np.zeros((1, d)))
     if token_type.ndim != 2 or token_type.shape[0] < 1 or token_type.shape[1] != d:
