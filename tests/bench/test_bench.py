@@ -83,12 +83,16 @@ def test_step_case_has_every_peer_and_same_initial_loss(full_run):
     _, results, _ = full_run
     rows = results["cases"]["step"]["rows"]
     assert {r["key"] for r in rows} == {"minimodel", "nanogpt", "hf-eager", "hf-sdpa"}
-    assert len(rows) == 4 * len(spec.STEP_CONFIGS)
+    # per config: minimodel as a plain import and with train's malloc tuning, and 3 peers
+    assert len(rows) == 5 * len(spec.STEP_CONFIGS)
     for config in {r["config"] for r in rows}:
         losses = [r["loss0"] for r in rows if r["config"] == config]
         assert max(losses) - min(losses) < 1e-3, losses  # the same network and weights
     mm = [r for r in rows if r["key"] == "minimodel"]
-    assert all(r["ratio"] > 0 and r["target"] for r in mm)
+    assert all(r["ratio"] > 0 for r in mm)
+    primary = [r for r in mm if r["impl"] == "minimodel"]
+    assert len(primary) == len(spec.STEP_CONFIGS) and all(r["target"] for r in primary)
+    assert all(r["allocator"] == "off" for r in primary)  # the targets judge library defaults
 
 
 def test_memory_mlm_util_generate_fields(full_run):
@@ -149,7 +153,7 @@ def test_missing_peers_are_skipped_with_a_note(monkeypatch):
     opts.log = lambda text: None
     results = run_all(opts)
     rows = results["cases"]["step"]["rows"]
-    assert [r["key"] for r in rows] == ["minimodel"]
+    assert [r["impl"] for r in rows] == ["minimodel", "minimodel, train's malloc tuning"]
     assert any("skipped" in n for n in results["cases"]["step"]["notes"])
     assert results["targets"][0]["met"] is None  # no peer: no verdict
     assert results["errors"] == []

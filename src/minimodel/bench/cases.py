@@ -1,7 +1,7 @@
 """The cases of ``minimodel bench``: which measurements each one makes, and how the raw worker
 results become table rows and target verdicts.
 
-    step      GPT training step: minimodel (and its variants: kernels off, untuned allocator,
+    step      GPT training step: minimodel (and its variants: kernels off, plain import vs malloc tuning,
               another checkout) vs PyTorch eager (nanoGPT-style) and transformers' GPT-2
     memory    peak memory growth of a step with a tied head + cross-entropy at V=50257
     mlm       MaskedLM: project only the masked rows vs every position
@@ -89,8 +89,10 @@ def case_step(b: Bench) -> dict[str, Any]:
         "median of the round medians); x best peer = time / best peer's time; x minimodel = "
         "time / the first minimodel row's time (for 'kernels off' that is the off/on ratio). "
         "minimodel runs GPT.forward(idx, targets, return_logits=False) (chunked tied head + "
-        "loss) with the allocator tuning and BLAS threads `minimodel train` sets; all "
-        "implementations start from the same weights (equal loss0).")
+        "loss) with 2 BLAS threads; 'plain import' is the library as `import minimodel` "
+        "leaves it (the target row), 'train's malloc tuning' adds the glibc settings "
+        "`minimodel train` applies to its own process; all implementations start from the "
+        "same weights (equal loss0).")
     for name, ratios in case["variant_ratios"].items():
         case["notes"].append(f"{name}: " + "; ".join(
             f"{label} / {primary.label}: {ratio:.2f}x" for label, ratio in ratios.items()))

@@ -48,7 +48,7 @@ def _csv(choices: tuple[str, ...], what: str):
 
 
 def _switch(text: str) -> tuple[str, ...]:
-    return {"on": ("on",), "off": ("off",), "both": ("on", "off")}[text]
+    return {"on": ("on",), "off": ("off",), "both": ("off", "on")}[text]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,9 +71,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="minimodel with fast kernels on, off (MINIMODEL_KERNELS=0, the "
                              "readable composites) or both, reporting the off/on ratio "
                              "(default on)")
-    parser.add_argument("--allocator", choices=("on", "off", "both"), default="on",
-                        help="minimodel with its glibc allocator tuning on, off "
-                             "(MINIMODEL_TUNE_MALLOC=0) or both (default on)")
+    parser.add_argument("--allocator", choices=("on", "off", "both"), default="both",
+                        help="minimodel as a plain `import minimodel` leaves the process (off: "
+                             "the library defaults the targets are about), with the glibc "
+                             "tuning `minimodel train` applies (on), or both (default both; "
+                             "the plain import is the primary row)")
     parser.add_argument("--against", metavar="SRC", default=None,
                         help="also measure the minimodel in another checkout's src/ folder, in "
                              "the same interleaved rounds (e.g. the commit before a change)")
