@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minimodel import workspace
 from minimodel.autograd import Function
 from minimodel.dispatch import register_kernel
 from minimodel.functional.activations import GELU_A, GELU_C
@@ -56,13 +57,13 @@ class GELU(Function):
         # cannot write into.)
         ctx.shape = x.shape
         x = x.reshape(-1) if x.ndim == 0 else x
-        t = x * x
+        t = np.multiply(x, x, out=workspace.empty(x.shape, x.dtype))
         t *= GELU_A
         t += 1.0
         t *= x
         t *= GELU_C
         np.tanh(t, out=t)  # t = tanh(sqrt(2/pi) (x + 0.044715 x^3))
-        y = t + 1.0
+        y = np.add(t, 1.0, out=workspace.empty(x.shape, x.dtype))
         y *= x
         y *= 0.5
         ctx.save_for_backward(x, t)
@@ -71,12 +72,12 @@ class GELU(Function):
     @staticmethod
     def backward(ctx, g):
         x, t = ctx.saved_tensors
-        a = x * x
+        a = np.multiply(x, x, out=workspace.empty(x.shape, x.dtype))
         a *= 3.0 * GELU_A
         a += 1.0
         a *= x
         a *= 0.5 * GELU_C  # 0.5 x sqrt(2/pi) (1 + 3 * 0.044715 x^2)
-        b = t * t
+        b = np.multiply(t, t, out=workspace.empty(t.shape, t.dtype))
         np.subtract(1.0, b, out=b)  # 1 - t^2
         a *= b
         np.multiply(t, 0.5, out=b)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from minimodel import workspace
 from minimodel.autograd import Function
 from minimodel.dispatch import register_kernel
 from minimodel.functional.attention import check_qkv
@@ -40,28 +41,32 @@ class SelfAttention(Function):
         dh = d // n_heads
         q, k, v = qkv.reshape(B, T, 3, n_heads, dh).transpose(2, 0, 3, 1, 4)  # 3 x (B, H, T, dh)
         scale = 1.0 / math.sqrt(dh)
-        att = np.matmul(q, k.swapaxes(-1, -2))  # (B, H, T, T)
+        dtype = qkv.dtype
+        att = np.matmul(q, k.swapaxes(-1, -2), out=workspace.empty((B, n_heads, T, T), dtype))
         att *= scale
         if causal:
             att += additive_causal_mask(T, att.dtype)
         att -= att.max(axis=-1, keepdims=True)
         np.exp(att, out=att)
         att /= att.sum(axis=-1, keepdims=True)
-        y = np.matmul(att, v)  # (B, H, T, dh)
+        y = np.matmul(att, v, out=workspace.empty((B, n_heads, T, dh), dtype))  # (B, H, T, dh)
         ctx.save_for_backward(q, k, v, att)
         ctx.scale = scale
-        return y.transpose(0, 2, 1, 3).reshape(B, T, d)
+        out = workspace.empty((B, T, n_heads, dh), dtype)  # heads back side by side
+        np.copyto(out, y.transpose(0, 2, 1, 3))
+        return out.reshape(B, T, d)
 
     @staticmethod
     def backward(ctx, g):
         q, k, v, att = ctx.saved_tensors
         B, H, T, dh = q.shape
         gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
-        dqkv = np.empty((B, T, 3, H, dh), dtype=g.dtype)
+        dqkv = workspace.empty((B, T, 3, H, dh), g.dtype)
         dq, dk, dv = dqkv.transpose(2, 0, 3, 1, 4)  # views into dqkv
         np.matmul(att.swapaxes(-1, -2), gy, out=dv)
-        datt = np.matmul(gy, v.swapaxes(-1, -2))  # (B, H, T, T)
-        datt -= (datt * att).sum(axis=-1, keepdims=True)
+        datt = np.matmul(gy, v.swapaxes(-1, -2), out=workspace.empty(att.shape, g.dtype))
+        datt -= np.multiply(datt, att, out=workspace.empty(att.shape, g.dtype)).sum(
+            axis=-1, keepdims=True)
         datt *= att
         datt *= ctx.scale
         np.matmul(datt, k, out=dq)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from minimodel import workspace
 from minimodel.autograd import Function, is_grad_enabled
 from minimodel.dispatch import register_kernel
 from minimodel.functional.losses import IGNORE_INDEX, check_head_inputs, flat_class_inputs
@@ -84,7 +85,7 @@ class LinearCrossEntropy(Function):
         count = max(int(valid.sum()), 1)
         want_dh = is_grad_enabled() and ctx.needs_input_grad[0]
         want_dw = is_grad_enabled() and ctx.needs_input_grad[1]
-        dh = np.empty_like(h) if want_dh else None  # (N, d)
+        dh = workspace.empty(h.shape, h.dtype) if want_dh else None  # (N, d)
         dw = np.zeros_like(weight) if want_dw else None  # (V, d)
         dw_chunk = np.empty_like(weight) if want_dw else None  # reused for every chunk
         total = 0.0
@@ -92,7 +93,8 @@ class LinearCrossEntropy(Function):
             stop = min(start + chunk_rows, n)
             h_c, t_c, v_c = h[start:stop], safe_targets[start:stop], valid[start:stop]
             rows = np.arange(stop - start)
-            logits = h_c @ weight.T  # (c, V), the only chunk-sized buffer
+            logits = np.matmul(h_c, weight.T, out=workspace.empty(  # (c, V), the only
+                (stop - start, weight.shape[0]), np.result_type(h_c, weight)))  # chunk buffer
             logits -= logits.max(axis=1, keepdims=True)
             target_logit = logits[rows, t_c]  # (c,)
             np.exp(logits, out=logits)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minimodel import workspace
 from minimodel.autograd import Function
 from minimodel.dispatch import register_kernel
 from minimodel.functional.normalization import check_layer_norm_inputs
@@ -24,8 +25,9 @@ class LayerNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, eps=1e-5):
         d = x.shape[-1]
-        x_hat = x - x.mean(axis=-1, keepdims=True)  # (..., d), centred
-        tmp = x_hat * x_hat
+        x_hat = np.subtract(x, x.mean(axis=-1, keepdims=True),
+                            out=workspace.empty(x.shape, x.dtype))  # (..., d), centred
+        tmp = np.multiply(x_hat, x_hat, out=workspace.empty(x.shape, x.dtype))
         var = tmp.sum(axis=-1, keepdims=True)
         var *= 1.0 / d  # population variance
         var += eps
@@ -41,8 +43,8 @@ class LayerNorm(Function):
         x_hat, rstd, weight = ctx.saved_tensors
         need = ctx.needs_input_grad
         d = x_hat.shape[-1]
-        dx = g * weight  # dx_hat
-        tmp = dx * x_hat
+        dx = np.multiply(g, weight, out=workspace.empty(g.shape, np.result_type(g, weight)))
+        tmp = np.multiply(dx, x_hat, out=workspace.empty(dx.shape, dx.dtype))
         mean_dxhat_xhat = tmp.sum(axis=-1, keepdims=True)
         mean_dxhat_xhat *= 1.0 / d
         mean_dxhat = dx.sum(axis=-1, keepdims=True)

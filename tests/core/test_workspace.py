@@ -1,0 +1,118 @@
+"""The kernels' buffer pool: memory is reused only when no array can see it any more."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from minimodel import workspace
+
+BIG = (512, 256)  # float32: 512 KiB, above MIN_BYTES
+
+
+@pytest.fixture(autouse=True)
+def _empty_pool():
+    workspace.clear()
+    yield
+    workspace.clear()
+
+
+def leased(a: np.ndarray) -> bool:
+    """True when ``a``'s memory belongs to a pool lease."""
+    while isinstance(a, np.ndarray):
+        a = a.base
+    return isinstance(a, workspace._Lease)
+
+
+def address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def test_memory_is_reused_after_the_last_view_dies():
+    a = workspace.empty(BIG, np.float32)
+    assert a.shape == BIG and a.dtype == np.float32 and a.flags.c_contiguous
+    where = address(a)
+    view = a.T[3:]  # views keep the memory in use
+    del a
+    b = workspace.empty(BIG, np.float32)
+    assert address(b) != where  # not handed out while `view` can still see it
+    del view
+    assert workspace.idle_bytes() == 512 * 256 * 4
+    c = workspace.empty((256, 512), np.float32)  # same byte size, another shape
+    assert address(c) == where and workspace.idle_bytes() == 0
+
+
+def test_values_seen_through_a_kept_array_are_never_overwritten():
+    kept = workspace.empty(BIG, np.float32)
+    kept[...] = 7.0
+    for _ in range(5):
+        other = workspace.empty(BIG, np.float32)
+        other[...] = -1.0
+        del other
+    assert np.all(kept == 7.0)
+
+
+def test_small_arrays_are_plain_numpy():
+    small = workspace.empty((10, 10), np.float64)
+    assert small.flags.owndata and workspace.idle_bytes() == 0
+
+
+def test_idle_memory_is_bounded_and_clear_releases_it(monkeypatch):
+    monkeypatch.setattr(workspace, "LIMIT_BYTES", 600 * 1024)
+    arrays = [workspace.empty(BIG, np.float32) for _ in range(3)]
+    del arrays
+    assert workspace.idle_bytes() == 512 * 1024  # one kept, two freed normally
+    assert workspace.clear() == 512 * 1024 and workspace.idle_bytes() == 0
+
+
+def test_threads_never_share_a_buffer():
+    errors = []
+
+    def work(tag: float) -> None:
+        for _ in range(200):
+            a = workspace.empty(BIG, np.float32)
+            a[...] = tag
+            if not np.all(a == tag):
+                errors.append(tag)
+
+    threads = [threading.Thread(target=work, args=(float(i),)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def _gpt_step(seed: int = 0):
+    from minimodel.models import GPT, GPTConfig
+
+    model = GPT(GPTConfig(64, 32, 2, 2, 64), rng=np.random.default_rng(seed))
+    rng = np.random.default_rng(1)
+    x, y = rng.integers(0, 64, (8, 32)), rng.integers(0, 64, (8, 32))
+    logits, loss = model(x, y)
+    loss.backward()
+    return logits.data, float(loss.data), {n: p.grad.copy() for n, p in model.named_parameters()}
+
+
+def test_a_training_step_is_bitwise_the_same_with_and_without_the_pool(monkeypatch):
+    monkeypatch.setattr(workspace, "MIN_BYTES", 1024)  # pool even this tiny model's arrays
+    logits, loss, grads = _gpt_step()
+    assert workspace.idle_bytes() > 100_000  # the step's temporaries went back to the pool
+    monkeypatch.setattr(workspace, "MIN_BYTES", 1 << 62)  # every request: plain np.empty
+    logits2, loss2, grads2 = _gpt_step()
+    assert loss == loss2
+    np.testing.assert_array_equal(logits, logits2)
+    for name in grads:
+        np.testing.assert_array_equal(grads[name], grads2[name], err_msg=name)
+
+
+def test_logits_kept_from_one_step_survive_the_next_steps(monkeypatch):
+    monkeypatch.setattr(workspace, "MIN_BYTES", 1024)
+    logits, _, _ = _gpt_step(seed=0)
+    assert leased(logits)  # the logits live in pooled memory, which stays theirs
+    snapshot = logits.copy()
+    for seed in (1, 2, 3):
+        _gpt_step(seed)
+    np.testing.assert_array_equal(logits, snapshot)
