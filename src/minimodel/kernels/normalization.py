@@ -11,6 +11,21 @@ from minimodel.functional.normalization import check_layer_norm_inputs
 from minimodel.tensor import Tensor
 
 
+def last_axis_sums(a: np.ndarray) -> np.ndarray:
+    """``a.sum(axis=-1, keepdims=True)`` as one matrix-vector product: (..., d) -> (..., 1).
+
+    Why: NumPy reduces a short last axis (d = 128) one row at a time, about 4x slower than
+    the single BLAS GEMV ``a @ ones(d)`` (75 vs 17 us for 2048 x 128 float32).
+    """
+    return (a @ np.ones(a.shape[-1], a.dtype))[..., None]
+
+
+def leading_axes_sums(a: np.ndarray) -> np.ndarray:
+    """``a.reshape(-1, d).sum(axis=0)`` as ``ones(N) @ a2``: (..., d) -> (d,), via BLAS."""
+    a2 = a.reshape(-1, a.shape[-1])
+    return np.ones(a2.shape[0], a.dtype) @ a2
+
+
 class LayerNorm(Function):
     r"""y = x_hat * weight + bias with x_hat = (x - mean) / sqrt(var + eps) over the last axis.
 
@@ -25,10 +40,11 @@ class LayerNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, eps=1e-5):
         d = x.shape[-1]
-        x_hat = np.subtract(x, x.mean(axis=-1, keepdims=True),
-                            out=workspace.empty(x.shape, x.dtype))  # (..., d), centred
+        mean = last_axis_sums(x)
+        mean *= 1.0 / d
+        x_hat = np.subtract(x, mean, out=workspace.empty(x.shape, x.dtype))  # (..., d), centred
         tmp = np.multiply(x_hat, x_hat, out=workspace.empty(x.shape, x.dtype))
-        var = tmp.sum(axis=-1, keepdims=True)
+        var = last_axis_sums(tmp)
         var *= 1.0 / d  # population variance
         var += eps
         rstd = 1.0 / np.sqrt(var)  # (..., 1)
@@ -45,9 +61,9 @@ class LayerNorm(Function):
         d = x_hat.shape[-1]
         dx = np.multiply(g, weight, out=workspace.empty(g.shape, np.result_type(g, weight)))
         tmp = np.multiply(dx, x_hat, out=workspace.empty(dx.shape, dx.dtype))
-        mean_dxhat_xhat = tmp.sum(axis=-1, keepdims=True)
+        mean_dxhat_xhat = last_axis_sums(tmp)
         mean_dxhat_xhat *= 1.0 / d
-        mean_dxhat = dx.sum(axis=-1, keepdims=True)
+        mean_dxhat = last_axis_sums(dx)
         mean_dxhat *= 1.0 / d
         dx -= mean_dxhat
         np.multiply(x_hat, mean_dxhat_xhat, out=tmp)
@@ -56,9 +72,9 @@ class LayerNorm(Function):
         dweight = dbias = None
         if need[1]:
             np.multiply(g, x_hat, out=tmp)
-            dweight = tmp.reshape(-1, d).sum(axis=0)
+            dweight = leading_axes_sums(tmp)
         if need[2]:
-            dbias = g.reshape(-1, d).sum(axis=0)
+            dbias = leading_axes_sums(g)
         return (dx if need[0] else None), dweight, dbias
 
 
