@@ -82,9 +82,10 @@ def test_targets_cover_every_case(full_run):
 def test_step_case_has_every_peer_and_same_initial_loss(full_run):
     _, results, _ = full_run
     rows = results["cases"]["step"]["rows"]
-    assert {r["key"] for r in rows} == {"minimodel", "nanogpt", "hf-eager", "hf-sdpa"}
-    # per config: minimodel as a plain import and with train's malloc tuning, and 3 peers
-    assert len(rows) == 5 * len(spec.STEP_CONFIGS)
+    assert {r["key"] for r in rows} == {"minimodel", "nanogpt", "torch-compile", "hf-eager",
+                                        "hf-sdpa"}
+    # per config: minimodel as a plain import and with train's malloc tuning, and 4 peers
+    assert len(rows) == 6 * len(spec.STEP_CONFIGS)
     for config in {r["config"] for r in rows}:
         losses = [r["loss0"] for r in rows if r["config"] == config]
         assert max(losses) - min(losses) < 1e-3, losses  # the same network and weights

@@ -23,7 +23,9 @@ from minimodel.bench import compare, machine, spec
 from minimodel.bench.runner import Bench, Options, Variant
 from minimodel.bench.spec import Shape
 
-PEER_LABELS = {"nanogpt": "PyTorch eager (nanoGPT, SDPA)", "hf-eager": "HF GPT2LMHeadModel eager",
+PEER_LABELS = {"nanogpt": "PyTorch eager (nanoGPT, SDPA)",
+               "torch-compile": "torch.compile (the same nanoGPT)",
+               "hf-eager": "HF GPT2LMHeadModel eager",
                "hf-sdpa": "HF GPT2LMHeadModel sdpa", "minimodel": "minimodel"}
 
 
@@ -57,6 +59,7 @@ def case_step(b: Bench) -> dict[str, Any]:
     o = b.opts
     case: dict[str, Any] = {"rows": [], "raw": {}, "notes": b.peer_note(), "variant_ratios": {}}
     peers = (["nanogpt"] if b.torch_ok() else []) + (
+        ["torch-compile"] if b.torch_ok() and o.compile else []) + (
         ["hf-eager", "hf-sdpa"] if b.hf_ok() else [])
     primary = b.variants[0]
     jobs, where = [], []

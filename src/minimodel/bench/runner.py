@@ -74,6 +74,7 @@ class Options:
     quick: bool = False
     size: str = "full"  # "tiny": toy shapes for smoke tests
     peers: bool = True
+    compile: bool = True  # torch.compile as a step peer (compiles for ~30 s per process)
     max_wait: float = 60.0
     retries: int = 2
     rounds: int = 1

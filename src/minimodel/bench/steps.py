@@ -106,9 +106,11 @@ def build_step(impl: str, shape) -> tuple[Callable[[], float], dict[str, Any]]:
     from minimodel.bench import peers
 
     mm_model = minimodel_gpt(shape)  # the weights every implementation starts from
-    if impl == "nanogpt":
+    if impl in ("nanogpt", "torch-compile"):
         model = peers.nanogpt(shape, mm_model.state_dict())
-        loss_fn = model
+        # torch.compile (inductor, C++ on the CPU) compiles forward and backward during the
+        # first warm-up step; the timed steps run the compiled code.
+        loss_fn = torch.compile(model) if impl == "torch-compile" else model
     elif impl in ("hf-eager", "hf-sdpa"):
         model = peers.hf_gpt2(shape, impl.split("-")[1], mm_model)
 

@@ -93,6 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write-md", nargs="?", const="BENCHMARKS.md", default=None,
                         metavar="FILE", help="write the report as Markdown (default file "
                                              "BENCHMARKS.md)")
+    parser.add_argument("--no-compile", dest="compile", action="store_false",
+                        help="leave torch.compile out of the step peers (it compiles for about "
+                             "30 s in every worker process)")
     parser.add_argument("--no-peers", dest="peers", action="store_false",
                         help="skip the PyTorch / transformers peers (minimodel only)")
     parser.add_argument("--max-wait", type=float, default=60.0, metavar="SECONDS",
@@ -125,7 +128,7 @@ def options_from_args(args: argparse.Namespace, command: str = ""):
         load_baseline(args.baseline)  # a bad file fails now, not after the measurements
     return Options(cases=tuple(args.cases), configs=tuple(args.configs), steps=steps,
                    warmup=warmup, threads=args.threads, quick=args.quick, size=args.size,
-                   peers=args.peers, max_wait=args.max_wait, retries=args.retries,
+                   peers=args.peers, compile=args.compile, max_wait=args.max_wait, retries=args.retries,
                    rounds=args.rounds, kernels=_switch(args.kernels),
                    allocator=_switch(args.allocator), against=against,
                    baseline=args.baseline, tolerance_pct=args.tolerance, command=command)
