@@ -6,6 +6,7 @@
     python benchmarks/step_vs_d.py --json steps.json               # ~2 min
     python scripts/make_results_data.py --compare runs/compare-gpt --bench bench.json \\
         --cbow cbow.json --steps steps.json
+    python scripts/make_results_data.py --bench bench.json    # refresh one part, keep the rest
 
 The docs build renders the page (English and Spanish) and its figures from this file, so the
 page can never disagree with the data; this script only gathers the data from real runs and
@@ -70,13 +71,17 @@ def _run(folder: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--compare", required=True, metavar="DIR",
-                        help="a `minimodel compare --out DIR` folder (tied/ and untied/)")
+    parser.add_argument("--compare", metavar="DIR",
+                        help="a `minimodel compare --out DIR` folder (tied/ and untied/); "
+                             "without it the other parts replace theirs in the existing file")
     parser.add_argument("--bench", metavar="FILE", help="`minimodel bench --json FILE` output")
     parser.add_argument("--cbow", metavar="FILE", help="cbow_vs_gensim.py --json output")
     parser.add_argument("--steps", metavar="FILE", help="benchmarks/step_vs_d.py --json output")
     parser.add_argument("--out", default=str(OUT), help=f"default {OUT.relative_to(REPO)}")
     args = parser.parse_args()
+    if args.compare is None:
+        update(Path(args.out), args)
+        return
     folder = Path(args.compare)
     for part in ("tied", "untied"):
         if not (folder / part / "summary.json").is_file():
@@ -98,6 +103,23 @@ def main() -> None:
         data["steps"] = json.loads(Path(args.steps).read_text(encoding="utf-8"))
     Path(args.out).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
+
+
+def update(out: Path, args: argparse.Namespace) -> None:
+    """Replace the given parts (bench, cbow, steps) of an existing file, keeping the others."""
+    parts = {name: getattr(args, name) for name in ("bench", "cbow", "steps")
+             if getattr(args, name)}
+    if not parts:
+        sys.exit("give --compare DIR for a new file, or at least one of --bench, --cbow, --steps "
+                 "to refresh that part of the existing one")
+    if not out.is_file():
+        sys.exit(f"{out} does not exist yet: make it with --compare DIR first")
+    data = json.loads(out.read_text(encoding="utf-8"))
+    for name, path in parts.items():
+        data[name] = json.loads(Path(path).read_text(encoding="utf-8"))
+    data.setdefault("updated", {}).update({name: machine()["date"] for name in parts})
+    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"updated {', '.join(parts)} in {out}")
 
 
 if __name__ == "__main__":

@@ -119,6 +119,8 @@ WORDS = {
                    "es": "| d | V | minimodel ms | PyTorch eager ms | transformers ms | "
                          "minimodel / mejor |"},
     "threads": {"en": "threads", "es": "hilos"},
+    "plain_import": {"en": "minimodel as a plain import, no malloc tuning",
+                     "es": "minimodel tal como lo deja un simple import, sin ajustar malloc"},
     "yes": {"en": "yes", "es": "sí"},
     "no": {"en": "no", "es": "no"},
 }
@@ -427,7 +429,8 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
         lines.append("")
     if data.get("steps"):
         lines += [f"## {w('steps', lang)}", "", "`python benchmarks/step_vs_d.py` "
-                  f"(B=16, T=128, L=4, H=4, AdamW, 2 {w('threads', lang)})", "",
+                  f"(B=16, T=128, L=4, H=4, AdamW, 2 {w('threads', lang)}; "
+                  f"{w('plain_import', lang)})", "",
                   f"![{w('steps', lang)}](figures/measured-steps.svg)", "",
                   w("steps_head", lang), "|---|---|---|---|---|---|"]
         lines += [f"| {r['d']} | {r['V']} | {r['minimodel']:.1f} | {r['nanogpt']:.1f} | "

@@ -92,10 +92,10 @@ def case_step(b: Bench) -> dict[str, Any]:
         "median of the round medians); x best peer = time / best peer's time; x minimodel = "
         "time / the first minimodel row's time (for 'kernels off' that is the off/on ratio). "
         "minimodel runs GPT.forward(idx, targets, return_logits=False) (chunked tied head + "
-        "loss) with 2 BLAS threads; 'plain import' is the library as `import minimodel` "
-        "leaves it (the target row), 'train's malloc tuning' adds the glibc settings "
-        "`minimodel train` applies to its own process; all implementations start from the "
-        "same weights (equal loss0).")
+        "loss) with 2 BLAS threads; the 'minimodel' row is the library as a plain `import "
+        "minimodel` leaves the process (the target row), 'train's malloc tuning' adds the "
+        "glibc settings `minimodel train` applies to its own process; all implementations "
+        "start from the same weights (equal loss0).")
     for name, ratios in case["variant_ratios"].items():
         case["notes"].append(f"{name}: " + "; ".join(
             f"{label} / {primary.label}: {ratio:.2f}x" for label, ratio in ratios.items()))
