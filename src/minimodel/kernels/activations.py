@@ -48,41 +48,44 @@ class LogSoftmax(Function):
 
 
 class GELU(Function):
-    """y = 0.5 x (1 + t), t = tanh(sqrt(2/pi) (x + 0.044715 x^3)); see ``F.gelu``."""
+    """y = 0.5 x (1 + t), t = tanh(sqrt(2/pi) (x + 0.044715 x^3)); see ``F.gelu``.
+
+    Written around h = 0.5 (1 + t), so that y = x h and, since 1 - t^2 = 4 h (1 - h),
+
+        dy/dx = h + 2 x h (1 - h) sqrt(2/pi) (1 + 3 * 0.044715 x^2),
+
+    with every constant folded into one multiply or add: each line below is one pass over an
+    (..., n) buffer (8 forward, 8 backward, against 9 and 12 written term by term).
+    """
 
     @staticmethod
     def forward(ctx, x):
-        # In-place temporaries: two (..., n) buffers instead of one per arithmetic step.
         # (A 0-d input is viewed as 1-d: NumPy turns 0-d results into scalars, which out=
         # cannot write into.)
         ctx.shape = x.shape
         x = x.reshape(-1) if x.ndim == 0 else x
-        t = np.multiply(x, x, out=workspace.empty(x.shape, x.dtype))
-        t *= GELU_A
-        t += 1.0
-        t *= x
-        t *= GELU_C
-        np.tanh(t, out=t)  # t = tanh(sqrt(2/pi) (x + 0.044715 x^3))
-        y = np.add(t, 1.0, out=workspace.empty(x.shape, x.dtype))
-        y *= x
-        y *= 0.5
-        ctx.save_for_backward(x, t)
+        h = np.multiply(x, x, out=workspace.empty(x.shape, x.dtype))
+        h *= GELU_C * GELU_A
+        h += GELU_C
+        h *= x  # u = sqrt(2/pi) (x + 0.044715 x^3)
+        np.tanh(h, out=h)  # t
+        h *= 0.5
+        h += 0.5  # h = 0.5 (1 + t)
+        y = np.multiply(x, h, out=workspace.empty(x.shape, x.dtype))
+        ctx.save_for_backward(x, h)
         return y.reshape(ctx.shape)
 
     @staticmethod
     def backward(ctx, g):
-        x, t = ctx.saved_tensors
+        x, h = ctx.saved_tensors
         a = np.multiply(x, x, out=workspace.empty(x.shape, x.dtype))
-        a *= 3.0 * GELU_A
-        a += 1.0
-        a *= x
-        a *= 0.5 * GELU_C  # 0.5 x sqrt(2/pi) (1 + 3 * 0.044715 x^2)
-        b = np.multiply(t, t, out=workspace.empty(t.shape, t.dtype))
-        np.subtract(1.0, b, out=b)  # 1 - t^2
+        a *= 6.0 * GELU_C * GELU_A
+        a += 2.0 * GELU_C
+        a *= x  # 2 x sqrt(2/pi) (1 + 3 * 0.044715 x^2)
+        b = np.subtract(1.0, h, out=workspace.empty(h.shape, h.dtype))
+        b *= h  # h (1 - h)
         a *= b
-        np.multiply(t, 0.5, out=b)
-        a += b
-        a += 0.5  # + 0.5 (1 + t)
+        a += h  # dy/dx
         a *= g.reshape(a.shape)
         return (a.reshape(ctx.shape),)
 
