@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
+from minimodel import workspace
+
 if TYPE_CHECKING:  # pragma: no cover
     from minimodel.tensor import Tensor
 
@@ -212,5 +214,7 @@ def backward(root: "Tensor", grad: Any = None) -> None:
                 raise RuntimeError(f"{fn.__name__}.backward produced a gradient of shape "
                                    f"{ig.shape} for an input of shape {inp.shape}")
             previous = grads.get(id(inp))
-            # The sum rule: a tensor used k times receives the sum of its k gradients.
-            grads[id(inp)] = ig if previous is None else previous + ig
+            # The sum rule: a tensor used k times receives the sum of its k gradients (added
+            # into reused memory, see minimodel.workspace: fresh arrays page-fault).
+            grads[id(inp)] = ig if previous is None else np.add(
+                previous, ig, out=workspace.empty(ig.shape, np.result_type(previous, ig)))
