@@ -178,6 +178,18 @@ def load_hf_weights(folder: Path) -> dict[str, np.ndarray]:
                             f"{present}")
 
 
+def build_with_state(model_cls: Any, config: Any, state: dict[str, np.ndarray]) -> Any:
+    """``model_cls(config)`` holding exactly ``state``; float64 weights stay float64 (DESIGN.md
+    section 4), so a converted checkpoint is not silently narrowed."""
+    model = model_cls(config, rng=np.random.default_rng(0))
+    params = dict(model.named_parameters())
+    for name, value in state.items():
+        if params[name].data.dtype != value.dtype:
+            params[name].data = value.copy()
+    model.load_state_dict(state, strict=True)
+    return model
+
+
 # ----------------------------------------------------------------------------- checkpoints
 def resolve_checkpoint(path: str | os.PathLike) -> tuple[Path, Path | None]:
     """(weights file, tokenizer file or None) for a checkpoint file or a run folder.

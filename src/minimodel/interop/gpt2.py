@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from minimodel._fileio import atomic_write_bytes
-from minimodel.interop._files import (load_hf_weights, read_json, staged_dir, write_json)
+from minimodel.interop._files import (build_with_state, load_hf_weights, read_json,
+                                      staged_dir, write_json)
 from minimodel.io import check_config_bounds
 from minimodel.interop.tokenizer_export import export_tokenizer, special_roles
 from minimodel.models import GPT, GPTConfig
@@ -351,12 +352,7 @@ def load_hf_gpt2(path: str | os.PathLike) -> tuple[GPT, list[str]]:
                                        where=str(folder / "config.json"))
     tensors = load_hf_weights(folder)
     state = state_dict_from_hf(tensors, config, where=str(folder))
-    model = GPT(config, rng=np.random.default_rng(0))
-    params = dict(model.named_parameters())
-    for name, value in state.items():  # float64 checkpoints stay float64 (DESIGN.md 4)
-        if params[name].data.dtype != value.dtype:
-            params[name].data = value.copy()
-    model.load_state_dict(state, strict=True)
+    model = build_with_state(GPT, config, state)
     return model, notes
 
 

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 
 from minimodel._fileio import atomic_write_bytes
-from minimodel.interop._files import load_hf_weights, read_json, staged_dir, write_json
+from minimodel.interop._files import (build_with_state, load_hf_weights, read_json,
+                                      staged_dir, write_json)
 from minimodel.interop.gpt2 import LAYER_NORM_EPS, TANH_GELU_NAMES, special_token_ids
 from minimodel.interop.tokenizer_export import export_tokenizer
 from minimodel.io import check_config_bounds
@@ -229,9 +230,11 @@ def state_dict_from_hf_mlm(tensors: dict[str, np.ndarray], config: MLMConfig,
     """MegatronBERT tensors -> our state dict, with the checks of the GPT-2 import: layer count
     against the tensors before anything is sized by the config, every name and shape, finite
     values, and a requested tie the weights must not contradict."""
+    # Names without the "bert." prefix (a bare MegatronBertModel) are accepted; a pooler (for
+    # sentence classification) and position-id buffers play no part in the masked-LM logits.
+    ignored = ("position_ids", "pooler.dense.weight", "pooler.dense.bias")
     hf = {("bert." + k if k.startswith(("embeddings.", "encoder.")) else k): v
-          for k, v in tensors.items() if not k.endswith(("position_ids", "bert.pooler.dense.weight",
-                                                        "bert.pooler.dense.bias"))}
+          for k, v in tensors.items() if not k.endswith(ignored)}
     layers = {int(m.group(1)) for k in hf for m in [re.match(r"bert\.encoder\.layer\.(\d+)\.", k)]
               if m}
     if layers != set(range(config.n_layer)):
@@ -340,10 +343,5 @@ def load_hf_mlm(path: str | os.PathLike) -> tuple[MaskedLM, list[str]]:
     where = str(folder / "config.json")
     config, notes = mlm_config_from_hf(read_json(folder / "config.json", "config"), where=where)
     state, more = state_dict_from_hf_mlm(load_hf_weights(folder), config, where=str(folder))
-    model = MaskedLM(config, rng=np.random.default_rng(0))
-    params = dict(model.named_parameters())
-    for name, value in state.items():  # float64 checkpoints stay float64 (DESIGN.md 4)
-        if params[name].data.dtype != value.dtype:
-            params[name].data = value.copy()
-    model.load_state_dict(state, strict=True)
+    model = build_with_state(MaskedLM, config, state)
     return model, notes + more
