@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from minimodel import autograd, ops
+from minimodel import autograd, ops, workspace
 
 _FLOAT_KINDS = "f"
 
@@ -117,7 +117,8 @@ class Tensor:
         if g.dtype != self.dtype:
             g, fresh = g.astype(self.dtype), True
         if self._grad is None:
-            own = fresh and g.flags.owndata and g.flags.writeable and g.flags.c_contiguous
+            sole = g.flags.owndata or workspace.is_pooled(g)  # not a view of another array
+            own = fresh and sole and g.flags.writeable and g.flags.c_contiguous
             self._grad = g if own else g.copy()
         else:
             self._grad += g

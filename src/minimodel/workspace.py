@@ -89,6 +89,12 @@ def empty(shape: tuple[int, ...] | int, dtype: Any) -> np.ndarray:
     return np.asarray(_Lease(buffer, address, shape, dtype))
 
 
+def is_pooled(a: np.ndarray) -> bool:
+    """True when ``a`` is itself an array :func:`empty` returned (not a view of one): its
+    memory belongs to it alone, as with an array that owns its data."""
+    return isinstance(a.base, _Lease)
+
+
 def clear() -> int:
     """Free every idle buffer; returns the number of bytes released."""
     global _idle_bytes

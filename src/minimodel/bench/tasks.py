@@ -48,11 +48,22 @@ def task_step(task: dict) -> dict:
     return out
 
 
+def _release_pool() -> None:
+    """Empty minimodel's buffer pool (:mod:`minimodel.workspace`), so that the memory a step
+    needs is allocated, and counted, inside the step rather than kept from the warm-up (a
+    checkout older than the pool has nothing to release)."""
+    try:
+        from minimodel import workspace
+    except ImportError:
+        return
+    workspace.clear()
+
+
 def task_memory(task: dict) -> dict:
     """Peak RSS growth of one training step, after one warm-up step (optimizer state exists).
 
     RSS is made to follow live memory (allocator preset "strict" of :mod:`minimodel.runtime`),
-    the heap is trimmed, VmHWM is reset to the current RSS through /proc/self/clear_refs, one
+    minimodel's buffer pool is emptied and the heap trimmed, VmHWM is reset to the current RSS through /proc/self/clear_refs, one
     step runs, and the growth is VmHWM - RSS before the step. The largest of ``reps`` such steps is reported. minimodel
     also reports tracemalloc's peak over a step (NumPy registers its buffers with tracemalloc),
     an allocator-level cross-check that torch has no equivalent of on CPU.
@@ -69,6 +80,7 @@ def task_memory(task: dict) -> dict:
     base_rss = _proc_status()["VmRSS"]
     for _ in range(task.get("reps", 3)):
         gc.collect()
+        _release_pool()
         malloc_trim()
         before = _proc_status()["VmRSS"]
         if not _reset_hwm():
@@ -83,6 +95,7 @@ def task_memory(task: dict) -> dict:
         import tracemalloc
 
         gc.collect()
+        _release_pool()
         tracemalloc.start()
         tracemalloc.reset_peak()
         start, _ = tracemalloc.get_traced_memory()

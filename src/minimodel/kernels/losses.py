@@ -88,13 +88,17 @@ class LinearCrossEntropy(Function):
         dh = workspace.empty(h.shape, h.dtype) if want_dh else None  # (N, d)
         dw = np.zeros_like(weight) if want_dw else None  # (V, d)
         dw_chunk = np.empty_like(weight) if want_dw else None  # reused for every chunk
+        # One (chunk, V) buffer for every chunk's logits: with a fresh array per chunk, the
+        # next chunk's logits would exist before the previous ones are freed (two at a time).
+        # Plain NumPy, not the pool: a pooled buffer would stay reserved through the backward
+        # pass, when the (V, d) gradients make the step's memory peak.
+        chunk_logits = np.empty((min(chunk_rows, n), weight.shape[0]), np.result_type(h, weight))
         total = 0.0
         for start in range(0, n, chunk_rows):
             stop = min(start + chunk_rows, n)
             h_c, t_c, v_c = h[start:stop], safe_targets[start:stop], valid[start:stop]
             rows = np.arange(stop - start)
-            logits = np.matmul(h_c, weight.T, out=workspace.empty(  # (c, V), the only
-                (stop - start, weight.shape[0]), np.result_type(h_c, weight)))  # chunk buffer
+            logits = np.matmul(h_c, weight.T, out=chunk_logits[:stop - start])  # (c, V)
             logits -= logits.max(axis=1, keepdims=True)
             target_logit = logits[rows, t_c]  # (c,)
             np.exp(logits, out=logits)
