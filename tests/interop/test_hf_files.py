@@ -9,7 +9,7 @@ import pytest
 
 from minimodel.data import ByteTokenizer
 from minimodel.interop import from_hf, to_hf
-from minimodel.interop import gpt2 as gpt2_module
+from minimodel.interop import tokenizer_export
 
 
 def _tensors(folder):
@@ -97,7 +97,7 @@ def test_failed_export_leaves_the_previous_one_intact(tmp_path, make_gpt, monkey
     def boom(*args, **kwargs):
         raise KeyboardInterrupt  # Ctrl-C in the middle of writing
 
-    monkeypatch.setattr(gpt2_module, "export_tokenizer", boom)
+    monkeypatch.setattr(tokenizer_export, "export_tokenizer", boom)
     with pytest.raises(KeyboardInterrupt):
         to_hf(make_gpt(256, 8, 1, 2, 16, seed=2), out, tokenizer=ByteTokenizer())
     assert (out / "model.safetensors").read_bytes() == before

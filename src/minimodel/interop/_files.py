@@ -104,6 +104,39 @@ def read_json(path: Path, what: str) -> dict[str, Any]:
     return data
 
 
+def tokenizer_for_export(tokenizer: Any, vocab_size: int) -> Any:
+    """The tokenizer object (a path is loaded), refused when its size is not the model's."""
+    if isinstance(tokenizer, (str, os.PathLike)):
+        from minimodel.data import load_tokenizer
+
+        tokenizer = load_tokenizer(tokenizer)
+    if tokenizer is not None:
+        from minimodel.data import check_vocab_match
+
+        check_vocab_match(vocab_size, tokenizer.vocab_size, where="to_hf")
+    return tokenizer
+
+
+def write_hf_folder(out_dir: str | os.PathLike, config: dict[str, Any],
+                    tensors: dict[str, np.ndarray], tokenizer: Any, max_length: int,
+                    overwrite: bool) -> Path:
+    """config.json, model.safetensors and (optionally) the tokenizer files, as one unit."""
+    from safetensors.numpy import save as st_save
+
+    from minimodel._fileio import atomic_write_bytes
+    from minimodel.interop.tokenizer_export import export_tokenizer
+
+    with staged_dir(out_dir, overwrite=overwrite) as stage:
+        write_json(stage / "config.json", config)
+        # format=pt: transformers refuses safetensors files without this metadata entry.
+        # Serialised in memory, then written by Python: a write error is an OSError that
+        # names the file (safetensors' own writer raises its own error type).
+        atomic_write_bytes(stage / "model.safetensors", st_save(tensors, metadata={"format": "pt"}))
+        if tokenizer is not None:
+            export_tokenizer(tokenizer, stage, model_max_length=max_length)
+    return Path(out_dir)
+
+
 # ----------------------------------------------------------------------------- weights in
 def _to_float_array(value: Any, name: str) -> np.ndarray:
     """numpy array from a numpy/torch tensor; half precision widened to float32."""

@@ -27,11 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from minimodel._fileio import atomic_write_bytes
 from minimodel.interop._files import (build_with_state, load_hf_weights, read_json,
-                                      staged_dir, write_json)
+                                      tokenizer_for_export, write_hf_folder)
 from minimodel.io import check_config_bounds
-from minimodel.interop.tokenizer_export import export_tokenizer, special_roles
+from minimodel.interop.tokenizer_export import special_roles
 from minimodel.models import GPT, GPTConfig
 
 LAYER_NORM_EPS = 1e-5  # the eps of every minimodel LayerNorm (GPTConfig has no eps field)
@@ -163,31 +162,13 @@ def to_hf_gpt2(model: GPT, out_dir: str | os.PathLike, tokenizer: Any = None, *,
     ``tokenizer.json``, ``vocab.json``, ``merges.txt``, ``tokenizer_config.json``,
     ``special_tokens_map.json``.
     """
-    from safetensors.numpy import save as st_save
-
     if not isinstance(model, GPT):
         raise TypeError(f"to_hf_gpt2 exports a minimodel GPT (GPT-2 architecture), got "
                         f"{type(model).__name__}")
     model.check_tie_matches_config()  # config.json's tie_word_embeddings comes from the config
-    if isinstance(tokenizer, (str, os.PathLike)):
-        from minimodel.data import load_tokenizer
-
-        tokenizer = load_tokenizer(tokenizer)
-    if tokenizer is not None:
-        from minimodel.data import check_vocab_match
-
-        check_vocab_match(model.config.vocab_size, tokenizer.vocab_size, where="to_hf")
-    config = hf_config(model, tokenizer)
-    tensors = hf_state_dict(model)
-    with staged_dir(out_dir, overwrite=overwrite) as stage:
-        write_json(stage / "config.json", config)
-        # format=pt: transformers refuses safetensors files without this metadata entry.
-        # Serialised in memory, then written by Python: a write error is an OSError that
-        # names the file (safetensors' own writer raises its own error type).
-        atomic_write_bytes(stage / "model.safetensors", st_save(tensors, metadata={"format": "pt"}))
-        if tokenizer is not None:
-            export_tokenizer(tokenizer, stage, model_max_length=model.config.block_size)
-    return Path(out_dir)
+    tokenizer = tokenizer_for_export(tokenizer, model.config.vocab_size)
+    return write_hf_folder(out_dir, hf_config(model, tokenizer), hf_state_dict(model), tokenizer,
+                           model.config.block_size, overwrite)
 
 
 # ----------------------------------------------------------------------------- import

@@ -42,11 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from minimodel._fileio import atomic_write_bytes
 from minimodel.interop._files import (build_with_state, load_hf_weights, read_json,
-                                      staged_dir, write_json)
+                                      tokenizer_for_export, write_hf_folder)
 from minimodel.interop.gpt2 import LAYER_NORM_EPS, TANH_GELU_NAMES, special_token_ids
-from minimodel.interop.tokenizer_export import export_tokenizer
 from minimodel.io import check_config_bounds
 from minimodel.models import MaskedLM, MLMConfig
 
@@ -151,26 +149,12 @@ def to_hf_mlm(model: MaskedLM, out_dir: str | os.PathLike, tokenizer: Any = None
     storage. Files, staging and ``overwrite`` as in :func:`minimodel.interop.gpt2.to_hf_gpt2`;
     the tokenizer files carry ``[MASK]`` as ``mask_token``.
     """
-    from safetensors.numpy import save as st_save
-
     if not isinstance(model, MaskedLM):
         raise TypeError(f"to_hf_mlm exports a minimodel MaskedLM, got {type(model).__name__}")
-    if isinstance(tokenizer, (str, os.PathLike)):
-        from minimodel.data import load_tokenizer
-
-        tokenizer = load_tokenizer(tokenizer)
-    if tokenizer is not None:
-        from minimodel.data import check_vocab_match
-
-        check_vocab_match(model.config.vocab_size, tokenizer.vocab_size, where="to_hf")
+    tokenizer = tokenizer_for_export(tokenizer, model.config.vocab_size)
     tensors = hf_state_dict_mlm(model)  # refuses a model without the head transform first
-    config = hf_config_mlm(model, tokenizer)
-    with staged_dir(out_dir, overwrite=overwrite) as stage:
-        write_json(stage / "config.json", config)
-        atomic_write_bytes(stage / "model.safetensors", st_save(tensors, metadata={"format": "pt"}))
-        if tokenizer is not None:
-            export_tokenizer(tokenizer, stage, model_max_length=model.config.block_size)
-    return Path(out_dir)
+    return write_hf_folder(out_dir, hf_config_mlm(model, tokenizer), tensors, tokenizer,
+                           model.config.block_size, overwrite)
 
 
 # ----------------------------------------------------------------------------- import

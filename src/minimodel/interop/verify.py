@@ -35,7 +35,7 @@ def verify_hf_export(model: GPT | MaskedLM, out_dir: str | os.PathLike, tokenize
         ImportError: torch or transformers is not installed.
     """
     try:
-        import torch
+        import torch  # noqa: F401  (checked here; the comparisons import it themselves)
         import transformers
     except ImportError as exc:
         raise ImportError(f"verifying an export needs torch and transformers ({exc}). On a "
