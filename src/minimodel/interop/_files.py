@@ -211,6 +211,23 @@ def load_hf_weights(folder: Path) -> dict[str, np.ndarray]:
                             f"{present}")
 
 
+def check_layers_and_values(hf: dict[str, np.ndarray], layer_prefix: str, n_layer: int,
+                            config_key: str, where: str) -> None:
+    """Before anything is sized by config.json: its layer count against the layers the weights
+    hold (``layer_prefix`` + index, e.g. ``transformer.h.``), and every float tensor finite."""
+    import re
+
+    pattern = re.compile(re.escape(layer_prefix) + r"(\d+)\.")
+    layers = {int(m.group(1)) for key in hf for m in [pattern.match(key)] if m}
+    if layers != set(range(n_layer)):
+        raise ValueError(f"{where}: config.json says {config_key}={n_layer} but the weights "
+                         f"hold {len(layers)} layer(s); the folder is inconsistent")
+    for key, value in hf.items():
+        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
+            raise ValueError(f"{where}: tensor {key!r} holds NaN or Inf values; the weights "
+                             "are unusable")
+
+
 def build_with_state(model_cls: Any, config: Any, state: dict[str, np.ndarray]) -> Any:
     """``model_cls(config)`` holding exactly ``state``; float64 weights stay float64 (DESIGN.md
     section 4), so a converted checkpoint is not silently narrowed."""

@@ -21,14 +21,14 @@ untied model writes both. Importing re-creates the tie as one Parameter.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from minimodel.interop._files import (build_with_state, load_hf_weights, read_json,
-                                      tokenizer_for_export, write_hf_folder)
+from minimodel.interop._files import (build_with_state, check_layers_and_values,
+                                      load_hf_weights, read_json, tokenizer_for_export,
+                                      write_hf_folder)
 from minimodel.io import check_config_bounds
 from minimodel.interop.tokenizer_export import special_roles
 from minimodel.models import GPT, GPTConfig
@@ -291,20 +291,12 @@ def state_dict_from_hf(tensors: dict[str, np.ndarray], config: GPTConfig,
 def check_against_tensors(hf: dict[str, np.ndarray], config: GPTConfig, where: str) -> None:
     """The config's sizes against the tensors themselves (layer count, wte, wpe), and every
     weight finite: a config.json that claims 10**9 layers is refused before we iterate them."""
-    layers = {int(m.group(1)) for key in hf
-              for m in [re.match(r"transformer\.h\.(\d+)\.", key)] if m}
-    if layers != set(range(config.n_layer)):
-        raise ValueError(f"{where}: config.json says n_layer={config.n_layer} but the weights "
-                         f"hold {len(layers)} layer(s); the folder is inconsistent")
+    check_layers_and_values(hf, "transformer.h.", config.n_layer, "n_layer", where)
     for key, want in (("transformer.wte.weight", (config.vocab_size, config.d_model)),
                       ("transformer.wpe.weight", (config.block_size, config.d_model))):
         if key in hf and hf[key].shape != want:
             raise ValueError(f"{where}: {key} has shape {hf[key].shape} but config.json "
                              f"implies {want}")
-    for key, value in hf.items():
-        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
-            raise ValueError(f"{where}: tensor {key!r} holds NaN or Inf values; the weights "
-                             "are unusable")
 
 
 def _expected_shape(name: str, config: GPTConfig) -> tuple[int, ...]:

@@ -36,14 +36,14 @@ blocks), so the two agree on every row a real batch touches.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from minimodel.interop._files import (build_with_state, load_hf_weights, read_json,
-                                      tokenizer_for_export, write_hf_folder)
+from minimodel.interop._files import (build_with_state, check_layers_and_values,
+                                      load_hf_weights, read_json, tokenizer_for_export,
+                                      write_hf_folder)
 from minimodel.interop.gpt2 import LAYER_NORM_EPS, TANH_GELU_NAMES, special_token_ids
 from minimodel.io import check_config_bounds
 from minimodel.models import MaskedLM, MLMConfig
@@ -219,15 +219,8 @@ def state_dict_from_hf_mlm(tensors: dict[str, np.ndarray], config: MLMConfig,
     ignored = ("position_ids", "pooler.dense.weight", "pooler.dense.bias")
     hf = {("bert." + k if k.startswith(("embeddings.", "encoder.")) else k): v
           for k, v in tensors.items() if not k.endswith(ignored)}
-    layers = {int(m.group(1)) for k in hf for m in [re.match(r"bert\.encoder\.layer\.(\d+)\.", k)]
-              if m}
-    if layers != set(range(config.n_layer)):
-        raise ValueError(f"{where}: config.json says num_hidden_layers={config.n_layer} but the "
-                         f"weights hold {len(layers)} layer(s); the folder is inconsistent")
-    for key, value in hf.items():
-        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
-            raise ValueError(f"{where}: tensor {key!r} holds NaN or Inf values; the weights "
-                             "are unusable")
+    check_layers_and_values(hf, "bert.encoder.layer.", config.n_layer, "num_hidden_layers",
+                            where)
     template = _template(config)
     unexpected = sorted(set(hf) - set(template) - {"cls.predictions.decoder.weight",
                                                    "cls.predictions.decoder.bias",
