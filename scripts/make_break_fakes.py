@@ -47,7 +47,8 @@ ADAMW_LOOP = """\
                 if g is None:
                     continue
 """
-GPT_FORWARD_START = "        h = self.hidden_states(idx)  # (B, T, d)\n        if targets is None:\n"
+GPT_FORWARD_START = ("        if targets is None:\n"
+                     "            return self.lm_head(self.hidden_states(idx)), None  # (B, T, V)\n")
 GENERATE_START = "        rng = np.random.default_rng(seed)\n        was_training = self.training\n"
 LABELS_ALL = "    labels = x.copy()  # (N, T) the original ids\n"
 RANDOM_FILL = ("    inputs[to_random] = replacements[rng.integers(0, replacements.size, "

@@ -161,12 +161,18 @@ def _topological_order(root: "Tensor") -> list["Tensor"]:
     return order
 
 
-def backward(root: "Tensor", grad: Any = None) -> None:
+def backward(root: "Tensor", grad: Any = None,
+             leaf_grads: dict[int, tuple["Tensor", np.ndarray]] | None = None) -> None:
     """Backpropagate from ``root``; leaf tensors accumulate into ``.grad`` (``+=``).
 
     The graph is freed as it is consumed: every interior node drops its saved arrays, so memory
     returns to the level before the forward pass, and a second ``backward`` through the same
     graph raises instead of silently giving wrong gradients.
+
+    With a ``leaf_grads`` dict, the leaves' gradients are stored there instead
+    (``id(leaf) -> (leaf, dL/dleaf)``) and no ``.grad`` changes: how the parts of a batch that
+    run in threads (:mod:`minimodel.kernels.batch_parallel`) compute their gradients without
+    racing on shared parameters.
     """
     if not root.requires_grad:
         raise RuntimeError("backward() called on a tensor that does not require gradients; "
@@ -194,7 +200,9 @@ def backward(root: "Tensor", grad: Any = None) -> None:
     for node in reversed(_topological_order(root)):
         g = grads.pop(id(node), None)
         if node._node is None:  # a leaf: accumulate into .grad
-            if g is not None:
+            if g is not None and leaf_grads is not None:
+                leaf_grads[id(node)] = (node, g)
+            elif g is not None:
                 node._accumulate_grad(g, fresh=id(g) not in handed_to_leaves)
                 handed_to_leaves.add(id(g))
             continue

@@ -17,6 +17,7 @@ shapes, tied inputs, ignored labels), and refuses a kernel it has no samples for
     losses.py          cross_entropy          one (N, V) buffer instead of several
                        linear_cross_entropy   logits in row chunks, never (N, V)
     attention.py       self_attention         heads, scale, mask and softmax in one node
+    batch_parallel.py  batch_loss             the batch's parts in threads, one per core
 
 The package can also be called as the on/off switch: ``with mm.kernels(False): ...`` runs
 everything on the composites (the same as ``minimodel.dispatch.kernels``).
@@ -26,7 +27,7 @@ import sys
 import types
 
 from minimodel import dispatch
-from minimodel.kernels import activations, attention, linear, losses, normalization
+from minimodel.kernels import activations, attention, batch_parallel, linear, losses, normalization
 
 
 class _SwitchModule(types.ModuleType):
@@ -39,4 +40,4 @@ class _SwitchModule(types.ModuleType):
 
 sys.modules[__name__].__class__ = _SwitchModule
 
-__all__ = ["activations", "attention", "linear", "losses", "normalization"]
+__all__ = ["activations", "attention", "batch_parallel", "linear", "losses", "normalization"]

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from minimodel.nn import Embedding, LMHead, Module, TiedHead
+from minimodel.nn import Dropout, Embedding, LMHead, Module, TiedHead
 from minimodel.nn.checks import check_positive
 
 
@@ -43,6 +43,12 @@ class LanguageModel(Module):
 
     def set_output_embeddings(self, head: Module) -> None:
         setattr(self, self.output_head_name, head)
+
+    def draws_random_numbers(self) -> bool:
+        """True when a forward pass draws random numbers now: a Dropout with p > 0 in
+        training mode. (Then a batch is not split over threads: the draws' order, and so the
+        run, would depend on thread timing.)"""
+        return self.training and any(isinstance(m, Dropout) and m.p > 0 for m in self.modules())
 
     @property
     def tied(self) -> bool:

@@ -20,6 +20,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+import minimodel.functional as F
 from minimodel.autograd import is_grad_enabled, no_grad
 from minimodel.deferred import DeferredTensor
 from minimodel.models.base import LanguageModel, transformer_state_shapes
@@ -126,21 +127,31 @@ class GPT(LanguageModel):
         logits; the logits are then a :class:`~minimodel.deferred.DeferredTensor`, computed
         only if read. ``return_logits=False`` returns None for them instead.
         """
-        h = self.hidden_states(idx)  # (B, T, d)
         if targets is None:
-            return self.lm_head(h), None  # (B, T, V)
-        loss = self.lm_head.loss(h, targets)  # chunked: never holds (B*T, V)
+            return self.lm_head(self.hidden_states(idx)), None  # (B, T, V)
+        # The sequences of a batch are independent, so its loss may be computed in parts, one
+        # per core (F.batch_loss; the composite computes the whole batch at once).
+        loss, h_parts = F.batch_loss(self._loss_and_hidden, idx, targets,
+                                     splittable=not self.draws_random_numbers())
         if not return_logits:
             return None, loss
         # The logits are made only if someone reads them (see minimodel.deferred): the loss
         # above did not need them, and at V = 50257 they are the largest array of the step.
         head = self.lm_head
         recording = is_grad_enabled()
-        logits = DeferredTensor(lambda: head(h), (*h.shape[:-1], head.vocab_size), h.dtype,
-                                requires_grad=recording and (h.requires_grad
+        logits = DeferredTensor(lambda: head(F.join_parts(h_parts)),
+                                (sum(h.shape[0] for h in h_parts), *h_parts[0].shape[1:-1],
+                                 head.vocab_size),
+                                h_parts[0].dtype,
+                                requires_grad=recording and (h_parts[0].requires_grad
                                                              or head.weight.requires_grad),
                                 grad_enabled=recording)
         return logits, loss
+
+    def _loss_and_hidden(self, idx: Any, targets: Any) -> tuple[Tensor, Tensor]:
+        """(mean cross-entropy, h (B, T, d)) for one batch, or one part of it."""
+        h = self.hidden_states(idx)  # (B, T, d)
+        return self.lm_head.loss(h, targets), h  # chunked: never holds (B*T, V)
 
     # ------------------------------------------------------------------ generation
     def generate(self, idx: Any, max_new_tokens: int, temperature: float = 1.0,

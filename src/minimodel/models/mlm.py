@@ -149,9 +149,20 @@ class MaskedLM(LanguageModel):
                 ) -> tuple[Tensor | None, Tensor | None]:
         """See the class docstring. ``return_logits=False`` (training) skips the (M, V) logits:
         the loss comes from ``lm_head.loss`` on the gathered rows."""
-        h = self.hidden_states(idx)  # (B, T, d)
         if labels is None:
-            return self.lm_head(self.head_input(h)), None
+            return self.lm_head(self.head_input(self.hidden_states(idx))), None
+        # Independent sequences: the loss may be computed in parts, one per core (F.batch_loss).
+        loss, logits_parts = F.batch_loss(
+            lambda ids, lab: self._masked_loss(ids, lab, return_logits), idx, labels,
+            splittable=not self.draws_random_numbers())
+        if not return_logits:
+            return None, loss
+        return F.join_parts(logits_parts), loss  # (M, V), rows in row-major order
+
+    def _masked_loss(self, idx: Any, labels: Any, return_logits: bool
+                     ) -> tuple[Tensor, Tensor | None]:
+        """(mean cross-entropy at the labelled positions, their logits (M, V) or None)."""
+        h = self.hidden_states(idx)  # (B, T, d)
         lab = labels.data if isinstance(labels, Tensor) else np.asarray(labels)
         if lab.shape != h.shape[:2]:
             raise ValueError(f"MaskedLM labels must have the shape of the ids {h.shape[:2]}, "
@@ -161,9 +172,9 @@ class MaskedLM(LanguageModel):
         rows = self.head_input(rows)  # (M, d)
         targets = lab.reshape(-1)[selected].astype(np.int64)  # (M,)
         if not return_logits:
-            return None, self.lm_head.loss(rows, targets)
+            return self.lm_head.loss(rows, targets), None
         logits = self.lm_head(rows)  # (M, V)
-        return logits, F.cross_entropy(logits, targets)
+        return F.cross_entropy(logits, targets), logits
 
     def forward_masked(self, idx: Any, mask_indicator: Any) -> Tensor:
         """Logits (M, V) at the positions where ``mask_indicator > 0.5`` (seed semantics)."""
