@@ -250,3 +250,25 @@ def test_parts_run_here_when_no_thread_can_start(monkeypatch):
 
     monkeypatch.setattr(bp, "_pool", NoThreads())
     assert bp.run_parts([lambda: 1, lambda: 2]) == [1, 2]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_can_still_split_its_batches(two_parts):
+    """The parent's worker thread does not exist in a forked child: the child makes its own."""
+    import multiprocessing as mp
+
+    model, (x, y) = _gpt(), _batch()
+    model(x, y)[1].backward()  # the parent's pool exists now
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as pool:
+        result = pool.apply_async(_child_step, (model, x, y))
+        assert result.get(timeout=60) > 0
+
+
+def _child_step(model, x, y):
+    bp.MIN_TOKENS_PER_PART = 1
+    bp.available_threads = lambda: 2
+    model.zero_grad()
+    loss = model(x, y)[1]
+    loss.backward()
+    return float(np.abs(model.token_emb.weight.grad).sum())
