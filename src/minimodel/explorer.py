@@ -4,7 +4,7 @@
 
 For each run it shows every matrix that holds token vectors — the tied model's one matrix E,
 the untied model's input matrix E and output matrix W — side by side, each as a scatter plot
-of a projection of its rows (PCA in 2-D or 3-D; t-SNE too when scikit-learn is installed),
+of a projection of its rows (PCA in 2-D or 3-D; with ``--tsne``, t-SNE too, from scikit-learn),
 coloured by how often the token occurs in the run's corpus. A search box finds a token and
 lists its nearest neighbours by cosine similarity in every matrix, so you can see whether a
 tied matrix, built for two roles, arranges tokens like either of the untied ones.
@@ -40,12 +40,18 @@ def pca(matrix: np.ndarray, k: int) -> np.ndarray:
     return (centred @ vt[:k].T).astype(np.float32)
 
 
-def tsne(matrix: np.ndarray, seed: int = 0) -> np.ndarray | None:
-    """2-D t-SNE when scikit-learn is installed, else None."""
+def tsne(matrix: np.ndarray, seed: int = 0) -> np.ndarray:
+    """2-D t-SNE coordinates of the rows (scikit-learn; the same seed gives the same picture).
+
+    t-SNE keeps each point's nearest neighbours near and lets far distances go, so clusters
+    show that PCA's straight projection may overlap. It is slow (about 40 s for 3,000 rows on
+    two cores), hence opt-in.
+    """
     try:
         from sklearn.manifold import TSNE
     except ImportError:
-        return None
+        raise ValueError("t-SNE needs scikit-learn: pip install scikit-learn (or the docs "
+                         "extra: pip install -e '.[docs]'), or leave out --tsne") from None
     perplexity = float(min(30, max(2, (len(matrix) - 1) // 3)))
     return TSNE(2, perplexity=perplexity, init="pca", random_state=seed).fit_transform(
         matrix).astype(np.float32)
@@ -94,7 +100,7 @@ def _labels_and_counts(run_dir: Path, model: Any) -> tuple[list[str], np.ndarray
     return labels, counts
 
 
-def run_panels(run_dir: str | os.PathLike) -> dict[str, Any]:
+def run_panels(run_dir: str | os.PathLike, with_tsne: bool = False) -> dict[str, Any]:
     """The explorer data of one run: its label, tie, tokens, counts and one panel per matrix."""
     import minimodel as mm
     from minimodel.interop._files import resolve_checkpoint
@@ -117,9 +123,8 @@ def run_panels(run_dir: str | os.PathLike) -> dict[str, Any]:
         ids, sims = cosine_neighbours(matrix)
         projections = {"pca2": pca(matrix, 2).round(5).tolist(),
                        "pca3": pca(matrix, 3).round(5).tolist()}
-        t = tsne(matrix)
-        if t is not None:
-            projections["tsne2"] = t.round(4).tolist()
+        if with_tsne:
+            projections["tsne2"] = tsne(matrix).round(4).tolist()
         panels.append({"name": name, "projections": projections,
                        "neighbours": ids.tolist(), "similarity": sims.round(4).tolist()})
     return {"run": run_dir.name, "model": type(model).__name__, "tied": bool(model.tied),
@@ -134,11 +139,12 @@ def explorer_html(runs: list[dict[str, Any]], title: str = "minimodel embedding 
             .replace("__DATA__", data).replace("__SCRIPT__", _SCRIPT))
 
 
-def write_explorer(run_dirs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
+def write_explorer(run_dirs: list[str | os.PathLike], out: str | os.PathLike,
+                   with_tsne: bool = False) -> Path:
     """Build the explorer for ``run_dirs`` into the HTML file ``out`` (atomically)."""
     if not run_dirs:
         raise ValueError("give at least one run folder, e.g. runs/gpt-tied")
-    runs = [run_panels(d) for d in run_dirs]
+    runs = [run_panels(d, with_tsne) for d in run_dirs]
     return atomic_write_text(out, explorer_html(runs))
 
 

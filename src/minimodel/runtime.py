@@ -12,6 +12,9 @@ library default on an idle machine and drops to one thread when the 1-minute loa
 the cores are busy. The thread count does not change results: OpenBLAS splits a product by
 output blocks, each computed by the same kernel. The threads are set through ``threadpoolctl``,
 which finds whichever BLAS NumPy loaded (OpenBLAS, MKL, BLIS...) and calls its own setter.
+The same count decides whether the two halves of a training batch run at the same time
+(:mod:`minimodel.kernels.batch_parallel`, 2+ threads) or one after the other (1 thread), with
+the same numbers either way.
 
 Allocator. NumPy gets its buffers from ``malloc``. glibc serves requests above
 ``M_MMAP_THRESHOLD`` with a fresh ``mmap`` and unmaps them on ``free``, so every page of such a

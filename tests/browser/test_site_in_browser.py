@@ -138,3 +138,27 @@ def test_the_explorer_draws_every_point_and_finds_a_neighbour(browser, explorer_
     errors, remote = _problems(browser)
     assert errors == [] and remote == []
     browser.save_screenshot(str(artifacts / "explorer-king.png"))
+
+
+def test_the_explorer_switches_to_tsne(browser, tmp_path, artifacts):
+    """`explore --tsne`: the projection menu offers t-SNE, and choosing it redraws every point."""
+    pytest.importorskip("sklearn", reason="scikit-learn is in the test extra; install it")
+    from selenium.webdriver.support.ui import Select
+
+    run, out = tmp_path / "gpt", tmp_path / "tsne.html"
+    assert main(["train", "--tokenizer", "byte", "--d-model", "16", "--n-layer", "1",
+                 "--n-head", "2", "--block-size", "16", "--batch-size", "4", "--steps", "3",
+                 "--eval-interval", "3", "--out", str(run), "--quiet"]) == 0
+    assert main(["explore", str(run), "--tsne", "--out", str(out)]) == 0
+    _open(browser, out)
+    menu = Select(browser.find_element("id", "projection"))
+    assert [o.text for o in menu.options] == ["PCA 2-D", "PCA 3-D", "t-SNE 2-D"]
+    menu.select_by_visible_text("t-SNE 2-D")
+    time.sleep(0.2)
+    drawn = browser.execute_script(
+        "return window.explorer.views.map(v => Number(v.canvas.dataset.points))")
+    tokens = browser.execute_script("return DATA.runs[0].tokens.length")
+    assert drawn == [tokens]
+    errors, remote = _problems(browser)
+    assert errors == [] and remote == []
+    browser.save_screenshot(str(artifacts / "explorer-tsne.png"))

@@ -54,3 +54,52 @@ def test_explore_command_refuses_bad_outputs(tmp_path, capsys):
     assert main(["explore", str(run), "--out", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
     assert main(["explore", str(tmp_path / "missing"), "--out", str(out), "--force"]) == 2
+
+
+def test_tsne_keeps_clusters_apart_and_is_reproducible():
+    """t-SNE (scikit-learn, in the docs and test extras): two far-apart clusters of points
+    stay apart in 2-D, and the same seed gives the same picture."""
+    pytest.importorskip("sklearn", reason="scikit-learn is in the test extra; install it")
+    from minimodel.explorer import tsne
+
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((40, 16))
+    b = rng.standard_normal((40, 16)) + 12.0
+    coords = tsne(np.vstack([a, b]))
+    assert coords.shape == (80, 2) and coords.dtype == np.float32
+    assert np.isfinite(coords).all()
+    centre_a, centre_b = coords[:40].mean(0), coords[40:].mean(0)
+    nearer_own = ((np.linalg.norm(coords[:40] - centre_a, axis=1)
+                   < np.linalg.norm(coords[:40] - centre_b, axis=1)).all()
+                  and (np.linalg.norm(coords[40:] - centre_b, axis=1)
+                       < np.linalg.norm(coords[40:] - centre_a, axis=1)).all())
+    assert nearer_own
+    np.testing.assert_array_equal(tsne(np.vstack([a, b])), coords)
+
+
+def test_explore_adds_tsne_only_when_asked(tmp_path, capsys):
+    pytest.importorskip("sklearn", reason="scikit-learn is in the test extra; install it")
+    from minimodel.explorer import run_panels
+
+    run = tmp_path / "run"
+    assert main(["train", "--tokenizer", "byte", "--d-model", "16", "--n-layer", "1",
+                 "--n-head", "2", "--block-size", "16", "--batch-size", "4", "--steps", "3",
+                 "--eval-interval", "3", "--out", str(run), "--quiet"]) == 0
+    assert set(run_panels(run)["panels"][0]["projections"]) == {"pca2", "pca3"}
+    data = run_panels(run, with_tsne=True)
+    assert set(data["panels"][0]["projections"]) == {"pca2", "pca3", "tsne2"}
+    assert len(data["panels"][0]["projections"]["tsne2"]) == len(data["tokens"])
+    out = tmp_path / "t.html"
+    assert main(["explore", str(run), "--tsne", "--out", str(out)]) == 0
+    assert '"tsne2"' in out.read_text(encoding="utf-8")
+
+
+def test_tsne_without_scikit_learn_says_how_to_get_it(monkeypatch):
+    import sys
+
+    from minimodel.explorer import tsne
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    monkeypatch.setitem(sys.modules, "sklearn.manifold", None)
+    with pytest.raises(ValueError, match="pip install scikit-learn"):
+        tsne(np.zeros((5, 2)))

@@ -101,3 +101,28 @@ print(json.dumps({"before": before, "after": after,
     seen = json.loads(out.strip().splitlines()[-1])
     assert seen["before"] == seen["after"]
     assert seen["runtime_imported"] is False
+
+
+def test_the_thread_count_does_not_change_what_is_trained(tiny_corpus, tmp_path):
+    """--threads 1 runs the two halves of each batch one after the other, --threads 2 at the
+    same time (kernels/batch_parallel.py): the weights trained are the same bits. The batch
+    (12 x 128 tokens) is large enough to be cut in two."""
+    from safetensors.numpy import load_file
+
+    from minimodel.kernels import batch_parallel
+
+    assert 12 * 128 >= batch_parallel.PARTS * batch_parallel.MIN_TOKENS_PER_PART
+    trained = []
+    for threads in ("1", "2"):
+        out = tmp_path / f"threads-{threads}"
+        args = ["train", "--corpus", str(tiny_corpus), "--tokenizer", "byte", "--d-model", "16",
+                "--n-layer", "1", "--n-head", "2", "--block-size", "128", "--batch-size", "12",
+                "--steps", "3", "--eval-interval", "3", "--eval-batches", "1",
+                "--threads", threads, "--quiet", "--out", str(out)]
+        done = subprocess.run([sys.executable, "-m", "minimodel", *args], capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        trained.append(load_file(str(out / "model.safetensors")))
+    assert trained[0].keys() == trained[1].keys()
+    for name in trained[0]:
+        assert np.array_equal(trained[0][name], trained[1][name]), name

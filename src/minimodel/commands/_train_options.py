@@ -67,8 +67,10 @@ def add_train_options(parser: argparse.ArgumentParser, tie_flags: bool = True) -
         parser.add_argument(flag, type=kind, default=None, metavar="N" if kind is int else "X",
                             help=text)
     parser.add_argument("--threads", type=threads_option, default="auto", metavar="N",
-                        help="BLAS threads; 'auto' (default) uses 1 when other processes "
-                             "keep the cores busy (see minimodel.runtime)")
+                        help="cores to use (BLAS threads, and the two halves of a batch "
+                             "in parallel from 2); 'auto' (default) uses 1 when other "
+                             "processes keep the cores busy (see minimodel.runtime). The "
+                             "numbers trained are the same for any N")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bar: one line per evaluation")
 

@@ -86,8 +86,8 @@ class LinearCrossEntropy(Function):
         want_dh = is_grad_enabled() and ctx.needs_input_grad[0]
         want_dw = is_grad_enabled() and ctx.needs_input_grad[1]
         dh = workspace.empty(h.shape, h.dtype) if want_dh else None  # (N, d)
-        dw = np.zeros_like(weight) if want_dw else None  # (V, d)
-        dw_chunk = np.empty_like(weight) if want_dw else None  # reused for every chunk
+        dw = np.empty_like(weight) if want_dw else None  # (V, d): the first chunk's product
+        dw_chunk = None  # (V, d), made for the second chunk and reused by the rest
         # One (chunk, V) buffer for every chunk's logits: with a fresh array per chunk, the
         # next chunk's logits would exist before the previous ones are freed (two at a time).
         # Plain NumPy, not the pool: a pooled buffer would stay reserved through the backward
@@ -110,8 +110,10 @@ class LinearCrossEntropy(Function):
                 logits *= (v_c / h.dtype.type(count)).astype(h.dtype)[:, None]  # dlogits_c
                 if want_dh:
                     np.matmul(logits, weight, out=dh[start:stop])  # (c, d)
-                if want_dw:
-                    np.matmul(logits.T, h_c, out=dw_chunk)  # (V, d)
+                if want_dw and start == 0:
+                    np.matmul(logits.T, h_c, out=dw)  # (V, d), no zero-filling first
+                elif want_dw:
+                    dw_chunk = np.matmul(logits.T, h_c, out=dw_chunk)  # (V, d)
                     dw += dw_chunk
         ctx.save_for_backward(dh, dw)
         return np.asarray(total / count, dtype=h.dtype)
