@@ -170,12 +170,3 @@ def kernel_state() -> dict[str, Any]:
     if callable(getattr(minimodel, "active_kernels", None)):
         state["active"] = sorted(minimodel.active_kernels())
     return state
-    kernels = importlib.import_module("minimodel.kernels")
-    for name in ("active", "active_kernels"):
-        if callable(getattr(kernels, name, None)):
-            try:
-                state["active"] = sorted(map(str, getattr(kernels, name)()))
-            except Exception as exc:  # noqa: BLE001 - a description, never a failure
-                state["active"] = f"unknown ({type(exc).__name__})"
-            break
-    return state
