@@ -20,7 +20,7 @@ from minimodel.models import GPT, MLMConfig, GPTConfig, MaskedLM
 @pytest.fixture
 def two_parts(monkeypatch):
     """Split every batch of >= 2 rows in two, as on a 2-core machine, however small; records
-    the threads the parts ran in."""
+    the threads the parts ran in. Kernels on, also in CI's MINIMODEL_KERNELS=0 pass."""
     monkeypatch.setattr(bp, "MIN_TOKENS_PER_PART", 1)
     monkeypatch.setattr(bp, "available_threads", lambda: 2)
     seen: list[str] = []
@@ -31,7 +31,8 @@ def two_parts(monkeypatch):
         return real(job)
 
     monkeypatch.setattr(bp, "_in_part", spy)
-    return seen
+    with mm.kernels(True):
+        yield seen
 
 
 def _gpt(dtype=np.float64, dropout=0.0, seed=0):

@@ -261,7 +261,7 @@ def parts_for(inputs: Any, splittable: bool) -> int:
 @register_kernel("batch_loss")
 def batch_loss(loss_fn: Callable[[Any, Any], tuple[Tensor, Any]], inputs: Any, targets: Any,
                splittable: bool = True) -> tuple[Tensor, list[Any]]:
-    """``F.batch_loss`` with one part per available core (see the module docstring)."""
+    """``F.batch_loss`` as ``PARTS`` parts in threads, one per core (see the module docstring)."""
     parts = parts_for(inputs, splittable)
     if parts < 2:
         return composites()["batch_loss"](loss_fn, inputs, targets, splittable)
