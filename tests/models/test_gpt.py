@@ -107,6 +107,20 @@ def test_generate_greedy_matches_argmax_of_forward():
     np.testing.assert_array_equal(out, ids)
 
 
+def test_a_paused_stream_leaves_the_caller_in_its_own_mode():
+    """Between two streamed tokens the caller's code records graphs and the model keeps its
+    training mode: eval mode and no_grad hold only while a token is computed."""
+    model = tiny(dropout=0.1)
+    model.blocks[0].train(False)  # a per-module mode must survive too
+    stream = model.generate_stream(np.array([[1, 2, 3]]), 5, temperature=0)
+    first = next(stream)
+    assert mm.autograd.is_grad_enabled()
+    assert model.training and not model.blocks[0].training and model.blocks[1].training
+    rest = list(stream)
+    assert len(rest) == 4 and first.shape == (1,)
+    assert model.training and not model.blocks[0].training
+
+
 def test_generate_sampling_is_seeded_and_respects_top_k():
     model = tiny()
     prompt = np.array([[1, 2]])

@@ -185,27 +185,23 @@ class GPT(LanguageModel):
         if ids.ndim != 2 or ids.shape[1] == 0:
             raise ValueError(f"generate expects a non-empty prompt of shape (B, T), got {ids.shape}")
         rng = np.random.default_rng(seed)
-        was_training = self.training
-        self.eval()
-        try:
-            with no_grad():
-                cache, fed = KVCache(), 0  # fed = tokens of `ids` already in the cache
-                for _ in range(max_new_tokens):
-                    if ids.shape[1] > self.config.block_size or fed == 0:
-                        # learned absolute positions: once the window slides, every cached
-                        # position is stale, so refill the cache from the cropped context
-                        cache, fed = KVCache(), 0
-                        h = self.hidden_states(ids[:, -self.config.block_size:], cache)
-                        fed = ids.shape[1]
-                    else:
-                        h = self.hidden_states(ids[:, fed:], cache)  # only the new token
-                        fed = ids.shape[1]
-                    logits = self.lm_head(h[:, -1, :]).data.astype(np.float64)  # (B, V)
-                    next_ids = sample_next(logits, temperature, top_k, rng)  # (B,)
-                    ids = np.concatenate([ids, next_ids[:, None]], axis=1)
-                    yield next_ids
-        finally:
-            self.train(was_training)
+        cache, fed = KVCache(), 0  # fed = tokens of `ids` already in the cache
+        for _ in range(max_new_tokens):
+            # Eval mode and no graph only while this token is computed, never across the
+            # `yield`: the caller's own code between two tokens runs in its own mode.
+            with no_grad(), self.evaluating():
+                if ids.shape[1] > self.config.block_size or fed == 0:
+                    # learned absolute positions: once the window slides, every cached
+                    # position is stale, so refill the cache from the cropped context
+                    cache, fed = KVCache(), 0
+                    h = self.hidden_states(ids[:, -self.config.block_size:], cache)
+                else:
+                    h = self.hidden_states(ids[:, fed:], cache)  # only the new token
+                fed = ids.shape[1]
+                logits = self.lm_head(h[:, -1, :]).data.astype(np.float64)  # (B, V)
+            next_ids = sample_next(logits, temperature, top_k, rng)  # (B,)
+            ids = np.concatenate([ids, next_ids[:, None]], axis=1)
+            yield next_ids
 
 
 def init_gpt2_weights(model: Module, n_layer: int, rng: np.random.Generator) -> None:

@@ -16,6 +16,7 @@ first name that reaches it.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 from collections import OrderedDict
 from typing import Any, Iterator, Mapping
@@ -224,6 +225,17 @@ class Module:
 
     def eval(self) -> "Module":
         return self.train(False)
+
+    @contextlib.contextmanager
+    def evaluating(self) -> Iterator["Module"]:
+        """Eval mode inside the block; afterwards every module's mode is what it was."""
+        modes = [(module, module.training) for module in self.modules()]
+        self.eval()
+        try:
+            yield self
+        finally:
+            for module, mode in modes:
+                object.__setattr__(module, "training", mode)
 
     def zero_grad(self) -> None:
         """Drop every gradient (``grad = None``), like PyTorch's ``set_to_none=True``."""
