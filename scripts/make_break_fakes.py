@@ -49,7 +49,8 @@ ADAMW_LOOP = """\
 """
 GPT_FORWARD_START = ("        if targets is None:\n"
                      "            return self.lm_head(self.hidden_states(idx)), None  # (B, T, V)\n")
-GENERATE_START = "        rng = np.random.default_rng(seed)\n        was_training = self.training\n"
+GENERATE_START = ("        rng = np.random.default_rng(seed)\n"
+                  "        cache, fed = KVCache(), 0  # fed = tokens of `ids` already in the cache\n")
 LABELS_ALL = "    labels = x.copy()  # (N, T) the original ids\n"
 RANDOM_FILL = ("    inputs[to_random] = replacements[rng.integers(0, replacements.size, "
                "size=int(to_random.sum()))]\n")
