@@ -13,8 +13,8 @@ from minimodel.commands._train_options import (add_train_options, config_from_ar
 ORDER = 10
 
 DESCRIPTION = """\
-Train a model on a text corpus (default: a tied GPT on the bundled Shakespeare plays, a few
-minutes on a 2-core CPU).
+Train a model on a text corpus (default: a tied GPT on the bundled Shakespeare plays, about
+a minute on a 2-core CPU).
 
 DIR (--out, default runs/<model>-<tied|untied>) receives model.safetensors, tokenizer.json,
 metrics.jsonl (one JSON object per evaluation), loss.png, summary.json and the training state.
