@@ -27,8 +27,8 @@ def batch_loss(loss_fn: LossFn, inputs: Any, targets: Any, splittable: bool = Tr
     and, the gradient being linear, dL/dW = sum_k (n_k / n) dL_k/dW for every parameter W.
     Nothing is shared between the parts until that final sum, so they can be computed at the
     same time, which is data parallelism. This composite computes the batch in one part: the
-    whole of it. Its kernel (:mod:`minimodel.kernels.batch_parallel`) runs one part per core,
-    in threads. ``extra`` is whatever else ``loss_fn`` returns (a model's hidden states, say);
+    whole of it. Its kernel (:mod:`minimodel.kernels.batch_parallel`) runs two halves in
+    two threads, one per core. ``extra`` is whatever else ``loss_fn`` returns (a model's hidden states, say);
     the list has one per part, in row order, so ``concatenate(extras)`` is the whole batch's.
     ``splittable=False`` says the parts may not run apart (``loss_fn`` draws random numbers,
     as dropout does, and their order must not depend on thread timing); the composite ignores

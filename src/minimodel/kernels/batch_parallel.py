@@ -186,8 +186,7 @@ class JoinParts(Function):
     @staticmethod
     def forward(ctx, *leaf_arrays, losses, weights, leaf_ids):
         ctx.losses, ctx.weights, ctx.leaf_ids = losses, weights, leaf_ids
-        dtype = losses[0].dtype
-        return np.asarray(sum(w * float(loss.data) for w, loss in zip(weights, losses)), dtype)
+        return _weighted_sum(weights, losses)
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -201,6 +200,12 @@ class JoinParts(Function):
         ctx.losses = ()  # the parts' graphs are consumed
         return tuple(_sum_in_order([part[i][1] for part in parts if i in part])
                      for i in ctx.leaf_ids)
+
+
+def _weighted_sum(weights: list[float], losses: list[Tensor]) -> np.ndarray:
+    """sum_k w_k L_k as a 0-d array of the losses' dtype."""
+    return np.asarray(sum(w * float(loss.data) for w, loss in zip(weights, losses)),
+                      losses[0].dtype)
 
 
 def _sum_in_order(grads: list[np.ndarray]) -> np.ndarray | None:
@@ -292,8 +297,7 @@ def split_batch_loss(loss_fn: Callable[[Any, Any], tuple[Tensor, Any]], inputs: 
     if leaves is None:
         return composite(loss_fn, inputs, targets)
     if not leaves:  # nothing to differentiate (everything frozen, say): just the value
-        value = sum(w * float(loss.data) for w, loss in zip(weights, losses))
-        return Tensor(np.asarray(value, losses[0].dtype)), extras
+        return Tensor(_weighted_sum(weights, losses)), extras
     loss = JoinParts.apply(*leaves, losses=losses, weights=weights,
                            leaf_ids=[id(leaf) for leaf in leaves])
     return loss, extras
