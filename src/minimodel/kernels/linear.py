@@ -40,7 +40,8 @@ class Linear(Function):
         if need[0]:  # (..., in)
             dx = np.matmul(g2, weight, out=workspace.empty(
                 (g2.shape[0], weight.shape[1]), np.result_type(g2, weight))).reshape(ctx.x_shape)
-        dw = g2.T @ x2 if need[1] else None  # (out, in)
+        dw = np.matmul(g2.T, x2, out=workspace.empty(weight.shape, np.result_type(g2, x2))
+                       ) if need[1] else None  # (out, in)
         if len(need) == 2:
             return dx, dw
         # The bias gradient sums g over the rows: ones(N) @ g2 runs in BLAS, ~3x faster.
