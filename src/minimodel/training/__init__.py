@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
+from minimodel.data import public_domain
 from minimodel.training.config import DEFAULTS, TrainConfig
 from minimodel.training.loop import Trainer, TrainResult, param_groups
 from minimodel.training.lock import RunLock, RunLocked
@@ -58,7 +59,8 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
                          "run's files")
     if not resume and cfg.corpus is not None:
         check_corpus_path(cfg)
-        cfg.corpus = os.path.abspath(cfg.corpus)  # resumable from another directory
+        if not public_domain.is_requested(cfg.corpus):  # a name, not a path
+            cfg.corpus = os.path.abspath(cfg.corpus)  # resumable from another directory
     trainer = Trainer(cfg, out, reporter, on_step)
     with RunLock(out):
         trainer.setup(resume, explicit, force=force)

@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from minimodel.data import public_domain
+
 MODELS = ("gpt", "mlm", "cbow")
 TOKENIZERS = ("byte", "bpe")
 
@@ -190,8 +192,8 @@ def explicit_differences(saved: TrainConfig, explicit: dict[str, Any]) -> list[s
     for name, value in explicit.items():
         if value is None or name in NON_TRAJECTORY:
             continue
-        if name == "corpus":  # runs store the absolute path
-            value = os.path.abspath(value)
+        if name == "corpus" and not public_domain.is_requested(value):
+            value = os.path.abspath(value)  # runs store the absolute path of a file
         if value != getattr(saved, name):
             out.append(f"--{name.replace('_', '-')} {value!r} (the run used "
                        f"{getattr(saved, name)!r})")

@@ -63,10 +63,15 @@ def check_corpus_path(cfg: TrainConfig) -> None:
     """A clear ValueError/OSError when ``--corpus`` is missing, a folder, a loop... Called
     before the run directory is locked, so a typo is reported as a typo."""
     from minimodel._fileio import require_file
+    from minimodel.data import public_domain
 
+    if public_domain.is_requested(cfg.corpus):
+        public_domain.require_installed()
+        return
     if cfg.corpus is not None and not os.path.lexists(cfg.corpus):
         raise ValueError(f"corpus file {cfg.corpus} does not exist; give a UTF-8 text file, "
-                         "or leave out --corpus for the bundled Shakespeare corpus")
+                         f"'{public_domain.NAME}' for the larger corpus, or leave out "
+                         "--corpus for the bundled Shakespeare corpus")
     if cfg.corpus is not None:
         require_file(cfg.corpus, "corpus")
 
