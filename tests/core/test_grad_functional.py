@@ -132,7 +132,9 @@ def test_gelu_known_values():
     c = math.sqrt(2 / math.pi)
     expected = 0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x ** 3)))
     got = F.gelu(Tensor(x)).data
-    np.testing.assert_allclose(got, expected, rtol=1e-14)
+    # atol: at x = -10 the formula rounds 1 + tanh(-43.6) to 0, while the kernel's
+    # x / (1 + exp(-2u)) keeps the true value, -10 * sigmoid(-87.3) = -1.2e-37.
+    np.testing.assert_allclose(got, expected, rtol=1e-14, atol=1e-36)
     assert got[0] == 0.0 and got[3] == pytest.approx(10.0) and abs(got[4]) < 1e-12
     assert got[1] == pytest.approx(0.8411919906, rel=1e-8)
 

@@ -56,6 +56,11 @@ class GELU(Function):
 
     with every constant folded into one multiply or add: each line below is one pass over an
     (..., n) buffer (8 forward, 8 backward, against 9 and 12 written term by term).
+
+    h itself comes from 0.5 (1 + tanh u) = sigmoid(2u) = 1 / (1 + exp(-2u)): NumPy's float32
+    exp is vectorised (AVX2) where its tanh is not, and takes half the time (0.68 against
+    1.37 ms for the (8, 128, 512) activations of the d=128 model). For x below about -10,
+    exp(-2u) overflows to inf and h = 1 / inf = 0, the right limit: that warning is silenced.
     """
 
     @staticmethod
@@ -65,12 +70,13 @@ class GELU(Function):
         ctx.shape = x.shape
         x = x.reshape(-1) if x.ndim == 0 else x
         h = np.multiply(x, x, out=workspace.empty(x.shape, x.dtype))
-        h *= GELU_C * GELU_A
-        h += GELU_C
-        h *= x  # u = sqrt(2/pi) (x + 0.044715 x^3)
-        np.tanh(h, out=h)  # t
-        h *= 0.5
-        h += 0.5  # h = 0.5 (1 + t)
+        h *= -2.0 * GELU_C * GELU_A
+        h -= 2.0 * GELU_C
+        h *= x  # -2u, u = sqrt(2/pi) (x + 0.044715 x^3)
+        with np.errstate(over="ignore"):
+            np.exp(h, out=h)
+        h += 1.0
+        np.reciprocal(h, out=h)  # h = 1 / (1 + exp(-2u)) = 0.5 (1 + tanh u)
         y = np.multiply(x, h, out=workspace.empty(x.shape, x.dtype))
         ctx.save_for_backward(x, h)
         return y.reshape(ctx.shape)
