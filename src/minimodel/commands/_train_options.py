@@ -72,8 +72,10 @@ def add_train_options(parser: argparse.ArgumentParser, tie_flags: bool = True) -
     parser.add_argument("--threads", type=threads_option, default="auto", metavar="N",
                         help="cores to use (BLAS threads, and the two halves of a batch "
                              "in parallel from 2); 'auto' (default) uses 1 when other "
-                             "processes keep the cores busy (see minimodel.runtime). The "
-                             "numbers trained are the same for any N")
+                             "processes keep the cores busy (see minimodel.runtime). A batch "
+                             "of 1,536 tokens or more (the default) trains the same numbers "
+                             "for any N; below that BLAS itself runs on N threads, which may "
+                             "change the last bits on some CPUs")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bar: one line per evaluation")
 
