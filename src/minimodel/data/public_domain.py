@@ -103,6 +103,12 @@ def is_requested(path: str | os.PathLike | None) -> bool:
     return path is not None and str(path) == NAME and not os.path.lexists(path)
 
 
+def as_run_corpus(path: str | os.PathLike) -> str:
+    """How a run stores ``--corpus``: this corpus's name, or a file's absolute path (so that a
+    resume from another directory reads the same text)."""
+    return NAME if is_requested(path) else os.path.abspath(path)
+
+
 def require_installed(paths: list[Path] | None = None) -> tuple[Path, Path]:
     """The two package folders; a ValueError with the install command when one is missing or
     incomplete (checked before a run creates anything)."""

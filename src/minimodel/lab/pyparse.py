@@ -24,10 +24,10 @@ def parse_python(source: str, filename: str = "<unknown>", mode: str = "exec") -
     """``ast.parse(source, filename, mode)``, one thread at a time. Raises SyntaxError/ValueError
     as ``ast.parse`` does."""
     with _PARSE_LOCK:
-        for attempt in range(_ATTEMPTS):
+        for _ in range(_ATTEMPTS - 1):
             try:
                 return ast.parse(source, filename, mode)
             except SystemError as exc:
-                if "recursion depth mismatch" not in str(exc) or attempt == _ATTEMPTS - 1:
+                if "recursion depth mismatch" not in str(exc):
                     raise
-    raise AssertionError("unreachable")  # the loop returns or raises
+        return ast.parse(source, filename, mode)  # the last attempt: its error surfaces

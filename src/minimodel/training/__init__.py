@@ -59,8 +59,7 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
                          "run's files")
     if not resume and cfg.corpus is not None:
         check_corpus_path(cfg)
-        if not public_domain.is_requested(cfg.corpus):  # a name, not a path
-            cfg.corpus = os.path.abspath(cfg.corpus)  # resumable from another directory
+        cfg.corpus = public_domain.as_run_corpus(cfg.corpus)
     trainer = Trainer(cfg, out, reporter, on_step)
     with RunLock(out):
         trainer.setup(resume, explicit, force=force)

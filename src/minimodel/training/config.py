@@ -12,7 +12,6 @@ deeper or narrower ones, and a BPE of 1024 beat byte-level and BPE-512 in loss p
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -192,8 +191,8 @@ def explicit_differences(saved: TrainConfig, explicit: dict[str, Any]) -> list[s
     for name, value in explicit.items():
         if value is None or name in NON_TRAJECTORY:
             continue
-        if name == "corpus" and not public_domain.is_requested(value):
-            value = os.path.abspath(value)  # runs store the absolute path of a file
+        if name == "corpus":
+            value = public_domain.as_run_corpus(value)
         if value != getattr(saved, name):
             out.append(f"--{name.replace('_', '-')} {value!r} (the run used "
                        f"{getattr(saved, name)!r})")
