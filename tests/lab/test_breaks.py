@@ -453,5 +453,12 @@ def test_run_streams_the_experiment_output_as_it_comes(tmp_path):
     run = run_script(work, script, echo=lambda line: seen.append((line, time.monotonic() - t0)))
     assert run.returncode == 0 and [line for line, _ in seen] == ["first", "second"]
     assert seen[0][1] < seen[1][1] - 1.0  # "first" arrived before the sleep ended
-    timed = run_script(work, script, timeout=0.5)
+    # A timeout keeps what was printed before it. The child's start-up (an isolated Python that
+    # imports the harness) took seen[0][1] seconds just now; allow it three times that, and make
+    # the script sleep far past the limit, so a slow, loaded machine cannot flip the verdict.
+    hanging = tmp_path / "hanging.py"
+    hanging.write_text("import time\nprint('first', flush=True)\ntime.sleep(600)\n",
+                       encoding="utf-8")
+    timed = run_script(work, hanging, timeout=max(5.0, 3 * seen[0][1]))
     assert timed.timed_out and timed.returncode is None and "first" in timed.stdout
+    assert timed.seconds < 60

@@ -130,8 +130,10 @@ def test_modules_outside_the_allow_list_are_forbidden(tmp_path, source, name):
 def test_timeout_kills_the_child_and_reports_where(tmp_path):
     src = "def gelu(x):\n    y = 0\n    while True:\n        y += 1\n"
     start = time.monotonic()
-    res = judge("gelu-tanh", src, tmp_path, seed=0, timeout=4.0)
-    assert time.monotonic() - start < 10
+    # 8 s: the sandboxed child must be inside gelu's loop (past its imports) when the limit
+    # hits, even on a loaded machine, for "hung_at" to name the line.
+    res = judge("gelu-tanh", src, tmp_path, seed=0, timeout=8.0)
+    assert time.monotonic() - start < 20
     assert res["status"] == "timeout" and res["passed"] is False
     assert res["cases"][0]["status"] == "timeout"
     assert all(c["status"] == "not run" for c in res["cases"][1:])
