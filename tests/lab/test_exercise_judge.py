@@ -150,11 +150,15 @@ def test_memory_limit_is_a_clear_error(tmp_path):
 
 # --- forbidden APIs ------------------------------------------------------------------------
 
-def test_forbidden_caught_statically(tmp_path):
+def test_forbidden_caught_statically(tmp_path, monkeypatch):
+    from minimodel.lab.exercises import judge as judge_module
+
+    def no_child(*args, **kwargs):
+        raise AssertionError("a statically forbidden solution must be refused before it runs")
+
+    monkeypatch.setattr(judge_module, "run_solution", no_child)
     ex = get_exercise("multi-head-self-attention")
-    start = time.monotonic()
     res = check_solution(ex, ex.folder / "wrong" / "torch_sdpa.py", seed=0)
-    assert time.monotonic() - start < 1.0  # refused before anything runs
     assert res["status"] == "forbidden" and res["cases"] == []
     assert res["forbidden"][0]["name"] == "torch.nn.functional.scaled_dot_product_attention"
     assert res["forbidden"][0]["line"] == 12

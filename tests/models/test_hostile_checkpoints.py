@@ -37,7 +37,7 @@ def test_a_huge_config_is_refused_at_once(tmp_path, field, value):
     start = time.perf_counter()
     with pytest.raises(ValueError, match=rf"{field}={value:,}, beyond the limit"):
         mm.load(path)
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < 10.0  # the old code allocated GBs or hung a minute
 
 
 def test_a_config_that_disagrees_with_the_tensors_is_refused_before_building(tmp_path,
