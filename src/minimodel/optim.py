@@ -140,6 +140,73 @@ class SGD(Optimizer):
                 p.data -= lr * g
 
 
+# AdamW is elementwise, so a parameter can be updated piece by piece, and two threads can
+# update two halves at once (NumPy's loops release the GIL). Measured on 2 cores, the 5.3 M
+# parameters of the d=256 GPT inside its training step: 8.9 ms per AdamW step as whole arrays
+# in one thread, 7.3 ms as pieces of 128 Ki elements in two threads (the two share one memory
+# bus, so less than 2x). Elementwise float arithmetic gives the same bits whatever the cut,
+# so this changes the time only, never a result.
+PIECE = 131072  # elements per update call: smaller pays more Python overhead per element
+SPLIT_ABOVE = 32768  # larger parameters are halved between the threads; smaller go whole
+
+
+def plan_threads(updates: list[tuple[np.ndarray, ...]]) -> list[list[tuple[int, slice]]]:
+    """Which flat element ranges of which update (by index) each of two threads runs.
+
+    ``updates[i]`` holds the arrays of one parameter's update, the parameter first. A large
+    parameter is halved, one half per thread, each cut into runs of at most ``PIECE`` (when
+    all its arrays are C-contiguous: a flat view must write into them, not into a copy); any
+    other goes whole to the thread with less work so far. The same array
+    listed twice (which ``Optimizer`` refuses, but a learner's patch might allow) gets the
+    same ranges in the same thread, so it is updated twice in order, never by two threads
+    at once.
+    """
+    plan: list[list[tuple[int, slice]]] = [[], []]
+    load = [0, 0]
+    thread_of: dict[int, int] = {}  # id of a parameter updated whole -> its thread
+    for i, arrays in enumerate(updates):
+        p, n = arrays[0], arrays[0].size
+        if n > SPLIT_ABOVE and all(a.flags.c_contiguous for a in arrays):
+            for thread, (lo, hi) in enumerate(((0, n // 2), (n // 2, n))):
+                plan[thread] += [(i, slice(a, min(a + PIECE, hi))) for a in range(lo, hi, PIECE)]
+                load[thread] += hi - lo
+        else:
+            thread = thread_of.setdefault(id(p), load.index(min(load)))
+            plan[thread].append((i, slice(0, n)))
+            load[thread] += n
+    return plan
+
+
+def adamw_update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray,
+                 scratch: np.ndarray, decay: float, b1: float, b2: float, eps_hat: float,
+                 step_size: float) -> None:
+    """One AdamW update of arrays of one shape (a parameter or a piece of it), in place.
+
+        p <- decay * p                            decay = 1 - lr * weight_decay
+        m <- b1 m + (1 - b1) g,   v <- b2 v + (1 - b2) g^2
+        p <- p - step_size * m / (sqrt(v) + eps_hat)
+
+    with ``step_size = lr sqrt(1 - b2^t) / (1 - b1^t)`` and ``eps_hat = eps sqrt(1 - b2^t)``:
+    the bias corrections, moved out of the elementwise work. ``scratch`` is overwritten.
+    """
+    if decay != 1.0:
+        p *= decay
+    # Why not the shorter g + b (m - g): in float32 it cancels (0.001 g^2 computed as
+    # g^2 - 0.999 g^2 on the first step) and drifts from PyTorch by ~1e-4.
+    np.multiply(g, 1.0 - b1, out=scratch)
+    m *= b1
+    m += scratch  # m = b1 m + (1 - b1) g
+    np.multiply(g, g, out=scratch)
+    scratch *= 1.0 - b2
+    v *= b2
+    v += scratch  # v = b2 v + (1 - b2) g^2
+    np.sqrt(v, out=scratch)
+    scratch += eps_hat
+    np.divide(m, scratch, out=scratch)
+    scratch *= step_size
+    p -= scratch
+
+
 class AdamW(Optimizer):
     r"""Adam with decoupled weight decay (Loshchilov & Hutter 2019), PyTorch semantics.
 
@@ -147,7 +214,8 @@ class AdamW(Optimizer):
         m <- b1 m + (1 - b1) g,        v <- b2 v + (1 - b2) g^2
         p <- p - lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
 
-    The update reuses one scratch buffer per parameter, so a step allocates nothing.
+    The update reuses one scratch buffer per parameter, so a step allocates nothing; it runs
+    in two threads over halves of each large parameter (see ``thread_ranges``).
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
@@ -160,6 +228,9 @@ class AdamW(Optimizer):
                                   "weight_decay": weight_decay})
 
     def step(self) -> None:
+        from minimodel.kernels.batch_parallel import run_parts
+
+        updates: list[tuple[tuple[np.ndarray, ...], tuple[float, ...]]] = []
         for group in self.param_groups:
             lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
             for p in group["params"]:
@@ -173,28 +244,25 @@ class AdamW(Optimizer):
                 self._check_state(p, state)
                 state["step"] += 1
                 t = state["step"]
-                m, v = state["exp_avg"], state["exp_avg_sq"]
                 buf = state.get("_scratch")
                 if buf is None:  # not saved in state_dict; rebuilt after a load
                     buf = state["_scratch"] = np.empty_like(p.data)
-                if wd:
-                    p.data *= 1.0 - lr * wd
-                # Why not the shorter g + b (m - g): in float32 it cancels (0.001 g^2 computed as
-                # g^2 - 0.999 g^2 on the first step) and drifts from PyTorch by ~1e-4.
-                np.multiply(g, 1.0 - b1, out=buf)
-                m *= b1
-                m += buf  # m = b1 m + (1 - b1) g
-                np.multiply(g, g, out=buf)
-                buf *= 1.0 - b2
-                v *= b2
-                v += buf  # v = b2 v + (1 - b2) g^2
-                # lr/bias1 * m / (sqrt(v)/sqrt(bias2) + eps), with sqrt(bias2) moved outside
                 sqrt_bias2 = math.sqrt(1.0 - b2 ** t)
-                np.sqrt(v, out=buf)
-                buf += eps * sqrt_bias2
-                np.divide(m, buf, out=buf)
-                buf *= lr * sqrt_bias2 / (1.0 - b1 ** t)
-                p.data -= buf
+                updates.append(((p.data, g, state["exp_avg"], state["exp_avg_sq"], buf),
+                                (1.0 - lr * wd, b1, b2, eps * sqrt_bias2,
+                                 lr * sqrt_bias2 / (1.0 - b1 ** t))))
+        if not updates:
+            return
+
+        def run(ranges: list[tuple[int, slice]]) -> None:
+            for i, elements in ranges:
+                arrays, coefficients = updates[i]
+                if elements.stop - elements.start < arrays[0].size:  # a piece: flat views
+                    arrays = tuple(a.reshape(-1)[elements] for a in arrays)
+                adamw_update(*arrays, *coefficients)
+
+        plan = plan_threads([arrays for arrays, _ in updates])
+        run_parts([lambda ranges=ranges: run(ranges) for ranges in plan if ranges])
 
     def state_dict(self) -> dict[str, Any]:
         sd = super().state_dict()
