@@ -39,7 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from minimodel.commands.bench import at_least, comma_choices
+
 WORKER = "--worker"
+OBJECTIVES = ("negative", "softmax")
 
 
 def _train_split_words(corpus: str | None) -> list[str]:
@@ -129,18 +132,29 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", default=None,
                         help="a text file or 'public-domain' (default: the bundled corpus)")
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--dim", type=int, default=64)
-    parser.add_argument("--window", type=int, default=2)
-    parser.add_argument("--min-count", type=int, default=3)
-    parser.add_argument("--negative", type=int, default=5)
-    parser.add_argument("--batch-size", type=int, default=4096,
+    parser.add_argument("--epochs", type=at_least(1), default=4,
+                        help="passes over the corpus, both implementations (default 4)")
+    parser.add_argument("--dim", type=at_least(1), default=64, help="vector size d (default 64)")
+    parser.add_argument("--window", type=at_least(1), default=2,
+                        help="context words on each side of the centre word (default 2)")
+    parser.add_argument("--min-count", type=at_least(1), default=3,
+                        help="rarer words are dropped from the vocabulary (default 3)")
+    parser.add_argument("--negative", type=at_least(1), default=5,
+                        help="negative samples per example for the negative objective "
+                             "(default 5)")
+    parser.add_argument("--batch-size", type=at_least(1), default=4096,
                         help="minimodel's examples per step (gensim updates per example)")
     parser.add_argument("--lr", type=float, default=5e-2, help="minimodel's peak AdamW lr")
-    parser.add_argument("--workers", type=int, default=2, help="threads for both (default 2)")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--objectives", default="negative,softmax")
+    parser.add_argument("--workers", type=at_least(1), default=2, help="threads for both (default 2)")
+    parser.add_argument("--rounds", type=at_least(1), default=3,
+                        help="fresh-process runs of each, interleaved; medians reported "
+                             "(default 3)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed of both (default 1)")
+    parser.add_argument("--objectives", default=OBJECTIVES,
+                        type=comma_choices(OBJECTIVES, "objective"),
+                        help="comma list of negative (sampling) and softmax (full); "
+                             "gensim has no full softmax, so it runs hierarchical softmax "
+                             "there (default both)")
     parser.add_argument("--json", metavar="FILE", help="also write the table as JSON")
     parser.add_argument(WORKER, action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--impl", help=argparse.SUPPRESS)
@@ -155,7 +169,7 @@ def main() -> None:
                                 "lr", "workers")]
     if args.corpus is not None:
         passthrough.append(f"--corpus={args.corpus}")
-    for objective in args.objectives.split(","):
+    for objective in args.objectives:
         results: dict[str, list[dict[str, Any]]] = {"minimodel": [], "gensim": []}
         for round_ in range(args.rounds):
             for impl in ("minimodel", "gensim") if round_ % 2 == 0 else ("gensim", "minimodel"):
@@ -178,7 +192,7 @@ def main() -> None:
         print(f"{r['objective']:<10} {r['impl']:<10} {r['words_per_s']:>10,.0f} "
               f"{r['wordsim353']:>11.3f} {r['wordsim353_coverage']:>10} "
               f"{r['simlex999']:>11.3f} {r['simlex999_coverage']:>10}")
-    for objective in args.objectives.split(","):
+    for objective in args.objectives:
         ours, theirs = (next(r for r in table if r["objective"] == objective and r["impl"] == i)
                         for i in ("minimodel", "gensim"))
         print(f"{objective}: minimodel at {ours['words_per_s'] / theirs['words_per_s']:.3f}x "

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+from minimodel.commands.bench import at_least, comma_choices
+
 CONFIGS = {"small": dict(vocab_size=512, d_model=128), "large": dict(vocab_size=8192, d_model=256)}
 N_LAYER, N_HEAD, NEW, THREADS = 4, 4, 256, 2
 WORKER = "--worker"
@@ -85,12 +87,15 @@ def main() -> None:
         print(json.dumps(worker(sys.argv[2], sys.argv[3], int(sys.argv[4]))))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--configs", default="small,large")
-    parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--rounds", type=at_least(1), default=3,
+                        help="interleaved fresh-process rounds, median reported (default 3)")
+    parser.add_argument("--configs", default=tuple(CONFIGS),
+                        type=comma_choices(tuple(CONFIGS), "config"),
+                        help="comma list of model sizes: small (d=128), large (d=256)")
+    parser.add_argument("--json", metavar="FILE", help="also write the table as JSON")
     args = parser.parse_args()
     table = []
-    for config in args.configs.split(","):
+    for config in args.configs:
         runs: dict[str, list[dict]] = {"minimodel": [], "transformers": [], "minimodel-256": []}
         for round_ in range(args.rounds):
             order = ["minimodel", "transformers"] if round_ % 2 == 0 else ["transformers",

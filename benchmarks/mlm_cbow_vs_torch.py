@@ -25,6 +25,8 @@ import time
 
 import numpy as np
 
+from minimodel.commands.bench import at_least, comma_choices
+
 THREADS, WARMUP, STEPS = 2, 3, 10
 MLM = dict(V=8192, d=256, L=4, H=4, B=16, T=128)
 CBOW = dict(V=5000, d=64, window=2, B=1024, K=5)
@@ -169,12 +171,14 @@ def main() -> None:
         print(json.dumps(worker(sys.argv[2], sys.argv[3])))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--cases", default=",".join(CASES))
-    parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--rounds", type=at_least(1), default=3,
+                        help="interleaved fresh-process rounds, median reported (default 3)")
+    parser.add_argument("--cases", default=CASES, type=comma_choices(CASES, "case"),
+                        help=f"comma list of {', '.join(CASES)} (default all)")
+    parser.add_argument("--json", metavar="FILE", help="also write the table as JSON")
     args = parser.parse_args()
     table = []
-    for case in args.cases.split(","):
+    for case in args.cases:
         runs: dict[str, list[float]] = {"minimodel": [], "torch": []}
         for round_ in range(args.rounds):
             for impl in ("minimodel", "torch") if round_ % 2 == 0 else ("torch", "minimodel"):

@@ -18,9 +18,26 @@ import statistics
 import subprocess
 import sys
 
+from minimodel.commands.bench import at_least
+
 VOCAB = {128: 512, 256: 8192, 384: 16384}
 IMPLS = ("minimodel", "nanogpt", "hf-sdpa")
 WORKER = "--worker"
+HEADS = 4  # the benchmark model's heads: a width must split evenly between them
+
+
+def widths(text: str) -> tuple[int, ...]:
+    """An argparse ``type``: comma-separated widths, each a positive multiple of HEADS."""
+    try:
+        values = tuple(int(w) for w in text.split(",") if w.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of integers, e.g. "
+                                         "128,256") from None
+    bad = [d for d in values if d <= 0 or d % HEADS]
+    if bad or not values:
+        raise argparse.ArgumentTypeError(f"widths {bad or '(none)'}: each must be a positive "
+                                         f"multiple of {HEADS} (the model's heads)")
+    return values
 
 
 def worker(impl: str, d: int, vocab: int, steps: int) -> dict:
@@ -41,13 +58,15 @@ def main() -> None:
         print(json.dumps({"ms": 1000 * out["median_s"]}))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--widths", default="64,128,192,256,384")
-    parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=5, help="timed steps per measurement")
-    parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--widths", type=widths, default=(64, 128, 192, 256, 384),
+                        help="comma list of model widths d to time (default 64,...,384)")
+    parser.add_argument("--rounds", type=at_least(1), default=1,
+                        help="interleaved fresh-process rounds, median reported (default 1)")
+    parser.add_argument("--steps", type=at_least(1), default=5, help="timed steps per measurement")
+    parser.add_argument("--json", metavar="FILE", help="also write the table as JSON")
     args = parser.parse_args()
     rows = []
-    for d in (int(w) for w in args.widths.split(",")):
+    for d in args.widths:
         vocab = VOCAB.get(d, 32 * d)
         times: dict[str, list[float]] = {impl: [] for impl in IMPLS}
         for round_ in range(args.rounds):

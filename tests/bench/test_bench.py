@@ -234,3 +234,23 @@ def test_step_vs_d_benchmark_runs(tmp_path):
     (row,), _ = _run_benchmark_script("step_vs_d.py", tmp_path, "--widths", "32", "--steps",
                                       "1")
     assert row["d"] == 32 and row["V"] == 1024 and row["minimodel"] > 0 and row["nanogpt"] > 0
+
+
+@pytest.mark.parametrize("script, args, message", [
+    ("step_vs_d.py", ["--widths", "30"], "positive multiple of 4"),
+    ("step_vs_d.py", ["--rounds", "0"], "0 is too small: the least is 1"),
+    ("generate_vs_hf.py", ["--configs", "tiny"], "unknown config tiny; choose from small, large"),
+    ("mlm_cbow_vs_torch.py", ["--cases", "foo"], "unknown case foo"),
+    ("cbow_vs_gensim.py", ["--objectives", "hs"], "unknown objective hs"),
+    ("cbow_vs_gensim.py", ["--epochs", "x"], "'x' is not an integer"),
+])
+def test_benchmark_scripts_refuse_bad_options_before_measuring(script, args, message):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / script
+    done = subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and message in done.stderr, done.stderr[-1000:]
+    assert "Traceback" not in done.stderr

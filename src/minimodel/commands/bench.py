@@ -34,7 +34,21 @@ examples:
 """ + EXIT_CODES + "\n"
 
 
-def _csv(choices: tuple[str, ...], what: str):
+def at_least(minimum: int):
+    """An argparse ``type``: an integer >= ``minimum``, refused with the value otherwise."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is too small: the least is {minimum}")
+        return value
+    return parse
+
+
+def comma_choices(choices: tuple[str, ...], what: str):
+    """An argparse ``type``: a comma list drawn from ``choices`` (or "all"), in their order."""
     def parse(text: str) -> tuple[str, ...]:
         items = [s.strip() for s in text.split(",") if s.strip()]
         if items == ["all"]:
@@ -52,10 +66,10 @@ def _switch(text: str) -> tuple[str, ...]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cases", type=_csv(spec.CASES, "case"), default=spec.CASES,
+    parser.add_argument("--cases", type=comma_choices(spec.CASES, "case"), default=spec.CASES,
                         metavar="LIST", help=f"comma list of {','.join(spec.CASES)}, or all "
                                              "(default all)")
-    parser.add_argument("--configs", type=_csv(tuple(spec.STEP_CONFIGS), "config"),
+    parser.add_argument("--configs", type=comma_choices(tuple(spec.STEP_CONFIGS), "config"),
                         default=tuple(spec.STEP_CONFIGS), metavar="LIST",
                         help="step case sizes: small (d=128 V=512), large (d=256 V=8192)")
     parser.add_argument("--steps", type=int, default=None, metavar="N",
