@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from minimodel._fileio import atomic_write_json
 from minimodel.commands.bench import at_least, comma_choices
 
 WORKER = "--worker"
@@ -198,8 +199,7 @@ def main() -> None:
         print(f"{objective}: minimodel at {ours['words_per_s'] / theirs['words_per_s']:.3f}x "
               f"gensim's words/s")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(table, handle, indent=2)
+        atomic_write_json(args.json, table)  # never a half-written file
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 
+from minimodel._fileio import atomic_write_json
 from minimodel.commands.bench import at_least, comma_choices
 
 CONFIGS = {"small": dict(vocab_size=512, d_model=128), "large": dict(vocab_size=8192, d_model=256)}
@@ -121,8 +122,7 @@ def main() -> None:
               f"{r['transformers_tokens_per_s']:>19.1f} {r['ratio']:>7.2f} "
               f"{r['per_token_prompt256_over_prompt16']:>17.2f}")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(table, handle, indent=2)
+        atomic_write_json(args.json, table)  # never a half-written file
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import time
 
 import numpy as np
 
+from minimodel._fileio import atomic_write_json
 from minimodel.commands.bench import at_least, comma_choices
 
 THREADS, WARMUP, STEPS = 2, 3, 10
@@ -196,8 +197,7 @@ def main() -> None:
         print(f"{r['case']:<15} {r['minimodel_ms']:>13.1f} {r['torch_ms']:>11.1f} "
               f"{r['ratio']:>20.2f}")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(table, handle, indent=2)
+        atomic_write_json(args.json, table)  # never a half-written file
 
 
 if __name__ == "__main__":

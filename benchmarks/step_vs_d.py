@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 
+from minimodel._fileio import atomic_write_json
 from minimodel.commands.bench import at_least
 
 VOCAB = {128: 512, 256: 8192, 384: 16384}
@@ -83,8 +84,7 @@ def main() -> None:
               f"{row['nanogpt']:7.1f} ms  transformers {row['hf-sdpa']:7.1f} ms  "
               f"ratio {row['ratio_to_best_peer']:.2f}", flush=True)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(rows, handle, indent=2)
+        atomic_write_json(args.json, rows)  # never a half-written file
 
 
 if __name__ == "__main__":

@@ -57,6 +57,20 @@ def make_parent(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
 
 
+def require_writable(path: str | os.PathLike, what: str = "output") -> Path:
+    """Check, before long work, that ``path`` can be written later: not a folder, its folder
+    made if missing and writable. An OSError naming the path otherwise (a measurement that
+    runs for ten minutes should not fail at its last line)."""
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, f"{what} {path} is a folder; give a file name")
+    make_parent(path)
+    if not os.access(path.parent, os.W_OK):
+        raise PermissionError(errno.EACCES, f"{what} {path}: the folder {path.parent} is not "
+                              "writable")
+    return path
+
+
 def atomic_write_files(contents: dict[Path, bytes]) -> list[Path]:
     """Write several files as one unit, as far as a file system allows.
 

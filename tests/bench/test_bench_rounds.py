@@ -113,6 +113,11 @@ def test_bad_baseline_and_against_fail_before_measuring(tmp_path, capsys):
     assert "bad.json is not JSON" in capsys.readouterr().err
     assert main(["bench", "--against", str(tmp_path)]) == 2
     assert "no minimodel package there" in capsys.readouterr().err
+    # outputs that could not be written at the end are refused at the start
+    assert main(["bench", "--json", str(bad / "out.json")]) == 2
+    assert "bad.json is a file, not a folder" in capsys.readouterr().err
+    assert main(["bench", "--write-md", str(tmp_path)]) == 2
+    assert "is a folder; give a file name" in capsys.readouterr().err
 
 
 def test_another_checkout_is_measured_by_this_harness(tmp_path):

@@ -124,6 +124,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options_from_args(args: argparse.Namespace, command: str = ""):
     """Check the parsed options (ValueError naming the bad value) and build the Options."""
+    from minimodel._fileio import require_writable
     from minimodel.bench.compare import load_baseline
     from minimodel.bench.runner import Options
 
@@ -140,6 +141,9 @@ def options_from_args(args: argparse.Namespace, command: str = ""):
                              "src/ folder of another checkout (the one holding minimodel/)")
     if args.baseline:
         load_baseline(args.baseline)  # a bad file fails now, not after the measurements
+    for option, value in (("--json", args.json), ("--write-md", args.write_md)):
+        if value:
+            require_writable(value, option)  # likewise an output that cannot be written
     return Options(cases=tuple(args.cases), configs=tuple(args.configs), steps=steps,
                    warmup=warmup, threads=args.threads, quick=args.quick, size=args.size,
                    peers=args.peers, compile=args.compile, max_wait=args.max_wait, retries=args.retries,
@@ -160,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmark described by ``args``; 0, or 1 when a measurement failed."""
     from rich.console import Console
 
+    from minimodel._fileio import atomic_write_text
     from minimodel.bench import report
     from minimodel.bench.machine import command_line
     from minimodel.bench.cases import run_all
@@ -171,10 +176,9 @@ def run(args: argparse.Namespace) -> int:
     console.print()
     report.print_tables(results, console)
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n",
-                                   encoding="utf-8")
+        atomic_write_text(args.json, json.dumps(results, indent=1, default=str) + "\n")
         console.print(f"wrote {args.json}")
     if args.write_md:
-        Path(args.write_md).write_text(report.markdown(results), encoding="utf-8")
+        atomic_write_text(args.write_md, report.markdown(results))
         console.print(f"wrote {args.write_md}")
     return FAILED if results["errors"] else OK
