@@ -135,7 +135,8 @@ def test_rerunning_a_run_needs_force_and_keeps_the_previous_model(tiny_corpus, t
     refused = cli(*args)
     assert refused.returncode == 2
     assert "already holds a finished run (step 20/20)" in refused.stderr
-    assert "--resume" in refused.stderr and "--force" in refused.stderr
+    assert "--force" in refused.stderr and "previous" in refused.stderr
+    assert "--resume" not in refused.stderr  # a finished run has nothing to resume
     # A forced re-run that diverges: the earlier model is kept, usable, in previous/.
     failed = cli(*args, "--force", "--lr", "1e30", "--grad-clip", "0", "--warmup", "0",
                  "--eval-interval", "1")
@@ -145,6 +146,14 @@ def test_rerunning_a_run_needs_force_and_keeps_the_previous_model(tiny_corpus, t
     gen = cli("generate", str(out / "previous"), "--prompt", "To", "--max-new-tokens", "3",
               "--temperature", "0")
     assert gen.returncode == 0 and gen.stdout.startswith("To")
+    # The diverged run left nothing to set aside; a new run here needs no --force. Then
+    # another forced re-run sets that one aside next to previous/, never over it.
+    assert cli(*args, "--steps", "3").returncode == 0
+    again = cli(*args, "--force", "--steps", "3")
+    assert again.returncode == 0, again.stderr
+    assert f"was moved to {out / 'previous-2'}" in again.stdout + again.stderr
+    assert (out / "previous" / "model.safetensors").read_bytes() == before
+    assert (out / "previous-2").is_dir()
 
 
 def test_resume_and_force_together_are_refused(tmp_path, capsys):

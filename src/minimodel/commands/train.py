@@ -54,7 +54,7 @@ def register(subparsers) -> None:
                              "saved settings")
     parser.add_argument("--force", action="store_true",
                         help="start over in a DIR that already holds a run; its files are moved "
-                             "to DIR/previous/ (never deleted)")
+                             "to DIR/previous/ (previous-2/... if taken; never deleted)")
     parser.add_argument("--json", action="store_true",
                         help="machine-readable output: one JSON object per line (events "
                              "start, step, eval, message, summary); see "

@@ -100,8 +100,9 @@ class Trainer:
         """Build (or, with ``resume``, restore) everything a run needs.
 
         A directory that already holds a finished or interrupted run is refused unless
-        ``force``; then its files are moved to ``DIR/previous/`` once the new run's data is
-        known to be usable — an earlier model is never deleted by a new run.
+        ``force``; then its files are moved to ``DIR/previous/`` (or ``previous-2/``... when
+        that is taken) once the new run's data is known to be usable — an earlier model is
+        never deleted by a new run.
         """
         self.session_start = time.perf_counter()
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -113,15 +114,20 @@ class Trainer:
         else:
             existing = rf.describe_existing_run(self.out_dir)
             if existing and not force:
+                start_over = (f"start over with `--force` (the earlier files are moved to "
+                              f"{rf.previous_dir(self.out_dir)}), or choose another --out")
+                if existing.startswith("a finished"):  # nothing left to resume
+                    raise ValueError(f"{self.out_dir} already holds {existing}. To train "
+                                     f"again, {start_over}")
                 raise ValueError(f"{self.out_dir} already holds {existing}. Continue it with "
-                                 f"`--resume`, start over with `--force` (the earlier files are "
-                                 f"moved to {self.out_dir / rf.PREVIOUS_DIR}), or choose "
-                                 "another --out")
-            run = rf.prepare_run(self.cfg, self.out_dir, self.reporter.message,
-                                 before_writing=rf.set_aside_previous_run if existing else None)
-            if existing:
-                self.reporter.message(f"the earlier run ({existing}) was moved to "
-                                      f"{self.out_dir / rf.PREVIOUS_DIR}")
+                                 f"`--resume`, {start_over}")
+            moved_to: list[Path] = []
+            run = rf.prepare_run(
+                self.cfg, self.out_dir, self.reporter.message,
+                before_writing=(lambda d: moved_to.append(rf.set_aside_previous_run(d)))
+                if existing else None)
+            if moved_to:
+                self.reporter.message(f"the earlier run ({existing}) was moved to {moved_to[0]}")
         self.tokenizer, self.task, self.model = run.tokenizer, run.task, run.model
         self.baseline, self.corpus_sha256 = run.baseline, run.corpus_sha256
         self.params = list(self.model.parameters())

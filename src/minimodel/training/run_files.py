@@ -9,7 +9,8 @@
                              (see training/checkpoint.py)
     DIR/summary.json         final figures (written when the run completes)
     DIR/word_similarity.json CBOW only: SimLex-999 / WordSim-353 results
-    DIR/previous/            the run this directory held before a `--force` re-run
+    DIR/previous/            the run this directory held before a `--force` re-run (older
+                             ones in previous-2/, previous-3/...: never deleted)
     DIR/.lock                held while a process trains here (training/lock.py)
 """
 
@@ -132,12 +133,23 @@ def describe_existing_run(out_dir: Path) -> str | None:
     return None
 
 
-def set_aside_previous_run(out_dir: Path) -> None:
-    """Move the outputs of the run in ``out_dir`` to ``out_dir/previous/`` (replacing an older
-    one there); its tokenizer and run.json are copied along, so the moved model stays usable."""
+def previous_dir(out_dir: Path) -> Path:
+    """Where a --force re-run sets the current run aside: ``DIR/previous/``, or when that is
+    taken by an earlier one, the first free of ``previous-2/``, ``previous-3/``... (never
+    replaced: a run set aside is a learner's work too)."""
+    target, number = out_dir / PREVIOUS_DIR, 1
+    while target.exists():
+        number += 1
+        target = out_dir / f"{PREVIOUS_DIR}-{number}"
+    return target
+
+
+def set_aside_previous_run(out_dir: Path) -> Path:
+    """Move the outputs of the run in ``out_dir`` to :func:`previous_dir` and return it; its
+    tokenizer and run.json are copied along, so the moved model stays usable."""
     import shutil
 
-    target = out_dir / PREVIOUS_DIR
+    target = previous_dir(out_dir)
     staging = out_dir / f".{PREVIOUS_DIR}.tmp"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
@@ -147,8 +159,8 @@ def set_aside_previous_run(out_dir: Path) -> None:
     for name in RUN_OUTPUTS:
         if (out_dir / name).exists():
             os.replace(out_dir / name, staging / name)
-    shutil.rmtree(target, ignore_errors=True)
     os.replace(staging, target)
+    return target
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
