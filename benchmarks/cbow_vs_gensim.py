@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from minimodel._fileio import atomic_write_json
-from minimodel.commands.bench import at_least, comma_choices
+from minimodel.commands._argtypes import at_least, comma_choices
 
 WORKER = "--worker"
 OBJECTIVES = ("negative", "softmax")

@@ -20,7 +20,7 @@ import sys
 import time
 
 from minimodel._fileio import atomic_write_json
-from minimodel.commands.bench import at_least, comma_choices
+from minimodel.commands._argtypes import at_least, comma_choices
 
 CONFIGS = {"small": dict(vocab_size=512, d_model=128), "large": dict(vocab_size=8192, d_model=256)}
 N_LAYER, N_HEAD, NEW, THREADS = 4, 4, 256, 2

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from minimodel._fileio import atomic_write_json
-from minimodel.commands.bench import at_least, comma_choices
+from minimodel.commands._argtypes import at_least, comma_choices
 
 THREADS, WARMUP, STEPS = 2, 3, 10
 MLM = dict(V=8192, d=256, L=4, H=4, B=16, T=128)

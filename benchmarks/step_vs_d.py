@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 from minimodel._fileio import atomic_write_json
-from minimodel.commands.bench import at_least
+from minimodel.commands._argtypes import at_least
 
 VOCAB = {128: 512, 256: 8192, 384: 16384}
 IMPLS = ("minimodel", "nanogpt", "hf-sdpa")

@@ -96,3 +96,18 @@ def test_user_errors_across_commands_exit_2_with_one_line(argv, needle, capsys, 
     err = capsys.readouterr().err
     assert err.startswith("error: ") and needle in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["generate", "/nonexistent/run", "--prompt", "hi", "--seed", "-1"],
+     "--seed must be between 0 and 2147483647, got -1"),
+    (["generate", "/nonexistent/run", "--prompt", "hi", "--seed", "one"],
+     "--seed must be a whole number, got 'one'"),
+    (["bench", "--cases", "foo"], "unknown case foo; choose from step, memory"),
+])
+def test_bad_option_values_are_refused_by_argparse_naming_the_value(argv, needle, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == USAGE
+    out, err = capsys.readouterr()
+    assert needle in err and out == ""  # nothing generated before the refusal

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from minimodel.bench import spec
+from minimodel.commands._argtypes import comma_choices
 from minimodel.commands._exit import EPILOG as EXIT_CODES
 from minimodel.commands._exit import FAILED, OK, guarded
 
@@ -32,33 +33,6 @@ examples:
   minimodel bench --cases step --rounds 3 --json after.json --baseline before.json
   minimodel bench --cases step --rounds 3 --against ../main/src   # another checkout, interleaved
 """ + EXIT_CODES + "\n"
-
-
-def at_least(minimum: int):
-    """An argparse ``type``: an integer >= ``minimum``, refused with the value otherwise."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{value} is too small: the least is {minimum}")
-        return value
-    return parse
-
-
-def comma_choices(choices: tuple[str, ...], what: str):
-    """An argparse ``type``: a comma list drawn from ``choices`` (or "all"), in their order."""
-    def parse(text: str) -> tuple[str, ...]:
-        items = [s.strip() for s in text.split(",") if s.strip()]
-        if items == ["all"]:
-            return tuple(choices)
-        bad = [s for s in items if s not in choices]
-        if bad or not items:
-            raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(bad) or '(none)'}; "
-                                              f"choose from {', '.join(choices)} or all")
-        return tuple(c for c in choices if c in items)
-    return parse
 
 
 def _switch(text: str) -> tuple[str, ...]:

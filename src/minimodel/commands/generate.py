@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Iterator
 
+from minimodel.commands import _argtypes as argtypes
 from minimodel.commands._exit import OK, guarded
 
 ORDER = 12
@@ -37,7 +38,7 @@ def register(subparsers) -> None:
                         help="softmax temperature; 0 = greedy (default 0.8)")
     parser.add_argument("--top-k", type=int, default=None, metavar="K",
                         help="sample among the K most likely tokens only")
-    parser.add_argument("--seed", type=int, default=None, metavar="S",
+    parser.add_argument("--seed", type=argtypes.seed, default=None, metavar="S",
                         help="sampling seed (default: random)")
     parser.add_argument("--json", action="store_true",
                         help='print {"prompt", "continuation", "text", "new_ids"} as JSON')
