@@ -47,7 +47,8 @@ CASES = [
     # ---- train
     case("train", "--lr", "nan", words="--lr must be a finite number, got nan"),
     case("train", "--lr", "inf", words="--lr must be a finite number, got inf"),
-    case("train", "--lr", "0", words="--lr must be positive"),
+    case("train", "--lr", "0", words="--lr must be > 0, got 0"),
+    case("train", "--lr", "-1", words="--lr must be > 0, got -1"),
     case("train", "--weight-decay", "nan", words="--weight-decay must be a finite number"),
     case("train", "--grad-clip=-inf", words="--grad-clip must be a finite number"),
     case("train", "--warmup", "50", "--steps", "20", words="--warmup 50 is beyond --steps 20"),
@@ -55,7 +56,7 @@ CASES = [
     case("train", "--batch-size", "-3", words="--batch-size must be a positive integer"),
     case("train", "--d-model", "30", "--n-head", "4", words="--d-model 30 must be divisible"),
     case("train", "--mask-prob", "0.2", words="--mask-prob does not apply to --model gpt"),
-    case("train", "--model", "mlm", "--mask-prob", "1.5", words="mask_prob must be in (0, 1]"),
+    case("train", "--model", "mlm", "--mask-prob", "1.5", words="--mask-prob must be in (0, 1], got 1.5"),
     case("train", "--vocab-size", "100", words="--vocab-size 100 is too small"),
     case("train", "--threads", "0", words="expected a positive integer"),
     # (--out in the test's folder: the default runs/... would be shared by parallel tests)
@@ -80,6 +81,9 @@ CASES = [
     case("generate", "{root}/missing", "--prompt", "x", words="missing: no such file"),
     case("generate", "{root}/empty_dir", "--prompt", "x", words="has no model.safetensors"),
     case("generate", "{root}/garbage.safetensors", "--prompt", "x", words="corrupt or truncated"),
+    case("generate", "{gpt}/tokenizer.json", "--prompt", "x",
+         words="tokenizer.json is not a safetensors checkpoint (it looks like JSON); give "
+               "model.safetensors or the run folder"),
     case("generate", "{gpt}", "--prompt", "", words="--prompt is empty"),
     case("generate", "{gpt}", "--prompt", "x", "--temperature", "nan",
          words="--temperature must be a finite number >= 0"),
@@ -97,6 +101,8 @@ CASES = [
     case("export", "{root}/missing", "--format", "hf", "{root}/out1", words="missing: no such"),
     case("export", "{cbow}", "--format", "hf", "{root}/out2", words="--format word2vec"),
     case("export", "{gpt}", "--format", "hf", "{root}/a_file", words="a_file"),
+    case("export", "{gpt}", "--format", "hf", "{root}/a_file/sub",
+         words="a_file is a file, not a folder, so"),
     case("import-hf", "{root}/missing", "{root}/in1", words="is not a folder"),
     case("import-hf", "{root}/a_file", "{root}/in2", words="is not a folder"),
     case("import-hf", "{root}/empty_dir", "{root}/in3", words="config.json"),

@@ -103,7 +103,7 @@ def build_word_vocab(
     if not kept:
         raise ValueError(
             f"no word occurs at least min_count={min_count} times "
-            f"({len(counts)} distinct words in the text); lower min_count or use more text"
+            f"({len(counts)} distinct words in the text); lower min_count (train --min-count) or use more text"
         )
     return WordVocab(kept)
 

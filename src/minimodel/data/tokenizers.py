@@ -159,7 +159,7 @@ class BPETokenizer(Tokenizer):
             raise ValueError(
                 f"the training text supports at most vocab_size={reached + minimum - 256} "
                 f"(it ran out of pairs to merge; asked for {vocab_size}); use more text or a "
-                "smaller vocab_size"
+                "smaller vocab_size (train --vocab-size)"
             )
         return cls(merges, special_tokens)
 

@@ -141,12 +141,13 @@ class TrainConfig:
                     or not math.isfinite(value):
                 raise ValueError(f"--{name.replace('_', '-')} must be a finite number, got "
                                  f"{value!r}")
-        for name in ("lr", "min_lr", "weight_decay", "grad_clip"):
+        for name in ("min_lr", "weight_decay", "grad_clip"):
             if getattr(self, name) < 0:
                 raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got "
                                  f"{getattr(self, name)}")
-        if self.lr == 0:
-            raise ValueError("--lr must be positive")
+        if self.lr <= 0:
+            raise ValueError(f"--lr must be > 0, got {self.lr:g} (the step size of every "
+                             "update; the default is a good start)")
         if self.min_lr > self.lr:
             raise ValueError(f"--min-lr {self.min_lr} is above --lr {self.lr}; the cosine "
                              "schedule decays from lr down to min-lr")
@@ -161,7 +162,8 @@ class TrainConfig:
         if not 0.0 < self.val_fraction < 1.0:
             raise ValueError(f"val_fraction must be in (0, 1), got {self.val_fraction}")
         if self.mask_prob is not None and not 0.0 < self.mask_prob <= 1.0:
-            raise ValueError(f"mask_prob must be in (0, 1], got {self.mask_prob}")
+            raise ValueError(f"--mask-prob must be in (0, 1], got {self.mask_prob} (BERT "
+                             "uses 0.15)")
         if self.vocab_size is not None and self.vocab_size < 257:
             raise ValueError(f"--vocab-size {self.vocab_size} is too small for a byte-level "
                              "BPE: it needs at least 256 byte tokens + special tokens")
