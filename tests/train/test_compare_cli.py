@@ -71,7 +71,10 @@ def test_resume_continues_with_the_saved_budget_and_refuses_another(tiny_corpus,
     monkeypatch.setattr(training, "train", _stop_untied_at(5))
     assert main(args) == 130  # the tied run finished, the untied one was interrupted
     monkeypatch.undo()
-    capsys.readouterr()
+    said = "".join(capsys.readouterr())
+    # One way to continue, the comparison's (the untied run alone would leave it unfinished).
+    assert f"resume with:  minimodel compare --resume --out {out}" in said
+    assert "minimodel train --resume" not in said
     # A different budget typed at resume time is refused: a comparison has one budget.
     assert main(["compare", "--resume", "--out", str(out), "--steps", "20", "--quiet"]) == 2
     assert "--steps 20 (the run used 10)" in capsys.readouterr().err

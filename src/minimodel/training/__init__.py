@@ -35,7 +35,8 @@ def default_out_dir(cfg: TrainConfig) -> Path:
 def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume: bool = False,
           reporter: PlainReporter | None = None,
           on_step: Callable[[int, float], None] | None = None,
-          explicit: dict[str, Any] | None = None, force: bool = False) -> TrainResult:
+          explicit: dict[str, Any] | None = None, force: bool = False,
+          resume_command: str | None = None) -> TrainResult:
     """Train (or, with ``resume``, continue) a run and return its result.
 
     Args:
@@ -47,6 +48,8 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
             KeyboardInterrupt there behaves like Ctrl-C (checkpoint + resume hint).
         force: start over in a directory that holds a run (its files move to
             ``DIR/previous/``); without it such a directory is refused.
+        resume_command: what an interrupted run tells the user to type (default
+            ``minimodel train --resume --out DIR``).
 
     Only one process may train in a directory at a time (:class:`RunLock`).
     """
@@ -60,7 +63,7 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
     if not resume and cfg.corpus is not None:
         check_corpus_path(cfg)
         cfg.corpus = public_domain.as_run_corpus(cfg.corpus)
-    trainer = Trainer(cfg, out, reporter, on_step)
+    trainer = Trainer(cfg, out, reporter, on_step, resume_command)
     with RunLock(out):
         trainer.setup(resume, explicit, force=force)
         return trainer.run()

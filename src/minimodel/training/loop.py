@@ -88,11 +88,14 @@ class Trainer:
     """Runs one training job into ``out_dir``. Use :func:`minimodel.training.train`."""
 
     def __init__(self, cfg: TrainConfig, out_dir: Path, reporter: PlainReporter | None = None,
-                 on_step: Callable[[int, float], None] | None = None) -> None:
+                 on_step: Callable[[int, float], None] | None = None,
+                 resume_command: str | None = None) -> None:
         self.cfg = cfg
         self.out_dir = Path(out_dir)
         self.reporter = reporter if reporter is not None else SilentReporter()
         self.on_step = on_step
+        # What an interrupted run tells the user to type (compare continues its own way).
+        self.resume_command = resume_command or f"minimodel train --resume --out {self.out_dir}"
 
     # ------------------------------------------------------------------ setup
     def setup(self, resume: bool, explicit: dict[str, Any] | None = None,
@@ -299,8 +302,7 @@ class Trainer:
             self.reporter.message(
                 f"interrupted during the optimizer update of step {self.step + 1}; the model "
                 "is half-updated and was NOT saved. The last checkpoint in "
-                f"{self.out_dir} is kept; `minimodel train --resume --out {self.out_dir}` "
-                "continues from it")
+                f"{self.out_dir} is kept; `{self.resume_command}` continues from it")
             return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
                                metrics=self.metrics)
         self.optimizer.zero_grad()
@@ -313,7 +315,7 @@ class Trainer:
         rf.plot_run(self.out_dir, self.metrics, self.cfg, self.baseline)
         self.reporter.message(
             f"\ninterrupted at step {self.step}/{self.cfg.steps}; checkpoint saved in "
-            f"{self.out_dir}.\nresume with:  minimodel train --resume --out {self.out_dir}")
+            f"{self.out_dir}.\nresume with:  {self.resume_command}")
         return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
                            metrics=self.metrics)
 
