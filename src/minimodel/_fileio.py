@@ -181,10 +181,14 @@ _PLAIN = {
 }
 
 
+def plain_reason(exc: OSError) -> str:
+    """What went wrong, in plain words, without a path ("the disk is full")."""
+    return _PLAIN.get(exc.errno or -1, exc.strerror or str(exc))
+
+
 def describe_os_error(exc: OSError) -> str:
     """One sentence for a file error: the path(s) and what went wrong, in plain words."""
     paths = [p for p in (exc.filename, getattr(exc, "filename2", None)) if p is not None]
     if not paths:  # our own messages (require_file) carry the path in strerror already
         return exc.strerror or _PLAIN.get(exc.errno or -1, str(exc))
-    what = _PLAIN.get(exc.errno or -1, exc.strerror or str(exc))
-    return f"{' -> '.join(os.fsdecode(p) for p in paths)}: {what}"
+    return f"{' -> '.join(os.fsdecode(p) for p in paths)}: {plain_reason(exc)}"

@@ -15,6 +15,7 @@ safetensors holds raw arrays and JSON only, so loading a file never executes cod
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from pathlib import Path
@@ -61,6 +62,45 @@ def save(model: Module, path: str | os.PathLike, extra_metadata: dict[str, str] 
     return atomic_write_bytes(path, serialize(model, extra_metadata))
 
 
+# Leading bytes of files people hand over by mistake, and what to call them.
+_MAGIC = ((b"\x89PNG", "it is a PNG image"), (b"PK\x03\x04", "it is a ZIP archive, e.g. a "
+          "PyTorch .pt/.bin file"), (b"\x80", "it looks like a Python pickle, e.g. a PyTorch "
+          ".pt/.bin file"), (b"\x1f\x8b", "it is gzip-compressed"))
+
+
+def not_safetensors_kind(path: str | os.PathLike) -> str | None:
+    """Why ``path`` is plainly not a safetensors file ("it looks like JSON"), or None when it
+    could be one (empty, or the 8-byte little-endian header length followed by ``{``).
+
+    Why: safetensors reads any other file's first 8 bytes as a header length and reports
+    "header too large", which sends the user looking for a corrupt download when they simply
+    gave the wrong file. Only a file with the real layout is called corrupt or truncated.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(512)
+    except OSError:
+        return None  # the caller's own error says what is wrong with the path
+    if not head or (len(head) > 8 and head[8:9] == b"{"):
+        return None
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    try:  # incremental: a character cut at byte 512 is not an error
+        text = codecs.getincrementaldecoder("utf-8")().decode(head)
+    except UnicodeDecodeError:
+        text = ""
+    if not text or "\0" in text:
+        # Under 9 bytes a binary file may be a checkpoint cut inside its header length.
+        return "its first bytes are not a safetensors header" if len(head) > 8 else None
+    text = text.lstrip("\ufeff \t\r\n")
+    if text.startswith("version https://git-lfs"):
+        return "it is a Git LFS pointer, not the weights; run `git lfs pull`"
+    if text.startswith(("{", "[")):
+        return "it looks like JSON"
+    return "it looks like text"
+
+
 def read_metadata(path: str | os.PathLike) -> dict[str, str]:
     """The metadata of a minimodel checkpoint, refusing missing, corrupt or foreign files."""
     from safetensors import safe_open
@@ -70,6 +110,10 @@ def read_metadata(path: str | os.PathLike) -> dict[str, str]:
         with safe_open(str(path), framework="np") as handle:
             metadata = handle.metadata() or {}
     except Exception as exc:  # safetensors raises its own error types for bad headers
+        kind = not_safetensors_kind(path)
+        if kind is not None:  # e.g. tokenizer.json given for the checkpoint
+            raise ValueError(f"{path} is not a safetensors checkpoint ({kind}); give "
+                             "model.safetensors or the run folder") from None
         raise ValueError(f"{path} is not a readable safetensors file ({exc}); is it corrupt or "
                          "truncated?") from None
     if "minimodel.model" not in metadata or "minimodel.config" not in metadata:

@@ -86,6 +86,13 @@ def test_export_errors_are_one_line(tmp_path, capsys, run_dir):
     (tmp_path / "taken" / "data.csv").write_text("1,2")
     code, _, err = _run(capsys, "export", str(run_dir), "--format", "hf", str(tmp_path / "taken"))
     assert code == 2 and err.startswith("error: ") and "--force" in err
+    assert "use --force (overwrite=True in Python) to replace it" in err and "CLI:" not in err
+    # A file where a folder of OUT should be is named as such, not "it already exists".
+    (tmp_path / "vectors.txt").write_text("x")
+    code, _, err = _run(capsys, "export", str(run_dir), str(tmp_path / "vectors.txt" / "sub"))
+    assert code == 2 and err == (f"error: {tmp_path / 'vectors.txt'} is a file, not a folder, "
+                                 f"so {tmp_path / 'vectors.txt' / 'sub'} cannot be written "
+                                 "there\n")
     code, _, _ = _run(capsys, "export", str(run_dir), "--format", "hf", str(tmp_path / "taken"),
                       "--force")
     assert code == 0
@@ -144,6 +151,18 @@ def test_import_hf_refusal_exits_2(tmp_path, capsys, make_hf_gpt2):
     make_hf_gpt2(50, 8, 1, 2, 16, activation_function="relu").save_pretrained(str(tmp_path))
     code, _, err = _run(capsys, "import-hf", str(tmp_path), str(tmp_path / "out"))
     assert code == 2 and "activation_function='relu'" in err
+
+
+def test_import_hf_config_of_the_wrong_type_is_one_line(tmp_path, capsys, run_dir):
+    _run(capsys, "export", str(run_dir), "--format", "hf", str(tmp_path / "hf"))
+    config = json.loads((tmp_path / "hf" / "config.json").read_text())
+    config["n_embd"] = "abc"
+    (tmp_path / "hf" / "config.json").write_text(json.dumps(config))
+    code, _, err = _run(capsys, "import-hf", str(tmp_path / "hf"), str(tmp_path / "out"))
+    assert code == 2
+    assert err == (f"error: cannot import {tmp_path / 'hf' / 'config.json'}: n_embd must be a "
+                   "positive integer, got 'abc'\n")
+    assert not (tmp_path / "out").exists()
 
 
 def test_import_hf_remaps_a_gpt2_ordered_vocabulary(tmp_path, capsys, make_hf_gpt2, small_bpe):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -111,10 +112,28 @@ def test_overwrite_rules(tmp_path, make_gpt):
     to_hf(model, out)
     to_hf(model, out)  # a previous export is replaced without asking
     (out / "notes.txt").write_text("mine")
-    with pytest.raises(ValueError, match=r"holds files an export does not write \(notes\.txt\)"):
+    with pytest.raises(ValueError, match=r"holds files an export does not write \(notes\.txt\); "
+                       r"choose another folder or use --force \(overwrite=True in Python\)"):
         to_hf(model, out)
     to_hf(model, out, overwrite=True)
     assert not (out / "notes.txt").exists()
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match=r"is a file"):
         to_hf(model, tmp_path / "file")
+
+
+def test_a_file_in_the_output_path_is_named(tmp_path, make_gpt):
+    (tmp_path / "vectors.txt").write_text("x")
+    with pytest.raises(NotADirectoryError) as info:
+        to_hf(make_gpt(50, 8, 1, 2, 16), tmp_path / "vectors.txt" / "sub")
+    assert info.value.strerror == (f"{tmp_path / 'vectors.txt'} is a file, not a folder, so "
+                                   f"{tmp_path / 'vectors.txt' / 'sub'} cannot be written there")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_an_uncreatable_folder_is_named_not_the_staging_folder(make_gpt):
+    """/proc refuses new entries: the message names the user's path, not ".x.<hex>.tmp"."""
+    with pytest.raises(OSError) as info:
+        to_hf(make_gpt(50, 8, 1, 2, 16), "/proc/x")
+    assert info.value.strerror == "cannot create the export folder /proc/x (no such file or directory)"
+    assert ".tmp" not in str(info.value)

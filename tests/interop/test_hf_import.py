@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -118,6 +119,36 @@ def test_unsupported_configs_are_refused_with_the_reason(tmp_path, make_hf_gpt2,
         from_hf(tmp_path)
 
 
+@pytest.mark.parametrize("changes, message", [
+    ({"n_embd": "abc"}, r"n_embd must be a positive integer, got 'abc'$"),
+    ({"n_embd": True}, r"n_embd must be a positive integer, got true$"),  # bool is an int
+    ({"n_layer": 1.0}, r"n_layer must be a positive integer, got 1\.0$"),
+    ({"n_head": 0}, r"n_head must be a positive integer, got 0$"),
+    ({"layer_norm_epsilon": "1e-5"}, r"layer_norm_epsilon must be a positive number, got '1e-5'$"),
+    ({"resid_pdrop": 1.5}, r"resid_pdrop must be a number in \[0, 1\), got 1\.5$"),
+    ({"attn_pdrop": float("nan")}, r"attn_pdrop must be a number in \[0, 1\), got nan$"),
+    ({"tie_word_embeddings": "false"},
+     r"tie_word_embeddings must be a boolean \(true or false\), got 'false'$"),
+], ids=lambda x: "-".join(map(str, x.items())) if isinstance(x, dict) else "")
+def test_config_values_are_type_checked_first(tmp_path, make_hf_gpt2, changes, message):
+    """A wrong type is named as such, before any check computes with it (n_inner == 4*n_embd
+    once said "4*n_embd=abcabcabcabc")."""
+    _export_folder(tmp_path, make_hf_gpt2)
+    _edit_config(tmp_path, **changes)
+    with pytest.raises(ValueError) as info:
+        from_hf(tmp_path)
+    assert str(info.value).startswith(f"cannot import {tmp_path / 'config.json'}: ")
+    assert re.search(message, str(info.value))
+
+
+def test_all_type_problems_are_listed_at_once(tmp_path, make_hf_gpt2):
+    _export_folder(tmp_path, make_hf_gpt2)
+    _edit_config(tmp_path, n_embd="16", n_positions=-8)
+    with pytest.raises(ValueError, match=r"n_positions must be a positive integer, got -8; "
+                                         r"n_embd must be a positive integer, got '16'"):
+        from_hf(tmp_path)
+
+
 def test_all_problems_are_listed_at_once(tmp_path, make_hf_gpt2):
     _export_folder(tmp_path, make_hf_gpt2)
     _edit_config(tmp_path, activation_function="relu", layer_norm_epsilon=1e-6)
@@ -180,6 +211,15 @@ def test_missing_weights_and_config_name_the_folder(tmp_path, make_hf_gpt2):
         from_hf(tmp_path)
     (tmp_path / "config.json").unlink()
     with pytest.raises(FileNotFoundError, match=r"config\.json does not exist"):
+        from_hf(tmp_path)
+
+
+def test_a_git_lfs_pointer_instead_of_the_weights_is_named(tmp_path, make_hf_gpt2):
+    _export_folder(tmp_path, make_hf_gpt2)
+    (tmp_path / "model.safetensors").write_text(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:0123\nsize 1000\n")
+    with pytest.raises(ValueError, match=r"model\.safetensors is not a safetensors file \(it is "
+                                         r"a Git LFS pointer, not the weights; run `git lfs pull`"):
         from_hf(tmp_path)
 
 

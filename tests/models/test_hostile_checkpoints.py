@@ -108,9 +108,34 @@ def test_truncated_and_foreign_files(tmp_path):
     path.write_bytes(path.read_bytes()[:200])
     with pytest.raises(ValueError, match="corrupt or truncated"):
         mm.load(path)
+    for cut in (0, 5):  # cut before '{': nothing tells these from a truncated checkpoint
+        path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{}"[:cut])
+        with pytest.raises(ValueError, match="corrupt or truncated"):
+            mm.load(path)
     save_file({"x": np.zeros(2, np.float32)}, str(tmp_path / "f.safetensors"))
     with pytest.raises(ValueError, match="not a minimodel checkpoint"):
         mm.load(tmp_path / "f.safetensors")
+
+
+@pytest.mark.parametrize("content, kind", [
+    (b'{"version": "1.0", "model": {}}', "it looks like JSON"),
+    (b"\xef\xbb\xbf  [1, 2]", "it looks like JSON"),
+    (b"to be or not to be\n" * 5, "it looks like text"),
+    (b"version https://git-lfs.github.com/spec/v1\noid sha256:00\n",
+     "it is a Git LFS pointer, not the weights; run `git lfs pull`"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(64), "it is a PNG image"),
+    (b"PK\x03\x04" + bytes(64), "it is a ZIP archive, e.g. a PyTorch .pt/.bin file"),
+    (bytes(range(256)), "its first bytes are not a safetensors header"),
+], ids=["json", "json-bom", "text", "git-lfs", "png", "zip", "binary"])
+def test_a_file_that_is_not_safetensors_at_all_says_what_it_looks_like(tmp_path, content, kind):
+    """Only a file with safetensors' layout (8-byte header length, then '{') is called corrupt
+    or truncated; any other file was simply the wrong one to give."""
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(content)
+    with pytest.raises(ValueError) as info:
+        mm.load(path)
+    assert str(info.value) == (f"{path} is not a safetensors checkpoint ({kind}); give "
+                               "model.safetensors or the run folder")
 
 
 @pytest.mark.parametrize("model", [GPT(GPTConfig(11, 5, 2, 2, 8, tie_embeddings=False)),

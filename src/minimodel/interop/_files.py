@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import secrets
 import shutil
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from minimodel._fileio import make_parent, plain_reason
 
 # Files an export writes; an existing OUT holding only these is a previous export and may be
 # replaced without --force.
@@ -45,14 +48,20 @@ def staged_dir(out_dir: str | os.PathLike, overwrite: bool = False) -> Iterator[
     if out.is_dir() and not overwrite:
         foreign = sorted(p.name for p in out.iterdir() if p.name not in EXPORT_FILES)
         if foreign:
+            # One message for both readers: CLI users and to_hf() callers.
             raise ValueError(f"{out} already exists and holds files an export does not write "
-                             f"({', '.join(foreign[:5])}); choose another folder or pass "
-                             "overwrite=True (CLI: --force) to replace it")
-    out.parent.mkdir(parents=True, exist_ok=True)
+                             f"({', '.join(foreign[:5])}); choose another folder or use "
+                             "--force (overwrite=True in Python) to replace it")
+    make_parent(out)  # a file in the way is named as such ("x is a file, not a folder")
     # A plain mkdir (not tempfile.mkdtemp, which makes the folder private, mode 0700) so the
     # renamed export gets the same permissions as any folder the user creates.
     stage = out.parent / f".{out.name}.{secrets.token_hex(6)}.tmp"
-    stage.mkdir()
+    try:
+        stage.mkdir()
+    except OSError as exc:
+        # The staging name is ours, not the user's: say which folder could not be created.
+        raise type(exc)(exc.errno, f"cannot create the export folder {out} "
+                                   f"({plain_reason(exc)})") from None
     try:
         yield stage
         _fsync_tree(stage)
@@ -102,6 +111,38 @@ def read_json(path: Path, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"{what}: {path} should hold a JSON object, got {type(data).__name__}")
     return data
+
+
+def _is_number(value: Any) -> bool:
+    # bool is a subclass of int in Python: JSON true must not pass for 1.
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+# What each kind of config.json field must hold (kind -> test); the kind is said in messages.
+_KIND_TESTS = {
+    "positive integer": lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+    "positive number": lambda v: _is_number(v) and v > 0,
+    "number in [0, 1)": lambda v: _is_number(v) and 0 <= v < 1,
+    "boolean (true or false)": lambda v: isinstance(v, bool),
+}
+
+
+def config_value_problems(config: dict[str, Any], kinds: dict[str, str]) -> list[str]:
+    """One "field must be a KIND, got VALUE" per field of ``config`` whose value has the wrong
+    type or range; ``kinds`` maps field -> a key of :data:`_KIND_TESTS`. Missing or null
+    fields are left to the caller's defaults.
+
+    Why first: the later checks compute with these values ("abc" * 4 is a string, not an
+    error), so a wrong type must be refused before anything uses it.
+    """
+    problems = []
+    for key, kind in kinds.items():
+        value = config.get(key)
+        if value is not None and not _KIND_TESTS[kind](value):
+            shown = json.dumps(value) if isinstance(value, bool) else repr(value)
+            problems.append(f"{key} must be a {kind}, got {shown}")
+    return problems
 
 
 def tokenizer_for_export(tokenizer: Any, vocab_size: int) -> Any:
@@ -155,9 +196,14 @@ def _to_float_array(value: Any, name: str) -> np.ndarray:
 def _load_safetensors(path: Path) -> dict[str, np.ndarray]:
     from safetensors.numpy import load_file
 
+    from minimodel.io import not_safetensors_kind
+
     try:
         raw = load_file(str(path))
     except Exception as exc:  # bfloat16 has no NumPy dtype: go through torch if available
+        kind = not_safetensors_kind(path)
+        if kind is not None:  # e.g. a Git LFS pointer left by a clone without `git lfs pull`
+            raise ValueError(f"{path} is not a safetensors file ({kind})") from None
         try:
             from safetensors.torch import load_file as load_torch
         except ImportError:

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from minimodel.interop._files import (build_with_state, check_layers_and_values,
-                                      load_hf_weights, read_json, tokenizer_for_export,
-                                      write_hf_folder)
+                                      config_value_problems, load_hf_weights, read_json,
+                                      tokenizer_for_export, write_hf_folder)
 from minimodel.io import check_config_bounds
 from minimodel.interop.tokenizer_export import special_roles
 from minimodel.models import GPT, GPTConfig
@@ -172,6 +172,18 @@ def to_hf_gpt2(model: GPT, out_dir: str | os.PathLike, tokenizer: Any = None, *,
 
 
 # ----------------------------------------------------------------------------- import
+# The type of every config.json field the import reads (see config_value_problems).
+_GPT2_KINDS = {
+    **dict.fromkeys(("vocab_size", "n_positions", "n_embd", "n_layer", "n_head", "n_inner"),
+                    "positive integer"),
+    "layer_norm_epsilon": "positive number",
+    **dict.fromkeys(("resid_pdrop", "embd_pdrop", "attn_pdrop"), "number in [0, 1)"),
+    **dict.fromkeys(("tie_word_embeddings", "scale_attn_weights", "add_cross_attention",
+                     "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"),
+                    "boolean (true or false)"),
+}
+
+
 def gpt_config_from_hf(config: dict[str, Any], where: str = "config.json"
                        ) -> tuple[GPTConfig, list[str]]:
     """Check a GPT-2 ``config.json`` against what minimodel's GPT computes.
@@ -187,7 +199,9 @@ def gpt_config_from_hf(config: dict[str, Any], where: str = "config.json"
         value = config.get(key, default)
         return default if value is None else value
 
-    problems: list[str] = []
+    problems = config_value_problems(config, _GPT2_KINDS)
+    if problems:  # the checks below compute with these values
+        raise ValueError(f"cannot import {where}: " + "; ".join(problems))
     if config.get("model_type") != "gpt2":
         problems.append(f"model_type={config.get('model_type')!r} (only 'gpt2' is supported)")
     act = get("activation_function", "gelu_new")

@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 
 from minimodel.interop._files import (build_with_state, check_layers_and_values,
-                                      load_hf_weights, read_json, tokenizer_for_export,
-                                      write_hf_folder)
+                                      config_value_problems, load_hf_weights, read_json,
+                                      tokenizer_for_export, write_hf_folder)
 from minimodel.interop.gpt2 import LAYER_NORM_EPS, TANH_GELU_NAMES, special_token_ids
 from minimodel.io import check_config_bounds
 from minimodel.models import MaskedLM, MLMConfig
@@ -158,6 +158,17 @@ def to_hf_mlm(model: MaskedLM, out_dir: str | os.PathLike, tokenizer: Any = None
 
 
 # ----------------------------------------------------------------------------- import
+# The type of every config.json field the import reads (see config_value_problems).
+_MLM_KINDS = {
+    **dict.fromkeys(("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
+                     "num_attention_heads", "max_position_embeddings"), "positive integer"),
+    "layer_norm_eps": "positive number",
+    **dict.fromkeys(("hidden_dropout_prob", "attention_probs_dropout_prob"), "number in [0, 1)"),
+    **dict.fromkeys(("is_decoder", "add_cross_attention", "tie_word_embeddings"),
+                    "boolean (true or false)"),
+}
+
+
 def mlm_config_from_hf(config: dict[str, Any], where: str = "config.json"
                        ) -> tuple[MLMConfig, list[str]]:
     """Check a MegatronBERT ``config.json`` against what minimodel's MaskedLM computes.
@@ -169,7 +180,9 @@ def mlm_config_from_hf(config: dict[str, Any], where: str = "config.json"
         value = config.get(key, default)
         return default if value is None else value
 
-    problems: list[str] = []
+    problems = config_value_problems(config, _MLM_KINDS)
+    if problems:  # the checks below compute with these values
+        raise ValueError(f"cannot import {where}: " + "; ".join(problems))
     act = get("hidden_act", "gelu")
     if act not in TANH_GELU_NAMES:
         problems.append(f"hidden_act={act!r} (minimodel uses the tanh GELU: "
@@ -185,7 +198,7 @@ def mlm_config_from_hf(config: dict[str, Any], where: str = "config.json"
         if get(key, False):
             problems.append(f"{key}=true ({why})")
     d, inner = get("hidden_size", 1024), get("intermediate_size", 4096)
-    if not isinstance(d, int) or not isinstance(inner, int) or d <= 0 or inner % d:
+    if inner % d:
         problems.append(f"intermediate_size={inner!r} (must be a multiple of hidden_size={d!r})")
     if problems:
         raise ValueError(f"cannot import {where}: unsupported MegatronBERT settings: "
