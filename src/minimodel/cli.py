@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import pkgutil
 import sys
 
 from minimodel import __version__
+from minimodel._console import stdout_to_devnull
 from minimodel.commands._exit import EPILOG, INTERRUPTED, OK
 
 DESCRIPTION = """\
@@ -73,10 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\ninterrupted", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:
-        # Output piped into e.g. `head`, which stopped reading: not an error of ours. Point
-        # stdout at /dev/null so Python's exit-time flush does not raise again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # Output piped into e.g. `head`, which stopped reading: not an error of ours
+        # (minimodel._console explains).
+        stdout_to_devnull()
         return OK
 
 

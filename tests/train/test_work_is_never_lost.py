@@ -269,3 +269,42 @@ def test_export_and_import_under_a_file_size_limit_leave_nothing_half_written(ti
     assert not back.exists()  # neither a tokenizer without a model, nor an empty folder
     assert cli("import-hf", str(hf), str(back)).returncode == 0
     assert {p.name for p in back.iterdir()} == {"model.safetensors", "tokenizer.json"}
+
+
+def test_a_reader_that_goes_away_stops_the_run_like_ctrl_c(tiny_corpus, tiny, tmp_path):
+    # `minimodel train --json | head -5`: the pipe closes while the run trains. The run stops
+    # at a step boundary with its checkpoint saved (not silently, not lost), says how to
+    # resume on stderr, and --resume finishes it.
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "minimodel", "train", "--corpus",
+                             str(tiny_corpus), *tiny, "--steps", "400", "--eval-interval", "5",
+                             "--json", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    events = []
+    while len(events) < 2:  # read until the first evaluation, then close the pipe
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        if json.loads(line)["event"] in ("eval",):
+            events.append(line)
+        if json.loads(line)["event"] == "start":
+            events.append(line)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "the output's reader went away" in err and "Traceback" not in err
+    assert f"resume with:  minimodel train --resume --out {out}" in err
+    assert main(["train", "--resume", "--out", str(out), "--quiet"]) == 0
+    assert json.loads((out / "summary.json").read_text())["steps"] == 400
+
+
+@pytest.mark.parametrize("argv", [["inspect", "{run}"], ["lab", "status", "--learner-dir", "{me}"]])
+def test_output_into_a_closed_pipe_ends_quietly_with_0(argv, tiny_corpus, tiny, tmp_path):
+    # `| true` closes the pipe before Python has even started, so every write fails. Rich's
+    # console would exit 1 there; ours ends quietly, like other Unix tools.
+    run = tmp_path / "run"
+    assert main(["train", "--corpus", str(tiny_corpus), *tiny, "--out", str(run),
+                 "--quiet"]) == 0
+    words = " ".join(a.format(run=run, me=tmp_path / "me") for a in argv)
+    done = subprocess.run(["bash", "-c", f"{sys.executable} -m minimodel {words} | true; "
+                           "echo ${PIPESTATUS[0]}"], capture_output=True, text=True)
+    assert done.stdout.strip() == "0" and "Traceback" not in done.stderr, done.stderr

@@ -101,7 +101,7 @@ def _visible(columns, rows):
 
 # --------------------------------------------------------------------------- Rich
 def print_tables(results: dict[str, Any], console: Any = None) -> None:
-    from rich.console import Console
+    from minimodel._console import Console
     from rich.table import Table
 
     console = console or Console()

@@ -136,7 +136,7 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark described by ``args``; 0, or 1 when a measurement failed."""
-    from rich.console import Console
+    from minimodel._console import Console
 
     from minimodel._fileio import atomic_write_text
     from minimodel.bench import report

@@ -28,7 +28,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
         return OK
-    from rich.console import Console
+    from minimodel._console import Console
     from rich.table import Table
     from rich.text import Text
 

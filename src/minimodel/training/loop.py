@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from minimodel._console import stdout_to_devnull
 from minimodel.autograd import no_grad
 from minimodel.diagnostics import effective_rank
 from minimodel.optim import AdamW, clip_grad_norm, cosine_with_warmup
@@ -292,6 +294,13 @@ class Trainer:
                         if self.step < cfg.steps:
                             self.save_checkpoint()
         except KeyboardInterrupt:
+            return self._interrupted()
+        except BrokenPipeError:
+            # The reader of our output went away (`train --json | head -2`): stop as after
+            # Ctrl-C, with the checkpoint saved, and say so on stderr (stdout leads nowhere).
+            stdout_to_devnull()
+            self.reporter = PlainReporter(sys.stderr)
+            self.reporter.message("\nthe output's reader went away (a closed pipe)")
             return self._interrupted()
         finally:
             self.reporter.close()

@@ -53,7 +53,7 @@ class RichReporter(PlainReporter):
     """A live progress bar; evaluation lines and messages are printed above it."""
 
     def __init__(self) -> None:
-        from rich.console import Console
+        from minimodel._console import Console
 
         super().__init__()
         self.console = Console()
@@ -140,7 +140,7 @@ class JsonReporter(PlainReporter):
 
 def console():
     """A Rich console; when stdout is not a terminal, 120 columns so tables are not cut."""
-    from rich.console import Console
+    from minimodel._console import Console
 
     return Console() if sys.stdout.isatty() else Console(width=120)
 
