@@ -27,7 +27,7 @@ def _para(text: str) -> str:
 
 def _say(text: str, style: str | None = None) -> None:
     """Print like print(), in colour on a terminal (Rich drops the style when piped)."""
-    from rich.console import Console
+    from minimodel._console import Console
     from rich.text import Text
 
     Console(soft_wrap=True, highlight=False).print(Text(text, style=style or ""))
@@ -80,7 +80,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(rows)
         return OK
-    from rich.console import Console
+    from minimodel._console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -101,7 +101,7 @@ def cmd_start(args: argparse.Namespace) -> int:
     from minimodel.lab.breaks.messages import t
 
     lang = args.lang or DEFAULT_LANG
-    brk = load_break(args.break_id)
+    brk = load_break(args.break_id, lang=lang)
     try:
         previous = Workspace.open(args.workdir)
     except WorkspaceError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from minimodel.commands import _argtypes as argtypes
 from minimodel.commands import _break_handlers as handlers
 from minimodel.commands._exit import guarded
 from minimodel.lab.i18n import LANGS
@@ -37,17 +38,6 @@ examples:
 
 exit codes: 0 ok (check: fixed); 1 check not fixed / experiment failed; 2 usage or user
 error (unknown id, not a workspace, run before the predictions are written); 130 interrupted"""
-
-
-def _seed(text: str) -> int:
-    """argparse type for --seed: a whole number 0 <= N < 2**31."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed must be a whole number, got {text!r}") from None
-    if not 0 <= value < 2**31:
-        raise argparse.ArgumentTypeError(f"--seed must be between 0 and {2**31 - 1}, got {value}")
-    return value
 
 
 def _sub(subparsers, name: str, help_text: str, description: str, examples: list[str],
@@ -138,7 +128,7 @@ def register(subparsers) -> None:
               "minimodel break check --workdir /tmp/b1 --seed 1234   # replay a failure",
               "minimodel break check --workdir /tmp/b1 --json"], handlers.cmd_check)
     _workdir(p)
-    p.add_argument("--seed", type=_seed, default=None, metavar="N",
+    p.add_argument("--seed", type=argtypes.seed, default=None, metavar="N",
                    help="draw the random sizes with seed N (shown after a failure) to replay it")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",

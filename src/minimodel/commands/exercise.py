@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from minimodel.commands import _argtypes as argtypes
 from minimodel.commands._exit import EPILOG as EXIT_CODES
 from minimodel.commands._exit import FAILED, OK, guarded
 
@@ -30,7 +31,7 @@ Python process with CPU, memory and time limits.
 # The lab is imported inside the handlers: `minimodel --help` stays fast.
 def _exercise(args) -> Any:
     from minimodel.lab.exercises import get_exercise
-    return get_exercise(args.id)
+    return get_exercise(args.id, args.lang)
 
 
 def _progress(args):
@@ -109,7 +110,7 @@ def cmd_check(args) -> int:
         result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
                                 lang=args.lang)
     else:  # a live line on stderr: the judge may take up to its time limit
-        from rich.console import Console
+        from minimodel._console import Console
         with Console(stderr=True).status("") as status:
             def progress(done: int, total: int, elapsed: float, limit: float) -> None:
                 status.update(t("judging", args.lang, file=args.file, done=done,
@@ -216,7 +217,8 @@ def register(subparsers) -> None:
     p.add_argument("id", help="exercise id")
     p.add_argument("--file", required=True, help="your solution (.py)")
     p.add_argument("--json", action="store_true", help="machine-readable result (DESIGN.md §2)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the hidden cases")
+    p.add_argument("--seed", type=argtypes.seed, default=None, metavar="N",
+                   help="seed of the hidden cases (to replay a check)")
     p.add_argument("--timeout", type=float, default=None, help="wall-clock limit in seconds")
     _common(p)
     p.set_defaults(func=guarded(cmd_check))

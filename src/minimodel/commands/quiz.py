@@ -47,7 +47,7 @@ def _print_json(obj: Any) -> None:
 
 
 def _console():
-    from rich.console import Console
+    from minimodel._console import Console
 
     return Console()
 
@@ -88,7 +88,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from minimodel.lab.quiz import load_quiz
     from minimodel.lab.quiz.render import render_quiz
 
-    quiz = load_quiz(args.quiz_id)
+    quiz = load_quiz(args.quiz_id, lang=args.lang or DEFAULT_LANG)
     if args.json:
         _print_json(quiz.export())
     else:
@@ -119,14 +119,14 @@ def cmd_take(args: argparse.Namespace) -> int:
     from minimodel.lab.quiz import grade, load_quiz, read_answers
     from minimodel.lab.quiz.session import interactive_take, record_take, show_summary
 
-    quiz = load_quiz(args.quiz_id)
+    quiz = load_quiz(args.quiz_id, lang=args.lang)
     progress = _progress(args)
     if args.answers is None:
         if args.json:
             return user_error("--json needs --answers FILE (the interactive form prints for people)")
         return interactive_take(quiz, progress, args.lang, _console(), restart=args.restart)
-    answers = read_answers(args.answers)
-    report = grade(quiz, answers)
+    answers = read_answers(args.answers, lang=args.lang)
+    report = grade(quiz, answers, lang=args.lang)
     record_take(progress, quiz, report)
     if args.json:
         _print_json(report)
@@ -147,7 +147,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be at least 1, got {args.limit}")
-    quiz = load_quiz(args.quiz_id)
+    quiz = load_quiz(args.quiz_id, lang=args.lang)
     progress = _progress(args)
 
     def queue() -> list[dict[str, Any]]:
@@ -159,7 +159,8 @@ def cmd_review(args: argparse.Namespace) -> int:
                                   include_all=args.all, limit=args.limit)
     out: dict[str, Any] = {"quiz": quiz.id}
     if args.answers is not None:
-        checked = check_answers(quiz, read_answers(args.answers))
+        checked = check_answers(quiz, read_answers(args.answers, lang=args.lang),
+                                lang=args.lang)
         results = {qid: is_correct(quiz.question(qid), a) for qid, a in checked.items()}
         if results:
             record_review(progress, quiz, results)

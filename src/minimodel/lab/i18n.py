@@ -7,6 +7,8 @@ exercise``, ``minimodel lab``); the breaks and quizzes keep theirs next to their
 
 from __future__ import annotations
 
+import re
+
 LANGS = ("en", "es")
 DEFAULT_LANG = "en"
 
@@ -91,7 +93,70 @@ EXERCISE_UI: dict[str, dict[str, str]] = {
                 "es": "evaluando {file}: {done}/{total} casos, {elapsed:.0f} s "
                       "(límite {limit:g} s)"},
     "list_title": {"en": "minimodel exercises", "es": "ejercicios de minimodel"},
+    # errors (printed as "error: ..." by the command)
+    "unknown_exercise": {"en": "unknown exercise {id!r}; known exercises: {known}",
+                         "es": "ejercicio desconocido {id!r}; ejercicios disponibles: {known}"},
+    "stub_is_folder": {"en": "{path} is a folder; pass --file with a file name such as {example}",
+                       "es": "{path} es una carpeta; pasa --file con un nombre de archivo como "
+                             "{example}"},
+    "stub_exists": {"en": "{path} already exists; pass --force to overwrite it or --file to "
+                          "choose another name",
+                    "es": "{path} ya existe; usa --force para sobrescribirlo o --file para "
+                          "elegir otro nombre"},
 }
+
+# Why the judge's isolation is full or partial (see minimodel.lab.exercises.isolation). The
+# JSON result keeps the English text (`isolation_reason`); the text output shows it in --lang
+# through isolation_reason_label(), which reads the English back into these templates.
+ISOLATION_REASONS: dict[str, dict[str, str]] = {
+    "full": {"en": "bubblewrap namespaces, read-only file system, {limits} process and memory "
+                   "limits",
+             "es": "espacios de nombres de bubblewrap, sistema de archivos de solo lectura, "
+                   "límites de procesos y de memoria por {limits}"},
+    "root_without_cgroup": {
+        "en": "bubblewrap namespaces, but no process-count limit: running as root without a "
+              "writable cgroup (RLIMIT_NPROC does not bind root)",
+        "es": "espacios de nombres de bubblewrap, pero sin límite del número de procesos: se "
+              "ejecuta como root sin un cgroup escribible (RLIMIT_NPROC no limita a root)"},
+    "unshare": {"en": "{why}: own namespaces through unshare, but the file system is not "
+                      "read-only at the OS level (the in-process guard refuses writes)",
+                "es": "{why}: espacios de nombres propios con unshare, pero el sistema de "
+                      "archivos no es de solo lectura a nivel del sistema operativo (la "
+                      "protección dentro del proceso rechaza las escrituras)"},
+    "bwrap_missing": {"en": "bubblewrap is not installed", "es": "bubblewrap no está instalado"},
+    "bwrap_broken": {"en": "bubblewrap does not work here", "es": "bubblewrap no funciona aquí"},
+    "no_user_namespaces": {
+        "en": "no user namespaces here (containers without them, or disabled by the system): "
+              "resource limits and in-process guards only",
+        "es": "aquí no hay espacios de nombres de usuario (contenedores sin ellos, o "
+              "desactivados por el sistema): solo límites de recursos y protecciones dentro del "
+              "proceso"},
+    "not_linux": {"en": "{platform} has no Linux namespaces: the solution runs under resource "
+                        "limits and in-process guards only",
+                  "es": "{platform} no tiene espacios de nombres de Linux: la solución se "
+                        "ejecuta solo con límites de recursos y protecciones dentro del proceso"},
+}
+
+
+def _template_pattern(template: str) -> "re.Pattern[str]":
+    parts = re.split(r"\{(\w+)\}", template)  # text, name, text, name, ..., text
+    return re.compile("".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)"
+                              for i, part in enumerate(parts)) + r"\Z", re.DOTALL)
+
+
+def isolation_reason_label(reason: str, lang: str) -> str:
+    """The judge's English isolation reason in ``lang`` (read back into ISOLATION_REASONS;
+    a reason that fits no template, and each filled-in value that does not, stay as they are)."""
+    if lang == DEFAULT_LANG:
+        return reason
+    for key, texts in ISOLATION_REASONS.items():
+        found = _template_pattern(texts["en"]).match(reason)
+        if found:
+            values = {name: isolation_reason_label(value, lang)
+                      for name, value in found.groupdict().items()}
+            return translate(ISOLATION_REASONS, key, lang, **values)
+    return reason
+
 
 # Per-case statuses of the judge as shown in a table (the JSON keeps the English values).
 CASE_STATUS_LABELS: dict[str, dict[str, str]] = {

@@ -32,7 +32,7 @@ from typing import Any, Iterator
 
 import yaml
 
-from minimodel.lab.i18n import LANGS, pick
+from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "breaks"
 HASH_LEN = 12
@@ -145,15 +145,17 @@ def load_all(content_dir: Path | None = None) -> list[Break]:
     return sorted(breaks, key=lambda b: (b.order, b.id))
 
 
-def load_break(break_id: str, content_dir: Path | None = None) -> Break:
-    """The break called ``break_id``; a ValueError lists the known ids otherwise."""
+def load_break(break_id: str, content_dir: Path | None = None, *,
+               lang: str = DEFAULT_LANG) -> Break:
+    """The break called ``break_id``; a ValueError (in ``lang``) lists the known ids otherwise."""
+    from minimodel.lab.breaks.messages import t
+
     breaks = load_all(content_dir)
     for brk in breaks:
         if brk.id == break_id:
             return brk
     known = ", ".join(b.id for b in breaks) or "(none)"
-    raise ValueError(f"unknown break {break_id!r}; known breaks: {known} "
-                     "(see `minimodel break list`)")
+    raise ValueError(t("unknown_break", lang, id=break_id, known=known))
 
 
 def list_breaks() -> list[dict[str, Any]]:

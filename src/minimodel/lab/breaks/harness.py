@@ -113,11 +113,12 @@ class Checks:
         try:
             fn()
         except AssertionError as exc:
-            return _one_line(str(exc)) or "assertion failed"
+            return _one_line(str(exc)) or tr("assertion failed", "la aserción falló")
         except Exception as exc:  # noqa: BLE001 - a crash in the learner's code is a failure
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             where = f"{os.path.basename(frame.filename)}:{frame.lineno}"
-            return f"{type(exc).__name__} at {where}: {_one_line(str(exc))}"
+            return tr(f"{type(exc).__name__} at {where}: {_one_line(str(exc))}",
+                      f"{type(exc).__name__} en {where}: {_one_line(str(exc))}")
         return None
 
     def failing(self) -> list[tuple[str, str]]:

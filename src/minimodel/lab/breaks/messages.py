@@ -122,6 +122,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "Espacio de trabajo restaurado al estado inicial: {restored} fichero(s) "
               "reescrito(s), {removed} eliminado(s); todos coinciden con el manifiesto inicial.",
     },
+    "unknown_break": {
+        "en": "unknown break {id!r}; known breaks: {known} (see `minimodel break list`)",
+        "es": "avería desconocida {id!r}; averías disponibles: {known} (consulta `minimodel "
+              "break list`)",
+    },
     "reset_clean": {
         "en": "Nothing to do: the workspace already matches its start state.",
         "es": "Nada que hacer: el espacio de trabajo ya coincide con su estado inicial.",

@@ -222,12 +222,12 @@ def main():
         return
     fn = namespace.get(cfg["function"])
     if not callable(fn):
-        emit(event="load_error", type="AttributeError",
+        emit(event="load_error", type="AttributeError", key="no_function",
              message=f"the file defines no function named {cfg['function']!r}", where=[])
         return
     use_torch = namespace.get("FRAMEWORK", "numpy") == "torch"
     if use_torch and torch is None:
-        emit(event="load_error", type="ImportError",
+        emit(event="load_error", type="ImportError", key="needs_torch",
              message="FRAMEWORK = 'torch' needs `import torch` at the top of the file",
              where=[])
         return

@@ -11,7 +11,7 @@ import textwrap
 from typing import Any
 
 from minimodel.lab.i18n import (EXERCISE_UI, case_label, case_name, case_status_label,
-                                translate)
+                                isolation_reason_label, translate)
 
 STATUS_STYLE = {"passed": "green", "wrong": "red", "shape": "magenta", "dtype": "magenta",
                 "error": "red", "forbidden": "bold red", "timeout": "yellow", "not run": "dim"}
@@ -23,7 +23,7 @@ def t(key: str, lang: str, **values: Any) -> str:
 
 
 def console():
-    from rich.console import Console
+    from minimodel._console import Console
 
     return Console(highlight=False)
 
@@ -105,7 +105,8 @@ def print_result(result: dict[str, Any], lang: str) -> None:
                           atol32=tol["atol_float32"]) + "[/]")
     if result.get("isolation"):
         key = "isolation_full" if result["isolation"] == "full" else "isolation_partial"
-        out.print("[dim]" + escape(t(key, lang, reason=result.get("isolation_reason", ""))) + "[/]")
+        reason = isolation_reason_label(result.get("isolation_reason", ""), lang)
+        out.print("[dim]" + escape(t(key, lang, reason=reason)) + "[/]")
     for f in result.get("forbidden", []):
         where = t("line", lang, line=f["line"]) if f.get("line") else ""
         out.print("[bold red]" + escape(where + f"{f['name']} ({f['how']})") + "[/]")
@@ -119,4 +120,5 @@ def print_result(result: dict[str, Any], lang: str) -> None:
         out.print(f"[dim]  {escape(line)}[/]")
     verdict = t("passed", lang) if result["passed"] else t("failed", lang)
     colour = "green" if result["passed"] else STATUS_STYLE.get(result["status"], "red")
-    out.print(f"[bold {colour}]{verdict}[/] ({result['status']}): {escape(result['message'])}")
+    status = case_status_label(result["status"], lang)
+    out.print(f"[bold {colour}]{verdict}[/] ({escape(status)}): {escape(result['message'])}")

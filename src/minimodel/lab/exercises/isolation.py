@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from minimodel.lab.i18n import ISOLATION_REASONS, translate
+
 try:
     import resource
 except ImportError:  # pragma: no cover - Windows
@@ -65,8 +67,7 @@ def _works(argv: list[str]) -> bool:
 def probe() -> Isolation:
     """Find out once per process which facilities work (each is tried for real)."""
     if not sys.platform.startswith("linux") or resource is None:
-        return Isolation("partial", f"{sys.platform} has no Linux namespaces: the solution runs "
-                                    "under resource limits and in-process guards only")
+        return Isolation("partial", _reason("not_linux", platform=sys.platform))
     bwrap = shutil.which("bwrap")
     usable_bwrap = bwrap if bwrap and _works(
         [bwrap, "--ro-bind", "/", "/", "--unshare-user", "--unshare-pid", "--unshare-net",
@@ -75,22 +76,20 @@ def probe() -> Isolation:
     nproc_binds = os.geteuid() != 0
     if usable_bwrap:
         if cgroup is not None or nproc_binds:
-            return Isolation("full", "bubblewrap namespaces, read-only file system, "
-                             + ("cgroup" if cgroup else "rlimit") + " process and memory limits",
+            return Isolation("full", _reason("full", limits="cgroup" if cgroup else "rlimit"),
                              bwrap=usable_bwrap, cgroup=cgroup)
-        return Isolation("partial", "bubblewrap namespaces, but no process-count limit: running "
-                                    "as root without a writable cgroup (RLIMIT_NPROC does not "
-                                    "bind root)", bwrap=usable_bwrap)
+        return Isolation("partial", _reason("root_without_cgroup"), bwrap=usable_bwrap)
     unshare = shutil.which("unshare")
     if unshare and _works([unshare, "--user", "--map-root-user", "--pid", "--fork", "--net",
                            "--ipc", "--mount", "--mount-proc", "true"]):
-        why = ("bubblewrap is not installed" if not bwrap else "bubblewrap does not work here")
-        return Isolation("partial", f"{why}: own namespaces through unshare, but the file "
-                                    "system is not read-only at the OS level (the in-process "
-                                    "guard refuses writes)", unshare=unshare, cgroup=cgroup)
-    return Isolation("partial", "no user namespaces here (containers without them, or disabled "
-                                "by the system): resource limits and in-process guards only",
-                     cgroup=cgroup)
+        why = _reason("bwrap_missing" if not bwrap else "bwrap_broken")
+        return Isolation("partial", _reason("unshare", why=why), unshare=unshare, cgroup=cgroup)
+    return Isolation("partial", _reason("no_user_namespaces"), cgroup=cgroup)
+
+
+def _reason(key: str, **values: str) -> str:
+    """The English reason (the JSON keeps it; the text output translates it on display)."""
+    return translate(ISOLATION_REASONS, key, "en", **values)
 
 
 class CgroupLimits:

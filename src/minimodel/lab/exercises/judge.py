@@ -66,12 +66,34 @@ MSG: dict[str, dict[str, str]] = {
     "memory": {"en": "the process ran out of its memory limit ({mb} MB)",
                "es": "el proceso agotó su límite de memoria ({mb} MB)"},
     "summary": {"en": "{passed} of {total} cases passed", "es": "{passed} de {total} casos correctos"},
+    "file_is_folder": {"en": "solution file {path} is a folder; pass the .py file inside it "
+                             "with --file",
+                       "es": "el archivo de solución {path} es una carpeta; pasa con --file el "
+                             "archivo .py que contiene"},
+    "file_missing": {"en": "solution file {path} does not exist; create it with "
+                           "`minimodel exercise start {id} --file {path}`",
+                     "es": "el archivo de solución {path} no existe; créalo con "
+                           "`minimodel exercise start {id} --file {path}`"},
+    "file_not_utf8": {"en": "solution file {path} is not a UTF-8 Python source file (byte "
+                            "{byte} at position {pos} is not UTF-8); pass the .py file with your "
+                            "function, saved as UTF-8 text",
+                      "es": "el archivo de solución {path} no es un archivo fuente de Python en "
+                            "UTF-8 (el byte {byte} en la posición {pos} no es UTF-8); pasa el "
+                            "archivo .py con tu función, guardado como texto UTF-8"},
+    "no_function": {"en": "the file defines no function named {function!r}",
+                    "es": "el archivo no define ninguna función llamada {function!r}"},
+    "needs_torch": {"en": "FRAMEWORK = 'torch' needs `import torch` at the top of the file",
+                    "es": "FRAMEWORK = 'torch' necesita `import torch` al principio del archivo"},
     "stub": {"en": "the starter stub is not filled in yet: replace "
                    "`raise NotImplementedError(...)` with your code ({passed} of {total} cases "
                    "passed)",
              "es": "el esqueleto inicial aún está sin completar: sustituye `raise "
                    "NotImplementedError(...)` por tu código ({passed} de {total} casos correctos)"},
 }
+
+
+# Load errors the sandboxed child reports with a "key" (it knows no language).
+LOAD_ERRORS = ("no_function", "needs_torch")
 
 
 def msg(key: str, lang: str, **kw: Any) -> str:
@@ -228,8 +250,11 @@ def _judge_run(ex: Exercise, cases: list[Case], run: ChildRun, lang: str,
         return "timeout", msg("timeout", lang, timeout=timeout) + (f" ({where})" if where else
                                                                     ""), entries
     if load_error:
+        key = load_error.get("key")  # the child's own messages, in English: said in lang here
+        message = (msg(key, lang, function=ex.function) if key in LOAD_ERRORS
+                   else load_error["message"])
         return "error", msg("load_error", lang, type=load_error["type"],
-                            message=load_error["message"]), entries
+                            message=message), entries
     passed = statuses.count("passed")
     summary = msg("summary", lang, passed=passed, total=len(cases))
     if not finished and run.returncode == FORBIDDEN_EXIT:  # a violation whose report was lost
@@ -265,18 +290,21 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)`` called
             while the solution runs (see :func:`run_solution`).
     """
-    ex = get_exercise(exercise) if isinstance(exercise, str) else exercise
+    ex = get_exercise(exercise, lang) if isinstance(exercise, str) else exercise
     if source is None:
         if file is None:
             raise ValueError("give the solution as file=PATH or source=TEXT")
         path = Path(file)
         if path.is_dir():
-            raise IsADirectoryError(f"solution file {path} is a folder; pass the .py file "
-                                    "inside it with --file")
+            raise IsADirectoryError(msg("file_is_folder", lang, path=path))
         if not path.is_file():
-            raise FileNotFoundError(f"solution file {path} does not exist; create it with "
-                                    f"`minimodel exercise start {ex.id} --file {path}`")
-        source = path.read_text(encoding="utf-8")
+            raise FileNotFoundError(msg("file_missing", lang, path=path, id=ex.id))
+        try:
+            source = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
+            byte = f"0x{exc.object[exc.start]:02x}" if exc.start < len(exc.object) else "?"
+            raise ValueError(msg("file_not_utf8", lang, path=path, byte=byte,
+                                 pos=exc.start)) from None
     shown_as = str(file) if file is not None else "solution.py"
     seed = secrets.randbelow(1_000_000) if seed is None else int(seed)
     timeout = float(timeout if timeout is not None else ex.timeout)

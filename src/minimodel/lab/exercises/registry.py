@@ -27,7 +27,7 @@ from typing import Any, Callable
 import jsonschema
 import yaml
 
-from minimodel.lab.i18n import LANGS, pick
+from minimodel.lab.i18n import DEFAULT_LANG, EXERCISE_UI, LANGS, pick, translate
 from minimodel.lab.patching import PatchError, apply_patch_to_texts
 
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "exercises"
@@ -213,13 +213,15 @@ def all_exercises() -> list[Exercise]:
     return list(_all())
 
 
-def get_exercise(exercise_id: str) -> Exercise:
-    """The exercise called ``exercise_id``; ValueError listing the known ids otherwise."""
+def get_exercise(exercise_id: str, lang: str = DEFAULT_LANG) -> Exercise:
+    """The exercise called ``exercise_id``; ValueError (in ``lang``) listing the known ids
+    otherwise."""
     for ex in _all():
         if ex.id == exercise_id:
             return ex
     known = ", ".join(e.id for e in _all())
-    raise ValueError(f"unknown exercise {exercise_id!r}; known exercises: {known}")
+    raise ValueError(translate(EXERCISE_UI, "unknown_exercise", lang, id=exercise_id,
+                               known=known))
 
 
 def list_exercises() -> list[dict[str, Any]]:

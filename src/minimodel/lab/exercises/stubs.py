@@ -7,6 +7,7 @@ from pathlib import Path
 
 from minimodel._fileio import atomic_write_text
 from minimodel.lab.exercises.registry import Exercise
+from minimodel.lab.i18n import EXERCISE_UI, translate
 
 _HEADER = {
     "en": "Exercise {id}: {title}\n\nFill in the function below, then run:\n"
@@ -41,10 +42,9 @@ def write_stub(ex: Exercise, path: str | Path | None = None, lang: str = "en",
     """Write the starter file atomically; FileExistsError if it exists and not ``force``."""
     path = Path(path) if path is not None else default_stub_path(ex)
     if path.is_dir():  # --force must never mean "replace a folder"
-        raise IsADirectoryError(f"{path} is a folder; pass --file with a file name such as "
-                                f"{path / default_stub_path(ex).name}")
+        raise IsADirectoryError(translate(EXERCISE_UI, "stub_is_folder", lang, path=path,
+                                          example=path / default_stub_path(ex).name))
     if path.exists() and not force:
-        raise FileExistsError(f"{path} already exists; pass --force to overwrite it or "
-                              f"--file to choose another name")
+        raise FileExistsError(translate(EXERCISE_UI, "stub_exists", lang, path=path))
     atomic_write_text(path, stub_text(ex, lang, str(path)))
     return path

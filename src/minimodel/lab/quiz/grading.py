@@ -38,6 +38,8 @@ import yaml
 from minimodel.lab.quiz.arithmetic import evaluate
 from minimodel.lab.quiz.loader import Question, Quiz
 from minimodel.lab.quiz.schema import AUTO_GRADED, load_yaml
+from minimodel.lab.quiz.ui import t
+from minimodel.lab.i18n import DEFAULT_LANG
 from minimodel.lab.quiz.text import canonical_phrase, normalise
 
 # --- numbers -------------------------------------------------------------------------------
@@ -265,16 +267,18 @@ def short_matches(answer: str, forms: dict[str, list[str]]) -> bool:
     return bool(parts) and all(p in accepted for p in parts)
 
 
-def check_answers(quiz: Quiz, answers: Any) -> dict[str, Any]:
-    """Check a whole answer mapping; one ValueError lists every unknown id and bad answer."""
+def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG) -> dict[str, Any]:
+    """Check a whole answer mapping; one ValueError lists every unknown id and bad answer.
+
+    ``lang`` is the language of the error message (the per-question details stay English).
+    """
     if not isinstance(answers, dict):
-        raise ValueError(f"answers must map question ids to answers (a JSON object), "
-                         f"got {type(answers).__name__}")
+        raise ValueError(t("error.not_mapping", lang, type=type(answers).__name__))
     unknown = [str(k) for k in answers if k not in quiz.ids]
     problems = []
     if unknown:
-        problems.append(f"unknown question ids {', '.join(unknown)} (quiz {quiz.id} has "
-                        f"{quiz.ids[0]}..{quiz.ids[-1]})")
+        problems.append(t("error.unknown_ids", lang, ids=", ".join(unknown), quiz=quiz.id,
+                          first=quiz.ids[0], last=quiz.ids[-1]))
     checked: dict[str, Any] = {}
     for qid, answer in answers.items():
         if qid in unknown:
@@ -282,13 +286,13 @@ def check_answers(quiz: Quiz, answers: Any) -> dict[str, Any]:
         try:
             checked[qid] = check_answer(quiz.question(qid), answer)
         except (TypeError, ValueError) as exc:
-            problems.append(f"malformed answer: {exc}")
+            problems.append(t("error.malformed", lang, problem=exc))
     if problems:
         raise ValueError("; ".join(problems))
     return checked
 
 
-def grade(quiz: Quiz, answers: dict[str, Any]) -> dict[str, Any]:
+def grade(quiz: Quiz, answers: dict[str, Any], lang: str = DEFAULT_LANG) -> dict[str, Any]:
     """Grade every question; a missing answer counts as incorrect.
 
     Returns:
@@ -297,7 +301,7 @@ def grade(quiz: Quiz, answers: dict[str, Any]) -> dict[str, Any]:
         ``total`` count only the auto-graded kinds; recall questions are self-marked and
         reported apart (an unanswered one is left out of ``recall.results``).
     """
-    checked = check_answers(quiz, answers)
+    checked = check_answers(quiz, answers, lang)
     results, recalled = [], []
     for q in quiz.questions:
         if q.kind in AUTO_GRADED:
@@ -318,17 +322,21 @@ def outcomes(report: dict[str, Any]) -> dict[str, bool]:
     return out
 
 
-def read_answers(path: str | os.PathLike) -> dict[str, Any]:
-    """Read an answers file: JSON, or YAML when it is not JSON (``yaml.safe_load``)."""
+def read_answers(path: str | os.PathLike, lang: str = DEFAULT_LANG) -> dict[str, Any]:
+    """Read an answers file: JSON, or YAML when it is not JSON (``yaml.safe_load``).
+
+    ``lang`` is the language of the error messages.
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except IsADirectoryError:
-        raise ValueError(f"answers file {path} is a directory; pass a JSON or YAML file") from None
+        raise ValueError(t("error.answers_dir", lang, path=path)) from None
     except UnicodeDecodeError:
-        raise ValueError(f"answers file {path} is not UTF-8 text") from None
+        raise ValueError(t("error.answers_not_utf8", lang, path=path)) from None
     except OSError as exc:
-        raise ValueError(f"cannot read answers file {path}: {exc.strerror}") from exc
+        raise ValueError(t("error.answers_unreadable", lang, path=path,
+                           reason=exc.strerror)) from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
@@ -336,10 +344,11 @@ def read_answers(path: str | os.PathLike) -> dict[str, Any]:
             data = load_yaml(text)
         except yaml.YAMLError as exc:
             reason = " ".join(str(exc).split())
-            raise ValueError(f"answers file {path} is neither JSON nor YAML: {reason}") from None
+            raise ValueError(t("error.answers_not_json_yaml", lang, path=path,
+                               reason=reason)) from None
     if not isinstance(data, dict):
-        raise ValueError(f"answers file {path} must hold a mapping of question id -> answer, "
-                         f'e.g. {{"q-13-01": 1}}; got {type(data).__name__}')
+        raise ValueError(t("error.answers_not_mapping", lang, path=path,
+                           type=type(data).__name__))
     return {str(k): v for k, v in data.items()}
 
 

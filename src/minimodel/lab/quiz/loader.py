@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from minimodel._fileio import atomic_write_text
+from minimodel.lab.i18n import DEFAULT_LANG
 from minimodel.lab.quiz import schema
 
 CONTENT_DIR = Path(__file__).resolve().parents[1] / "content" / "quizzes"
@@ -110,19 +111,26 @@ def list_quizzes(content_dir: str | os.PathLike | None = None) -> list[str]:
     return [p.stem for p in quiz_files(content_dir)]
 
 
-def quiz_path(quiz_id: str, content_dir: str | os.PathLike | None = None) -> Path:
-    """Path of the YAML file of ``quiz_id``; ValueError listing the known ids if missing."""
+def quiz_path(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
+              lang: str = DEFAULT_LANG) -> Path:
+    """Path of the YAML file of ``quiz_id``; ValueError (in ``lang``) listing the known ids
+    if missing."""
+    from minimodel.lab.quiz.ui import t
+
     for path in quiz_files(content_dir):
         if path.stem == quiz_id:
             return path
     known = ", ".join(list_quizzes(content_dir)) or "(none)"
-    raise ValueError(f"unknown quiz {quiz_id!r}; available quizzes: {known} "
-                     "(see `minimodel quiz list`)")
+    raise ValueError(t("error.unknown_quiz", lang, id=quiz_id, known=known))
 
 
-def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None) -> Quiz:
-    """Load and validate one quiz. Stale translation hashes do not block loading."""
-    path = quiz_path(quiz_id, content_dir)
+def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
+              lang: str = DEFAULT_LANG) -> Quiz:
+    """Load and validate one quiz. Stale translation hashes do not block loading.
+
+    ``lang`` is the language of the "unknown quiz" error.
+    """
+    path = quiz_path(quiz_id, content_dir, lang=lang)
     data, problems = read_checked(path)
     if problems:
         raise ValueError(f"quiz file {path} is invalid: " + "; ".join(problems)

@@ -88,6 +88,37 @@ MESSAGES: dict[str, dict[str, str]] = {
     "list.title": {"en": "title", "es": "título"},
     "list.questions": {"en": "questions", "es": "preguntas"},
     "no": {"en": "no", "es": "no"},
+    # errors (printed as "error: ..." by the command)
+    "error.unknown_quiz": {"en": "unknown quiz {id!r}; available quizzes: {known} "
+                                 "(see `minimodel quiz list`)",
+                           "es": "cuestionario desconocido {id!r}; cuestionarios disponibles: "
+                                 "{known} (consulta `minimodel quiz list`)"},
+    "error.unknown_ids": {"en": "unknown question ids {ids} (quiz {quiz} has {first}..{last})",
+                          "es": "ids de pregunta desconocidos: {ids} (el cuestionario {quiz} "
+                                "tiene {first}..{last})"},
+    "error.not_mapping": {"en": "answers must map question ids to answers (a JSON object), "
+                                "got {type}",
+                          "es": "las respuestas deben asociar ids de pregunta a respuestas (un "
+                                "objeto JSON); se obtuvo {type}"},
+    "error.malformed": {"en": "malformed answer: {problem}",
+                        "es": "respuesta mal formada: {problem}"},
+    "error.answers_dir": {"en": "answers file {path} is a directory; pass a JSON or YAML file",
+                          "es": "el archivo de respuestas {path} es una carpeta; pasa un "
+                                "archivo JSON o YAML"},
+    "error.answers_not_utf8": {"en": "answers file {path} is not UTF-8 text",
+                               "es": "el archivo de respuestas {path} no es texto UTF-8"},
+    "error.answers_unreadable": {"en": "cannot read answers file {path}: {reason}",
+                                 "es": "no se puede leer el archivo de respuestas {path}: "
+                                       "{reason}"},
+    "error.answers_not_json_yaml": {"en": "answers file {path} is neither JSON nor YAML: "
+                                          "{reason}",
+                                    "es": "el archivo de respuestas {path} no es ni JSON ni "
+                                          "YAML: {reason}"},
+    "error.answers_not_mapping": {"en": "answers file {path} must hold a mapping of question "
+                                        "id -> answer, e.g. {{\"q-13-01\": 1}}; got {type}",
+                                  "es": "el archivo de respuestas {path} debe contener una "
+                                        "asociación id de pregunta -> respuesta, p. ej. "
+                                        "{{\"q-13-01\": 1}}; se obtuvo {type}"},
 }
 
 

@@ -11,7 +11,7 @@ import tempfile
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, tr, use_workspace
 
 mm = use_workspace()
 from minimodel import nn, optim  # noqa: E402
@@ -103,7 +103,9 @@ def _():
             opt.zero_grad()
             model(*batch(kind, V))[1].backward()
             opt.step()
-        require_one(model, f"{kind} after {steps} {type(opt).__name__} step(s)")
+        name = type(opt).__name__
+        require_one(model, tr(f"{kind} after {steps} {name} step(s)",
+                              f"{kind} tras {steps} paso(s) de {name}"))
 
 
 @checks.case("gradient-sum",
@@ -146,14 +148,17 @@ def _():
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "model.safetensors")
             mm.save(model, path)
-            require_one(mm.load(path), f"{kind} after save/load")
+            require_one(mm.load(path), tr(f"{kind} after save/load",
+                                          f"{kind} tras save/load"))
         model.load_state_dict(build(kind, V, d, seed=2).state_dict())
-        require_one(model, f"{kind} after load_state_dict")
+        require_one(model, tr(f"{kind} after load_state_dict", f"{kind} tras load_state_dict"))
         model.resize_token_embeddings(V + int(rng.integers(1, 9)), rng=rng)
-        require_one(model, f"{kind} after resize_token_embeddings")
+        require_one(model, tr(f"{kind} after resize_token_embeddings",
+                              f"{kind} tras resize_token_embeddings"))
         new = nn.Embedding(model.config.vocab_size, d, rng=rng)
         model.set_input_embeddings(new)
-        require_one(model, f"{kind} after set_input_embeddings")
+        require_one(model, tr(f"{kind} after set_input_embeddings",
+                              f"{kind} tras set_input_embeddings"))
         x, y = batch(kind, model.config.vocab_size)
         logits = model(x)[0].data
         h_rows = logits.shape[-1]

@@ -74,14 +74,16 @@ def every_size(model, ids: np.ndarray, targets: np.ndarray) -> dict[str, int]:
     logits, loss = model(ids, targets)
     if not np.isfinite(float(loss.data)):
         raise CheckFailed("the loss is not finite", "la pérdida no es finita")
-    sizes = {"embedding rows": model.token_emb.weight.shape[0],
+    rows = model.token_emb.weight.shape[0]
+    sizes = {tr("embedding rows", "filas del embedding"): rows,
              "lm_head.vocab_size": model.lm_head.vocab_size,
              "config.vocab_size": model.config.vocab_size,
-             "logits (with targets)": logits.shape[-1],
-             "logits (no targets)": model(ids)[0].shape[-1]}
+             tr("logits (with targets)", "logits (con objetivos)"): logits.shape[-1],
+             tr("logits (no targets)", "logits (sin objetivos)"): model(ids)[0].shape[-1]}
     if isinstance(model, GPT):  # generation samples from V classes: ids up to V - 1, no more
         new = model.generate(ids[:1, :2], max_new_tokens=4, temperature=1.0, seed=0)[:, 2:]
-        sizes["largest generated id + 1"] = max(int(new.max()) + 1, sizes["embedding rows"])
+        sizes[tr("largest generated id + 1", "mayor id generado + 1")] = max(int(new.max()) + 1,
+                                                                             rows)
     return sizes
 
 

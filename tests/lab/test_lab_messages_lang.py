@@ -1,0 +1,238 @@
+"""Error and status messages of the lab commands follow --lang (English and Spanish)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+try:
+    import minimodel  # noqa: F401
+except ImportError:  # package __init__ mid-rewrite by others: the lab needs only numpy
+    _stub = types.ModuleType("minimodel")
+    _stub.__path__ = [str(SRC / "minimodel")]
+    _stub.__version__ = "0.0.0"
+    sys.modules["minimodel"] = _stub
+
+from minimodel.cli import main  # noqa: E402
+from minimodel.lab import i18n  # noqa: E402
+
+QUIZ_ID = "phase-13-embeddings"
+
+
+@pytest.fixture
+def learner(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(tmp_path / "learner"))
+    monkeypatch.setenv("COLUMNS", "400")  # Rich: one line per message
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def error_of(capsys, *argv: str) -> str:
+    """Run the command; it must stop with exit code 2 and one `error:` line."""
+    assert main(list(argv)) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: "), err
+    return err
+
+
+# --- quiz ------------------------------------------------------------------------------------
+
+
+def test_quiz_unknown_question_ids(learner, capsys):
+    (learner / "a.json").write_text(json.dumps({"q-13-99": 1}))
+    args = ("quiz", "take", QUIZ_ID, "--answers", "a.json")
+    assert error_of(capsys, *args, "--lang", "es") == (
+        f"error: ids de pregunta desconocidos: q-13-99 (el cuestionario {QUIZ_ID} tiene "
+        "q-13-01..q-13-29)")
+    assert error_of(capsys, *args) == (
+        f"error: unknown question ids q-13-99 (quiz {QUIZ_ID} has q-13-01..q-13-29)")
+    review = ("quiz", "review", QUIZ_ID, "--answers", "a.json", "--json", "--lang", "es")
+    assert "ids de pregunta desconocidos: q-13-99" in error_of(capsys, *review)
+
+
+def test_quiz_malformed_answer_and_unknown_quiz(learner, capsys):
+    (learner / "a.json").write_text(json.dumps({"q-13-01": "x"}))
+    err = error_of(capsys, "quiz", "take", QUIZ_ID, "--answers", "a.json", "--lang", "es")
+    assert err.startswith("error: respuesta mal formada: q-13-01")
+    err = error_of(capsys, "quiz", "take", QUIZ_ID, "--answers", "a.json")
+    assert err.startswith("error: malformed answer: q-13-01")
+    err = error_of(capsys, "quiz", "take", "nope", "--answers", "a.json", "--lang", "es")
+    assert err.startswith("error: cuestionario desconocido 'nope'; cuestionarios disponibles: ")
+    assert err.endswith("(consulta `minimodel quiz list`)")
+    err = error_of(capsys, "quiz", "take", "nope", "--answers", "a.json")
+    assert err.startswith("error: unknown quiz 'nope'; available quizzes: ")
+
+
+def test_quiz_answers_file_errors(learner, capsys):
+    (learner / "bin.json").write_bytes(b"\xff\xfe\x00garbage")
+    (learner / "list.json").write_text("[1, 2]")
+    take = ("quiz", "take", QUIZ_ID, "--answers")
+    assert error_of(capsys, *take, "bin.json", "--lang", "es") == (
+        "error: el archivo de respuestas bin.json no es texto UTF-8")
+    assert error_of(capsys, *take, "bin.json") == "error: answers file bin.json is not UTF-8 text"
+    assert error_of(capsys, *take, "list.json", "--lang", "es").startswith(
+        "error: el archivo de respuestas list.json debe contener una asociación id de pregunta "
+        '-> respuesta, p. ej. {"q-13-01": 1}; se obtuvo list')
+    assert error_of(capsys, *take, ".", "--lang", "es") == (
+        "error: el archivo de respuestas . es una carpeta; pasa un archivo JSON o YAML")
+
+
+# --- break -----------------------------------------------------------------------------------
+
+
+def test_break_unknown_id(learner, capsys):
+    args = ("break", "start", "no-such-break", "--workdir", str(learner / "b"))
+    err = error_of(capsys, *args, "--lang", "es")
+    assert err.startswith("error: avería desconocida 'no-such-break'; averías disponibles: ")
+    assert "tie-by-copy" in err and err.endswith("(consulta `minimodel break list`)")
+    err = error_of(capsys, *args)
+    assert err.startswith("error: unknown break 'no-such-break'; known breaks: ")
+    assert err.endswith("(see `minimodel break list`)")
+
+
+def test_harness_crash_message_follows_the_language(monkeypatch):
+    from minimodel.lab.breaks import harness
+
+    def crash() -> None:
+        raise KeyError("x")
+
+    def silent() -> None:
+        raise AssertionError()
+
+    monkeypatch.setenv(harness.LANG_ENV, "es")
+    assert re.fullmatch(r"KeyError en test_lab_messages_lang\.py:\d+: 'x'",
+                        harness.Checks._run_one(crash))
+    assert harness.Checks._run_one(silent) == "la aserción falló"
+    monkeypatch.setenv(harness.LANG_ENV, "en")
+    assert re.fullmatch(r"KeyError at test_lab_messages_lang\.py:\d+: 'x'",
+                        harness.Checks._run_one(crash))
+    assert harness.Checks._run_one(silent) == "assertion failed"
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_break_check_labels_in_the_workspace_language(learner, capsys, lang):
+    """tie-by-copy's labels ("GPT after 3 AdamW step(s)", "GPT after save/load") in --lang."""
+    workdir = str(learner / "tb")
+    assert main(["break", "start", "tie-by-copy", "--workdir", workdir, "--lang", lang]) == 0
+    capsys.readouterr()
+    assert main(["break", "check", "--workdir", workdir, "--seed", "5"]) == 1
+    out = capsys.readouterr().out
+    if lang == "es":
+        assert re.search(r"(GPT|MaskedLM|CBOW) tras \d paso\(s\) de (AdamW|SGD): lm_head\.weight "
+                         r"no es el Parameter del embedding", out), out
+        assert "GPT tras save/load: lm_head.weight no es el Parameter del embedding" in out
+        assert " after " not in out and " step(s)" not in out
+    else:
+        assert re.search(r"(GPT|MaskedLM|CBOW) after \d (AdamW|SGD) step\(s\): lm_head\.weight "
+                         r"is not the embedding's Parameter", out), out
+        assert "GPT after save/load: lm_head.weight is not the embedding's Parameter" in out
+
+
+# --- exercise --------------------------------------------------------------------------------
+
+
+def test_exercise_unknown_id(learner, capsys):
+    err = error_of(capsys, "exercise", "start", "nope", "--lang", "es")
+    assert err.startswith("error: ejercicio desconocido 'nope'; ejercicios disponibles: ")
+    assert "gelu-tanh" in err
+    err = error_of(capsys, "exercise", "show", "nope")
+    assert err.startswith("error: unknown exercise 'nope'; known exercises: ")
+
+
+def test_exercise_start_over_an_existing_file(learner, capsys):
+    (learner / "g.py").write_text("# mine\n")
+    assert error_of(capsys, "exercise", "start", "gelu-tanh", "--file", "g.py", "--lang",
+                    "es") == ("error: g.py ya existe; usa --force para sobrescribirlo o --file "
+                              "para elegir otro nombre")
+    assert error_of(capsys, "exercise", "start", "gelu-tanh", "--file", "g.py") == (
+        "error: g.py already exists; pass --force to overwrite it or --file to choose another "
+        "name")
+
+
+def test_exercise_check_missing_file(learner, capsys):
+    args = ("exercise", "check", "gelu-tanh", "--file", "nothere.py")
+    assert error_of(capsys, *args, "--lang", "es") == (
+        "error: el archivo de solución nothere.py no existe; créalo con "
+        "`minimodel exercise start gelu-tanh --file nothere.py`")
+    assert error_of(capsys, *args) == (
+        "error: solution file nothere.py does not exist; create it with "
+        "`minimodel exercise start gelu-tanh --file nothere.py`")
+    learner.joinpath("folder").mkdir()
+    assert error_of(capsys, "exercise", "check", "gelu-tanh", "--file", "folder", "--lang",
+                    "es") == ("error: el archivo de solución folder es una carpeta; pasa con "
+                              "--file el archivo .py que contiene")
+
+
+def test_exercise_check_binary_file(learner, capsys):
+    (learner / "x.py").write_bytes(b"def gelu(x):\n    return x\n\xf2\x28\xa1\x00")
+    args = ("exercise", "check", "gelu-tanh", "--file", "x.py")
+    assert error_of(capsys, *args, "--lang", "es") == (
+        "error: el archivo de solución x.py no es un archivo fuente de Python en UTF-8 (el byte "
+        "0xf2 en la posición 26 no es UTF-8); pasa el archivo .py con tu función, guardado "
+        "como texto UTF-8")
+    assert error_of(capsys, *args) == (
+        "error: solution file x.py is not a UTF-8 Python source file (byte 0xf2 at position 26 "
+        "is not UTF-8); pass the .py file with your function, saved as UTF-8 text")
+
+
+def _result(status: str, reason: str) -> dict:
+    return {"exercise": "gelu-tanh", "file": "g.py", "seed": 1, "passed": status == "passed",
+            "status": status, "message": "m", "cases": [], "forbidden": [], "hung_at": [],
+            "tolerance": {"rtol": 1e-9, "atol": 1e-12, "rtol_float32": 1e-5,
+                          "atol_float32": 1e-6},
+            "isolation": "full", "isolation_reason": reason}
+
+
+def test_verdict_and_isolation_lines_in_spanish(learner, capsys):
+    from minimodel.lab.exercises.display import print_result
+
+    full = "bubblewrap namespaces, read-only file system, cgroup process and memory limits"
+    print_result(_result("wrong", full), "es")
+    out = capsys.readouterr().out
+    assert ("aislamiento: completo (espacios de nombres de bubblewrap, sistema de archivos de "
+            "solo lectura, límites de procesos y de memoria por cgroup)") in out
+    assert "NO SUPERADO (incorrecto): m" in out
+    print_result(_result("wrong", full), "en")
+    out = capsys.readouterr().out
+    assert f"isolation: full ({full})" in out and "NOT PASSED (wrong): m" in out
+
+
+def test_every_isolation_reason_reads_back_into_spanish():
+    from minimodel.lab.exercises import isolation
+
+    reasons = [isolation._reason("full", limits="rlimit"),
+               isolation._reason("root_without_cgroup"),
+               isolation._reason("unshare", why=isolation._reason("bwrap_missing")),
+               isolation._reason("unshare", why=isolation._reason("bwrap_broken")),
+               isolation._reason("no_user_namespaces"),
+               isolation._reason("not_linux", platform="darwin")]
+    spanish = [i18n.isolation_reason_label(r, "es") for r in reasons]
+    assert spanish[0].endswith("límites de procesos y de memoria por rlimit")
+    assert spanish[2].startswith("bubblewrap no está instalado: espacios de nombres propios con "
+                                 "unshare")
+    assert spanish[3].startswith("bubblewrap no funciona aquí: ")
+    assert spanish[5].startswith("darwin no tiene espacios de nombres de Linux: ")
+    for en, es in zip(reasons, spanish):
+        assert es != en and "namespaces" not in es and "guard" not in es, es
+        assert i18n.isolation_reason_label(en, "en") == en
+    assert i18n.isolation_reason_label("test: no namespaces", "es") == "test: no namespaces"
+    assert isolation.probe().reason in (reasons + [isolation._reason("full", limits="cgroup")])
+
+
+def test_child_load_errors_in_spanish(learner):
+    from minimodel.lab.exercises import check_solution
+
+    (learner / "w.py").write_text("def not_gelu(x):\n    return x\n")
+    result = check_solution("gelu-tanh", learner / "w.py", seed=1, lang="es")
+    assert result["status"] == "error"
+    assert result["message"] == ("no se pudo cargar el archivo: AttributeError: el archivo no "
+                                 "define ninguna función llamada 'gelu'")
+    result = check_solution("gelu-tanh", learner / "w.py", seed=1)
+    assert result["message"] == ("could not load the file: AttributeError: the file defines no "
+                                 "function named 'gelu'")
