@@ -104,6 +104,8 @@ def test_user_errors_across_commands_exit_2_with_one_line(argv, needle, capsys, 
     (["generate", "/nonexistent/run", "--prompt", "hi", "--seed", "one"],
      "--seed must be a whole number, got 'one'"),
     (["bench", "--cases", "foo"], "unknown case foo; choose from step, memory"),
+    (["exercise", "check", "gelu-tanh", "--file", "x.py", "--seed", "-1"],
+     "--seed must be between 0 and 2147483647, got -1"),
 ])
 def test_bad_option_values_are_refused_by_argparse_naming_the_value(argv, needle, capsys):
     with pytest.raises(SystemExit) as stop:
