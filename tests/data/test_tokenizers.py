@@ -236,4 +236,7 @@ def test_check_vocab_match_names_both_sizes_and_the_fix():
 def test_id_to_token_str_shows_partial_bytes_escaped():
     tok = BPETokenizer.train("éé éé éé", 257)  # first merge: the two bytes of "é"
     assert tok.id_to_token_str(0xC3) == "\\xc3"
+    # control characters are escaped too, once, the same way: one visible line per token
+    assert [tok.id_to_token_str(b) for b in (0, 10, 0x18, 0x7F)] == ["\\x00", "\\n", "\\x18",
+                                                                 "\\x7f"]
     assert tok.id_to_token_str(256) == "é"

@@ -28,3 +28,14 @@ def test_extra_columns_get_a_header(tmp_path):
 def test_bad_input_is_refused(tmp_path, vectors, labels, words):
     with pytest.raises(ValueError, match=words):
         export_projector(vectors, labels, tmp_path)
+
+
+def test_no_label_can_break_a_row(tmp_path):
+    # Byte-level vocabularies hold NUL, vertical tab, form feed, \x1c-\x1e, \x85, U+2028:
+    # all line breaks to some reader. Each becomes a visible escape, one row per vector.
+    labels = ["\x00", "\x0b", "\x0c", "\x1e", "\x85", "\u2028", "\\xd3", "\r", "plain"]
+    _, meta = export_projector(np.zeros((len(labels), 2)), labels, tmp_path)
+    text = meta.read_text(encoding="utf-8")
+    assert text.split("\n")[:-1] == ["\\x00", "\\x0b", "\\x0c", "\\x1e", "\\x85", "\\u2028",
+                                      "\\xd3", "\\r", "plain"]
+    assert len(text.splitlines()) == len(labels)  # Python's widest idea of a line break

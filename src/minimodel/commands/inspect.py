@@ -60,9 +60,18 @@ def token_id(tokenizer: Any, token: str) -> int:
 
 
 def token_text(tokenizer: Any, i: int) -> str:
+    """Token ``i`` as visible text (control characters and bad bytes escaped once)."""
+    from minimodel.data._tokenizer_base import visible
+
     if hasattr(tokenizer, "itos"):
-        return tokenizer.itos[i]
+        return "".join(visible(ch) for ch in tokenizer.itos[i])
     return tokenizer.id_to_token_str(i)
+
+
+def quoted(text: str) -> str:
+    """'text': quotes show a token's leading and trailing spaces. Not repr(), which would
+    escape the backslashes of the already visible escapes a second time."""
+    return f"'{text}'"
 
 
 def default_queries(tokenizer: Any, limit: int = 5) -> list[str]:
@@ -175,8 +184,9 @@ def print_report(r: dict[str, Any]) -> None:
         nt.add_column("token")
         nt.add_column("neighbours")
         for q, items in r["neighbours"].items():
-            nt.add_row(escape(repr(q)),
-                       escape("  ".join(f"{it['token']!r} {it['cosine']:.2f}" for it in items)))
+            nt.add_row(escape(quoted(q)),
+                       escape("  ".join(f"{quoted(it['token'])} {it['cosine']:.2f}"
+                                        for it in items)))
         console.print(nt)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -56,6 +57,13 @@ def _utf8(text: str) -> bytes:
             "has no UTF-8 encoding; fix the text (e.g. decode files with errors='replace')"
         ) from None
 
+
+
+def visible(ch: str) -> str:
+    """``ch``, or its escape when it is a control character or a line/paragraph separator."""
+    if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+        return ch.encode("unicode_escape").decode("ascii")
+    return ch
 
 class Tokenizer:
     """Base class: 256 byte tokens + special tokens; subclasses add how plain text is cut.
@@ -138,8 +146,11 @@ class Tokenizer:
         return self._id_to_bytes[self._check_id(i)]
 
     def id_to_token_str(self, i: int) -> str:
-        """Printable form of token ``i``; bytes that are not valid UTF-8 shown as ``\\xNN``."""
-        return self.id_to_token_bytes(i).decode("utf-8", errors="backslashreplace")
+        """Printable form of token ``i``: bytes that are not valid UTF-8 shown as ``\\xNN``,
+        control characters and line breaks as Python writes them (``\\n``, ``\\x00``), so a
+        label is one line of visible text in a table, a TSV file or a plot."""
+        text = self.id_to_token_bytes(i).decode("utf-8", errors="backslashreplace")
+        return "".join(visible(ch) for ch in text)
 
     # ----------------------------------------------------------------- encode / decode
     def _encode_ordinary(self, text: str) -> list[int]:

@@ -6,8 +6,9 @@ embedding matrix in 2-D/3-D (PCA, t-SNE, UMAP) with labels.
 Format (the projector's own): ``vectors.tsv`` has one row per point, the values separated by
 tabs, no header. ``metadata.tsv`` has one row per point in the same order; with a single
 column it has no header, with several the first row names the columns. A label can contain
-neither a tab nor a newline (they would shift every following row), so those characters are
-written as the visible escapes ``\\t`` and ``\\n``.
+neither a tab nor a line break (they would shift every following row), so control characters
+and line separators are written as visible escapes (``\\t``, ``\\n``, ``\\x00``). The projector
+shows labels as they are, never unescaping, so a backslash is left alone.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from minimodel._fileio import atomic_write_text
+from minimodel.data._tokenizer_base import visible
 
 
 def _cell(value: Any) -> str:
-    text = str(value)
-    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    return "".join(visible(ch) for ch in str(value))
 
 
 def export_projector(vectors: Any, labels: Sequence[Any], out_dir: str | os.PathLike,
