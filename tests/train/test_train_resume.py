@@ -109,6 +109,7 @@ def test_resume_refuses_changed_options_and_missing_state(tiny_corpus, tiny, tmp
     out = tmp_path / "run"
     assert main(["train", "--resume", "--out", str(out), "--quiet"]) == 2
     assert "nothing to resume" in capsys.readouterr().err
+    assert not out.exists()  # the refusal leaves no empty folder behind
     assert main(["train", "--corpus", str(tiny_corpus), "--out", str(out), *tiny]) == 0
     capsys.readouterr()
     assert main(["train", "--resume", "--out", str(out), "--lr", "0.5", "--quiet"]) == 2

@@ -60,6 +60,9 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a directory; give a directory for the "
                          "run's files")
+    if resume and not out.is_dir():  # refused before the lock would create the folder
+        raise ValueError(f"nothing to resume in {out}: there is no such folder (start the run "
+                         "without --resume, or point --out at an interrupted run)")
     if not resume and cfg.corpus is not None:
         check_corpus_path(cfg)
         cfg.corpus = public_domain.as_run_corpus(cfg.corpus)
