@@ -4,23 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-import types
-from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[2] / "src"
-try:
-    import minimodel  # noqa: F401
-except ImportError:  # package __init__ mid-rewrite by others: the lab needs only numpy
-    _stub = types.ModuleType("minimodel")
-    _stub.__path__ = [str(SRC / "minimodel")]
-    _stub.__version__ = "0.0.0"
-    sys.modules["minimodel"] = _stub
-
-from minimodel.cli import main  # noqa: E402
-from minimodel.lab import i18n  # noqa: E402
+from minimodel.cli import main
+from minimodel.lab import i18n
 
 QUIZ_ID = "phase-13-embeddings"
 
@@ -82,6 +70,133 @@ def test_quiz_answers_file_errors(learner, capsys):
     assert error_of(capsys, *take, ".", "--lang", "es") == (
         "error: el archivo de respuestas . es una carpeta; pasa un archivo JSON o YAML")
 
+
+
+def _question(kind: str, answer, n_choices: int = 4):
+    from minimodel.lab.quiz.loader import Question
+
+    text = {"en": "t", "es": "t"}
+    choices = [text] * n_choices if kind in ("single", "multi", "order") else []
+    rubric = [text] if kind == "recall" else []
+    return Question(id="q-99-01", kind=kind, title=text, prompt=text, choices=choices,
+                    answer=answer, explanation=text, rubric=rubric)
+
+
+# (kind, question's answer, learner's answer, error type, English text, Spanish text)
+ANSWER_FORMAT_MESSAGES = {
+    "out_of_range": (
+        "single", 2, 4, ValueError,
+        "q-99-01: choice index 4 is out of range; use 0..3 (indices are 0-based)",
+        "q-99-01: el índice de opción 4 está fuera de rango; usa 0..3 (los índices empiezan "
+        "en 0)"),
+    "single": (
+        "single", 2, [1], TypeError,
+        "q-99-01 is a single-choice question: answer with one 0-based index such as 1, not [1]",
+        "q-99-01 es una pregunta de opción única: responde con un solo índice (empezando en 0), "
+        "como 1, no [1]"),
+    "multi": (
+        "multi", [0, 1], 1, TypeError,
+        "q-99-01 is a multiple-choice question: answer with a list of 0-based indices such as "
+        "[0, 2], not 1",
+        "q-99-01 es una pregunta de opción múltiple: responde con una lista de índices "
+        "(empezando en 0), como [0, 2], no 1"),
+    "order": (
+        "order", [2, 0, 1], [0, 1], ValueError,
+        "q-99-01 is an ordering question: answer with all 3 choice indices (0-based) in the "
+        "right order, each once, such as [2, 1, 0]; got [0, 1]",
+        "q-99-01 es una pregunta de ordenar: responde con los 3 índices de las opciones "
+        "(empezando en 0) en el orden correcto, cada uno una vez, como [2, 1, 0]; se obtuvo "
+        "[0, 1]"),
+    "not_one_number": (
+        "numeric", {"value": 4, "tolerance": 0}, "4 or 5", ValueError,
+        "q-99-01 is a numeric question: '4 or 5' is not one number; write it like 4, 2097152, "
+        "2,097,152 or 6.24",
+        "q-99-01 es una pregunta numérica: '4 or 5' no es un solo número; escríbelo como 4, "
+        "2097152, 2.097.152 o 6,24"),
+    "not_finite": (
+        "numeric", {"value": 4, "tolerance": 0}, float("inf"), ValueError,
+        "q-99-01: numeric answer must be finite, got inf",
+        "q-99-01: la respuesta numérica debe ser finita; se obtuvo inf"),
+    "numeric": (
+        "numeric", {"value": 4, "tolerance": 0}, [4], TypeError,
+        "q-99-01 is a numeric question: answer with a number such as 6.24, not [4]",
+        "q-99-01 es una pregunta numérica: responde con un número, como 6.24, no [4]"),
+    "short": (
+        "short", {"en": ["effective rank"], "es": ["rango efectivo"]}, 3, TypeError,
+        'q-99-01 is a short-answer question: answer with a word or a few words, such as '
+        '"effective rank", not 3',
+        'q-99-01 es una pregunta de respuesta corta: responde con una palabra o unas pocas, '
+        'como "rango efectivo", no 3'),
+    "recall": (
+        "recall", {"en": "m", "es": "m"}, "maybe", TypeError,
+        "q-99-01 is a recall question, marked by you against its rubric: answer true if your "
+        "answer covered every point, false if not; not 'maybe'",
+        "q-99-01 es una pregunta de memoria, autoevaluada con su lista de puntos: responde true "
+        "si tu respuesta recogía todos los puntos, false si no; no 'maybe'"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(ANSWER_FORMAT_MESSAGES))
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_answer_format_explanations_follow_the_language(key, lang):
+    from minimodel.lab.quiz import check_answer, is_correct
+    from minimodel.lab.quiz.ui import MESSAGES
+
+    kind, right, given, error, english, spanish = ANSWER_FORMAT_MESSAGES[key]
+    n_choices = len(right) if kind == "order" else 4
+    question = _question(kind, right, n_choices)
+    expected = {"en": english, "es": spanish}[lang]
+    with pytest.raises(error) as raised:
+        check_answer(question, given, lang)
+    assert str(raised.value) == expected
+    with pytest.raises(error) as raised:
+        is_correct(question, given, lang)
+    assert str(raised.value) == expected
+    if lang == "en":  # the default stays English
+        with pytest.raises(error) as raised:
+            check_answer(question, given)
+        assert str(raised.value) == english
+    assert set(MESSAGES[f"answer.{key}"]) == set(i18n.LANGS)
+
+
+def test_every_answer_format_message_is_tested():
+    from minimodel.lab.quiz.ui import MESSAGES
+
+    keys = {key.partition(".")[2] for key in MESSAGES if key.startswith("answer.")}
+    assert keys == set(ANSWER_FORMAT_MESSAGES)
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("es", "error: respuesta mal formada: q-13-01 es una pregunta de opción única: responde con "
+           "un solo índice (empezando en 0), como 1, no [1]; respuesta mal formada: q-13-02: el "
+           "índice de opción 9 está fuera de rango; usa 0..3 (los índices empiezan en 0)"),
+    ("en", "error: malformed answer: q-13-01 is a single-choice question: answer with one "
+           "0-based index such as 1, not [1]; malformed answer: q-13-02: choice index 9 is out "
+           "of range; use 0..3 (indices are 0-based)"),
+])
+def test_quiz_take_malformed_answer_explained_in_the_language(learner, capsys, lang, expected):
+    (learner / "a.json").write_text(json.dumps({"q-13-01": [1], "q-13-02": 9}))
+    take = ("quiz", "take", QUIZ_ID, "--answers", "a.json", "--lang", lang)
+    assert error_of(capsys, *take) == expected
+    review = ("quiz", "review", QUIZ_ID, "--answers", "a.json", "--json", "--lang", lang)
+    assert error_of(capsys, *review) == expected
+
+
+@pytest.mark.parametrize("lang, reason, english_reason", [
+    ("es", "Escribe un número entre 1 y 4.", "Type one number"),
+    ("en", "Type one number between 1 and 4.", "Escribe"),
+])
+def test_interactive_take_reprompts_with_the_reason_in_the_language(learner, capsys,
+                                                                     monkeypatch, lang, reason,
+                                                                     english_reason):
+    import io
+
+    # q-13-01 (single choice): junk, a list, an out-of-range number, then an answer; then EOF
+    monkeypatch.setattr("sys.stdin", io.StringIO("siete\n1,2\n9\n2\n"))
+    main(["quiz", "take", QUIZ_ID, "--lang", lang])
+    out = capsys.readouterr().out
+    assert out.count(reason) == 3, out
+    assert english_reason not in out
 
 # --- break -----------------------------------------------------------------------------------
 

@@ -157,11 +157,11 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def check_answer(question: Question, answer: Any) -> Any:
+def check_answer(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> Any:
     """Validate the type/range of ``answer`` for ``question``; return it in canonical form.
 
     Canonical forms: single int, multi sorted list, order list, numeric float, short string,
-    recall bool.
+    recall bool. ``lang`` is the language of the error message.
 
     Raises:
         ValueError or TypeError naming the question, the value and the expected format.
@@ -170,26 +170,22 @@ def check_answer(question: Question, answer: Any) -> Any:
 
     def in_range(i: int) -> int:
         if not 0 <= i < n:
-            raise ValueError(f"{qid}: choice index {i} is out of range; use 0..{n - 1} "
-                             "(indices are 0-based)")
+            raise ValueError(t("answer.out_of_range", lang, qid=qid, index=i, last=n - 1))
         return i
 
     if kind == "single":
         if not _is_int(answer):
-            raise TypeError(f"{qid} is a single-choice question: answer with one 0-based "
-                            f"index such as 1, not {answer!r}")
+            raise TypeError(t("answer.single", lang, qid=qid, answer=answer))
         return in_range(answer)
     if kind == "multi":
         if not isinstance(answer, list) or not all(_is_int(i) for i in answer):
-            raise TypeError(f"{qid} is a multiple-choice question: answer with a list of "
-                            f"0-based indices such as [0, 2], not {answer!r}")
+            raise TypeError(t("answer.multi", lang, qid=qid, answer=answer))
         return sorted({in_range(i) for i in answer})
     if kind == "order":
         if (not isinstance(answer, list) or not all(_is_int(i) for i in answer)
                 or sorted(answer) != list(range(n))):
-            raise ValueError(f"{qid} is an ordering question: answer with all {n} choice "
-                             f"indices (0-based) in the right order, each once, such as "
-                             f"{list(range(n))[::-1]}; got {answer!r}")
+            raise ValueError(t("answer.order", lang, qid=qid, n=n,
+                               example=list(range(n))[::-1], answer=answer))
         return list(answer)
     if kind == "numeric":
         if isinstance(answer, dict) and "value" in answer:  # the exported form
@@ -198,22 +194,20 @@ def check_answer(question: Question, answer: Any) -> Any:
             try:
                 return read_number(question, answer)
             except ValueError:
-                raise ValueError(f"{qid} is a numeric question: {answer!r} is not one number; "
-                                 "write it like 4, 2097152, 2,097,152 or 6.24") from None
+                raise ValueError(t("answer.not_one_number", lang, qid=qid,
+                                   answer=answer)) from None
         if _is_int(answer) or isinstance(answer, float):
             if not math.isfinite(answer):
-                raise ValueError(f"{qid}: numeric answer must be finite, got {answer!r}")
+                raise ValueError(t("answer.not_finite", lang, qid=qid, answer=answer))
             return float(answer)
-        raise TypeError(f"{qid} is a numeric question: answer with a number such as 6.24, "
-                        f"not {answer!r}")
+        raise TypeError(t("answer.numeric", lang, qid=qid, answer=answer))
     if kind == "short":
         if isinstance(answer, dict):  # the exported form: its first accepted form
             forms = [f for lang_forms in answer.values() if isinstance(lang_forms, list)
                      for f in lang_forms if isinstance(f, str)]
             answer = forms[0] if forms else answer
         if not isinstance(answer, str) or not canonical_phrase(answer):
-            raise TypeError(f"{qid} is a short-answer question: answer with a word or a few "
-                            f"words, such as \"effective rank\", not {answer!r}")
+            raise TypeError(t("answer.short", lang, qid=qid, answer=answer))
         return answer
     # recall: the learner's own judgement against the rubric
     if isinstance(answer, dict) and "recalled" in answer:
@@ -226,14 +220,14 @@ def check_answer(question: Question, answer: Any) -> Any:
         except ValueError:
             pass
     if not isinstance(answer, bool):
-        raise TypeError(f"{qid} is a recall question, marked by you against its rubric: answer "
-                        f"true if your answer covered every point, false if not; not {answer!r}")
+        raise TypeError(t("answer.recall", lang, qid=qid, answer=answer))
     return answer
 
 
-def is_correct(question: Question, answer: Any) -> bool:
-    """Grade one answer (a recall question returns the learner's own mark)."""
-    answer = check_answer(question, answer)
+def is_correct(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> bool:
+    """Grade one answer (a recall question returns the learner's own mark); ``lang`` is the
+    language of the error when the answer does not fit the question."""
+    answer = check_answer(question, answer, lang)
     kind = question.kind
     if kind == "single":
         return answer == question.answer
@@ -270,7 +264,7 @@ def short_matches(answer: str, forms: dict[str, list[str]]) -> bool:
 def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG) -> dict[str, Any]:
     """Check a whole answer mapping; one ValueError lists every unknown id and bad answer.
 
-    ``lang`` is the language of the error message (the per-question details stay English).
+    ``lang`` is the language of the error message, per-question details included.
     """
     if not isinstance(answers, dict):
         raise ValueError(t("error.not_mapping", lang, type=type(answers).__name__))
@@ -284,7 +278,7 @@ def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG) -> dict[st
         if qid in unknown:
             continue
         try:
-            checked[qid] = check_answer(quiz.question(qid), answer)
+            checked[qid] = check_answer(quiz.question(qid), answer, lang)
         except (TypeError, ValueError) as exc:
             problems.append(t("error.malformed", lang, problem=exc))
     if problems:

@@ -119,6 +119,46 @@ MESSAGES: dict[str, dict[str, str]] = {
                                   "es": "el archivo de respuestas {path} debe contener una "
                                         "asociación id de pregunta -> respuesta, p. ej. "
                                         "{{\"q-13-01\": 1}}; se obtuvo {type}"},
+    # why one answer does not fit its question (grading.check_answer; after "malformed answer: ")
+    "answer.out_of_range": {"en": "{qid}: choice index {index} is out of range; use 0..{last} "
+                                  "(indices are 0-based)",
+                            "es": "{qid}: el índice de opción {index} está fuera de rango; usa "
+                                  "0..{last} (los índices empiezan en 0)"},
+    "answer.single": {"en": "{qid} is a single-choice question: answer with one 0-based index "
+                            "such as 1, not {answer!r}",
+                      "es": "{qid} es una pregunta de opción única: responde con un solo índice "
+                            "(empezando en 0), como 1, no {answer!r}"},
+    "answer.multi": {"en": "{qid} is a multiple-choice question: answer with a list of 0-based "
+                           "indices such as [0, 2], not {answer!r}",
+                     "es": "{qid} es una pregunta de opción múltiple: responde con una lista de "
+                           "índices (empezando en 0), como [0, 2], no {answer!r}"},
+    "answer.order": {"en": "{qid} is an ordering question: answer with all {n} choice indices "
+                           "(0-based) in the right order, each once, such as {example}; got "
+                           "{answer!r}",
+                     "es": "{qid} es una pregunta de ordenar: responde con los {n} índices de "
+                           "las opciones (empezando en 0) en el orden correcto, cada uno una "
+                           "vez, como {example}; se obtuvo {answer!r}"},
+    "answer.not_one_number": {"en": "{qid} is a numeric question: {answer!r} is not one number; "
+                                    "write it like 4, 2097152, 2,097,152 or 6.24",
+                              "es": "{qid} es una pregunta numérica: {answer!r} no es un solo "
+                                    "número; escríbelo como 4, 2097152, 2.097.152 o 6,24"},
+    "answer.not_finite": {"en": "{qid}: numeric answer must be finite, got {answer!r}",
+                          "es": "{qid}: la respuesta numérica debe ser finita; se obtuvo "
+                                "{answer!r}"},
+    "answer.numeric": {"en": "{qid} is a numeric question: answer with a number such as 6.24, "
+                             "not {answer!r}",
+                       "es": "{qid} es una pregunta numérica: responde con un número, como "
+                             "6.24, no {answer!r}"},
+    "answer.short": {"en": "{qid} is a short-answer question: answer with a word or a few "
+                           "words, such as \"effective rank\", not {answer!r}",
+                     "es": "{qid} es una pregunta de respuesta corta: responde con una palabra "
+                           "o unas pocas, como \"rango efectivo\", no {answer!r}"},
+    "answer.recall": {"en": "{qid} is a recall question, marked by you against its rubric: "
+                            "answer true if your answer covered every point, false if not; "
+                            "not {answer!r}",
+                      "es": "{qid} es una pregunta de memoria, autoevaluada con su lista de "
+                            "puntos: responde true si tu respuesta recogía todos los puntos, "
+                            "false si no; no {answer!r}"},
 }
 
 
