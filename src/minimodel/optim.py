@@ -156,10 +156,9 @@ def plan_threads(updates: list[tuple[np.ndarray, ...]]) -> list[list[tuple[int, 
     ``updates[i]`` holds the arrays of one parameter's update, the parameter first. A large
     parameter is halved, one half per thread, each cut into runs of at most ``PIECE`` (when
     all its arrays are C-contiguous: a flat view must write into them, not into a copy); any
-    other goes whole to the thread with less work so far. The same array
-    listed twice (which ``Optimizer`` refuses, but a learner's patch might allow) gets the
-    same ranges in the same thread, so it is updated twice in order, never by two threads
-    at once.
+    other goes whole to the thread with less work so far. The same array listed twice (which
+    ``Optimizer`` refuses, but a learner's patch might allow) gets the same ranges in the
+    same thread, so it is updated twice in order, never by two threads at once.
     """
     plan: list[list[tuple[int, slice]]] = [[], []]
     load = [0, 0]
