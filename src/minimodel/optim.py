@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from minimodel.tensor import Tensor
+from minimodel.threads import run_parts
 
 
 class Optimizer:
@@ -227,8 +228,6 @@ class AdamW(Optimizer):
                                   "weight_decay": weight_decay})
 
     def step(self) -> None:
-        from minimodel.kernels.batch_parallel import run_parts
-
         updates: list[tuple[tuple[np.ndarray, ...], tuple[float, ...]]] = []
         for group in self.param_groups:
             lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]

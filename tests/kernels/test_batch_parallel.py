@@ -13,6 +13,7 @@ import pytest
 
 import minimodel as mm
 from minimodel import dispatch
+from minimodel import threads as th
 from minimodel.kernels import batch_parallel as bp
 from minimodel.models import GPT, MLMConfig, GPTConfig, MaskedLM
 
@@ -22,15 +23,15 @@ def two_parts(monkeypatch):
     """Split every batch of >= 2 rows in two, as on a 2-core machine, however small; records
     the threads the parts ran in. Kernels on, also in CI's MINIMODEL_KERNELS=0 pass."""
     monkeypatch.setattr(bp, "MIN_TOKENS_PER_PART", 1)
-    monkeypatch.setattr(bp, "available_threads", lambda: 2)
+    monkeypatch.setattr(th, "available_threads", lambda: 2)
     seen: list[str] = []
-    real = bp._in_part
+    real = th._in_part
 
     def spy(job):
         seen.append(threading.current_thread().name)
         return real(job)
 
-    monkeypatch.setattr(bp, "_in_part", spy)
+    monkeypatch.setattr(th, "_in_part", spy)
     with mm.kernels(True):
         yield seen
 
@@ -134,12 +135,12 @@ def test_blas_threads_are_restored_and_one_per_part(two_parts):
     loss = model(x, y)[1]
     loss.backward()
     assert _blas_now() == before
-    if bp._blas().lib_controllers:  # a BLAS threadpoolctl can limit (OpenBLAS, MKL)
+    if th._blas().lib_controllers:  # a BLAS threadpoolctl can limit (OpenBLAS, MKL)
         assert seen_inside == [1, 1]
 
 
 def _blas_now() -> int | None:
-    libs = bp._blas().lib_controllers
+    libs = th._blas().lib_controllers
     return min(lib.num_threads for lib in libs) if libs else None
 
 
@@ -171,7 +172,7 @@ def test_no_split_with_dropout_without_gradients_or_for_one_row(two_parts):
 def test_parts_depend_on_the_batch_shape_only(monkeypatch):
     monkeypatch.setattr(bp, "MIN_TOKENS_PER_PART", 16)
     for threads in (1, 2, 8):
-        monkeypatch.setattr(bp, "available_threads", lambda: threads)
+        monkeypatch.setattr(th, "available_threads", lambda: threads)
         assert bp.parts_for(np.zeros((8, 4), dtype=np.int64), splittable=True) == 2
         assert bp.parts_for(np.zeros((8, 3), dtype=np.int64), splittable=True) == 1  # 24 < 32
         assert bp.parts_for(np.zeros((1, 64), dtype=np.int64), splittable=True) == 1
@@ -185,7 +186,7 @@ def test_one_blas_thread_runs_the_parts_here_with_the_same_bits(two_parts, monke
     threaded = _loss_and_grads(model, x, y, kernels=True)
     assert any(name.startswith("minimodel-part") for name in two_parts)
     two_parts.clear()
-    monkeypatch.setattr(bp, "available_threads", lambda: 1)
+    monkeypatch.setattr(th, "available_threads", lambda: 1)
     here = _loss_and_grads(model, x, y, kernels=True)
     assert len(two_parts) == 4 and not any(n.startswith("minimodel-part") for n in two_parts)
     assert here[0] == threaded[0]
@@ -211,9 +212,9 @@ def test_a_failing_part_waits_for_the_others_then_raises_the_first():
         raise KeyError("part 0")
 
     with pytest.raises(KeyError, match="part 0"):
-        bp.run_parts([fails, slow_ok])
+        th.run_parts([fails, slow_ok])
     assert done == ["ok"]
-    assert bp.run_parts([lambda: 1, lambda: 2, lambda: 3]) == [1, 2, 3]
+    assert th.run_parts([lambda: 1, lambda: 2, lambda: 3]) == [1, 2, 3]
 
 
 def test_models_in_two_user_threads_leave_blas_as_it_was(two_parts):
@@ -249,8 +250,8 @@ def test_parts_run_here_when_no_thread_can_start(monkeypatch):
         def submit(self, *args, **kwargs):
             raise RuntimeError("can't start new thread")
 
-    monkeypatch.setattr(bp, "_pool", NoThreads())
-    assert bp.run_parts([lambda: 1, lambda: 2]) == [1, 2]
+    monkeypatch.setattr(th, "_pool", NoThreads())
+    assert th.run_parts([lambda: 1, lambda: 2]) == [1, 2]
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
@@ -268,7 +269,7 @@ def test_a_forked_child_can_still_split_its_batches(two_parts):
 
 def _child_step(model, x, y):
     bp.MIN_TOKENS_PER_PART = 1
-    bp.available_threads = lambda: 2
+    th.available_threads = lambda: 2
     model.zero_grad()
     loss = model(x, y)[1]
     loss.backward()

@@ -159,9 +159,10 @@ def profile_step(config: str = "large", steps: int = 5, clock: str = "cpu",
     say(f"config {config} ({shape.label}); allocator tuned: {allocated}; clock {clock}; "
         f"BLAS threads {blas_threads()}; MINIMODEL_KERNELS="
         f"{os.environ.get('MINIMODEL_KERNELS', '(unset)')}")
+    from minimodel import threads
     from minimodel.kernels import batch_parallel
 
-    if batch_parallel.parts_for(x, True) > 1 and batch_parallel.available_threads() > 1:
+    if batch_parallel.parts_for(x, True) > 1 and threads.available_threads() > 1:
         say(f"the batch runs as {batch_parallel.PARTS} parts in threads: function times add up "
             "every thread's time (use --threads 1 for one thread's account)")
     say(f"step (un-instrumented) {1e3 * plain:8.1f} ms   instrumented {1e3 * total:8.1f} ms")

@@ -13,7 +13,7 @@ How, for P = 2 parts:
 1. forward: rows [0, B) are cut into P contiguous parts; each runs ``loss_fn`` in its own
    thread and records its own graph, while BLAS gets its threads shared out between the
    parts (one each on 2 cores; restored afterwards: the library makes no lasting change to
-   process settings).
+   process settings). The threads come from :func:`minimodel.threads.run_parts`.
 2. join: ``L = sum_k w_k L_k`` with ``w_k = n_k / n`` (labelled targets per part, see
    ``F.batch_loss``), as one autograd node whose inputs are the leaves (parameters) the
    parts reached, so the engine hands this node their gradient like any other.
@@ -38,19 +38,16 @@ itself computed).
 
 from __future__ import annotations
 
-import contextlib
-import os
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable
 
 import numpy as np
 
 from minimodel import autograd, workspace
-from minimodel.autograd import Function, _topological_order, grad_mode, is_grad_enabled
+from minimodel.autograd import Function, _topological_order, is_grad_enabled
 from minimodel.dispatch import composites, register_kernel
 from minimodel.functional.losses import IGNORE_INDEX
 from minimodel.tensor import Tensor
+from minimodel.threads import inside_part, run_parts
 
 PARTS = 2  # fixed, so that results never depend on the machine (module docstring)
 # Smaller batches run whole. Measured (GPT step, 4 layers, 2 cores; parts / whole batch):
@@ -58,122 +55,6 @@ PARTS = 2  # fixed, so that results never depend on the machine (module docstrin
 # 0.87-0.94; 1024 tokens 1.05 (d=128), 0.95 (d=256); 512 tokens 1.06-1.32. Under ~1500 tokens
 # the two threads mostly wait for each other (Python's GIL, BLAS calls too small to share).
 MIN_TOKENS_PER_PART = 768
-
-R = TypeVar("R")
-
-
-# --------------------------------------------------------------------------- threads
-class _PartState(threading.local):
-    inside = False  # True in a thread while it computes one part
-
-
-_part = _PartState()
-_pool: ThreadPoolExecutor | None = None
-_blas_lock = threading.Lock()
-_blas_users = 0  # callers inside _blas_threads_per_call now (models in several user threads)
-_blas_limit: Any = None
-_blas_controller: Any = None
-
-
-def _forget_threads_after_fork() -> None:
-    """A forked child has none of its parent's threads: start a new pool when needed (the old
-    one would wait forever for a worker that does not exist)."""
-    global _pool, _blas_users, _blas_limit, _blas_lock
-    _pool, _blas_users, _blas_limit, _blas_lock = None, 0, None, threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_threads_after_fork)
-
-
-def _blas() -> Any:
-    """threadpoolctl's controller of the BLAS libraries loaded in this process (made once)."""
-    global _blas_controller
-    if _blas_controller is None:
-        from threadpoolctl import ThreadpoolController
-
-        _blas_controller = ThreadpoolController().select(user_api="blas")
-    return _blas_controller
-
-
-def available_threads() -> int:
-    """How many threads this process lets BLAS use: shared out between the parts.
-
-    1 when no BLAS library can be limited (running parts in threads on top of a BLAS that
-    threads each call itself would ask for more cores than there are).
-    """
-    libs = _blas().lib_controllers
-    return min(lib.num_threads for lib in libs) if libs else 1
-
-
-@contextlib.contextmanager
-def _blas_threads_per_call(n: int) -> Iterator[None]:
-    """BLAS at ``n`` threads per call inside the block, then back to what it was."""
-    global _blas_users, _blas_limit
-    with _blas_lock:
-        if _blas_users == 0:
-            _blas_limit = _blas().limit(limits=n)
-        _blas_users += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_users -= 1
-            if _blas_users == 0:
-                _blas_limit.restore_original_limits()
-                _blas_limit = None
-
-
-def _in_part(job: Callable[[], R]) -> R:
-    previous = _part.inside
-    _part.inside = True
-    try:
-        with grad_mode(True):
-            return job()
-    finally:
-        _part.inside = previous
-
-
-def run_parts(jobs: list[Callable[[], R]]) -> list[R]:
-    """Run the jobs, the first in this thread, the others at the same time in worker threads
-    when BLAS may use several threads (else here, one after the other); results in order.
-
-    Every job finishes before this returns, even when one fails (no thread keeps working on a
-    model after the call); then the first failure, in job order, is raised.
-    """
-    global _pool
-    threads = available_threads()
-    if threads < 2:
-        outcomes = [_outcome(job) for job in jobs]
-        return _results(outcomes)
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=max(os.cpu_count() or 2, 2),
-                                   thread_name_prefix="minimodel-part")
-    with _blas_threads_per_call(max(1, threads // len(jobs))):
-        work: list[Callable[[], R] | Future] = list(jobs)
-        for i in range(1, len(jobs)):
-            try:
-                work[i] = _pool.submit(_in_part, jobs[i])
-            except RuntimeError:  # no thread could be started (a process limit): run it here
-                pass
-        outcomes = [_outcome(w) for w in work]  # job 0 runs here while the others run there
-    return _results(outcomes)
-
-
-def _results(outcomes: list[tuple[bool, Any]]) -> list[Any]:
-    for ok, value in outcomes:
-        if not ok:
-            raise value
-    return [value for _, value in outcomes]
-
-
-def _outcome(work: Callable[[], R] | Future) -> tuple[bool, Any]:
-    """(True, result) or (False, the exception) of a job run here or of a submitted one."""
-    try:
-        return True, work.result() if isinstance(work, Future) else _in_part(work)
-    except Exception as error:  # noqa: BLE001 - re-raised by run_parts, after the others finish
-        return False, error
-
 
 # --------------------------------------------------------------------------- the join
 class JoinParts(Function):
@@ -257,7 +138,7 @@ def parts_for(inputs: Any, splittable: bool) -> int:
     """How many parts ``batch_loss`` cuts this batch into (1: the composite runs). Depends on
     the batch's shape, never on the machine."""
     shape = getattr(inputs, "shape", None)
-    if (not splittable or _part.inside or not is_grad_enabled() or not shape
+    if (not splittable or inside_part() or not is_grad_enabled() or not shape
             or shape[0] < PARTS or int(np.prod(shape)) < PARTS * MIN_TOKENS_PER_PART):
         return 1
     return PARTS
