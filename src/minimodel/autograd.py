@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
@@ -226,3 +226,24 @@ def backward(root: "Tensor", grad: Any = None,
             # into reused memory, see minimodel.workspace: fresh arrays page-fault).
             grads[id(inp)] = ig if previous is None else np.add(
                 previous, ig, out=workspace.empty(ig.shape, np.result_type(previous, ig)))
+
+
+def grad(output: "Tensor", inputs: "Sequence[Tensor]", grad_output: Any = None) -> list[np.ndarray]:
+    """The gradients of ``output`` with respect to ``inputs``, returned instead of stored.
+
+    Like ``torch.autograd.grad``: one array per input, in order, and no ``.grad`` anywhere
+    changes. An input the output does not depend on gets zeros of its shape::
+
+        dW, = grad(loss, [W])          # dL/dW, while W.grad stays as it was
+
+    The graph is consumed as by :func:`backward`. ``inputs`` must be leaves (parameters, or
+    tensors created with ``requires_grad=True``).
+    """
+    for t in inputs:
+        if t._node is not None:
+            raise ValueError("grad(): every input must be a leaf tensor (a parameter or a tensor "
+                             "created with requires_grad=True), not the result of an operation")
+    found: dict[int, tuple[Tensor, np.ndarray]] = {}
+    backward(output, grad_output, leaf_grads=found)
+    return [np.array(found[id(t)][1]) if id(t) in found else np.zeros_like(t.data)
+            for t in inputs]
