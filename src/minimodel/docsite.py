@@ -11,7 +11,7 @@ from a *staging* copy of ``docs/``:
    and at the end of every lesson the links to its quiz questions, breaks and exercises;
 3. MkDocs builds the staging folder with ``mkdocs.yml``.
 
-Lessons (``docs/lessons/NN-name.md`` + ``.es.md``) declare their practice items in a front
+Lessons (``lab/content/lessons/NN-name.md`` + ``.es.md``) declare their practice items in a front
 matter block (``quiz: [...]``, ``breaks: [...]``, ``exercises: [...]``); each generated break
 and exercise page links back to the lesson that lists it. Links to code use mkdocstrings'
 cross-references by symbol, ``[text][minimodel.nn.embedding.Lookup]``, so they follow the code
@@ -154,10 +154,13 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     return yaml.safe_load(text[4:end]) or {}, text[end + 5:]
 
 
-def load_lessons(docs_dir: Path) -> list[Lesson]:
-    """The lessons in ``docs_dir/lessons``, in file-name order, with their practice items."""
+LESSONS_DIR = Path(__file__).resolve().parent / "lab" / "content" / "lessons"
+
+
+def load_lessons(lessons_dir: Path = LESSONS_DIR) -> list[Lesson]:
+    """The lessons in ``lessons_dir``, in file-name order, with their practice items."""
     lessons = []
-    for path in sorted((docs_dir / "lessons").glob("[0-9]*.md")):
+    for path in sorted(lessons_dir.glob("[0-9]*.md")):
         if path.name.count(".") > 1:  # a translation, x.es.md
             continue
         meta, _ = split_front_matter(path.read_text(encoding="utf-8"))
@@ -519,17 +522,19 @@ def source_docs_dir() -> Path:
                      "site is built from a clone of the minimodel repository")
 
 
-def stage(target: Path, docs_dir: Path | None = None) -> Path:
+def stage(target: Path, docs_dir: Path | None = None,
+          lessons_dir: Path = LESSONS_DIR) -> Path:
     """Copy ``docs/`` to ``target`` and write every generated page there. Returns ``target``."""
     from minimodel.lab.breaks import list_breaks
     from minimodel.lab.exercises import list_exercises
 
     docs_dir = docs_dir or source_docs_dir()
-    lessons = load_lessons(docs_dir)
+    lessons = load_lessons(lessons_dir)
     problems = practice_problems(lessons)
     if problems:
         raise ValueError("; ".join(problems))
     shutil.copytree(docs_dir, target, dirs_exist_ok=True)
+    shutil.copytree(lessons_dir, target / "lessons", dirs_exist_ok=True)
     readme = docs_dir.parent / "README.md"
     if readme.is_file():
         (target / "interop.md").write_text(interop_page(readme.read_text(encoding="utf-8")),
@@ -596,7 +601,8 @@ def _nav(lessons: list[Lesson]) -> list[Any]:
 
 
 def build(site_dir: str | os.PathLike, strict: bool = True,
-          docs_dir: str | os.PathLike | None = None) -> Path:
+          docs_dir: str | os.PathLike | None = None,
+          lessons_dir: str | os.PathLike = LESSONS_DIR) -> Path:
     """Stage the docs and build the site into ``site_dir``; returns its path.
 
     ``strict``: any MkDocs warning (a broken page link, a code cross-reference that does not
@@ -612,10 +618,10 @@ def build(site_dir: str | os.PathLike, strict: bool = True,
     docs_dir = Path(docs_dir) if docs_dir is not None else source_docs_dir()
     site = Path(site_dir).resolve()
     with tempfile.TemporaryDirectory(prefix="minimodel-docs-") as tmp:
-        staged = stage(Path(tmp) / "docs", docs_dir)
+        staged = stage(Path(tmp) / "docs", docs_dir, Path(lessons_dir))
         config = load_config(str(REPO_ROOT / "mkdocs.yml"), docs_dir=str(staged),
                              site_dir=str(site), strict=strict,
-                             nav=_nav(load_lessons(docs_dir)))
+                             nav=_nav(load_lessons(Path(lessons_dir))))
         warnings = _WarningList()
         logging.getLogger("mkdocs").addHandler(warnings)
         try:

@@ -59,8 +59,8 @@ def test_every_page_loads_cleanly_and_offline(browser, site, artifacts):
         if errors or remote:
             failures[str(page.relative_to(site))] = errors + remote
     assert failures == {}
-    for rel, name in (("lessons/05-tied-gradient.html", "lesson-tied-gradient.en.png"),
-                      ("es/lessons/05-tied-gradient.html", "lesson-tied-gradient.es.png"),
+    for rel, name in (("lessons/07-tied-gradient.html", "lesson-tied-gradient.en.png"),
+                      ("es/lessons/07-tied-gradient.html", "lesson-tied-gradient.es.png"),
                       ("lab/breaks/tied-vocab-mismatch.html", "break-tied-vocab-mismatch.en.png"),
                       ("es/quizzes/phase-13-embeddings.html", "quiz.es.png")):
         _open(browser, site / rel)

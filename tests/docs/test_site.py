@@ -27,10 +27,10 @@ def site(tmp_path_factory) -> Path:
 
 
 def test_every_lesson_has_a_spanish_version_and_real_practice_items():
-    lessons = docsite.load_lessons(DOCS)
+    lessons = docsite.load_lessons()
     assert len(lessons) >= 12   # one page per concept of the curriculum
     for lesson in lessons:
-        assert (DOCS / "lessons" / f"{lesson.stem}.es.md").is_file(), lesson.stem
+        assert (docsite.LESSONS_DIR / f"{lesson.stem}.es.md").is_file(), lesson.stem
         assert lesson.titles["es"] != lesson.titles["en"]
         assert lesson.quiz, lesson.stem           # every lesson ends with practice
     assert docsite.practice_problems(lessons) == []
@@ -44,7 +44,7 @@ def test_pages_exist_in_both_languages(site):
         assert (site / "lab" / "breaks" / f"{b['id']}.html").is_file()
     for e in list_exercises():
         assert (site / "es" / "lab" / "exercises" / f"{e['id']}.html").is_file()
-    spanish = (site / "es" / "lessons" / "05-tied-gradient.html").read_text(encoding="utf-8")
+    spanish = (site / "es" / "lessons" / "07-tied-gradient.html").read_text(encoding="utf-8")
     assert "El gradiente atado: dos caminos" in spanish and 'lang="es"' in spanish
 
 
@@ -66,13 +66,13 @@ def test_code_links_point_at_the_symbols(site):
 
 
 def test_a_broken_code_link_fails_the_build(tmp_path):
-    docs = tmp_path / "docs"
-    shutil.copytree(DOCS, docs)
-    lesson = docs / "lessons" / "01-embedding-lookup.md"
+    lessons = tmp_path / "lessons"
+    shutil.copytree(docsite.LESSONS_DIR, lessons)
+    lesson = lessons / "01-embedding-lookup.md"
     lesson.write_text(lesson.read_text(encoding="utf-8")
                       + "\nSee [gone][minimodel.nn.embedding.NoSuchThing].\n", encoding="utf-8")
     with pytest.raises(ValueError, match="NoSuchThing"):
-        docsite.build(tmp_path / "site", docs_dir=docs)
+        docsite.build(tmp_path / "site", lessons_dir=lessons)
 
 
 def test_generated_break_pages_follow_the_source_and_hide_the_fix(site):
@@ -104,10 +104,11 @@ def test_spanish_pages_use_the_glossary():
     from minimodel.lab.terminology import glossary_problems
 
     texts = []
-    for page in sorted(DOCS.rglob("*.es.md")):
+    pages = sorted(DOCS.rglob("*.es.md")) + sorted(docsite.LESSONS_DIR.glob("*.es.md"))
+    for page in pages:
         prose = re.sub(r"```.*?```", " ", page.read_text(encoding="utf-8"), flags=re.S)
         prose = "\n".join(line for line in prose.splitlines() if not line.startswith("    "))
-        texts.append((str(page.relative_to(DOCS)), prose))
+        texts.append((page.name, prose))
     assert len(texts) >= 7
     assert glossary_problems(iter(texts)) == []
 
