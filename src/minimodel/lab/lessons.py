@@ -1,0 +1,220 @@
+"""The lessons: one Markdown source per lesson and language, whose code runs where it is read.
+
+A lesson is ``lab/content/lessons/NN-slug.md`` (English) with ``NN-slug.es.md`` beside it
+(Spanish). Its front matter names the lab items it owns::
+
+    ---
+    title: "An embedding is a lookup"
+    quiz: [q-13-01, q-13-05]
+    breaks: [embedding-drops-repeats]
+    exercises: [embedding-lookup]
+    ---
+
+Every fenced block whose info string is exactly ``python`` is executed, in order, in one
+fresh Python process and one namespace per lesson file (like a notebook). What a block prints
+must be written in the source as the ``output`` block that follows it, so every number the
+text shows from code is checked each time the lessons are run::
+
+    ```python
+    print(1 + 1)
+    ```
+
+    ```output
+    2
+    ```
+
+:func:`run_lesson` runs one file and returns, block by block, what was printed, the error if
+one was raised and the figures drawn; :func:`lesson_problems` turns that into the list of
+differences the site build and the tests refuse.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+LESSONS_DIR = Path(__file__).resolve().parent / "content" / "lessons"
+LANGS = ("en", "es")
+
+# A fence line: ``` or ~~~ with an info string; the closing fence is the same characters alone.
+_FENCE = re.compile(r"^(?P<fence>```+|~~~+)(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$",
+                    re.M | re.S)
+
+
+@dataclass
+class Lesson:
+    """One lesson of the path: its file stem (``05-lm-head-and-logits``) and what it links."""
+
+    stem: str
+    titles: dict[str, str]
+    quiz: list[str] = field(default_factory=list)
+    breaks: list[str] = field(default_factory=list)
+    exercises: list[str] = field(default_factory=list)
+
+    @property
+    def number(self) -> int:
+        return int(self.stem.split("-", 1)[0])
+
+    @property
+    def slug(self) -> str:
+        return self.stem.split("-", 1)[1]
+
+    def path(self, lang: str = "en", lessons_dir: Path = LESSONS_DIR) -> Path:
+        return lessons_dir / (f"{self.stem}.md" if lang == "en" else f"{self.stem}.{lang}.md")
+
+
+@dataclass
+class CodeBlock:
+    """A ``python`` block, the ``output`` block written after it (None if there is none),
+    and the line of the source where the code starts (1-based)."""
+
+    code: str
+    expected: str | None
+    line: int
+
+
+@dataclass
+class BlockRun:
+    """What one block did: its printed text, the error it raised (or None), its figures."""
+
+    printed: str
+    error: str | None
+    figures: list[str]
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """``(front matter dict, body)``; an empty dict when the text has no front matter."""
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        raise ValueError("the front matter opened by '---' on the first line is never closed")
+    meta = yaml.safe_load(text[4:end]) or {}
+    if not isinstance(meta, dict):
+        raise ValueError("the front matter must be a YAML mapping (title:, quiz:, ...)")
+    return meta, text[end + 5:]
+
+
+def load_lessons(lessons_dir: Path = LESSONS_DIR) -> list[Lesson]:
+    """Every lesson in ``lessons_dir``, in file-name order (which is the path's order)."""
+    lessons = []
+    for path in sorted(lessons_dir.glob("[0-9][0-9]-*.md")):
+        if path.name.count(".") != 1:      # NN-slug.es.md is the Spanish twin, not a lesson
+            continue
+        meta, _ = split_front_matter(path.read_text(encoding="utf-8"))
+        titles = {"en": str(meta.get("title", path.stem))}
+        twin = path.with_name(f"{path.stem}.es.md")
+        if twin.is_file():
+            titles["es"] = str(split_front_matter(twin.read_text(encoding="utf-8"))[0]
+                               .get("title", titles["en"]))
+        lessons.append(Lesson(path.stem, titles, list(meta.get("quiz") or []),
+                              list(meta.get("breaks") or []), list(meta.get("exercises") or [])))
+    return lessons
+
+
+def find_lesson(key: str, lessons_dir: Path = LESSONS_DIR) -> Lesson:
+    """A lesson by number (``5``, ``05``), slug (``lm-head-and-logits``) or stem."""
+    lessons = load_lessons(lessons_dir)
+    for lesson in lessons:
+        if key in (lesson.stem, lesson.slug) or (key.isdigit() and int(key) == lesson.number):
+            return lesson
+    names = ", ".join(f"{lesson.number:02d} {lesson.slug}" for lesson in lessons)
+    raise ValueError(f"no lesson {key!r}; the lessons are: {names}")
+
+
+def code_blocks(text: str) -> list[CodeBlock]:
+    """The ``python`` blocks of a lesson's text, each with the ``output`` block after it."""
+    blocks: list[CodeBlock] = []
+    fences = list(_FENCE.finditer(text))
+    for i, fence in enumerate(fences):
+        if fence.group("info").strip() != "python":
+            continue
+        expected = None
+        if i + 1 < len(fences) and fences[i + 1].group("info").strip() == "output" \
+                and text[fence.end():fences[i + 1].start()].strip() == "":
+            expected = fences[i + 1].group("body")
+        line = text.count("\n", 0, fence.start()) + 2
+        blocks.append(CodeBlock(fence.group("body"), expected, line))
+    return blocks
+
+
+def run_blocks(codes: list[str], figure_dir: Path | None = None,
+               timeout: float = 300.0) -> list[BlockRun]:
+    """Run code blocks in order in one fresh Python process; one :class:`BlockRun` each.
+
+    Running stops at the first block that raises (the later ones are not run). Figures left
+    open at the end of a block are saved as SVG in ``figure_dir`` (when given) and closed.
+    """
+    with tempfile.TemporaryDirectory(prefix="minimodel-lesson-") as work:
+        request = Path(work) / "request.json"
+        result = Path(work) / "result.json"
+        request.write_text(json.dumps({"codes": codes,
+                                       "figure_dir": str(figure_dir) if figure_dir else None,
+                                       "result": str(result)}), encoding="utf-8")
+        env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+        done = subprocess.run([sys.executable, "-m", "minimodel.lab._lesson_runner",
+                               str(request)], cwd=work, env=env, capture_output=True,
+                              text=True, timeout=timeout)
+        if not result.is_file():
+            raise RuntimeError(f"the lesson runner ended without a result "
+                               f"(exit {done.returncode}): {done.stderr[-2000:]}")
+        runs = json.loads(result.read_text(encoding="utf-8"))
+    return [BlockRun(r["printed"], r["error"], r["figures"]) for r in runs]
+
+
+def _normalised(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()).rstrip()
+
+
+def lesson_problems(path: Path, figure_dir: Path | None = None) -> list[str]:
+    """Everything wrong with running one lesson file: errors and printed-output mismatches."""
+    blocks = code_blocks(path.read_text(encoding="utf-8"))
+    if not blocks:
+        return []
+    runs = run_blocks([b.code for b in blocks], figure_dir)
+    problems = []
+    for block, run in zip(blocks, runs):
+        where = f"{path.name}:{block.line}"
+        if run.error is not None:
+            problems.append(f"{where}: the block raised {run.error}")
+            break
+        printed = _normalised(run.printed)
+        if block.expected is None and printed:
+            problems.append(f"{where}: the block prints but no ```output block follows it; "
+                            f"it printed:\n{run.printed}")
+        elif block.expected is not None and printed != _normalised(block.expected):
+            problems.append(f"{where}: the printed output differs from the ```output block.\n"
+                            f"--- written in the lesson\n{block.expected}"
+                            f"--- printed now\n{run.printed}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m minimodel.lab.lessons [NN|slug ...]``: run lessons, print what is wrong."""
+    keys = sys.argv[1:] if argv is None else argv
+    lessons = [find_lesson(k) for k in keys] if keys else load_lessons()
+    failed = 0
+    for lesson in lessons:
+        for lang in LANGS:
+            path = lesson.path(lang)
+            if not path.is_file():
+                continue
+            problems = lesson_problems(path)
+            failed += bool(problems)
+            print(f"{'FAIL' if problems else 'ok  '} {path.name}")
+            for problem in problems:
+                print("    " + problem.replace("\n", "\n    "))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
