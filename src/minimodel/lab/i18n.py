@@ -131,10 +131,10 @@ ISOLATION_REASONS: dict[str, dict[str, str]] = {
         "es": "aquí no hay espacios de nombres de usuario (contenedores sin ellos, o "
               "desactivados por el sistema): solo límites de recursos y protecciones dentro del "
               "proceso"},
-    "not_linux": {"en": "{platform} has no Linux namespaces: the solution runs under resource "
-                        "limits and in-process guards only",
+    "not_linux": {"en": "{platform} has no Linux namespaces: the solution runs as a separate "
+                        "process under resource limits only",
                   "es": "{platform} no tiene espacios de nombres de Linux: la solución se "
-                        "ejecuta solo con límites de recursos y protecciones dentro del proceso"},
+                        "ejecuta como un proceso aparte, solo con límites de recursos"},
 }
 
 
@@ -170,7 +170,7 @@ CASE_LABEL_ES = {
     "repeats": "ids repetidos", "order": "orden de posiciones", "small ids": "ids pequeños",
     "V > d": "V > d", "V < d": "V < d", "large values": "valores grandes", "0-d": "0-d",
     "3-d": "3-d", "affine": "con afín", "weight only": "solo weight", "bias only": "solo bias",
-    "tiny variance": "varianza diminuta", "eps": "eps distinto",
+    "tiny variance": "varianza diminuta", "eps": "eps distinto", "default eps": "eps por defecto",
     "ignored positions": "posiciones ignoradas", "ignore_index": "ignore_index propio",
     "large logits": "logits grandes", "mixed scales": "escalas mezcladas",
     "heads": "varias cabezas", "large scores": "puntuaciones grandes", "T=1": "T=1",

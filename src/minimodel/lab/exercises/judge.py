@@ -145,8 +145,10 @@ def allowed_modules(ex: Exercise) -> list[str]:
 
 
 def build_cases(ex: Exercise, seed: int, examples: int | None = None) -> list[Case]:
-    """The cases of ``ex`` for ``seed``, each with every argument in the declared order (an
-    optional argument the case leaves out gets its default, e.g. ``weight=None``)."""
+    """The cases of ``ex`` for ``seed``. Arguments are passed by position in the declared
+    order, up to the last one the case gives: a gap before it gets the default (e.g.
+    ``weight=None`` before ``eps``), and trailing optional arguments the case leaves out are
+    not passed at all, so the solution's own defaults are tested."""
     spec = ex.cases
     cases = make_cases(spec["generator"], seed,
                        spec.get("examples", 2) if examples is None else examples,
@@ -155,7 +157,9 @@ def build_cases(ex: Exercise, seed: int, examples: int | None = None) -> list[Ca
         missing = [a for a in ex.args if a not in case.args and a not in ex.defaults]
         if missing:
             raise ValueError(f"{ex.id}: case generator gave no {missing} (and no default)")
-        case.args = {a: case.args[a] if a in case.args else ex.defaults[a] for a in ex.args}
+        last = max(ex.args.index(a) for a in case.args)
+        case.args = {a: case.args[a] if a in case.args else ex.defaults[a]
+                     for a in ex.args[:last + 1]}
     return cases
 
 
