@@ -184,12 +184,21 @@ class CgroupLimits:
                 continue
         return None
 
-    def sweep(self) -> None:
+    def sweep(self, min_age: float = 60.0) -> None:
+        """Remove judge cgroups whose judge process is gone (rmdir fails on a non-empty one;
+        ``min_age`` seconds spare one that another judge is still setting up)."""
         for parent in self.dirs.values():
             for stale in parent.glob("minimodel-judge-*"):
                 pid = stale.name.split("-")[2]
-                if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                    _rmdir(stale)
+                try:
+                    old = time.time() - stale.stat().st_mtime >= min_age
+                except OSError:
+                    continue
+                if old and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                    try:
+                        stale.rmdir()
+                    except OSError:
+                        pass
 
     def start(self, max_processes: int, memory_bytes: int) -> "ActiveCgroup":
         name = f"minimodel-judge-{os.getpid()}-{secrets.token_hex(4)}"
