@@ -231,6 +231,7 @@ def test_trailing_defaults_are_not_passed_so_the_solutions_own_default_is_tested
     assert list(cases["default eps"].args) == ["x"]  # eps left to the function's default
     assert list(cases["eps"].args) == ["x", "weight", "bias", "eps"]
     assert cases["eps"].args["weight"] is None and cases["eps"].args["eps"] == 0.1
+    assert cases["tiny variance"].args["eps"] == 1e-5  # explicit: only one case tests the default
     x = cases["default eps"].args["x"]
     assert 1e-7 < x.var(axis=-1).mean() < 3e-5  # variance ~3e-6: eps decides the scale
 
@@ -240,7 +241,8 @@ def test_bert_default_eps_fails_on_the_default_eps_clause(tmp_path):
     wrong = next(w for w in ex.wrong if w["file"] == "bert_default_eps.diff")
     res = judge(ex.id, ex.wrong_source(wrong), tmp_path, seed=21, lang="es")
     default = next(c for c in res["cases"] if c["label"] == "float64, default eps")
-    assert res["status"] == "wrong" and default["status"] == "wrong"
+    failed = [c["label"] for c in res["cases"] if c["status"] != "passed"]
+    assert res["status"] == "wrong" and failed == ["float64, default eps"]
     assert default["clauses"] == ["eps vale 1e-5 por defecto"]
     assert "este caso comprueba: eps vale 1e-5 por defecto" in default["message"]
     assert "se esperaba" not in default["message"]

@@ -117,7 +117,7 @@ def gen_layer_norm(rng, kind, params):
     """x (..., d). "affine": weight and bias; "weight only"/"bias only": one of them;
     "tiny variance": rows whose variance (~1e-6) is comparable to eps; "eps": eps = 0.1;
     "default eps": rows of variance ~3e-6 and no eps argument, so the function's own default
-    decides (1e-5; BERT's 1e-12 is off by about 1 there). Only "eps" passes eps at all."""
+    decides (1e-5; BERT's 1e-12 is off by about 1 there). Every other case passes eps."""
     shape = (2, 4) if kind == "example" else tuple(rng.integers(1, 5, size=_ints(rng, 0, 3))) \
         + (_ints(rng, 2, 33),)
     dt = _dtype(kind)
@@ -132,8 +132,8 @@ def gen_layer_norm(rng, kind, params):
         args["weight"] = rng.normal(size=d).astype(dt)
     if kind in ("affine", "bias only"):
         args["bias"] = rng.normal(size=d).astype(dt)
-    if kind == "eps":
-        args["eps"] = 0.1
+    if kind != "default eps":  # explicit, so a wrong default fails only its own clause
+        args["eps"] = 0.1 if kind == "eps" else 1e-5
     return args
 
 
