@@ -74,15 +74,21 @@ def _works(argv: list[str]) -> bool:
 def probe() -> Isolation:
     """Find out once per process which facilities work (the real sandbox is tried)."""
     if not sys.platform.startswith("linux") or resource is None:
-        return Isolation("partial", _reason("not_linux", platform=sys.platform))
+        return Isolation("partial", _reason("partial", why=_reason("not_linux",
+                                                                   platform=sys.platform)))
     cgroup = CgroupLimits.create_probe()
     bwrap = shutil.which("bwrap")
     if bwrap is None:
-        return Isolation("partial", _reason("bwrap_missing"), cgroup=cgroup)
+        return Isolation("partial", _reason("partial", why=_reason("bwrap_missing")),
+                         cgroup=cgroup)
+    if not _works([bwrap, "--unshare-user", "--ro-bind", "/", "/", "true"]):
+        return Isolation("partial", _reason("partial", why=_reason("no_user_namespaces")),
+                         cgroup=cgroup)
     trial = Isolation("full", "", bwrap=bwrap)
     if not _works(sandbox_command(trial, [sys.executable, "-I", "-c", "import numpy"],
                                   Path("/nonexistent-scratch"), {}, bind_scratch=False)):
-        return Isolation("partial", _reason("bwrap_broken"), cgroup=cgroup)
+        return Isolation("partial", _reason("partial", why=_reason("bwrap_broken")),
+                         cgroup=cgroup)
     if cgroup is None and os.geteuid() == 0:
         return Isolation("partial", _reason("root_without_cgroup"), bwrap=bwrap)
     return Isolation("full", _reason("full", limits="cgroup" if cgroup else "rlimit"),
