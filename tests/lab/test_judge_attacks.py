@@ -542,3 +542,18 @@ def test_no_judge_cgroup_is_left_behind(tmp_path):
     stale.mkdir()
     isolation.CgroupLimits(iso.cgroup.dirs, iso.cgroup.version).sweep(min_age=0)
     assert not stale.exists()
+
+
+def test_an_installed_package_inside_the_python_prefix_is_still_hidden(full, monkeypatch):
+    """pip install (not editable) puts minimodel inside site-packages, which the sandbox
+    mounts: the package folder is then covered by an empty tmpfs."""
+    roots = isolation.python_roots() + [str(PACKAGE_DIR.parent)]
+    monkeypatch.setattr(isolation, "python_roots", lambda: roots)
+    inside = f"""
+        os = __import__('o' + 's')
+        raise RuntimeError(repr([os.path.exists({str(GELU_REF)!r}),
+                                 os.path.isdir({str(PACKAGE_DIR)!r}),
+                                 os.path.exists({str(PACKAGE_DIR.parent.parent / 'README.md')!r})]))
+    """
+    result = check_solution("gelu-tanh", source=gelu_solution(inside=inside), seed=1)
+    assert result["cases"][0]["message"].endswith("[False, True, False]"), result["cases"][0]
