@@ -273,3 +273,17 @@ def test_time_before_the_clock_starts_is_not_charged():
     stuck = run_child([sys.executable, "-c", "import time; time.sleep(120)"], timeout=0.5,
                       clock_start=lambda: started, startup_timeout=120)
     assert stuck.timed_out
+
+
+def test_every_default_argument_has_a_case_that_leaves_it_out():
+    """A solution's own defaults are tested: for each optional argument some hidden case
+    omits it, and a clause names that case's kind (so a known-wrong default fails there)."""
+    from minimodel.lab.exercises import all_exercises
+    from minimodel.lab.exercises.judge import build_cases
+
+    for ex in all_exercises():
+        cases = build_cases(ex, 0, examples=0)
+        for arg in ex.defaults:
+            omitted = [c.kind for c in cases if arg not in c.args]
+            assert omitted, f"{ex.id}: no hidden case leaves {arg} to its default"
+            assert any(set(omitted) & set(c["kinds"]) for c in ex.clauses), (ex.id, arg)

@@ -167,6 +167,7 @@ CASE_LABEL_ES = {
     "3-d": "3-d", "affine": "con afín", "weight only": "solo weight", "bias only": "solo bias",
     "tiny variance": "varianza diminuta", "eps": "eps distinto", "default eps": "eps por defecto",
     "ignored positions": "posiciones ignoradas", "ignore_index": "ignore_index propio",
+    "default ignore_index": "ignore_index por defecto",
     "large logits": "logits grandes", "mixed scales": "escalas mezcladas",
     "heads": "varias cabezas", "large scores": "puntuaciones grandes", "T=1": "T=1",
     "mask values": "valores de máscara", "no masked rows": "sin filas enmascaradas",

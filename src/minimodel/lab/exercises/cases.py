@@ -139,11 +139,12 @@ def gen_layer_norm(rng, kind, params):
 
 # ----------------------------------------------------------------------------- losses
 @generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
-                             "large logits", "mixed scales", "3-d"))
+                             "large logits", "mixed scales", "3-d", "default ignore_index"))
 def gen_cross_entropy(rng, kind, params):
     """logits (..., V), targets with ignored positions. "large logits": scores of order 1e4
     (exp overflows without the row-max shift); "mixed scales": one row near +1e3 and one near
-    -1e3 (a single global max shift underflows the low row); "ignore_index": a custom index."""
+    -1e3 (a single global max shift underflows the low row); "ignore_index": a custom index;
+    "default ignore_index": targets with -100 and no ignore_index argument (the default)."""
     shape = (4,) if kind == "example" else (_ints(rng, 2, 6),)
     if kind == "3-d":
         shape = (_ints(rng, 2, 4), _ints(rng, 2, 5))
@@ -164,6 +165,9 @@ def gen_cross_entropy(rng, kind, params):
         if kind == "ignored positions" or kind == "example":
             targets.flat[-1] = -100
     targets.flat[0] = (ignore + 1) % v if ignore >= 0 else targets.flat[0] % v  # one kept
+    if kind == "default ignore_index":
+        targets.flat[-1] = -100  # at least one position the default must skip
+        return {"logits": logits.astype(_dtype(kind)), "targets": targets}
     return {"logits": logits.astype(_dtype(kind)), "targets": targets, "ignore_index": ignore}
 
 
