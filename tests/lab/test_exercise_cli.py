@@ -45,7 +45,11 @@ def test_check_exit_codes_and_json(learner, capsys):
                "--seed", "9"])
     result = json.loads(capsys.readouterr().out)
     assert ok == 0 and result["passed"] is True and result["seed"] == 9
+    assert result["practice"] is True  # a chosen seed: not recorded as a pass
     assert {"exercise", "passed", "status", "seed", "tolerance", "cases"} <= set(result)
+    assert Progress().get("exercise", ex.id)["status"] == "attempted"
+    assert main(["exercise", "check", ex.id, "--file", str(ex.reference_path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["practice"] is False
 
     bad = main(["exercise", "check", ex.id, "--file", str(ex.folder / "wrong" / "erf_gelu.py")])
     out = capsys.readouterr().out
@@ -172,3 +176,22 @@ def test_checking_the_untouched_stub_says_so(learner, capsys):
     assert main(["exercise", "check", "cbow-step", "--file", "c.py", "--json"]) == 1
     result = json.loads(capsys.readouterr().out)
     assert result["status"] == "error" and "starter stub is not filled in" in result["message"]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-3", "1e9", "soon"])
+def test_timeout_outside_its_range_is_refused_by_argparse(learner, capsys, value):
+    ex = get_exercise("gelu-tanh")
+    with pytest.raises(SystemExit) as stop:
+        main(["exercise", "check", ex.id, "--file", str(ex.reference_path), f"--timeout={value}"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--timeout" in err and ("at most 3600" in err or "number of seconds" in err)
+    assert "Traceback" not in err
+
+
+def test_check_help_shows_the_timeout_default_and_practice_seeds(capsys):
+    with pytest.raises(SystemExit):
+        main(["exercise", "check", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "default: the exercise's own, 20 s for most" in out
+    assert "practice run" in out

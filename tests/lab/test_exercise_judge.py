@@ -1,4 +1,4 @@
-"""The exercise judge: JSON contract, statuses, sandbox limits, tripwires, seeds, AST scan."""
+"""The exercise judge: JSON contract, statuses, sandbox limits, the static rule, seeds, clock."""
 
 from __future__ import annotations
 
@@ -164,27 +164,18 @@ def test_forbidden_caught_statically(tmp_path, monkeypatch):
     assert res["forbidden"][0]["line"] == 12
 
 
-def test_forbidden_minimodel_import_caught_at_runtime_even_if_swallowed(tmp_path):
-    src = ("def embed(ids, E):\n    try:\n        __import__('mini' + 'model')\n"
-           "    except BaseException:\n        pass\n    return E[ids]\n")
-    assert scan_source(src, DEFAULT_FORBIDDEN) == []  # invisible to the AST scan
+def test_a_hidden_minimodel_import_fails_in_full_isolation(tmp_path):
+    """Built at run time, the import is invisible to the static rule; in full isolation the
+    package is simply not there (without bubblewrap this is out of scope: docs/judge.md)."""
+    from minimodel.lab.exercises.isolation import probe
+
+    src = ("def embed(ids, E):\n    lib = __import__('mini' + 'model')\n    return E[ids]\n")
+    assert scan_source(src, DEFAULT_FORBIDDEN) == []
+    if probe().level != "full":
+        pytest.skip(probe().reason)
     res = judge("embedding-lookup", src, tmp_path, seed=0)
-    assert res["status"] == "forbidden"
-    # The runtime guard reports the solution's line.
-    assert res["forbidden"][0] == {"name": "minimodel", "line": 3, "how": "import"}
-    assert "line 3" in res["message"]
-
-
-@pytest.mark.torch
-@pytest.mark.skipif(not HAS_TORCH, reason="torch not installed")
-def test_forbidden_torch_getattr_caught_by_tripwire():
-    ex = get_exercise("multi-head-self-attention")
-    path = ex.folder / "wrong" / "torch_sdpa_getattr.py"
-    assert scan_source(path.read_text(), DEFAULT_FORBIDDEN) == []
-    res = check_solution(ex, path, seed=0)
-    assert res["status"] == "forbidden"
-    assert res["cases"][0]["status"] == "forbidden"
-    assert "scaled_dot_product_attention" in res["message"]
+    assert res["status"] == "error"
+    assert all("ModuleNotFoundError" in c["message"] for c in res["cases"])
 
 
 @pytest.mark.parametrize("source,name", [
@@ -228,3 +219,71 @@ def test_hidden_cases_reproducible_by_seed(tmp_path):
     res2 = judge("gelu-tanh", ref_source("gelu-tanh"), tmp_path, seed=res1["seed"])
     assert isinstance(res1["seed"], int)
     assert [c["inputs"] for c in res1["cases"]] == [c["inputs"] for c in res2["cases"]]
+
+
+# --- defaults, no oracle, practice -------------------------------------------------------
+
+def test_trailing_defaults_are_not_passed_so_the_solutions_own_default_is_tested():
+    from minimodel.lab.exercises.judge import build_cases
+
+    ex = get_exercise("layer-norm")
+    cases = {c.kind: c for c in build_cases(ex, 3, examples=0)}
+    assert list(cases["default eps"].args) == ["x"]  # eps left to the function's default
+    assert list(cases["eps"].args) == ["x", "weight", "bias", "eps"]
+    assert cases["eps"].args["weight"] is None and cases["eps"].args["eps"] == 0.1
+    assert cases["tiny variance"].args["eps"] == 1e-5  # explicit: only one case tests the default
+    x = cases["default eps"].args["x"]
+    assert 1e-7 < x.var(axis=-1).mean() < 3e-5  # variance ~3e-6: eps decides the scale
+
+
+def test_bert_default_eps_fails_on_the_default_eps_clause(tmp_path):
+    ex = get_exercise("layer-norm")
+    wrong = next(w for w in ex.wrong if w["file"] == "bert_default_eps.diff")
+    res = judge(ex.id, ex.wrong_source(wrong), tmp_path, seed=21, lang="es")
+    default = next(c for c in res["cases"] if c["label"] == "float64, default eps")
+    failed = [c["label"] for c in res["cases"] if c["status"] != "passed"]
+    assert res["status"] == "wrong" and failed == ["float64, default eps"]
+    assert default["clauses"] == ["eps vale 1e-5 por defecto"]
+    assert "este caso comprueba: eps vale 1e-5 por defecto" in default["message"]
+    assert "se esperaba" not in default["message"]
+    # 1e-12 against 1e-5 on rows of variance ~3e-6 is an error of order 1, not rounding
+    assert float(default["message"].split("mayor error ")[1].split()[0]) > 0.3
+
+
+def test_visible_examples_still_show_values_and_a_chosen_seed_is_practice(tmp_path):
+    res = judge("gelu-tanh", "import numpy as np\n\n\ndef gelu(x):\n    return x * 1.0\n",
+                tmp_path, seed=4)
+    assert res["practice"] is True and res["status"] == "wrong"
+    example = res["cases"][0]
+    assert not example["hidden"] and "expected" in example["message"]
+    assert res["cases"][-1]["hidden"] and "expected" not in res["cases"][-1]["message"]
+    assert judge("gelu-tanh", ref_source("gelu-tanh"), tmp_path)["practice"] is False
+
+
+# --- the clock starts after the harness's imports ---------------------------------------
+
+def test_time_before_the_clock_starts_is_not_charged():
+    """Load can only make the sleep longer, never shorter: neither result depends on speed."""
+    from minimodel.lab.subprocess_runner import run_child
+
+    slow_start = run_child([sys.executable, "-c", "import time; time.sleep(2)"], timeout=0.5,
+                           clock_start=lambda: None, startup_timeout=120)
+    assert not slow_start.timed_out and slow_start.returncode == 0
+    started = time.monotonic()
+    stuck = run_child([sys.executable, "-c", "import time; time.sleep(120)"], timeout=0.5,
+                      clock_start=lambda: started, startup_timeout=120)
+    assert stuck.timed_out
+
+
+def test_every_default_argument_has_a_case_that_leaves_it_out():
+    """A solution's own defaults are tested: for each optional argument some hidden case
+    omits it, and a clause names that case's kind (so a known-wrong default fails there)."""
+    from minimodel.lab.exercises import all_exercises
+    from minimodel.lab.exercises.judge import build_cases
+
+    for ex in all_exercises():
+        cases = build_cases(ex, 0, examples=0)
+        for arg in ex.defaults:
+            omitted = [c.kind for c in cases if arg not in c.args]
+            assert omitted, f"{ex.id}: no hidden case leaves {arg} to its default"
+            assert any(set(omitted) & set(c["kinds"]) for c in ex.clauses), (ex.id, arg)

@@ -323,14 +323,15 @@ def test_every_isolation_reason_reads_back_into_spanish():
 
     reasons = [isolation._reason("full", limits="rlimit"),
                isolation._reason("root_without_cgroup"),
-               isolation._reason("unshare", why=isolation._reason("bwrap_missing")),
-               isolation._reason("unshare", why=isolation._reason("bwrap_broken")),
-               isolation._reason("no_user_namespaces"),
-               isolation._reason("not_linux", platform="darwin")]
+               isolation._reason("partial", why=isolation._reason("bwrap_missing")),
+               isolation._reason("partial", why=isolation._reason("bwrap_broken")),
+               isolation._reason("partial", why=isolation._reason("no_user_namespaces")),
+               isolation._reason("partial", why=isolation._reason("not_linux",
+                                                                  platform="darwin"))]
     spanish = [i18n.isolation_reason_label(r, "es") for r in reasons]
     assert spanish[0].endswith("límites de procesos y de memoria por rlimit")
-    assert spanish[2].startswith("bubblewrap no está instalado: espacios de nombres propios con "
-                                 "unshare")
+    assert spanish[2].startswith("bubblewrap no está instalado: la solución se ejecuta como un "
+                                 "proceso aparte")
     assert spanish[3].startswith("bubblewrap no funciona aquí: ")
     assert spanish[5].startswith("darwin no tiene espacios de nombres de Linux: ")
     for en, es in zip(reasons, spanish):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -12,6 +13,7 @@ from minimodel.commands._exit import EPILOG as EXIT_CODES
 from minimodel.commands._exit import FAILED, OK, guarded
 
 ORDER = 50
+MAX_TIMEOUT = 3600.0  # seconds; the exercises' own limits are 20-60 s
 
 EPILOG = """\
 examples:
@@ -102,27 +104,49 @@ def cmd_hint(args) -> int:
     return OK
 
 
+def timeout_seconds(text: str) -> float:
+    """``--timeout``: a finite number of seconds, 0 < T <= MAX_TIMEOUT."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--timeout must be a number of seconds, got "
+                                         f"{text!r}") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise argparse.ArgumentTypeError(f"--timeout must be more than 0 and at most "
+                                         f"{MAX_TIMEOUT:g} seconds, got {text}")
+    return value
+
+
 def cmd_check(args) -> int:
     from minimodel.lab.exercises import check_solution
     from minimodel.lab.exercises.display import print_result, t
+    # Everything this command uses after the judge is imported now, before the solution runs
+    # (without full isolation a solution could otherwise plant a __pycache__ file for it).
+    import rich.markup  # noqa: F401 - print_result's
+    import rich.table  # noqa: F401 - print_result's
+
+    from minimodel._console import Console
+    from minimodel.lab.progress import Progress
     ex = _exercise(args)
+    progress_store = Progress(args.learner_dir)
     if args.json or not sys.stderr.isatty():
         result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
                                 lang=args.lang)
     else:  # a live line on stderr: the judge may take up to its time limit
-        from minimodel._console import Console
         with Console(stderr=True).status("") as status:
             def progress(done: int, total: int, elapsed: float, limit: float) -> None:
                 status.update(t("judging", args.lang, file=args.file, done=done,
                                 total=total, elapsed=elapsed, limit=limit))
             result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
                                     lang=args.lang, progress=progress)
-    progress = _progress(args)
-    prev = progress.get("exercise", ex.id) or {}
-    ever_passed = result["passed"] or prev.get("status") == "passed"
-    progress.record("exercise", ex.id, "passed" if ever_passed else "attempted",
-                    last_status=result["status"], last_seed=result["seed"],
-                    attempts=int(prev.get("attempts", 0)) + 1, file=str(args.file))
+    prev = progress_store.get("exercise", ex.id) or {}
+    # A seed the learner chose replays known cases: practice, never a recorded pass.
+    counted = result["passed"] and not result.get("practice")
+    ever_passed = counted or prev.get("status") == "passed"
+    progress_store.record("exercise", ex.id, "passed" if ever_passed else "attempted",
+                          last_status=result["status"], last_seed=result["seed"],
+                          practice=bool(result.get("practice")),
+                          attempts=int(prev.get("attempts", 0)) + 1, file=str(args.file))
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     else:
@@ -207,19 +231,25 @@ def register(subparsers) -> None:
     p.set_defaults(func=guarded(cmd_hint))
 
     p = sub.add_parser("check", help="judge your solution file",
-                       description="Run your function in a sandboxed process (python -I, temp "
-                                   "dir, scrubbed environment, CPU/memory/time limits) on the "
-                                   "visible examples and on hidden cases drawn from a seed, and "
-                                   "compare with the reference within the stated tolerance. "
-                                   "Status: passed, wrong (values, shape or dtype), error, "
-                                   "timeout or forbidden.",
+                       description="Run your function in a sandboxed process (bubblewrap "
+                                   "namespaces and read-only mounts where available, scrubbed "
+                                   "environment, CPU/memory/time limits) on the visible "
+                                   "examples and on hidden cases drawn from a seed, and compare "
+                                   "with the reference within the stated tolerance. A failed "
+                                   "hidden case names the rule of the statement it tests and "
+                                   "the size of the error. Status: passed, wrong (values, shape "
+                                   "or dtype), error, timeout or forbidden.",
                        epilog=EPILOG, formatter_class=fmt)
     p.add_argument("id", help="exercise id")
     p.add_argument("--file", required=True, help="your solution (.py)")
-    p.add_argument("--json", action="store_true", help="machine-readable result (DESIGN.md §2)")
+    p.add_argument("--json", action="store_true", help="machine-readable result (the keys are listed in docs/judge.md)")
     p.add_argument("--seed", type=argtypes.seed, default=None, metavar="N",
-                   help="seed of the hidden cases (to replay a check)")
-    p.add_argument("--timeout", type=float, default=None, help="wall-clock limit in seconds")
+                   help="seed of the hidden cases, to replay a check while debugging (a "
+                        "practice run: a pass with a chosen seed is not recorded)")
+    p.add_argument("--timeout", type=timeout_seconds, default=None, metavar="SECONDS",
+                   help="wall-clock limit for your function, more than 0 and at most "
+                        f"{MAX_TIMEOUT:g} (default: the exercise's own, 20 s for most; "
+                        "importing torch is not counted)")
     _common(p)
     p.set_defaults(func=guarded(cmd_check))
 

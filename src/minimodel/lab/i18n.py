@@ -118,23 +118,18 @@ ISOLATION_REASONS: dict[str, dict[str, str]] = {
               "writable cgroup (RLIMIT_NPROC does not bind root)",
         "es": "espacios de nombres de bubblewrap, pero sin límite del número de procesos: se "
               "ejecuta como root sin un cgroup escribible (RLIMIT_NPROC no limita a root)"},
-    "unshare": {"en": "{why}: own namespaces through unshare, but the file system is not "
-                      "read-only at the OS level (the in-process guard refuses writes)",
-                "es": "{why}: espacios de nombres propios con unshare, pero el sistema de "
-                      "archivos no es de solo lectura a nivel del sistema operativo (la "
-                      "protección dentro del proceso rechaza las escrituras)"},
+    "partial": {"en": "{why}: the solution runs as a separate process under resource limits "
+                      "only",
+                "es": "{why}: la solución se ejecuta como un proceso aparte, solo con límites de "
+                      "recursos"},
     "bwrap_missing": {"en": "bubblewrap is not installed", "es": "bubblewrap no está instalado"},
     "bwrap_broken": {"en": "bubblewrap does not work here", "es": "bubblewrap no funciona aquí"},
     "no_user_namespaces": {
-        "en": "no user namespaces here (containers without them, or disabled by the system): "
-              "resource limits and in-process guards only",
+        "en": "no user namespaces here (containers without them, or disabled by the system)",
         "es": "aquí no hay espacios de nombres de usuario (contenedores sin ellos, o "
-              "desactivados por el sistema): solo límites de recursos y protecciones dentro del "
-              "proceso"},
-    "not_linux": {"en": "{platform} has no Linux namespaces: the solution runs under resource "
-                        "limits and in-process guards only",
-                  "es": "{platform} no tiene espacios de nombres de Linux: la solución se "
-                        "ejecuta solo con límites de recursos y protecciones dentro del proceso"},
+              "desactivados por el sistema)"},
+    "not_linux": {"en": "{platform} has no Linux namespaces",
+                  "es": "{platform} no tiene espacios de nombres de Linux"},
 }
 
 
@@ -170,8 +165,9 @@ CASE_LABEL_ES = {
     "repeats": "ids repetidos", "order": "orden de posiciones", "small ids": "ids pequeños",
     "V > d": "V > d", "V < d": "V < d", "large values": "valores grandes", "0-d": "0-d",
     "3-d": "3-d", "affine": "con afín", "weight only": "solo weight", "bias only": "solo bias",
-    "tiny variance": "varianza diminuta", "eps": "eps distinto",
+    "tiny variance": "varianza diminuta", "eps": "eps distinto", "default eps": "eps por defecto",
     "ignored positions": "posiciones ignoradas", "ignore_index": "ignore_index propio",
+    "default ignore_index": "ignore_index por defecto",
     "large logits": "logits grandes", "mixed scales": "escalas mezcladas",
     "heads": "varias cabezas", "large scores": "puntuaciones grandes", "T=1": "T=1",
     "mask values": "valores de máscara", "no masked rows": "sin filas enmascaradas",

@@ -20,8 +20,7 @@ LAB_DIR = Path(__file__).resolve().parent
 PACKAGE_DIR = LAB_DIR.parent
 MANIFEST = LAB_DIR / "content" / "MANIFEST.json"
 # Beyond lab/content: the shared MLM reference, the child harness and the case generators.
-EXTRA_FILES = ("models/mlm_reference.py", "lab/exercises/_child.py",
-               "lab/exercises/_child_guard.py", "lab/exercises/cases.py")
+EXTRA_FILES = ("models/mlm_reference.py", "lab/exercises/_child.py", "lab/exercises/cases.py")
 
 
 class ContentTampered(ValueError):
@@ -92,3 +91,13 @@ def verify(paths: list[Path] | None = None) -> None:
             "--force-reinstall --no-deps minimodel) or, in a clone, `git checkout -- "
             "src/minimodel`. (Editing content on purpose? Run "
             "`python scripts/update_lab_manifest.py`.)")
+
+
+def verified_bytes(path: Path) -> bytes:
+    """The bytes of ``path``, read once and checked against the manifest: what the caller
+    then compiles is exactly what was hashed (no window to swap the file in between)."""
+    data = Path(path).read_bytes()
+    if _recorded().get(_key(Path(path).resolve())) != hashlib.sha256(data).hexdigest():
+        verify([Path(path)])  # raises, naming the file and the repair
+        raise ContentTampered(f"{path} changed while it was being read; check again")
+    return data

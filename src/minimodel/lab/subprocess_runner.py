@@ -100,7 +100,9 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
               poll: Callable[[float], None] | None = None,
               preexec: Callable[[], None] | None = None,
               max_chars: int = MAX_CHARS, pass_fds: Sequence[int] = (),
-              on_start: Callable[[], None] | None = None) -> ChildResult:
+              on_start: Callable[[], None] | None = None,
+              clock_start: Callable[[], float | None] | None = None,
+              startup_timeout: float = 0.0) -> ChildResult:
     """Run ``argv`` in its own process group, wait at most ``timeout`` seconds, return what it
     printed. Never raises for the child's own failures.
 
@@ -115,6 +117,9 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
         max_chars: how much of each stream to keep (the end of it).
         pass_fds: descriptors the child inherits (e.g. a report pipe).
         on_start: called once the child has started (e.g. to close our copy of a pipe end).
+        clock_start: when given, ``timeout`` counts from the ``time.monotonic()`` it returns
+            (None: not yet; the child is still starting, allowed ``startup_timeout``
+            seconds). The judge starts the clock when its harness has imported torch.
     """
     start = time.monotonic()
     proc = subprocess.Popen(
@@ -131,14 +136,16 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
     timed_out = False
     try:
         while True:
-            elapsed = time.monotonic() - start
+            now = time.monotonic()
+            began = clock_start() if clock_start is not None else start
+            limit_at = began + timeout if began is not None else start + startup_timeout
             if poll is not None:
-                poll(elapsed)
+                poll(now - began if began is not None else 0.0)
             try:
-                proc.wait(timeout=max(0.0, min(0.2, timeout - elapsed)))
+                proc.wait(timeout=max(0.0, min(0.2, limit_at - now)))
                 break
             except subprocess.TimeoutExpired:
-                if time.monotonic() - start >= timeout:
+                if time.monotonic() >= limit_at:
                     timed_out = True
                     break
     finally:

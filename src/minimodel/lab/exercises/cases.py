@@ -112,34 +112,39 @@ def gen_elementwise(rng, kind, params):
 
 
 @generator("layer_norm", ("float64", "float32", "affine", "weight only", "bias only",
-                          "tiny variance", "eps"))
+                          "tiny variance", "eps", "default eps"))
 def gen_layer_norm(rng, kind, params):
     """x (..., d). "affine": weight and bias; "weight only"/"bias only": one of them;
-    "tiny variance": rows whose variance (~1e-6) is comparable to eps; "eps": eps = 0.1."""
+    "tiny variance": rows whose variance (~1e-6) is comparable to eps; "eps": eps = 0.1;
+    "default eps": rows of variance ~3e-6 and no eps argument, so the function's own default
+    decides (1e-5; BERT's 1e-12 is off by about 1 there). Every other case passes eps."""
     shape = (2, 4) if kind == "example" else tuple(rng.integers(1, 5, size=_ints(rng, 0, 3))) \
         + (_ints(rng, 2, 33),)
     dt = _dtype(kind)
     x = rng.normal(size=shape) * 3 + 1
     if kind == "tiny variance":
         x = rng.normal(size=shape) * 1e-3 + 5
+    if kind == "default eps":
+        x = rng.normal(size=shape) * np.sqrt(3e-6) + 5
     args: Args = {"x": x.astype(dt)}
     d = shape[-1]
     if kind in ("affine", "weight only"):
         args["weight"] = rng.normal(size=d).astype(dt)
     if kind in ("affine", "bias only"):
         args["bias"] = rng.normal(size=d).astype(dt)
-    if kind == "eps":
-        args["eps"] = 0.1
+    if kind != "default eps":  # explicit, so a wrong default fails only its own clause
+        args["eps"] = 0.1 if kind == "eps" else 1e-5
     return args
 
 
 # ----------------------------------------------------------------------------- losses
 @generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
-                             "large logits", "mixed scales", "3-d"))
+                             "large logits", "mixed scales", "3-d", "default ignore_index"))
 def gen_cross_entropy(rng, kind, params):
     """logits (..., V), targets with ignored positions. "large logits": scores of order 1e4
     (exp overflows without the row-max shift); "mixed scales": one row near +1e3 and one near
-    -1e3 (a single global max shift underflows the low row); "ignore_index": a custom index."""
+    -1e3 (a single global max shift underflows the low row); "ignore_index": a custom index;
+    "default ignore_index": targets with -100 and no ignore_index argument (the default)."""
     shape = (4,) if kind == "example" else (_ints(rng, 2, 6),)
     if kind == "3-d":
         shape = (_ints(rng, 2, 4), _ints(rng, 2, 5))
@@ -160,6 +165,9 @@ def gen_cross_entropy(rng, kind, params):
         if kind == "ignored positions" or kind == "example":
             targets.flat[-1] = -100
     targets.flat[0] = (ignore + 1) % v if ignore >= 0 else targets.flat[0] % v  # one kept
+    if kind == "default ignore_index":
+        targets.flat[-1] = -100  # at least one position the default must skip
+        return {"logits": logits.astype(_dtype(kind)), "targets": targets}
     return {"logits": logits.astype(_dtype(kind)), "targets": targets, "ignore_index": ignore}
 
 
@@ -189,11 +197,12 @@ def gen_attention(rng, kind, params):
 
 
 @generator("mlm", ("float64", "float32", "heads", "mask values", "no masked rows",
-                   "several blocks"))
+                   "several blocks", "large scores"))
 def gen_mlm(rng, kind, params):
     """The seed pipeline's inputs; params.tied drops w_head. "mask values": indicators such as
     0.3, 0.5 (exactly: not selected), 0.7 and 1 — only values > 0.5 select; "no masked rows":
-    M = 0; "several blocks": L = 3."""
+    M = 0; "several blocks": L = 3; "large scores": float32 block weights of std 4, so attention
+    scores reach the hundreds and a softmax without the row-max shift overflows to NaN."""
     heads, n, t, d = _attention_sizes(rng, kind)
     v = 7 if kind == "example" else _ints(rng, 5, 30)
     layers = 3 if kind == "several blocks" else (1 if kind == "example" else _ints(rng, 1, 3))
@@ -207,10 +216,15 @@ def gen_mlm(rng, kind, params):
         mask[...] = 0.0
     elif not (mask > 0.5).any():
         mask.flat[int(rng.integers(0, n * t))] = 1.0
+    block_std = 4.0 if kind == "large scores" else 1.2 / np.sqrt(d)
+    if kind == "large scores":  # d >= 8, T >= 4: scores of std ~16 d, far past exp's 88.7
+        dt, t, d = np.float32, max(t, 4), heads * max(d // heads, 8 // heads)
+        ids = rng.integers(0, v, size=(n, t))
+        mask = np.ones((n, t), dtype=dt)  # every row is returned: none can hide a NaN
     args: Args = {"input_ids": ids, "mask_indicator": mask,
                   "w_emb": rng.normal(scale=0.7, size=(v, d)).astype(dt),
                   "pos_embed": rng.normal(scale=0.5, size=(t, d)).astype(dt),
-                  "blocks_weights": rng.normal(scale=1.2 / np.sqrt(d),
+                  "blocks_weights": rng.normal(scale=block_std,
                                                size=(layers, 6, d, d)).astype(dt)}
     if not params.get("tied"):
         args["w_head"] = rng.normal(scale=0.7, size=(d, v)).astype(dt)

@@ -1,32 +1,37 @@
 """How far the judge can fence a solution in on this machine, and the command that does it.
 
-Full isolation (Linux with bubblewrap and user namespaces, the CI machine and most laptops):
+Full isolation (Linux with bubblewrap and user namespaces: the CI machine and most laptops):
 
-* its own user, PID, mount, network, IPC and UTS namespaces (``bwrap --unshare-*``): no
-  network, the judge's processes and their ``/proc`` entries out of sight, and when the
-  sandbox's first process ends the kernel kills every process left in it;
-* a read-only view of the file system with one private writable scratch folder, and the
-  minimodel package itself (the references) hidden under an empty tmpfs;
-* a process-count and a memory limit that do not depend on the solution's words: a cgroup
-  (v2, or v1's ``pids`` and ``memory`` controllers) when one can be created, else
-  ``RLIMIT_NPROC`` (which binds only non-root users) and ``RLIMIT_AS``;
-* a scrubbed environment (``--clearenv``) and all capabilities dropped.
+* own user, PID, mount, network, IPC and UTS namespaces (``bwrap --unshare-*``): no network,
+  no other process in sight, and every process of the sandbox dies with it;
+* a file system built from read-only mounts of only what Python needs: the system's
+  ``/usr`` and libraries, a few loader files of ``/etc``, and the interpreter's real prefixes
+  (a venv under ``/tmp``, ``$HOME`` or anywhere works). The learner's home, the lab's
+  progress, the user's files and the minimodel package (references, cases) are simply not
+  there; ``/tmp`` is a private tmpfs; the one writable host folder is the run's output folder;
+* in a NumPy-only exercise torch's package folder is replaced by a module that raises
+  ImportError, so no Python trick can import it;
+* process-count and memory limits that do not depend on the solution's words: a cgroup (v2,
+  or v1's ``pids`` and ``memory``) when one can be made, else ``RLIMIT_NPROC`` and
+  ``RLIMIT_AS``; a scrubbed environment (``--clearenv``); all capabilities dropped.
 
-Anything missing makes the isolation *partial*, with the reason: then the in-process guards
-(``_child.py``: the audit hook and the attribute guard) still refuse writes outside the scratch
-folder, processes, sockets and forbidden APIs, and the resource limits still apply.
+Without bubblewrap (or user namespaces) the isolation is *partial*: the child is a separate
+process with a scrubbed environment and the same resource limits, and nothing more. What then
+still holds and what does not is listed in ``docs/judge.md``.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import secrets
 import shutil
 import signal
 import subprocess
 import sys
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -39,6 +44,10 @@ except ImportError:  # pragma: no cover - Windows
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2]  # .../minimodel
 MAX_PROCESSES = 64  # torch starts a few threads (threads count as tasks for pids.max)
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+             "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group")
+TORCH_HIDDEN = 'raise ImportError("torch is not available here: this exercise is NumPy-only")\n'
 
 
 @dataclass
@@ -48,9 +57,7 @@ class Isolation:
     level: str
     reason: str
     bwrap: str | None = None
-    unshare: str | None = None
     cgroup: "CgroupLimits | None" = None
-    notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, str]:
         return {"isolation": self.level, "isolation_reason": self.reason}
@@ -65,31 +72,88 @@ def _works(argv: list[str]) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def probe() -> Isolation:
-    """Find out once per process which facilities work (each is tried for real)."""
+    """Find out once per process which facilities work (the real sandbox is tried)."""
     if not sys.platform.startswith("linux") or resource is None:
-        return Isolation("partial", _reason("not_linux", platform=sys.platform))
-    bwrap = shutil.which("bwrap")
-    usable_bwrap = bwrap if bwrap and _works(
-        [bwrap, "--ro-bind", "/", "/", "--unshare-user", "--unshare-pid", "--unshare-net",
-         "--unshare-ipc", "--proc", "/proc", "--dev", "/dev", "--die-with-parent", "true"]) else None
+        return Isolation("partial", _reason("partial", why=_reason("not_linux",
+                                                                   platform=sys.platform)))
     cgroup = CgroupLimits.create_probe()
-    nproc_binds = os.geteuid() != 0
-    if usable_bwrap:
-        if cgroup is not None or nproc_binds:
-            return Isolation("full", _reason("full", limits="cgroup" if cgroup else "rlimit"),
-                             bwrap=usable_bwrap, cgroup=cgroup)
-        return Isolation("partial", _reason("root_without_cgroup"), bwrap=usable_bwrap)
-    unshare = shutil.which("unshare")
-    if unshare and _works([unshare, "--user", "--map-root-user", "--pid", "--fork", "--net",
-                           "--ipc", "--mount", "--mount-proc", "true"]):
-        why = _reason("bwrap_missing" if not bwrap else "bwrap_broken")
-        return Isolation("partial", _reason("unshare", why=why), unshare=unshare, cgroup=cgroup)
-    return Isolation("partial", _reason("no_user_namespaces"), cgroup=cgroup)
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return Isolation("partial", _reason("partial", why=_reason("bwrap_missing")),
+                         cgroup=cgroup)
+    if not _works([bwrap, "--unshare-user", "--ro-bind", "/", "/", "true"]):
+        return Isolation("partial", _reason("partial", why=_reason("no_user_namespaces")),
+                         cgroup=cgroup)
+    trial = Isolation("full", "", bwrap=bwrap)
+    if not _works(sandbox_command(trial, [sys.executable, "-I", "-c", "import numpy"],
+                                  Path("/nonexistent-scratch"), {}, bind_scratch=False)):
+        return Isolation("partial", _reason("partial", why=_reason("bwrap_broken")),
+                         cgroup=cgroup)
+    if cgroup is None and os.geteuid() == 0:
+        return Isolation("partial", _reason("root_without_cgroup"), bwrap=bwrap)
+    return Isolation("full", _reason("full", limits="cgroup" if cgroup else "rlimit"),
+                     bwrap=bwrap, cgroup=cgroup)
 
 
 def _reason(key: str, **values: str) -> str:
     """The English reason (the JSON keeps it; the text output translates it on display)."""
     return translate(ISOLATION_REASONS, key, "en", **values)
+
+
+def python_roots() -> list[str]:
+    """Folders the interpreter and its packages live in (real paths, outermost only)."""
+    found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+    for name in ("numpy", "torch"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            found.add(os.path.dirname(list(spec.submodule_search_locations)[0]))
+    found |= {os.path.realpath(p) for p in found}
+    roots = sorted(p for p in found if p and os.path.isdir(p))
+    return [p for p in roots if not any(p.startswith(q.rstrip("/") + "/") for q in roots
+                                        if q != p)]
+
+
+def torch_folder() -> str | None:
+    spec = importlib.util.find_spec("torch")
+    return list(spec.submodule_search_locations)[0] if spec and spec.submodule_search_locations \
+        else None
+
+
+def sandbox_command(iso: Isolation, argv: list[str], scratch: Path, env: dict[str, str], *,
+                    hide_torch: bool = False, bind_scratch: bool = True) -> list[str]:
+    """``argv`` wrapped in bubblewrap when ``iso`` has it (else as it is).
+
+    ``scratch`` is visible read-only, its ``out`` folder writable; with ``hide_torch`` the
+    file ``scratch/torch_hidden.py`` stands in for torch's ``__init__``."""
+    if not iso.bwrap:
+        return list(argv)
+    cmd = [iso.bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+           "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+           "--cap-drop", "ALL", "--clearenv", "--proc", "/proc", "--dev", "/dev",
+           "--tmpfs", "/tmp"]
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):  # merged /usr: /lib -> usr/lib
+            cmd += ["--symlink", os.readlink(path), path]
+        else:
+            cmd += ["--ro-bind-try", path, path]
+    for path in ETC_FILES:
+        cmd += ["--ro-bind-try", path, path]
+    for root in python_roots():
+        cmd += ["--ro-bind", root, root]
+    if str(PACKAGE_DIR).startswith(tuple(r + "/" for r in python_roots())):
+        cmd += ["--tmpfs", str(PACKAGE_DIR)]  # an installed (not editable) minimodel
+    torch_dir = torch_folder()
+    if hide_torch and torch_dir:
+        cmd += ["--tmpfs", torch_dir, "--ro-bind", str(scratch / "torch_hidden.py"),
+                os.path.join(torch_dir, "__init__.py")]
+    if bind_scratch:
+        cmd += ["--ro-bind", str(scratch), str(scratch), "--bind", str(scratch / "out"),
+                str(scratch / "out"), "--chdir", str(scratch)]
+    cmd += ["--remount-ro", "/"]
+    for key, value in env.items():
+        cmd += ["--setenv", key, value]
+    return cmd + ["--", *argv]
 
 
 class CgroupLimits:
@@ -107,46 +171,59 @@ class CgroupLimits:
             controllers = (unified / "cgroup.controllers").read_text().split()
             if "pids" in controllers and "memory" in controllers:
                 found.append((2, {"all": unified / _own_cgroup(2)}))
-        v1 = {name: base / name / _own_cgroup(1, name) for name in ("pids", "memory")}
         if all((base / name).is_dir() for name in ("pids", "memory")):
-            found.append((1, v1))
+            found.append((1, {name: base / name / _own_cgroup(1, name)
+                              for name in ("pids", "memory")}))
         return found
 
     @classmethod
     def create_probe(cls) -> "CgroupLimits | None":
-        """A CgroupLimits template if a cgroup can be made and removed here, else None."""
+        """A CgroupLimits template if a cgroup can be made and removed here, else None.
+        Empty cgroups of judges that were killed before they could clean up go first."""
         for version, parents in cls._roots():
-            made = []
+            limits = cls(parents, version)
+            limits.sweep()
             try:
-                for parent in parents.values():
-                    probe_dir = parent / f"minimodel-probe-{os.getpid()}"
-                    probe_dir.mkdir()
-                    made.append(probe_dir)
-                return cls(parents, version)
+                limits.start(MAX_PROCESSES, 2**30).close()
+                return limits
             except OSError:
                 continue
-            finally:
-                for d in made:
+        return None
+
+    def sweep(self, min_age: float = 60.0) -> None:
+        """Remove judge cgroups whose judge process is gone (rmdir fails on a non-empty one;
+        ``min_age`` seconds spare one that another judge is still setting up)."""
+        for parent in self.dirs.values():
+            for stale in parent.glob("minimodel-judge-*"):
+                pid = stale.name.split("-")[2]
+                try:
+                    old = time.time() - stale.stat().st_mtime >= min_age
+                except OSError:
+                    continue
+                if old and pid.isdigit() and not Path(f"/proc/{pid}").exists():
                     try:
-                        d.rmdir()
+                        stale.rmdir()
                     except OSError:
                         pass
-        return None
 
     def start(self, max_processes: int, memory_bytes: int) -> "ActiveCgroup":
         name = f"minimodel-judge-{os.getpid()}-{secrets.token_hex(4)}"
-        dirs = {key: parent / name for key, parent in self.dirs.items()}
-        for d in dirs.values():
-            d.mkdir()
-        if self.version == 2:
-            (dirs["all"] / "pids.max").write_text(str(max_processes))
-            (dirs["all"] / "memory.max").write_text(str(memory_bytes))
-            if (dirs["all"] / "memory.swap.max").exists():
-                (dirs["all"] / "memory.swap.max").write_text("0")
-        else:
-            (dirs["pids"] / "pids.max").write_text(str(max_processes))
-            (dirs["memory"] / "memory.limit_in_bytes").write_text(str(memory_bytes))
-        return ActiveCgroup(dirs)
+        active = ActiveCgroup({key: parent / name for key, parent in self.dirs.items()})
+        try:
+            for d in active.dirs.values():
+                d.mkdir()
+            if self.version == 2:
+                (active.dirs["all"] / "pids.max").write_text(str(max_processes))
+                (active.dirs["all"] / "memory.max").write_text(str(memory_bytes))
+                if (active.dirs["all"] / "memory.swap.max").exists():
+                    (active.dirs["all"] / "memory.swap.max").write_text("0")
+            else:
+                (active.dirs["pids"] / "pids.max").write_text(str(max_processes))
+                (active.dirs["memory"] / "memory.limit_in_bytes").write_text(str(memory_bytes))
+        except OSError:
+            active.close()  # never leave a half-made cgroup behind
+            raise
+        return active
 
 
 class ActiveCgroup:
@@ -170,29 +247,32 @@ class ActiveCgroup:
         return False
 
     def close(self) -> None:
-        """Kill whatever is left inside, then remove the cgroup."""
+        """Kill whatever is left inside, then remove the cgroup (waiting for the kernel to
+        let the dead processes go: rmdir fails with EBUSY until it has)."""
         for d in self.dirs.values():
-            if (d / "cgroup.kill").exists():
+            if not d.is_dir():
+                continue
+            try:
+                (d / "cgroup.kill").write_text("1")
+            except OSError:
+                pass  # v1, or an older kernel: kill them one by one
+            _rmdir(d)
+
+
+def _rmdir(d: Path) -> None:
+    for _ in range(100):
+        try:
+            for pid in (d / "cgroup.procs").read_text().split():
                 try:
-                    (d / "cgroup.kill").write_text("1")
+                    os.kill(int(pid), signal.SIGKILL)
                 except OSError:
                     pass
-            for _ in range(50):
-                try:
-                    pids = [int(p) for p in (d / "cgroup.procs").read_text().split()]
-                except OSError:
-                    break
-                if not pids:
-                    break
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-            try:
-                d.rmdir()
-            except OSError:
-                pass
+            d.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.02)
 
 
 def _own_cgroup(version: int, controller: str = "") -> str:
@@ -209,27 +289,8 @@ def _own_cgroup(version: int, controller: str = "") -> str:
     return ""
 
 
-def sandbox_command(iso: Isolation, argv: list[str], scratch: Path,
-                    env: dict[str, str]) -> list[str]:
-    """``argv`` wrapped in the namespaces ``iso`` allows (bwrap, unshare, or as it is)."""
-    if iso.bwrap:
-        cmd = [iso.bwrap, "--ro-bind", "/", "/", "--unshare-user", "--unshare-pid",
-               "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-               "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev",
-               "--tmpfs", "/tmp", "--tmpfs", str(PACKAGE_DIR), "--bind", str(scratch),
-               str(scratch), "--chdir", str(scratch), "--cap-drop", "ALL", "--clearenv"]
-        for key, value in env.items():
-            cmd += ["--setenv", key, value]
-        return cmd + ["--", *argv]
-    if iso.unshare:
-        return [iso.unshare, "--user", "--map-root-user", "--pid", "--fork", "--net", "--ipc",
-                "--mount", "--mount-proc", "--kill-child", "--", *argv]
-    return list(argv)
-
-
 def resource_limits(cpu_seconds: int, memory_bytes: int | None, file_bytes: int,
-                    cgroup: ActiveCgroup | None, nproc: int | None
-                    ) -> Callable[[], None]:
+                    cgroup: ActiveCgroup | None, nproc: int | None) -> Callable[[], None]:
     """The preexec function: join the cgroup, then set the rlimits (in the child, pre-exec)."""
     limits = [(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 1),
               (resource.RLIMIT_FSIZE, file_bytes, file_bytes), (resource.RLIMIT_CORE, 0, 0)]
@@ -258,8 +319,7 @@ def processes_of_user(uid: int) -> int:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if entry.stat().st_uid == uid:
-                    count += 1
+                count += entry.stat().st_uid == uid
             except OSError:
                 pass
     return count

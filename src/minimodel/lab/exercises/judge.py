@@ -1,18 +1,27 @@
-"""The exercise judge: scan, run in the sandbox, compare with the reference, report.
+"""The exercise judge: scan, compute the expected outputs, run in the sandbox, compare.
 
-Result (JSON contract of ``minimodel exercise check ID --file FILE --json``, DESIGN.md §2)::
+Result (JSON contract of ``minimodel exercise check ID --file FILE --json``)::
 
     {"exercise": id, "passed": bool,
      "status": "passed" | "wrong" | "error" | "timeout" | "forbidden",
      "reason": finer cause of a failure ("shape", "dtype", "wrong", ...) or null,
-     "seed": int, "tolerance": {"rtol", "atol", "rtol_float32", "atol_float32"},
-     "timeout": seconds, "message": summary, "forbidden": [{"name", "line", "how"}],
-     "hung_at": [...], "cases": [{"name", "hidden", "label", "status", "message", "inputs"}]}
+     "seed": int, "practice": bool, "tolerance": {"rtol", "atol", "rtol_float32",
+     "atol_float32"}, "timeout": seconds, "message": summary,
+     "forbidden": [{"name", "line", "how"}], "hung_at": [...],
+     "isolation": "full" | "partial", "isolation_reason": text,
+     "cases": [{"name", "hidden", "label", "status", "message", "inputs", "clauses"}]}
 
 A case passes when every output has the expected shape and dtype and
 ``|got - expected| <= atol + rtol * |expected|`` elementwise (``numpy.isclose``); float32
 cases use the looser float32 tolerance. Shape and dtype problems get their own case status so
 the learner knows to look at reshapes and casts before the maths.
+
+Order matters: the static scan, then the expected outputs, computed here from the reference's
+manifest-checked bytes (never a ``__pycache__``), all before the solution's process starts; the
+child only returns plain arrays. A hidden case's feedback names the statement's clauses it
+tests and the size of the error, never the expected numbers (the visible examples show them).
+A seed the learner chose replays the cases for debugging: the result says ``practice`` and
+the lab does not record it as a pass.
 """
 
 from __future__ import annotations
@@ -24,13 +33,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from minimodel.lab.exercises.astscan import (DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
-                                             DEFAULT_FORBIDDEN_OPS, scan_source)
-from minimodel.lab.exercises.cases import Case, make_cases
-from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab import integrity
 from minimodel.lab.exercises import isolation
-from minimodel.lab.exercises.sandbox import FORBIDDEN_EXIT, ChildRun, run_solution
+from minimodel.lab.exercises.astscan import (DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
+                                             scan_source)
+from minimodel.lab.exercises.cases import Case, make_cases
+from minimodel.lab.exercises.registry import Exercise, get_exercise
+from minimodel.lab.exercises.sandbox import ChildRun, run_solution
 
 MSG: dict[str, dict[str, str]] = {
     "ok": {"en": "matches within tolerance", "es": "coincide dentro de la tolerancia"},
@@ -56,9 +65,21 @@ MSG: dict[str, dict[str, str]] = {
     "timeout": {"en": "still running after {timeout:g} s", "es": "seguía en marcha tras {timeout:g} s"},
     "forbidden_static": {"en": "uses {name} (line {line}), which this exercise forbids",
                          "es": "usa {name} (línea {line}), prohibido en este ejercicio"},
-    "forbidden_runtime": {"en": "{name} was used at run time ({how}); this exercise forbids it",
-                          "es": "se usó {name} durante la ejecución ({how}); este ejercicio lo "
-                                "prohíbe"},
+    "wrong_hidden": {"en": "{name}: largest error {err:.3g} (allowed {allowed:.3g}) at index {idx}",
+                     "es": "{name}: mayor error {err:.3g} (se admite {allowed:.3g}) en el índice "
+                           "{idx}"},
+    "nonfinite_hidden": {"en": "{name}: got {got} at index {idx}, where the reference is finite",
+                         "es": "{name}: se obtuvo {got} en el índice {idx}, donde la referencia "
+                               "es finita"},
+    "tests": {"en": "this case tests: {clauses}", "es": "este caso comprueba: {clauses}"},
+    "startup": {"en": "the judge's sandbox did not start (exit code {code}); nothing of the "
+                      "solution ran",
+                "es": "el entorno aislado del juez no arrancó (código de salida {code}); no se "
+                      "ejecutó nada de la solución"},
+    "practice": {"en": "practice run: a seed you chose replays the cases, so a pass is not "
+                       "recorded; check without --seed to record it",
+                 "es": "ensayo: una semilla elegida por ti repite los casos, así que un acierto "
+                       "no se registra; comprueba sin --seed para registrarlo"},
     "load_error": {"en": "could not load the file: {type}: {message}",
                    "es": "no se pudo cargar el archivo: {type}: {message}"},
     "crashed": {"en": "the process ended abruptly (exit code {code})",
@@ -101,15 +122,14 @@ def msg(key: str, lang: str, **kw: Any) -> str:
     return (table.get(lang) or table["en"]).format(**kw)
 
 
-def _how(event: dict[str, Any], lang: str) -> str:
-    """``call`` / ``import``, plus the solution's line when the tripwire could see it."""
-    line = event.get("line")
-    return event["how"] + (f", {'línea' if lang == 'es' else 'line'} {line}" if line else "")
-
-
 def forbidden_names(ex: Exercise) -> list[str]:
     """Default forbidden APIs plus the exercise's own list."""
     return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden)))
+
+
+def numpy_only(ex: Exercise) -> bool:
+    """An exercise that forbids torch itself: its child cannot import torch (full isolation)."""
+    return "torch" in ex.forbidden
 
 
 def exercise_files(ex: Exercise) -> list[Path]:
@@ -117,12 +137,7 @@ def exercise_files(ex: Exercise) -> list[Path]:
     and the case generators (checked against the manifest before grading)."""
     here = Path(__file__).resolve().parent
     return [ex.folder / "exercise.yaml", ex.reference_path, here / "_child.py",
-            here / "_child_guard.py", here / "cases.py"]
-
-
-def forbidden_ops(ex: Exercise) -> list[str]:
-    """torch operators refused at the dispatcher: the defaults plus the exercise's."""
-    return list(dict.fromkeys(DEFAULT_FORBIDDEN_OPS + list(ex.forbidden_ops)))
+            here / "cases.py"]
 
 
 def allowed_modules(ex: Exercise) -> list[str]:
@@ -130,8 +145,10 @@ def allowed_modules(ex: Exercise) -> list[str]:
 
 
 def build_cases(ex: Exercise, seed: int, examples: int | None = None) -> list[Case]:
-    """The cases of ``ex`` for ``seed``, each with every argument in the declared order (an
-    optional argument the case leaves out gets its default, e.g. ``weight=None``)."""
+    """The cases of ``ex`` for ``seed``. Arguments are passed by position in the declared
+    order, up to the last one the case gives: a gap before it gets the default (e.g.
+    ``weight=None`` before ``eps``), and trailing optional arguments the case leaves out are
+    not passed at all, so the solution's own defaults are tested."""
     spec = ex.cases
     cases = make_cases(spec["generator"], seed,
                        spec.get("examples", 2) if examples is None else examples,
@@ -140,13 +157,25 @@ def build_cases(ex: Exercise, seed: int, examples: int | None = None) -> list[Ca
         missing = [a for a in ex.args if a not in case.args and a not in ex.defaults]
         if missing:
             raise ValueError(f"{ex.id}: case generator gave no {missing} (and no default)")
-        case.args = {a: case.args[a] if a in case.args else ex.defaults[a] for a in ex.args}
+        last = max(ex.args.index(a) for a in case.args)
+        case.args = {a: case.args[a] if a in case.args else ex.defaults[a]
+                     for a in ex.args[:last + 1]}
     return cases
+
+
+def reference_function(ex: Exercise) -> Callable[..., Any]:
+    """The reference, compiled from the very bytes the manifest vouches for (never from a
+    ``__pycache__`` file, which a sandbox-less run could have replaced)."""
+    path = ex.reference_path
+    code = compile(integrity.verified_bytes(path), str(path), "exec")
+    namespace: dict[str, Any] = {"__name__": f"_mm_reference_{ex.id.replace('-', '_')}"}
+    exec(code, namespace)  # noqa: S102 - shipped, verified content
+    return namespace[ex.parent_reference.split(":")[1] if ex.parent_reference else ex.function]
 
 
 def expected_outputs(ex: Exercise, cases: list[Case]) -> list[list[np.ndarray]]:
     """Run the trusted reference in this process, on copies so it cannot alter the inputs."""
-    fn = ex.reference_function()
+    fn = reference_function(ex)
     results = []
     for case in cases:
         out = fn(*copy.deepcopy(list(case.args.values())))
@@ -155,13 +184,21 @@ def expected_outputs(ex: Exercise, cases: list[Case]) -> list[list[np.ndarray]]:
     return results
 
 
+def clauses_of(ex: Exercise, case: Case, lang: str) -> list[str]:
+    """The statement's clauses a hidden case tests (by its kind), in ``lang``."""
+    if not case.hidden:
+        return []
+    return [c.get(lang) or c["en"] for c in ex.clauses if case.kind in c["kinds"]]
+
+
 def _fmt_index(idx: tuple) -> str:
     return "[" + ", ".join(str(int(i)) for i in idx) + "]" if idx else "[]"
 
 
 def compare_case(ex: Exercise, expected: list[np.ndarray], got: list[np.ndarray],
-                 python_scalar: list[bool], lang: str) -> tuple[str, str]:
-    """``(status, message)`` for one case: shape, then dtype, then values."""
+                 python_scalar: list[bool], lang: str, hidden: bool = False) -> tuple[str, str]:
+    """``(status, message)`` for one case: shape, then dtype, then values. A ``hidden`` case's
+    message gives the size and place of the error, never the expected value."""
     names = [o["name"] for o in ex.outputs]
     if len(got) != len(expected):
         return "shape", msg("n_outputs", lang, want=len(expected), names=", ".join(names),
@@ -184,81 +221,80 @@ def compare_case(ex: Exercise, expected: list[np.ndarray], got: list[np.ndarray]
             if extra.size:
                 return "wrong", msg("sparse", lang, name=name, rows=extra[:8].tolist())
         close = np.isclose(have64, want64, rtol=rtol, atol=atol, equal_nan=True)
-        if not close.all():
-            bad = ~close
-            err = np.where(bad, np.abs(have64 - want64), -1.0)
-            err = np.where(np.isnan(err), np.inf, err)
-            idx = np.unravel_index(int(np.argmax(err)), want.shape) if want.ndim else ()
-            if not np.isfinite(have64[idx]):
-                return "wrong", msg("nonfinite", lang, name=name, got=have64[idx],
-                                    idx=_fmt_index(idx), want=f"{want64[idx]:.8g}")
-            return "wrong", msg("wrong", lang, name=name, err=float(err[idx]),
-                                idx=_fmt_index(idx), want=float(want64[idx]),
-                                got=float(have64[idx]))
+        if close.all():
+            continue
+        with np.errstate(invalid="ignore"):
+            err = np.where(close, -1.0, np.abs(have64 - want64))
+        err = np.where(np.isnan(err), np.inf, err)
+        idx = np.unravel_index(int(np.argmax(err)), want.shape) if want.ndim else ()
+        where = _fmt_index(idx)
+        if not np.isfinite(have64[idx]):
+            return "wrong", (msg("nonfinite_hidden", lang, name=name, got=have64[idx], idx=where)
+                             if hidden else msg("nonfinite", lang, name=name, got=have64[idx],
+                                                idx=where, want=f"{want64[idx]:.8g}"))
+        if hidden:
+            return "wrong", msg("wrong_hidden", lang, name=name, err=float(err[idx]), idx=where,
+                                allowed=atol + rtol * abs(float(want64[idx])))
+        return "wrong", msg("wrong", lang, name=name, err=float(err[idx]), idx=where,
+                            want=float(want64[idx]), got=float(have64[idx]))
     return "passed", msg("ok", lang)
 
 
-def _case_entry(case: Case, status: str, message: str, **extra: Any) -> dict[str, Any]:
+def _case_entry(ex: Exercise, case: Case, status: str, message: str, lang: str,
+                **extra: Any) -> dict[str, Any]:
+    clauses = clauses_of(ex, case, lang)
+    if clauses and status not in ("passed", "not run"):
+        message += "; " + msg("tests", lang, clauses="; ".join(clauses))
     return {"name": case.name, "hidden": case.hidden, "label": case.label, "status": status,
-            "message": message, "inputs": case.describe_inputs(), **extra}
+            "message": message, "inputs": case.describe_inputs(), "clauses": clauses, **extra}
 
 
-def _judge_run(ex: Exercise, cases: list[Case], run: ChildRun, lang: str,
-               timeout: float) -> tuple[str, str, list[dict[str, Any]]]:
+def _judge_run(ex: Exercise, cases: list[Case], expected: list[list[np.ndarray]],
+               run: ChildRun, lang: str, timeout: float
+               ) -> tuple[str, str, list[dict[str, Any]]]:
     """Turn the child's events into (overall status, message, case entries)."""
-    expected = expected_outputs(ex, cases)
-    case_events = {ev["index"]: ev for ev in run.events if ev.get("event") == "case"}
-    forbidden = [ev for ev in run.events if ev.get("event") == "forbidden"]
+    case_events = {ev.get("index"): ev for ev in run.events if ev.get("event") == "case"}
     load_error = next((ev for ev in run.events if ev.get("event") == "load_error"), None)
     finished = any(ev.get("event") == "done" for ev in run.events)
     entries, statuses, stopped_at = [], [], None
     for i, case in enumerate(cases):
         ev = case_events.get(i)
+        where: list[str] = []
         if ev is None:
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
-            if i == stopped_at and forbidden:
-                status, text = "forbidden", msg("forbidden_runtime", lang,
-                                                name=forbidden[0]["name"],
-                                                how=_how(forbidden[0], lang))
-            elif i == stopped_at and run.timed_out:
-                status, text = "timeout", msg("timeout", lang, timeout=timeout)
+            if i == stopped_at and run.timed_out and run.started:
+                status, text, where = "timeout", msg("timeout", lang, timeout=timeout), \
+                    run.hung_at[:3]
             elif i == stopped_at and not finished and run.out_of_memory:
                 status, text = "error", msg("memory", lang, mb=ex.memory_mb)
-            elif i == stopped_at and not finished:
+            elif i == stopped_at and not finished and run.started:
                 status, text = "error", msg("crashed", lang, code=run.returncode)
             else:
                 status, text = "not run", msg("not_run", lang)
-            entries.append(_case_entry(case, status, text, where=run.hung_at[:3]
-                                       if status == "timeout" else []))
-        elif not ev["ok"]:
-            status = "error"
-            entries.append(_case_entry(case, status, msg("raised", lang, type=ev["type"],
-                                                         message=ev["message"]),
-                                       where=ev.get("where", [])))
+        elif not ev.get("ok"):
+            status, where = "error", list(ev.get("where", []))
+            text = msg("raised", lang, type=ev.get("type"), message=ev.get("message"))
         else:
             status, text = compare_case(ex, expected[i], run.outputs[i],
-                                        ev.get("python_scalar", []), lang)
-            entries.append(_case_entry(case, status, text))
+                                        list(ev.get("python_scalar", [])), lang, case.hidden)
+        entries.append(_case_entry(ex, case, status, text, lang, where=where))
         statuses.append(status)
 
-    if forbidden:
-        return "forbidden", msg("forbidden_runtime", lang, name=forbidden[0]["name"],
-                                how=_how(forbidden[0], lang)), entries
+    if not run.started:
+        return "error", msg("startup", lang, code=run.returncode), entries
     if run.timed_out:
-        where = "; ".join(run.hung_at[:1])
-        return "timeout", msg("timeout", lang, timeout=timeout) + (f" ({where})" if where else
+        hung = "; ".join(run.hung_at[:1])
+        return "timeout", msg("timeout", lang, timeout=timeout) + (f" ({hung})" if hung else
                                                                     ""), entries
     if load_error:
         key = load_error.get("key")  # the child's own messages, in English: said in lang here
         message = (msg(key, lang, function=ex.function) if key in LOAD_ERRORS
-                   else load_error["message"])
-        return "error", msg("load_error", lang, type=load_error["type"],
+                   else load_error.get("message"))
+        return "error", msg("load_error", lang, type=load_error.get("type"),
                             message=message), entries
     passed = statuses.count("passed")
     summary = msg("summary", lang, passed=passed, total=len(cases))
-    if not finished and run.returncode == FORBIDDEN_EXIT:  # a violation whose report was lost
-        return "forbidden", msg("forbidden_runtime", lang, name="?", how="runtime"), entries
     if not finished:
         why = msg("memory", lang, mb=ex.memory_mb) if run.out_of_memory else \
             msg("crashed", lang, code=run.returncode)
@@ -273,6 +309,21 @@ def _judge_run(ex: Exercise, cases: list[Case], run: ChildRun, lang: str,
     return "passed", summary, entries
 
 
+def read_solution(path: Path, ex: Exercise, lang: str) -> str:
+    """The learner's file as text (a UTF-8 BOM is dropped); clear errors for folders,
+    missing files and other encodings."""
+    if path.is_dir():
+        raise IsADirectoryError(msg("file_is_folder", lang, path=path))
+    if not path.is_file():
+        raise FileNotFoundError(msg("file_missing", lang, path=path, id=ex.id))
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
+        byte = f"0x{exc.object[exc.start]:02x}" if exc.start < len(exc.object) else "?"
+        raise ValueError(msg("file_not_utf8", lang, path=path, byte=byte,
+                             pos=exc.start)) from None
+
+
 def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                    source: str | None = None, seed: int | None = None,
                    timeout: float | None = None, lang: str = "en",
@@ -284,8 +335,10 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         exercise: an :class:`Exercise` or its id.
         file: path of the learner's ``.py`` file.
         source: the file's text instead of ``file`` (used by validation).
-        seed: seed of the hidden cases; a fresh random one (reported) when None.
-        timeout: wall-clock limit in seconds; the exercise's own default when None.
+        seed: seed of the hidden cases. None: a fresh random one (reported), and a pass
+            counts. A chosen seed replays cases: the result has ``practice: True``.
+        timeout: wall-clock limit in seconds for the solution (the harness's own imports,
+            torch's included, are not counted); the exercise's own default when None.
         lang: "en" or "es" for the messages.
         progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)`` called
             while the solution runs (see :func:`run_solution`).
@@ -294,27 +347,19 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     if source is None:
         if file is None:
             raise ValueError("give the solution as file=PATH or source=TEXT")
-        path = Path(file)
-        if path.is_dir():
-            raise IsADirectoryError(msg("file_is_folder", lang, path=path))
-        if not path.is_file():
-            raise FileNotFoundError(msg("file_missing", lang, path=path, id=ex.id))
-        try:
-            source = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
-            byte = f"0x{exc.object[exc.start]:02x}" if exc.start < len(exc.object) else "?"
-            raise ValueError(msg("file_not_utf8", lang, path=path, byte=byte,
-                                 pos=exc.start)) from None
+        source = read_solution(Path(file), ex, lang)
+    source = source.removeprefix("\ufeff")
     shown_as = str(file) if file is not None else "solution.py"
+    practice = seed is not None
     seed = secrets.randbelow(1_000_000) if seed is None else int(seed)
     timeout = float(timeout if timeout is not None else ex.timeout)
     result: dict[str, Any] = {"exercise": ex.id, "passed": False, "status": "error",
-                              "reason": None, "seed": seed, "tolerance": ex.full_tolerance(),
-                              "timeout": timeout, "file": shown_as, "message": "",
-                              "forbidden": [], "hung_at": [], "cases": [],
-                              **isolation.probe().as_dict()}
+                              "reason": None, "seed": seed, "practice": practice,
+                              "tolerance": ex.full_tolerance(), "timeout": timeout,
+                              "file": shown_as, "message": "", "forbidden": [], "hung_at": [],
+                              "cases": [], **isolation.probe().as_dict()}
 
-    findings = scan_source(source, forbidden_names(ex))
+    findings = scan_source(source, forbidden_names(ex), allowed_modules(ex))
     if findings:
         first = findings[0]
         result.update(status="forbidden", reason="forbidden",
@@ -324,18 +369,16 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
 
     integrity.verify(exercise_files(ex))  # the reference and the harness are what was shipped
     cases = build_cases(ex, seed)
-    run = run_solution(source, shown_as, ex.function, cases, len(ex.outputs),
-                       forbidden_names(ex), timeout, progress=progress,
-                       allowed_modules=allowed_modules(ex), forbidden_ops=forbidden_ops(ex),
-                       memory_mb=ex.memory_mb)
-    status, message, entries = _judge_run(ex, cases, run, lang, timeout)
+    expected = expected_outputs(ex, cases)  # before the solution's process exists
+    run = run_solution(source, shown_as, ex.function, cases, len(ex.outputs), timeout,
+                       progress=progress, memory_mb=ex.memory_mb, hide_torch=numpy_only(ex))
+    status, message, entries = _judge_run(ex, cases, expected, run, lang, timeout)
     reason = next((e["status"] for e in entries if e["status"] not in ("passed", "not run")),
                   None)
+    if practice and status == "passed":
+        message += " (" + msg("practice", lang) + ")"
     result.update(status=status, passed=status == "passed", message=message, cases=entries,
                   reason=reason if status != "passed" else None, hung_at=run.hung_at,
-                  forbidden=[{"name": ev["name"], "line": ev.get("line"),
-                              "how": ev.get("how", "runtime")}
-                             for ev in run.events if ev.get("event") == "forbidden"],
                   duration_s=round(run.duration, 3), **run.isolation)
     if status in ("error", "timeout") and not any(e.get("where") for e in entries):
         result["stderr_tail"] = run.stderr_tail

@@ -1,18 +1,17 @@
-"""Run a learner's solution in a separate, fenced-in process.
+"""Run a learner's solution in a separate, fenced-in process and bring back plain arrays.
 
 Why a process and not ``exec``: a solution may loop forever, eat memory, print gigabytes, call
 ``sys.exit`` or try to get out; none of that may touch the judge, the package, the learner's
-files or the lab's progress.
+files or the lab's progress. The fence is the operating system's
+(:mod:`minimodel.lab.exercises.isolation`): nothing in the child process is trusted.
 
-The child is ``python -I _child.py config.json`` in a fresh scratch folder, wrapped in the
-namespaces and limits :mod:`minimodel.lab.exercises.isolation` finds on this machine (full
-isolation with bubblewrap; else partial, with the reason), with a scrubbed environment, CPU
-time, memory, file-size and process-count limits that come from the exercise (never from the
-solution's text). Inputs travel as ``.npz`` files and outputs come back the same way (read with
-``allow_pickle=False``); events and violations come back through an inherited pipe. Starting it
-in its own session, the wall-clock limit that kills the group and the output capture are
-:func:`minimodel.lab.subprocess_runner.run_child`'s; the cgroup (when there is one) kills every
-process left in the sandbox after the verdict.
+The child is ``python -I -B _child.py config.json`` in a fresh scratch folder (``-B``: it
+never writes ``__pycache__``), with a scrubbed environment and CPU time, memory, file-size and
+process-count limits that come from the exercise (never from the solution's text). Inputs
+travel as ``.npz`` files; outputs come back the same way into ``out/`` and are read here with
+``allow_pickle=False`` (never following a link). Events come back through an inherited pipe.
+The wall-clock limit starts when the child says ``ready`` (after its NumPy and torch imports),
+so a busy machine's slow torch import is not charged to the solution.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -37,13 +37,12 @@ import numpy as np
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
 from minimodel.lab.exercises import isolation
 from minimodel.lab.exercises.cases import Case
-from minimodel.lab.subprocess_runner import clean_env, run_child
 from minimodel.lab.pyparse import parse_python
+from minimodel.lab.subprocess_runner import clean_env, run_child
 
 MIB = 1024**2
-FSIZE_LIMIT = 256 * MIB       # caps files the solution writes (its prints: run_child keeps a tail)
-CHILD_FILES = ("_child.py", "_child_guard.py")
-FORBIDDEN_EXIT = 86           # _child.py ends with this after reporting a violation
+FSIZE_LIMIT = 256 * MIB  # caps files the solution writes (its prints: run_child keeps a tail)
+STARTUP_LIMIT = 300.0    # seconds for the harness's own imports (torch), before the clock
 HERE = Path(__file__).resolve().parent
 
 
@@ -55,27 +54,25 @@ class ChildRun:
     outputs: dict[int, list[np.ndarray]]
     returncode: int | None
     timed_out: bool
-    duration: float
+    duration: float  # seconds since "ready" (the solution's own time)
     stderr_tail: list[str] = field(default_factory=list)
     hung_at: list[str] = field(default_factory=list)
     isolation: dict[str, str] = field(default_factory=dict)
     out_of_memory: bool = False
+    started: bool = True  # the harness reached "ready" (else the sandbox itself failed)
 
 
-def _uses_torch(source: str) -> bool:
-    """Does the file import torch (statically)? Then the harness imports it first, so torch's
-    own start-up is not mistaken for the solution's doing. (Limits never depend on this.)"""
+def imports_torch(source: str) -> bool:
+    """Does the file import torch (statically)? Then the harness imports it before the clock
+    starts. (Limits never depend on this.)"""
     try:
         tree = parse_python(source)
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "torch"
-                                                for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
-            return True
-    return False
+    return any(isinstance(node, ast.Import) and any(a.name.split(".")[0] == "torch"
+                                                    for a in node.names)
+               or isinstance(node, ast.ImportFrom)
+               and (node.module or "").split(".")[0] == "torch" for node in ast.walk(tree))
 
 
 class _Channel:
@@ -85,6 +82,7 @@ class _Channel:
         self.read_fd, self.write_fd = os.pipe()
         self.events: list[dict[str, Any]] = []
         self.cases_done = 0
+        self.ready_at: float | None = None
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
@@ -95,9 +93,12 @@ class _Channel:
                     event = json.loads(line)
                 except json.JSONDecodeError:
                     continue  # a line cut short by a kill
-                if isinstance(event, dict):
-                    self.events.append(event)
-                    self.cases_done += event.get("event") == "case"
+                if not isinstance(event, dict):
+                    continue
+                if event.get("event") == "ready" and self.ready_at is None:
+                    self.ready_at = time.monotonic()
+                self.events.append(event)
+                self.cases_done += event.get("event") == "case"
 
     def child_started(self) -> None:
         os.close(self.write_fd)  # only the child holds the write end now
@@ -111,59 +112,59 @@ def _hung_at(stderr: str, shown_as: str) -> list[str]:
     """Frames of the faulthandler dump that point into the solution, innermost first (the
     solution is compiled under the learner's own path, ``shown_as``)."""
     pattern = re.compile(r'File "([^"]+)", line (\d+) in (\S+)')
-    frames = [m for m in pattern.finditer(stderr) if m.group(1) == shown_as]
-    return [f"{shown_as}, line {m.group(2)} in {m.group(3)}" for m in frames]
+    return [f"{shown_as}, line {m.group(2)} in {m.group(3)}" for m in pattern.finditer(stderr)
+            if m.group(1) == shown_as]
+
+
+def read_outputs(path: Path, n: int) -> list[np.ndarray]:
+    """``out_0 .. out_{n-1}`` of an ``.npz`` the child wrote: a regular file, not a link
+    (the child could point one at a file of the user's), no pickles."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as fh, np.load(fh, allow_pickle=False) as data:
+        return [np.array(data[f"out_{j}"]) for j in range(n)]
 
 
 def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n_outputs: int,
-                 forbidden: list[str], timeout: float,
-                 progress: Callable[[int, int, float, float], None] | None = None, *,
-                 allowed_modules: list[str] | None = None, forbidden_ops: list[str] = (),
-                 memory_mb: int = 2048) -> ChildRun:
+                 timeout: float, progress: Callable[[int, int, float, float], None] | None = None,
+                 *, memory_mb: int = 2048, hide_torch: bool = False) -> ChildRun:
     """Run ``function`` from ``source`` on every case in a fenced-in child process.
 
     Args:
-        source: the learner's file content (copied into the scratch folder as ``solution.py``).
+        source: the learner's file content (copied into the scratch folder).
         shown_as: the learner's path, used in reports instead of the scratch copy's.
         function: name of the function to call.
         cases: inputs; array arguments go through ``.npz``, scalars through JSON.
         n_outputs: how many outputs the function returns (a tuple when > 1).
-        forbidden: dotted names the attribute guard refuses (by name and by identity).
-        timeout: wall-clock seconds for the whole run (start-up included).
+        timeout: wall-clock seconds for the solution (from "ready" to the end).
         progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)``.
-        allowed_modules: top-level modules the solution may import (default: see judge).
-        forbidden_ops: torch ``aten`` operators refused at the dispatcher.
         memory_mb: memory limit of the exercise (cgroup where available, else address space).
+        hide_torch: a NumPy-only exercise: torch cannot be imported (full isolation only).
     """
     iso = isolation.probe()
-    scratch = Path(tempfile.mkdtemp(prefix="minimodel-judge-"))
+    scratch = Path(tempfile.mkdtemp(prefix="minimodel-run-"))
     os.chmod(scratch, 0o755)
+    (scratch / "out").mkdir()
     channel = _Channel()
     cgroup = None
     try:
-        solution = scratch / "solution.py"
-        atomic_write_text(solution, source)
-        for name in CHILD_FILES:
-            atomic_write_bytes(scratch / name, (HERE / name).read_bytes())
+        atomic_write_text(scratch / "solution.py", source)
+        atomic_write_bytes(scratch / "_child.py", (HERE / "_child.py").read_bytes())
+        atomic_write_text(scratch / "torch_hidden.py", isolation.TORCH_HIDDEN)
         manifest = []
         for i, case in enumerate(cases):
             arrays = {k: v for k, v in case.args.items() if isinstance(v, np.ndarray)}
             scalars = {k: v for k, v in case.args.items() if not isinstance(v, np.ndarray)}
-            inputs = scratch / f"in_{i:03d}.npz"
             buffer = io.BytesIO()
             np.savez(buffer, **arrays)
-            atomic_write_bytes(inputs, buffer.getvalue())
-            manifest.append({"inputs": str(inputs), "outputs": str(scratch / f"out_{i:03d}.npz"),
+            atomic_write_bytes(scratch / f"in_{i:03d}.npz", buffer.getvalue())
+            manifest.append({"inputs": str(scratch / f"in_{i:03d}.npz"),
+                             "outputs": str(scratch / "out" / f"out_{i:03d}.npz"),
                              "scalars": scalars, "order": list(case.args)})
-        margin = min(1.0, 0.25 * timeout)
-        config = {"solution": str(solution), "shown_as": shown_as, "function": function,
-                  "forbidden": forbidden, "forbidden_ops": list(forbidden_ops),
-                  "forbidden_modules": ["minimodel"],
-                  "allowed_modules": list(allowed_modules or ()),
-                  "hidden_roots": [str(isolation.PACKAGE_DIR)], "scratch": str(scratch),
-                  "guard": str(scratch / "_child_guard.py"), "channel_fd": channel.write_fd,
-                  "preimport_torch": _uses_torch(source), "cases": manifest,
-                  "n_outputs": n_outputs, "dump_after": max(0.1, timeout - margin)}
+        config = {"solution": str(scratch / "solution.py"), "shown_as": shown_as,
+                  "function": function, "channel_fd": channel.write_fd,
+                  "preimport_torch": imports_torch(source), "cases": manifest,
+                  "n_outputs": n_outputs,
+                  "dump_after": max(0.1, timeout - min(1.0, 0.25 * timeout))}
         atomic_write_json(scratch / "config.json", config)
 
         memory = memory_mb * MIB
@@ -177,39 +178,40 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
             # Address space: generous when a cgroup caps real memory (torch maps large
             # virtual regions); the exercise's memory otherwise. Never from the source's words.
             address = max(4096 * MIB, 2 * memory) if cgroup else max(memory, 1024 * MIB)
-            preexec = isolation.resource_limits(math.ceil(timeout) + 2, address, FSIZE_LIMIT,
-                                                cgroup, nproc)
-        env = clean_env(HOME=str(scratch), TMPDIR=str(scratch))
-        argv = isolation.sandbox_command(iso, [sys.executable, "-I", str(scratch / "_child.py"),
-                                               str(scratch / "config.json")], scratch, env)
+            cpu = math.ceil(timeout + STARTUP_LIMIT)  # the wall clock is the real limit
+            preexec = isolation.resource_limits(cpu, address, FSIZE_LIMIT, cgroup, nproc)
+        env = clean_env(HOME=str(scratch / "out"), TMPDIR="/tmp" if iso.bwrap
+                        else str(scratch / "out"), PYTHONDONTWRITEBYTECODE="1")
+        argv = isolation.sandbox_command(
+            iso, [sys.executable, "-I", "-B", str(scratch / "_child.py"),
+                  str(scratch / "config.json")], scratch, env, hide_torch=hide_torch)
         watch = None
         if progress is not None:
             def watch(elapsed: float) -> None:
                 progress(channel.cases_done, len(cases), elapsed, timeout)
         done = run_child(argv, cwd=scratch, env=env, timeout=timeout, poll=watch,
                          preexec=preexec, pass_fds=(channel.write_fd,),
-                         on_start=channel.child_started)
+                         on_start=channel.child_started,
+                         clock_start=lambda: channel.ready_at, startup_timeout=STARTUP_LIMIT)
         out_of_memory = cgroup.oom_killed() if cgroup is not None else False
-        if cgroup is not None:
-            cgroup.close()  # kills anything still alive in the sandbox
-            cgroup = None
         events = channel.finish()
         outputs = {}
         for ev in events:
             if ev.get("event") == "case" and ev.get("ok"):
-                path = Path(manifest[ev["index"]]["outputs"])
                 try:
-                    with np.load(path, allow_pickle=False) as data:
-                        outputs[ev["index"]] = [data[f"out_{j}"] for j in range(ev["n"])]
-                except (OSError, ValueError, KeyError) as exc:
+                    outputs[ev["index"]] = read_outputs(
+                        Path(manifest[int(ev["index"])]["outputs"]), int(ev["n"]))
+                except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
                     ev.update(ok=False, type=type(exc).__name__,
-                              message=f"unreadable output file: {exc}", where=[])
+                              message="its output file could not be read as plain arrays",
+                              where=[])
         # SIGXCPU means the CPU limit fired before the wall clock: a timeout as well.
         timed_out = done.timed_out or done.returncode == -signal.SIGXCPU
-        return ChildRun(events, outputs, done.returncode, timed_out, done.seconds,
-                        done.stderr_tail(12), _hung_at(done.stderr, shown_as),
-                        iso.as_dict(), out_of_memory)
+        ran = time.monotonic() - channel.ready_at if channel.ready_at else 0.0
+        return ChildRun(events, outputs, done.returncode, timed_out, min(ran, done.seconds),
+                        done.stderr_tail(12), _hung_at(done.stderr, shown_as), iso.as_dict(),
+                        out_of_memory, started=channel.ready_at is not None)
     finally:
         if cgroup is not None:
-            cgroup.close()
+            cgroup.close()  # kills anything still alive in the sandbox, removes the cgroup
         shutil.rmtree(scratch, ignore_errors=True)

@@ -12,10 +12,16 @@ from minimodel.lab.i18n import EXERCISE_UI, translate
 _HEADER = {
     "en": "Exercise {id}: {title}\n\nFill in the function below, then run:\n"
           "    minimodel exercise check {id} --file {file}\n"
-          "Use NumPy (or PyTorch with FRAMEWORK = \"torch\" at module level).",
+          "{frameworks}",
     "es": "Ejercicio {id}: {title}\n\nCompleta la función de abajo y ejecuta:\n"
-          "    minimodel exercise check {id} --file {file}\n"
-          "Usa NumPy (o PyTorch con FRAMEWORK = \"torch\" a nivel de módulo).",
+          "    minimodel exercise check {id} --file {file} --lang es\n"
+          "{frameworks}",
+}
+_FRAMEWORKS = {
+    "en": {"both": "Use NumPy (or PyTorch with FRAMEWORK = \"torch\" at module level).",
+           "numpy": "Use NumPy: this exercise is NumPy-only (torch is not available)."},
+    "es": {"both": "Usa NumPy (o PyTorch con FRAMEWORK = \"torch\" a nivel de módulo).",
+           "numpy": "Usa NumPy: este ejercicio es solo de NumPy (torch no está disponible)."},
 }
 _TODO = {"en": "write your solution here", "es": "escribe aquí tu solución"}
 
@@ -28,8 +34,10 @@ def default_stub_path(ex: Exercise) -> Path:
 def stub_text(ex: Exercise, lang: str = "en", file: str | None = None) -> str:
     """The starter file: module docstring, imports, the signature and a documented stub body."""
     file = file or str(default_stub_path(ex))
+    frameworks = _FRAMEWORKS.get(lang, _FRAMEWORKS["en"])["numpy" if "torch" in ex.forbidden
+                                                          else "both"]
     header = _HEADER.get(lang, _HEADER["en"]).format(id=ex.id, title=ex.text("title", lang),
-                                                     file=file)
+                                                     file=file, frameworks=frameworks)
     doc = textwrap.indent(ex.text("stub_doc", lang).strip(), "    ")
     todo = _TODO.get(lang, _TODO["en"])
     return (f'"""{header}\n"""\n\nimport numpy as np\n\n\n'
