@@ -28,6 +28,7 @@ import jsonschema
 import yaml
 
 from minimodel.lab.i18n import DEFAULT_LANG, EXERCISE_UI, LANGS, pick, translate
+from minimodel.lab.items import lesson_positions, path_order
 from minimodel.lab.patching import PatchError, apply_patch_to_texts
 
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "exercises"
@@ -205,11 +206,13 @@ def parse_exercise(folder: Path) -> Exercise:
 @lru_cache(maxsize=1)
 def _all() -> tuple[Exercise, ...]:
     folders = sorted(p for p in CONTENT_DIR.iterdir() if (p / "exercise.yaml").is_file())
-    return tuple(sorted((parse_exercise(f) for f in folders), key=lambda e: (e.order, e.id)))
+    positions = lesson_positions("exercise")  # the lessons' order, then ``order``
+    return tuple(sorted((parse_exercise(f) for f in folders),
+                        key=lambda e: (path_order(e.id, e.order, positions), e.id)))
 
 
 def all_exercises() -> list[Exercise]:
-    """Every exercise, in curriculum order."""
+    """Every exercise, in the lessons' order."""
     return list(_all())
 
 
