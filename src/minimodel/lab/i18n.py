@@ -43,6 +43,9 @@ STATUS_LABELS: dict[str, dict[str, str]] = {
     "fixed": {"en": "fixed", "es": "arreglado"},
     "passed": {"en": "passed", "es": "superado"},
     "wrong": {"en": "wrong", "es": "incorrecto"},
+    "opened": {"en": "opened", "es": "abierta"},
+    "read": {"en": "read", "es": "leída"},
+    "skipped": {"en": "skipped", "es": "saltado"},
 }
 
 
@@ -200,17 +203,67 @@ def case_label(label: str, lang: str) -> str:
     return ", ".join(CASE_LABEL_ES.get(part, part) for part in label.split(", "))
 
 
-# --- minimodel lab status -------------------------------------------------------------------
-LAB_STATUS_UI: dict[str, dict[str, str]] = {
+# --- minimodel lab status / next / done -----------------------------------------------------
+# Counts name what "done" is for each kind, so the participle agrees in Spanish
+# ("averías arregladas", "ejercicios superados").
+LAB_UI: dict[str, dict[str, str]] = {
     "learner_dir": {"en": "learner folder: {path}", "es": "carpeta de progreso: {path}"},
-    "quizzes": {"en": "quizzes", "es": "cuestionarios"},
-    "breaks": {"en": "breaks", "es": "averías"},
-    "exercises": {"en": "exercises", "es": "ejercicios"},
-    "done": {"en": "{name}: {done}/{total} done", "es": "{name}: {done}/{total} completados"},
-    "unavailable": {"en": "{name}: unavailable ({error})",
-                    "es": "{name}: no disponible ({error})"},
-    "id": {"en": "id", "es": "id"},
-    "title": {"en": "title", "es": "título"},
-    "best score": {"en": "best score", "es": "mejor puntuación"},
-    "status": {"en": "status", "es": "estado"},
+    "lesson_head": {"en": "Lesson {number:02d} · {title}", "es": "Lección {number:02d} · {title}"},
+    "step.lesson": {"en": "read the lesson", "es": "leer la lección"},
+    "step.quiz": {"en": "its questions ({n})", "es": "sus preguntas ({n})"},
+    "step.break": {"en": "break {id}", "es": "avería {id}"},
+    "step.exercise": {"en": "exercise {id}", "es": "ejercicio {id}"},
+    "quiz_state": {"en": "attempts: {attempts}, best {right}/{total} right",
+                   "es": "intentos: {attempts}, mejor resultado {right}/{total} bien"},
+    "total.lesson": {"en": "lessons read: {done}/{total}", "es": "lecciones leídas: {done}/{total}"},
+    "total.quiz": {"en": "quizzes taken: {done}/{total} ({right}/{questions} questions right in "
+                         "the best takes)",
+                   "es": "cuestionarios hechos: {done}/{total} ({right}/{questions} preguntas "
+                         "bien en los mejores intentos)"},
+    "total.break": {"en": "breaks fixed: {done}/{total}", "es": "averías arregladas: {done}/{total}"},
+    "total.exercise": {"en": "exercises passed: {done}/{total}",
+                       "es": "ejercicios superados: {done}/{total}"},
+    "done_means": {"en": "Done means: a lesson read (lab done NN, or moving on with lab next), a "
+                         "quiz taken to the end (whatever the score), a break fixed (break "
+                         "check), an exercise passed (exercise check).",
+                   "es": "Hecho significa: una lección leída (lab done NN, o seguir con lab "
+                         "next), un cuestionario contestado hasta el final (sea cual sea la "
+                         "nota), una avería arreglada (break check), un ejercicio superado "
+                         "(exercise check)."},
+    "other_quiz": {"en": "quiz {id}: attempts: {attempts}, best {right}/{total} right",
+                   "es": "cuestionario {id}: intentos: {attempts}, mejor resultado "
+                         "{right}/{total} bien"},
+    "next_is": {"en": "next: {what}  (minimodel lab next)",
+                "es": "siguiente: {what}  (minimodel lab next)"},
+    "path_done": {"en": "You have walked the whole path. `minimodel quiz review` brings back "
+                        "what you missed.",
+                  "es": "Has recorrido todo el camino. `minimodel quiz review` te devuelve lo "
+                        "que fallaste."},
+    "read_lesson": {"en": "Lesson {number:02d}: {title}\n  read it:        {place}\n  as a "
+                          "notebook:  minimodel lab notebook {number:02d}\nWhen you have "
+                          "read it, `minimodel lab next` marks it read and starts its "
+                          "questions (or `minimodel lab done {number:02d}`).",
+                    "es": "Lección {number:02d}: {title}\n  léela:            {place}\n  como "
+                          "cuaderno:      minimodel lab notebook {number:02d} --lang es\n"
+                          "Cuando la hayas leído, `minimodel lab next --lang es` la marca como "
+                          "leída y empieza sus preguntas (o `minimodel lab done "
+                          "{number:02d}`)."},
+    "moved_on": {"en": "Lesson {stem} marked read.", "es": "Lección {stem} marcada como leída."},
+    "skipped": {"en": "Skipped: {what}. `minimodel lab status` still lists it as not done.",
+                "es": "Saltado: {what}. `minimodel lab status` lo sigue mostrando como no "
+                      "hecho."},
+    "quiz_needs_answers": {
+        "en": "Questions of lesson {stem}: take them with\n  minimodel quiz take {stem}\n"
+              "(or pass --answers FILE to `lab next` to grade a file of answers).",
+        "es": "Preguntas de la lección {stem}: contéstalas con\n  minimodel quiz take {stem} "
+              "--lang es\n(o pasa --answers FICHERO a `lab next` para corregir un fichero de "
+              "respuestas)."},
+    "break_open": {"en": "Break {id} is already open in {root}: minimodel break run --workdir "
+                         "{root}",
+                   "es": "La avería {id} ya está abierta en {root}: minimodel break run "
+                         "--workdir {root} --lang es"},
+    "exercise_open": {"en": "Your file for {id} is {path}: minimodel exercise check {id} "
+                            "--file {path}",
+                      "es": "Tu fichero para {id} es {path}: minimodel exercise check {id} "
+                            "--file {path} --lang es"},
 }
