@@ -20,6 +20,7 @@ from minimodel.lab.breaks import (PatchError, Workspace, WorkspaceError, apply_p
 from minimodel.lab.breaks.catalog import english_hash, rehash, structure_problems
 from minimodel.lab.breaks.notes import missing_predictions
 from minimodel.lab.breaks.workspace import installed_package_dir, sha256_bytes
+from minimodel.lab.freshness import break_problems
 
 SUBCOMMANDS = ["list", "start", "run", "hint", "check", "diff", "reset", "validate", "rehash"]
 
@@ -79,12 +80,12 @@ def test_stale_spanish_is_flagged_and_rehash_fixes_it(tmp_path):
     old = "Equal values before training, yet `is` answers False."
     path.write_text(path.read_text(encoding="utf-8").replace(old, "Equal values, but not `is`."),
                     encoding="utf-8")
-    problems = structure_problems(load_break("tie-by-copy", content))
-    assert len(problems) == 1 and "observe" in problems[0] and "stale" in problems[0]
+    problems = break_problems([load_break("tie-by-copy", content)])
+    assert len(problems) == 1 and "observe" in problems[0] and "another English" in problems[0]
     assert rehash("tie-by-copy", content_dir=content) == []  # never stamps stale text blindly
     assert rehash("tie-by-copy", keys=["observe"], content_dir=content) == ["observe"]
     fixed = load_break("tie-by-copy", content)
-    assert structure_problems(fixed) == []
+    assert structure_problems(fixed) == [] and break_problems([fixed]) == []
     assert fixed.data["observe"]["es_source_hash"] == english_hash(fixed.data["observe"]["en"])
 
 
@@ -95,7 +96,7 @@ def test_missing_spanish_is_flagged(tmp_path):
     text = path.read_text(encoding="utf-8")
     start_at = text.index("  es: \"Una matriz atada")
     path.write_text(text[:start_at] + text[text.index("\n", start_at) + 1:], encoding="utf-8")
-    problems = structure_problems(load_break("tied-init-std-1", content))
+    problems = break_problems([load_break("tied-init-std-1", content)])
     assert any("title" in p and "'es'" in p for p in problems)
 
 
@@ -161,11 +162,11 @@ def test_every_subcommand_has_help_with_examples(capsys):
 def test_list_json_contract(capsys, tmp_path):
     code, out, _ = cli(capsys, "break", "list", "--json", "--learner-dir", str(tmp_path))
     rows = json.loads(out)
-    assert code == 0 and rows[0]["id"] == "tied-vocab-mismatch"
+    assert code == 0 and [r["id"] for r in rows] == [b.id for b in load_all()]
     assert all({"id", "title", "status"} <= set(r) for r in rows)
     assert all(r["status"] == "not started" for r in rows)
     _, out_es, _ = cli(capsys, "break", "list", "--json", "--lang", "es", "--learner-dir", str(tmp_path))
-    assert json.loads(out_es)[0]["title"] == load_break("tied-vocab-mismatch").text("title", "es")
+    assert json.loads(out_es)[0]["title"] == load_all()[0].text("title", "es")
 
 
 def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):

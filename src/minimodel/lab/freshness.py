@@ -18,12 +18,13 @@ from minimodel.lab.items import FRONT_MATTER
 from minimodel.lab.lessons import load_lessons, split_front_matter
 
 
-def break_problems() -> list[str]:
-    """Texts of the breaks missing a language, or whose Spanish predates the English."""
+def break_problems(breaks: list | None = None) -> list[str]:
+    """Texts of the breaks (all, or ``breaks``) missing a language, or whose Spanish predates
+    the English."""
     from minimodel.lab.breaks.catalog import english_hash, load_all
 
     problems = []
-    for brk in load_all():
+    for brk in load_all() if breaks is None else breaks:
         for name, node in brk.text_nodes():
             where = f"break {brk.id} {name}"
             if node is None:      # a missing field: the breaks section says so
@@ -42,13 +43,13 @@ def break_problems() -> list[str]:
     return problems
 
 
-def quiz_problems() -> list[str]:
+def quiz_problems(content_dir=None) -> list[str]:
     """Questions whose English changed without a rehash, or whose Spanish is stale."""
     from minimodel.lab.quiz.loader import quiz_files, read_checked
     from minimodel.lab.quiz.schema import hash_problems
 
     problems = []
-    for path in quiz_files():
+    for path in quiz_files(content_dir):
         data, invalid = read_checked(path)
         if not invalid:   # invalid files are the quiz section's problem
             problems += [f"{path.name}: {p}" for p in hash_problems(data)]
