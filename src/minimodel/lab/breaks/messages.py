@@ -96,6 +96,15 @@ MESSAGES: dict[str, dict[str, str]] = {
               "--workdir {root}`.",
     },
     "symptom_label": {"en": "SYMPTOM:", "es": "SÍNTOMA:"},
+    "cause_remains_label": {"en": "NOT FIXED YET:", "es": "AÚN SIN ARREGLAR:"},
+    "partial_fix": {
+        "en": "The story's symptom is gone, but the cause is not: the same mistake still shows "
+              "up with other sizes or in another code path. `minimodel break check --workdir "
+              "{root}` names the failing checks; `minimodel break hint --workdir {root}` helps.",
+        "es": "El síntoma de la historia ha desaparecido, pero la causa no: el mismo error sigue "
+              "apareciendo con otros tamaños o en otro camino del código. `minimodel break check "
+              "--workdir {root}` nombra las comprobaciones que fallan; `minimodel break hint "
+              "--workdir {root}` te ayuda."},
     "list_title": {"en": "minimodel breaks", "es": "averías de minimodel"},
     "col_id": {"en": "id", "es": "id"},
     "col_title": {"en": "title", "es": "título"},
