@@ -21,6 +21,7 @@ from minimodel.lab.breaks.catalog import english_hash, rehash, structure_problem
 from minimodel.lab.breaks.notes import missing_predictions
 from minimodel.lab.breaks.workspace import installed_package_dir, sha256_bytes
 from minimodel.lab.freshness import break_problems
+from minimodel.lab.progress import Progress
 
 SUBCOMMANDS = ["list", "start", "run", "hint", "check", "diff", "reset", "validate", "rehash"]
 
@@ -195,7 +196,9 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
     assert code == 0
     assert str(work / "minimodel") in out  # the experiment used the workspace copy
     symptom = [line for line in out.splitlines() if line.startswith("SYMPTOM:")]
-    assert symptom and "512" in symptom[0] and "256" in symptom[0]
+    # What was seen (the loss's complaint), not the hidden cause (the head trusting 256).
+    assert symptom and "(64, 256)" in symptom[0] and "(32,)" in symptom[0]
+    assert "trust" not in symptom[0] and "invariant" not in symptom[0]
 
     # hints climb and are remembered
     _, out, _ = cli(capsys, "break", "hint", "--workdir", str(work), "--learner-dir", learner)
@@ -406,6 +409,24 @@ def test_run_after_the_fix_says_no_symptom_instead_of_describing_the_bug(capsys,
     brk = load_break("tied-init-std-1")
     assert code == 0 and "No symptom this time" in out and "break check" in out
     assert "--- what to look at ---" not in out and brk.text("observe", "en")[:40] not in out
+
+
+def test_run_after_a_partial_fix_points_at_check_not_at_the_old_symptom(capsys, tmp_path):
+    # Regression: after a fix that only hides the story (a fake fix), `run` printed the
+    # "what to look at" text about the unfixed state under output that showed the fix.
+    work, learner = tmp_path / "ws", str(tmp_path / "learner")
+    cli(capsys, "break", "start", "tied-vocab-mismatch", "--workdir", str(work), "--learner-dir",
+        learner)
+    brk = load_break("tied-vocab-mismatch")
+    fake = brk.fake_path("special-case-story-sizes").read_text(encoding="utf-8")
+    apply_with_own_code(fake, work)
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
+                       "--learner-dir", learner)
+    assert code == 0 and "NOT FIXED YET:" in out and "SYMPTOM:" not in out
+    assert "--- what to look at ---" not in out and brk.text("observe", "en")[:40] not in out
+    assert "The story's symptom is gone, but the cause is not" in out and "break check" in out
+    record = Progress(learner).get("break", "tied-vocab-mismatch")["last_run"]
+    assert record["symptom"] is False and record["cause_remains"] is True
 
 
 def test_spanish_run_list_and_check_have_no_english_left(capsys, tmp_path):
