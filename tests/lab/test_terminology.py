@@ -20,7 +20,7 @@ def test_the_shipped_spanish_texts_follow_the_glossary():
     assert "quizzes/phase-13-embeddings.yaml" in wheres
     assert any(w.startswith("breaks/") for w in wheres)
     assert any(w.startswith("exercises/") for w in wheres)
-    assert {"ui.py", "messages.py"} <= wheres
+    assert {"ui.py", "i18n.py"} <= wheres
     assert len(texts) > 500
     assert glossary_problems(iter(texts)) == []
 

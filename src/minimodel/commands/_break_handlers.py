@@ -84,7 +84,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
     from minimodel.lab.i18n import status_label
 
     table = Table(title=t("list_title", lang))
@@ -98,7 +98,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_start(args: argparse.Namespace) -> int:
     from minimodel.lab.breaks import Workspace, WorkspaceError, load_break, start
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     lang = args.lang or DEFAULT_LANG
     brk = load_break(args.break_id, lang=lang)
@@ -124,7 +124,7 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from minimodel.lab.breaks.harness import CAUSE_REMAINS
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
     from minimodel.lab.breaks.notes import missing_predictions
     from minimodel.lab.breaks.runner import run_script
 
@@ -181,7 +181,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     ws, brk, lang = _open(args)
     hints = brk.texts("hints", lang)
@@ -199,7 +199,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
     from minimodel.lab.breaks.runner import check_details, is_fixed, run_script
     from minimodel.lab.breaks.tamper import describe, scan_workspace
 
@@ -258,7 +258,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     ws, brk, lang = _open(args)
     diff = ws.fix_diff()
@@ -271,7 +271,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_reset(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     ws, brk, lang = _open(args)
     result = ws.reset(notes=args.notes)

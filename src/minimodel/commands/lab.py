@@ -75,14 +75,18 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _cli(argv: list[str], capture: bool) -> tuple[int, str]:
-    """Run a ``minimodel`` command (the one a learner would type); its output, if captured."""
-    from minimodel.cli import main
+    """Run ``minimodel quiz|break|exercise ...`` (the command a learner would type) through
+    the same parsers; returns the exit code and, if ``capture``, what it printed."""
+    from minimodel.commands import break_, exercise, quiz
 
-    if not capture:
-        return main(argv), ""
+    parser = argparse.ArgumentParser(prog="minimodel")
+    subparsers = parser.add_subparsers()
+    for module in (quiz, break_, exercise):
+        module.register(subparsers)
+    args = parser.parse_args(argv)
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(argv)
+    with contextlib.redirect_stdout(out) if capture else contextlib.nullcontext():
+        code = int(args.func(args) or OK)
     return code, out.getvalue()
 
 

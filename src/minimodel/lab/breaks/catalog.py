@@ -150,7 +150,7 @@ def load_all(content_dir: Path | None = None) -> list[Break]:
 def load_break(break_id: str, content_dir: Path | None = None, *,
                lang: str = DEFAULT_LANG) -> Break:
     """The break called ``break_id``; a ValueError (in ``lang``) lists the known ids otherwise."""
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     breaks = load_all(content_dir)
     for brk in breaks:

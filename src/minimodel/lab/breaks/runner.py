@@ -141,7 +141,7 @@ def parse_checks(stdout: str, token: str) -> list[dict[str, Any]]:
 
 def check_details(run: ScriptRun, lang: str = "en") -> list[dict[str, Any]]:
     """Per-check details, plus one synthetic entry when the script crashed or timed out."""
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     details = list(run.checks)
     if run.timed_out:
