@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 import minimodel.lab.lessons as lessons_module
 from minimodel.cli import main
@@ -35,8 +37,10 @@ def one_lesson(tmp_path, monkeypatch) -> Path:
     def load(lessons_dir: Path = folder) -> list:
         return real(folder)
 
-    for module in ("minimodel.lab.lessons", "minimodel.lab.path", "minimodel.lab.quiz.loader",
-                   "minimodel.lab.items"):
+    # The modules that imported load_lessons by name first, the defining module last: patching
+    # it first would let a module imported now record the stand-in as its "original".
+    for module in ("minimodel.lab.path", "minimodel.lab.quiz.loader", "minimodel.lab.items",
+                   "minimodel.lab.lessons"):
         monkeypatch.setattr(f"{module}.load_lessons", load)
     return folder
 
@@ -169,3 +173,75 @@ def test_lab_help_has_examples(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main([*argv, "--help"])
     assert info.value.code == 0 and "examples:" in capsys.readouterr().out
+
+
+def test_a_new_lesson_quiz_file_in_the_current_schema_loads_unchanged(tmp_path, monkeypatch,
+                                                                        one_lesson):
+    # The lesson writers' files: quizzes/NN-slug.yaml, quiz id = the lesson stem, question ids
+    # q-<slug>-<k>, listed in the lesson's front matter.
+    from minimodel.lab.quiz import loader, schema
+
+    quizzes = tmp_path / "quizzes"
+    shutil.copytree(loader.CONTENT_DIR, quizzes)
+    question = {"id": "q-gather-1", "kind": "single", "title": {"en": "Rows", "es": "Filas"},
+                "prompt": {"en": "E[[2, 0]] has how many rows?",
+                           "es": "¿Cuántas filas tiene E[[2, 0]]?"},
+                "choices": [{"en": "1", "es": "1"}, {"en": "2", "es": "2"}], "answer": 1,
+                "explanation": {"en": "One per id.", "es": "Una por id."}}
+    digest = schema.english_hash(question)
+    question.update(source_hash=digest, translated_from={"es": digest})
+    (quizzes / "01-gather.yaml").write_text(yaml.safe_dump(
+        {"id": "01-gather", "title": {"en": "Gather", "es": "Consulta"},
+         "questions": [question]}, allow_unicode=True), encoding="utf-8")
+    monkeypatch.setattr(loader, "CONTENT_DIR", quizzes)
+    (one_lesson / "01-gather.md").write_text(
+        ONE_LESSON.format(title="Gather").replace("q-13-03]", "q-13-03, q-gather-1]"),
+        encoding="utf-8")
+    assert loader.read_checked(quizzes / "01-gather.yaml")[1] == []
+    quiz = loader.load_quiz("01-gather")
+    assert quiz.ids == ["q-13-02", "q-13-03", "q-gather-1"]
+    assert "01-gather" in loader.list_quizzes() and "phase-13-embeddings" in loader.list_quizzes()
+
+
+def test_break_and_exercise_lists_follow_the_lessons_order():
+    from minimodel.lab.breaks import load_all
+    from minimodel.lab.exercises.registry import all_exercises
+    from minimodel.lab.items import lesson_positions
+
+    for kind, ids in (("break", [b.id for b in load_all()]),
+                      ("exercise", [e.id for e in all_exercises()])):
+        positions = lesson_positions(kind)
+        linked = [i for i in ids if i in positions]
+        assert linked == sorted(linked, key=positions.__getitem__)
+        assert ids[:len(linked)] == linked        # the lesson-less ones come last
+
+
+def test_the_glossary_check_reads_lessons_and_flags_calques(tmp_path):
+    from minimodel.lab.terminology import glossary_problems, spanish_texts
+
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "01-x.es.md").write_text(
+        "---\ntitle: x\n---\n\nEl atado comparte E.\n\n```python\nel_atado = 1  # código\n```\n"
+        "Una `búsqueda` en código no cuenta; la suma dispersa sí.\n", encoding="utf-8")
+    problems = glossary_problems(spanish_texts(tmp_path / "none", (), page_dirs=(lessons,)))
+    assert problems == [
+        "01-x.es.md:5: Spanish text uses 'el atado'; the glossary's Spanish for 'the tie (E "
+        "shared by lookup and head)' is 'la atadura'",
+        "01-x.es.md:10: Spanish text uses 'suma dispersa'; the glossary's Spanish for "
+        "'scatter-add' is 'suma por índices'"]
+
+
+def test_a_missing_lesson_translation_is_flagged(tmp_path, monkeypatch, one_lesson):
+    from minimodel.lab.freshness import lesson_problems
+
+    assert lesson_problems(one_lesson) == []
+    (one_lesson / "01-gather.es.md").write_text(
+        ONE_LESSON.format(title="Consulta").replace("breaks: [embedding-drops-repeats]",
+                                                    "breaks: []"), encoding="utf-8")
+    assert lesson_problems(one_lesson) == [
+        "lesson 01-gather: 01-gather.es.md lists breaks: [], the English lists "
+        "['embedding-drops-repeats']; copy the English front matter's list"]
+    (one_lesson / "01-gather.es.md").unlink()
+    assert lesson_problems(one_lesson) == ["lesson 01-gather: 01-gather.es.md is missing; write the "
+                                 "Spanish"]

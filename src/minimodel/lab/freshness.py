@@ -13,9 +13,11 @@ from, so editing the English flags exactly the Spanish that needs a look:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from minimodel.lab.i18n import LANGS
 from minimodel.lab.items import FRONT_MATTER
-from minimodel.lab.lessons import load_lessons, split_front_matter
+from minimodel.lab.lessons import LESSONS_DIR, load_lessons, split_front_matter
 
 
 def break_problems(breaks: list | None = None) -> list[str]:
@@ -56,11 +58,11 @@ def quiz_problems(content_dir=None) -> list[str]:
     return problems
 
 
-def lesson_problems() -> list[str]:
+def lesson_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
     """Lessons without a Spanish twin, or whose twin links other items."""
     problems = []
-    for lesson in load_lessons():
-        twin = lesson.path("es")
+    for lesson in load_lessons(lessons_dir):
+        twin = lesson.path("es", lessons_dir)
         if not twin.is_file():
             problems.append(f"lesson {lesson.stem}: {twin.name} is missing; write the Spanish")
             continue

@@ -204,16 +204,21 @@ def parse_exercise(folder: Path) -> Exercise:
 
 
 @lru_cache(maxsize=1)
-def _all() -> tuple[Exercise, ...]:
+def _parsed() -> tuple[Exercise, ...]:
     folders = sorted(p for p in CONTENT_DIR.iterdir() if (p / "exercise.yaml").is_file())
-    positions = lesson_positions("exercise")  # the lessons' order, then ``order``
-    return tuple(sorted((parse_exercise(f) for f in folders),
-                        key=lambda e: (path_order(e.id, e.order, positions), e.id)))
+    return tuple(parse_exercise(f) for f in folders)
+
+
+def _all() -> list[Exercise]:
+    """Every exercise in the lessons' order, then ``order`` (the lessons are read each time:
+    the order follows their front matter, the parsed files are cached)."""
+    positions = lesson_positions("exercise")
+    return sorted(_parsed(), key=lambda e: (path_order(e.id, e.order, positions), e.id))
 
 
 def all_exercises() -> list[Exercise]:
     """Every exercise, in the lessons' order."""
-    return list(_all())
+    return _all()
 
 
 def get_exercise(exercise_id: str, lang: str = DEFAULT_LANG) -> Exercise:
