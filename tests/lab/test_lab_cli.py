@@ -245,3 +245,18 @@ def test_a_missing_lesson_translation_is_flagged(tmp_path, monkeypatch, one_less
     (one_lesson / "01-gather.es.md").unlink()
     assert lesson_problems(one_lesson) == ["lesson 01-gather: 01-gather.es.md is missing; write the "
                                  "Spanish"]
+
+
+def test_a_built_site_page_is_where_to_read(tmp_path, one_lesson):
+    from minimodel.lab.lessons import load_lessons
+    from minimodel.lab.path import reading_place
+
+    lesson = load_lessons()[0]
+    site = tmp_path / "site"
+    assert reading_place(lesson, "es", site).suffix == ".md"     # not built: the source
+    for page in (site / "lessons" / "01-gather.html", site / "es" / "lessons" / "01-gather.html"):
+        page.parent.mkdir(parents=True)
+        page.write_text("<html></html>", encoding="utf-8")
+    assert reading_place(lesson, "en", site) == (site / "lessons" / "01-gather.html").resolve()
+    assert reading_place(lesson, "es", site) == \
+        (site / "es" / "lessons" / "01-gather.html").resolve()
