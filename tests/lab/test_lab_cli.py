@@ -243,8 +243,8 @@ def test_a_missing_lesson_translation_is_flagged(tmp_path, monkeypatch, one_less
         "lesson 01-gather: 01-gather.es.md lists breaks: [], the English lists "
         "['embedding-drops-repeats']; copy the English front matter's list"]
     (one_lesson / "01-gather.es.md").unlink()
-    assert lesson_problems(one_lesson) == ["lesson 01-gather: 01-gather.es.md is missing; write the "
-                                 "Spanish"]
+    assert lesson_problems(one_lesson) == [
+        "lesson 01-gather: 01-gather.es.md is missing; write the Spanish"]
 
 
 def test_a_built_site_page_is_where_to_read(tmp_path, one_lesson):

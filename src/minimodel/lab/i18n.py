@@ -208,19 +208,22 @@ def case_label(label: str, lang: str) -> str:
 # ("averías arregladas", "ejercicios superados").
 LAB_UI: dict[str, dict[str, str]] = {
     "learner_dir": {"en": "learner folder: {path}", "es": "carpeta de progreso: {path}"},
-    "lesson_head": {"en": "Lesson {number:02d} · {title}", "es": "Lección {number:02d} · {title}"},
+    "lesson_head": {"en": "Lesson {number:02d} · {title}",
+                    "es": "Lección {number:02d} · {title}"},
     "step.lesson": {"en": "read the lesson", "es": "leer la lección"},
     "step.quiz": {"en": "its questions ({n})", "es": "sus preguntas ({n})"},
     "step.break": {"en": "break {id}", "es": "avería {id}"},
     "step.exercise": {"en": "exercise {id}", "es": "ejercicio {id}"},
     "quiz_state": {"en": "attempts: {attempts}, best {right}/{total} right",
                    "es": "intentos: {attempts}, mejor resultado {right}/{total} bien"},
-    "total.lesson": {"en": "lessons read: {done}/{total}", "es": "lecciones leídas: {done}/{total}"},
+    "total.lesson": {"en": "lessons read: {done}/{total}",
+                     "es": "lecciones leídas: {done}/{total}"},
     "total.quiz": {"en": "quizzes taken: {done}/{total} ({right}/{questions} questions right in "
                          "the best takes)",
                    "es": "cuestionarios hechos: {done}/{total} ({right}/{questions} preguntas "
                          "bien en los mejores intentos)"},
-    "total.break": {"en": "breaks fixed: {done}/{total}", "es": "averías arregladas: {done}/{total}"},
+    "total.break": {"en": "breaks fixed: {done}/{total}",
+                    "es": "averías arregladas: {done}/{total}"},
     "total.exercise": {"en": "exercises passed: {done}/{total}",
                        "es": "ejercicios superados: {done}/{total}"},
     "done_means": {"en": "Done means: a lesson read (lab done NN, or moving on with lab next), a "
