@@ -59,7 +59,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                            style="bold"), "")
         for step in lesson["steps"]:
             style = "green" if step["done"] else "yellow" if step["skipped"] else ""
-            table.add_row(Text("  " + _step_label(step, lang, step.get("total") or 0)),
+            table.add_row(Text("  " + _step_label(step, lang, step.get("questions", 0))),
                           Text(_step_state(step, lang), style=style))
     console.print(table)
     for kind, total in summary["totals"].items():

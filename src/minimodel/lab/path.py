@@ -23,6 +23,8 @@ from typing import Any
 from minimodel.lab.items import FRONT_MATTER
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.progress import Progress
+from minimodel.lab.quiz.loader import all_questions
+from minimodel.lab.quiz.schema import AUTO_GRADED
 
 STEP_KINDS = ("lesson", "quiz", "break", "exercise")
 # What "done" means per kind, as recorded by each command.
@@ -55,7 +57,8 @@ def steps(lessons: list[Lesson] | None = None) -> list[Step]:
 
 
 def state(step: Step, progress: Progress) -> dict[str, Any]:
-    """``{"status", "done", "skipped"}`` plus, for a quiz, ``right``, ``total``, ``attempts``."""
+    """``{"status", "done", "skipped"}`` plus, for a quiz, ``attempts``, ``right`` (best
+    take), ``total`` (the graded questions) and ``questions`` (all, self-marked recall too)."""
     marks = progress.get("path", step.key) or {}
     if step.kind == "lesson":
         status = marks.get("status", "not started")
@@ -65,12 +68,19 @@ def state(step: Step, progress: Progress) -> dict[str, Any]:
         attempts = int(record.get("attempts", 0))
         out = {"status": "taken" if attempts else record.get("status", "not started"),
                "done": attempts > 0, "attempts": attempts, "right": record.get("best_score"),
-               "total": record.get("total", len(step.lesson.quiz))}
+               "total": record.get("total", _graded(step.lesson.quiz)),
+               "questions": len(step.lesson.quiz)}
     else:
         status = (progress.get(step.kind, step.id) or {}).get("status", "not started")
         out = {"status": status, "done": status == DONE_STATUS[step.kind]}
     out["skipped"] = not out["done"] and marks.get("status") == "skipped"
     return out
+
+
+def _graded(question_ids: list[str]) -> int:
+    """How many of these questions are graded (recall questions are self-marked)."""
+    questions = all_questions()
+    return sum(questions[q].kind in AUTO_GRADED for q in question_ids if q in questions)
 
 
 def pending(progress: Progress, lessons: list[Lesson] | None = None) -> Step | None:
