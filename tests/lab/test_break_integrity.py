@@ -205,7 +205,8 @@ def test_validate_notices_an_accepted_fake(tmp_path):
     brk = load_all(content)[0]
     problems = validate_break(brk, use_patch_command=False)
     assert any("fake 'the-real-fix'" in p and "ACCEPT" in p for p in problems), problems
-    assert any("fake 'the-real-fix'" in p and "no 'SYMPTOM:' line" in p for p in problems)
+    assert any("fake 'the-real-fix'" in p and "neither 'SYMPTOM:' nor 'CAUSE REMAINS:'" in p
+               for p in problems)
 
 
 def test_validate_notices_a_check_that_stopped_failing_under_the_bug(tmp_path):

@@ -20,6 +20,8 @@ from minimodel.lab.breaks import (PatchError, Workspace, WorkspaceError, apply_p
 from minimodel.lab.breaks.catalog import english_hash, rehash, structure_problems
 from minimodel.lab.breaks.notes import missing_predictions
 from minimodel.lab.breaks.workspace import installed_package_dir, sha256_bytes
+from minimodel.lab.freshness import break_problems
+from minimodel.lab.progress import Progress
 
 SUBCOMMANDS = ["list", "start", "run", "hint", "check", "diff", "reset", "validate", "rehash"]
 
@@ -58,7 +60,8 @@ def apply_with_own_code(diff: str, workdir: Path) -> list[str]:
 def test_catalogue_has_the_contract_breaks():
     rows = list_breaks()
     ids = [r["id"] for r in rows]
-    assert ids[0] == "tied-vocab-mismatch"
+    # The lessons' order: lesson 02's break comes before lesson 08's.
+    assert ids.index("embedding-drops-repeats") < ids.index("tied-vocab-mismatch")
     assert len(ids) >= 6 and len(set(ids)) == len(ids)
     for required in ("embedding-drops-repeats", "tie-by-copy", "tied-init-std-1",
                      "tied-updated-twice", "gpt-no-causal-mask"):
@@ -78,12 +81,12 @@ def test_stale_spanish_is_flagged_and_rehash_fixes_it(tmp_path):
     old = "Equal values before training, yet `is` answers False."
     path.write_text(path.read_text(encoding="utf-8").replace(old, "Equal values, but not `is`."),
                     encoding="utf-8")
-    problems = structure_problems(load_break("tie-by-copy", content))
-    assert len(problems) == 1 and "observe" in problems[0] and "stale" in problems[0]
+    problems = break_problems([load_break("tie-by-copy", content)])
+    assert len(problems) == 1 and "observe" in problems[0] and "another English" in problems[0]
     assert rehash("tie-by-copy", content_dir=content) == []  # never stamps stale text blindly
     assert rehash("tie-by-copy", keys=["observe"], content_dir=content) == ["observe"]
     fixed = load_break("tie-by-copy", content)
-    assert structure_problems(fixed) == []
+    assert structure_problems(fixed) == [] and break_problems([fixed]) == []
     assert fixed.data["observe"]["es_source_hash"] == english_hash(fixed.data["observe"]["en"])
 
 
@@ -94,7 +97,7 @@ def test_missing_spanish_is_flagged(tmp_path):
     text = path.read_text(encoding="utf-8")
     start_at = text.index("  es: \"Una matriz atada")
     path.write_text(text[:start_at] + text[text.index("\n", start_at) + 1:], encoding="utf-8")
-    problems = structure_problems(load_break("tied-init-std-1", content))
+    problems = break_problems([load_break("tied-init-std-1", content)])
     assert any("title" in p and "'es'" in p for p in problems)
 
 
@@ -160,11 +163,11 @@ def test_every_subcommand_has_help_with_examples(capsys):
 def test_list_json_contract(capsys, tmp_path):
     code, out, _ = cli(capsys, "break", "list", "--json", "--learner-dir", str(tmp_path))
     rows = json.loads(out)
-    assert code == 0 and rows[0]["id"] == "tied-vocab-mismatch"
+    assert code == 0 and [r["id"] for r in rows] == [b.id for b in load_all()]
     assert all({"id", "title", "status"} <= set(r) for r in rows)
     assert all(r["status"] == "not started" for r in rows)
     _, out_es, _ = cli(capsys, "break", "list", "--json", "--lang", "es", "--learner-dir", str(tmp_path))
-    assert json.loads(out_es)[0]["title"] == load_break("tied-vocab-mismatch").text("title", "es")
+    assert json.loads(out_es)[0]["title"] == load_all()[0].text("title", "es")
 
 
 def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
@@ -193,7 +196,9 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
     assert code == 0
     assert str(work / "minimodel") in out  # the experiment used the workspace copy
     symptom = [line for line in out.splitlines() if line.startswith("SYMPTOM:")]
-    assert symptom and "512" in symptom[0] and "256" in symptom[0]
+    # What was seen (the loss's complaint), not the hidden cause (the head trusting 256).
+    assert symptom and "(64, 256)" in symptom[0] and "(32,)" in symptom[0]
+    assert "trust" not in symptom[0] and "invariant" not in symptom[0]
 
     # hints climb and are remembered
     _, out, _ = cli(capsys, "break", "hint", "--workdir", str(work), "--learner-dir", learner)
@@ -404,6 +409,24 @@ def test_run_after_the_fix_says_no_symptom_instead_of_describing_the_bug(capsys,
     brk = load_break("tied-init-std-1")
     assert code == 0 and "No symptom this time" in out and "break check" in out
     assert "--- what to look at ---" not in out and brk.text("observe", "en")[:40] not in out
+
+
+def test_run_after_a_partial_fix_points_at_check_not_at_the_old_symptom(capsys, tmp_path):
+    # Regression: after a fix that only hides the story (a fake fix), `run` printed the
+    # "what to look at" text about the unfixed state under output that showed the fix.
+    work, learner = tmp_path / "ws", str(tmp_path / "learner")
+    cli(capsys, "break", "start", "tied-vocab-mismatch", "--workdir", str(work), "--learner-dir",
+        learner)
+    brk = load_break("tied-vocab-mismatch")
+    fake = brk.fake_path("special-case-story-sizes").read_text(encoding="utf-8")
+    apply_with_own_code(fake, work)
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
+                       "--learner-dir", learner)
+    assert code == 0 and "NOT FIXED YET:" in out and "SYMPTOM:" not in out
+    assert "--- what to look at ---" not in out and brk.text("observe", "en")[:40] not in out
+    assert "The story's symptom is gone, but the cause is not" in out and "break check" in out
+    record = Progress(learner).get("break", "tied-vocab-mismatch")["last_run"]
+    assert record["symptom"] is False and record["cause_remains"] is True
 
 
 def test_spanish_run_list_and_check_have_no_english_left(capsys, tmp_path):

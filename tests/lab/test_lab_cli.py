@@ -1,133 +1,262 @@
-"""``minimodel lab status`` and ``minimodel lab validate`` with stand-in break/exercise modules."""
+"""``minimodel lab next|done|status|validate``: the path walked by a learner in a temp folder."""
 
 from __future__ import annotations
 
 import json
-import sys
-import types
+import shutil
+from pathlib import Path
 
 import pytest
+import yaml
 
+import minimodel.lab.lessons as lessons_module
 from minimodel.cli import main
 from minimodel.lab.progress import Progress
 
-BREAKS = "minimodel.lab.breaks"
-EXERCISES = "minimodel.lab.exercises"
+ONE_LESSON = """---
+title: "{title}"
+quiz: [q-13-02, q-13-03]
+breaks: [embedding-drops-repeats]
+exercises: [embedding-lookup]
+---
 
-
-def fake_module(name: str, listing: str, items: list[dict], problems: list[str]):
-    module = types.ModuleType(name)
-    setattr(module, listing, lambda: items)
-    module.validate_all = lambda: problems
-    return module
+# {title}
+"""
 
 
 @pytest.fixture
-def sections(monkeypatch):
-    """Stand-ins for the break and exercise modules (written by other people)."""
-    def install(breaks_problems=(), exercise_problems=()):
-        monkeypatch.setitem(sys.modules, BREAKS, fake_module(
-            BREAKS, "list_breaks",
-            [{"id": "b00", "title": {"en": "Tied vocab sizes", "es": "Vocabularios atados"}},
-             {"id": "b01", "title": "Second break"}], list(breaks_problems)))
-        monkeypatch.setitem(sys.modules, EXERCISES, fake_module(
-            EXERCISES, "list_exercises", [{"id": "mlm-tied", "title": "MLM tied head"}],
-            list(exercise_problems)))
-    return install
+def one_lesson(tmp_path, monkeypatch) -> Path:
+    """A curriculum of one lesson that owns two questions, a break and an exercise."""
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "01-gather.md").write_text(ONE_LESSON.format(title="Gather"), encoding="utf-8")
+    (folder / "01-gather.es.md").write_text(ONE_LESSON.format(title="Consulta"),
+                                            encoding="utf-8")
+    real = lessons_module.load_lessons
+
+    def load(lessons_dir: Path = folder) -> list:
+        return real(folder)
+
+    # The modules that imported load_lessons by name first, the defining module last: patching
+    # it first would let a module imported now record the stand-in as its "original".
+    for module in ("minimodel.lab.path", "minimodel.lab.quiz.loader", "minimodel.lab.items",
+                   "minimodel.lab.lessons"):
+        monkeypatch.setattr(f"{module}.load_lessons", load)
+    return folder
 
 
-def status_json(capsys, learner) -> dict:
-    code = main(["lab", "status", "--json", "--learner-dir", str(learner)])
-    assert code == 0
-    return json.loads(capsys.readouterr().out)
+def run(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
 
 
-def test_status_json_counts_progress(capsys, tmp_path, sections):
-    sections()
+def next_json(capsys, learner: Path, *extra: str) -> dict:
+    code, out = run(capsys, "lab", "next", "--json", "--learner-dir", str(learner), *extra)
+    assert code == 0, out
+    return json.loads(out)
+
+
+def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson):
     learner = tmp_path / "learner"
-    answers = tmp_path / "a.json"
-    answers.write_text(json.dumps({"q-13-01": 1, "q-13-02": 1}), encoding="utf-8")
-    main(["quiz", "take", "phase-13-embeddings", "--answers", str(answers), "--json",
-          "--learner-dir", str(learner)])
-    capsys.readouterr()
+    step = next_json(capsys, learner)["step"]
+    assert (step["kind"], step["id"]) == ("lesson", "01-gather")
+    assert Path(step["read"]).name == "01-gather.md"     # no site built: the source
+    assert step["notebook"] == "minimodel lab notebook 01"
+
+    # Asking again = moving on: the lesson is read and its questions come next. Without an
+    # answers file (no terminal here) the command to take them is named, nothing is recorded.
+    report = next_json(capsys, learner)
+    assert report["moved_on"] == "01-gather"
+    assert report["step"] == {"kind": "quiz", "id": "01-gather", "lesson": "01-gather",
+                              "command": "minimodel quiz take 01-gather"}
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"q-13-02": 1, "q-13-03": 99}), encoding="utf-8")
+    report = next_json(capsys, learner, "--answers", str(answers))
+    assert report["step"]["result"]["score"] == 1 and report["step"]["result"]["total"] == 2
+
+    # One right of two is still a quiz taken: the break starts in the default folder.
+    report = next_json(capsys, learner)
+    workdir = learner / "work" / "breaks" / "embedding-drops-repeats"
+    assert report["step"] == {"kind": "break", "id": "embedding-drops-repeats",
+                              "lesson": "01-gather", "workdir": str(workdir), "started": True}
+    assert (workdir / "minimodel" / "nn" / "embedding.py").is_file()
+    # Not fixed yet: the next call names the open workspace instead of restarting it.
+    assert next_json(capsys, learner)["step"]["started"] is False
+    Progress(learner).record("break", "embedding-drops-repeats", "fixed")
+
+    report = next_json(capsys, learner)
+    stub = learner / "work" / "exercises" / "embedding-lookup.py"
+    assert report["step"] == {"kind": "exercise", "id": "embedding-lookup",
+                              "lesson": "01-gather", "file": str(stub), "started": True}
+    assert "def embed(" in stub.read_text(encoding="utf-8")
+    Progress(learner).record("exercise", "embedding-lookup", "passed")
+    assert next_json(capsys, learner)["step"] is None
+
+    status = json.loads(run(capsys, "lab", "status", "--json", "--learner-dir",
+                            str(learner))[1])
+    assert status["next"] is None
+    assert status["totals"] == {"lesson": {"done": 1, "total": 1},
+                                "quiz": {"done": 1, "total": 1, "right": 1, "questions": 2},
+                                "break": {"done": 1, "total": 1},
+                                "exercise": {"done": 1, "total": 1}}
+    steps = status["path"][0]["steps"]
+    assert [(s["kind"], s["done"]) for s in steps] == [
+        ("lesson", True), ("quiz", True), ("break", True), ("exercise", True)]
+    assert steps[1]["right"] == 1 and steps[1]["attempts"] == 1
+
+
+def test_skip_and_done_keep_the_path_moving(capsys, tmp_path, one_lesson):
+    learner = tmp_path / "learner"
+    code, out = run(capsys, "lab", "done", "1", "--learner-dir", str(learner))
+    assert code == 0 and "01-gather" in out
+    report = next_json(capsys, learner, "--skip")     # skips the questions
+    assert report["skipped"] == "quiz:01-gather" and report["step"]["kind"] == "break"
+    status = json.loads(run(capsys, "lab", "status", "--json", "--learner-dir",
+                            str(learner))[1])
+    quiz_step = status["path"][0]["steps"][1]
+    assert quiz_step["skipped"] is True and quiz_step["done"] is False
+
+
+def test_status_text_says_what_done_means_in_both_languages(capsys, tmp_path, one_lesson):
+    learner = tmp_path / "learner"
     progress = Progress(learner)
-    progress.record("break", "b00", "fixed")
-    progress.record("exercise", "mlm-tied", "wrong")
-
-    data = status_json(capsys, learner)
-    assert data["learner_dir"] == str(learner)
-    assert data["quizzes"]["items"] == [{
-        "id": "phase-13-embeddings", "title": "Phase 13 quiz: embeddings and weight tying",
-        "status": "attempted", "best_score": 2, "total": 27}]
-    assert (data["quizzes"]["done"], data["quizzes"]["total"]) == (0, 1)
-    assert data["breaks"]["available"] is True
-    assert [(i["id"], i["title"], i["status"]) for i in data["breaks"]["items"]] == [
-        ("b00", "Tied vocab sizes", "fixed"), ("b01", "Second break", "not started")]
-    assert (data["breaks"]["done"], data["breaks"]["total"]) == (1, 2)
-    assert (data["exercises"]["done"], data["exercises"]["total"]) == (0, 1)
-    assert data["exercises"]["items"][0]["status"] == "wrong"
+    progress.record("quiz", "01-gather", "attempted", attempts=1, best_score=1, total=2)
+    progress.record("break", "embedding-drops-repeats", "fixed")
+    code, out = run(capsys, "lab", "status", "--learner-dir", str(learner))
+    assert code == 0
+    # Regression: a quiz with 25/27 right read "quizzes: 0/1 done".
+    assert "quizzes taken: 1/1 (1/2 questions right in the best takes)" in out
+    assert "attempts: 1, best 1/2 right" in out and "Done means:" in out
+    assert "breaks fixed: 1/1" in out
+    code, out = run(capsys, "lab", "status", "--lang", "es", "--learner-dir", str(learner))
+    # Regression: "averías: 2/7 completados" (the participle must agree with "averías").
+    assert "averías arregladas: 1/1" in out and "ejercicios superados: 0/1" in out
+    assert "Lección 01 · Consulta" in out and "Hecho significa:" in out
+    assert "completados" not in out and "not started" not in out
 
 
-def test_status_spanish_titles_and_table(capsys, tmp_path, sections):
-    sections()
-    code = main(["lab", "status", "--lang", "es", "--learner-dir", str(tmp_path)])
-    out = capsys.readouterr().out
-    assert code == 0 and "Vocabularios atados" in out and "-/27" in out
-    # Regression: headings and statuses were English under --lang es.
-    assert "averías: 0/2 completados" in out and "sin empezar" in out and "estado" in out
-    assert "done" not in out and "not started" not in out
+def test_quiz_take_by_lesson(capsys, tmp_path, one_lesson):
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"q-13-02": 1}), encoding="utf-8")
+    for argv in (["--lesson", "1"], ["01-gather"], ["gather"]):
+        code, out = run(capsys, "quiz", "take", *argv, "--answers", str(answers), "--json",
+                        "--learner-dir", str(tmp_path))
+        assert code == 0 and json.loads(out)["total"] == 2
+    code, out = run(capsys, "quiz", "export", "01-gather", "--json")
+    assert [q["id"] for q in json.loads(out)["questions"]] == ["q-13-02", "q-13-03"]
+    # The file's id still works and holds every question.
+    code, out = run(capsys, "quiz", "export", "phase-13-embeddings", "--json")
+    assert len(json.loads(out)["questions"]) == 29
 
 
-def test_status_spanish_titles_of_the_real_breaks(capsys, tmp_path):
-    # Regression: list_breaks() gave English titles only, so `lab status --lang es` showed
-    # English break titles next to Spanish exercise titles.
-    from minimodel.lab.breaks import load_break
-
-    data = json.loads(_run_status(capsys, tmp_path, "--json", "--lang", "es"))
-    titles = {i["id"]: i["title"] for i in data["breaks"]["items"]}
-    assert titles["tied-vocab-mismatch"] == load_break("tied-vocab-mismatch").text("title", "es")
-    assert titles["tied-vocab-mismatch"] != load_break("tied-vocab-mismatch").text("title", "en")
-
-
-def _run_status(capsys, learner, *extra: str) -> str:
-    assert main(["lab", "status", "--learner-dir", str(learner), *extra]) == 0
-    return capsys.readouterr().out
+def test_validate_sections_and_a_broken_link(capsys, tmp_path, one_lesson):
+    (one_lesson / "01-gather.md").write_text(
+        ONE_LESSON.format(title="Gather").replace("q-13-03]", "q-13-99]"), encoding="utf-8")
+    code, out = run(capsys, "lab", "validate", "--section", "links", "--json")
+    problems = json.loads(out)["sections"]["links"]
+    assert code == 1 and list(json.loads(out)["sections"]) == ["links"]
+    assert "lesson 01-gather lists quiz: 'q-13-99', but no question has that id" in problems[0]
+    # q-13-01 is listed by no lesson of this one-lesson curriculum, and not in lessonless.yaml.
+    assert any(p.startswith("question q-13-01 belongs to no lesson") for p in problems)
 
 
-def test_status_shows_unavailable_section(capsys, tmp_path, sections, monkeypatch):
-    sections()
-    monkeypatch.setitem(sys.modules, BREAKS, None)   # makes `import minimodel.lab.breaks` fail
-    data = status_json(capsys, tmp_path)
-    assert data["breaks"]["available"] is False
-    assert data["breaks"]["error"].startswith(f"cannot import {BREAKS}: ModuleNotFoundError")
-    assert data["exercises"]["available"] is True
-    code = main(["lab", "status", "--learner-dir", str(tmp_path)])
-    assert code == 0 and "breaks: unavailable" in capsys.readouterr().out
+def test_the_shipped_links_and_translations_are_sound(capsys):
+    code, out = run(capsys, "lab", "validate", "--section", "links", "--section",
+                    "translations", "--json")
+    assert json.loads(out) == {"ok": True, "sections": {"links": [], "translations": []}}
+    assert code == 0
 
 
-def test_validate_ok_and_problems(capsys, sections):
-    sections()
-    assert main(["lab", "validate", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {
-        "ok": True, "sections": {"quiz": [], "exercises": [], "breaks": [], "glossary": []}}
-
-    sections(breaks_problems=["b01: fix diff does not apply"])
-    assert main(["lab", "validate"]) == 1
-    out = capsys.readouterr().out
-    assert "quiz: ok" in out and "breaks: 1 problem(s)" in out and "b01: fix diff" in out
-
-
-def test_validate_reports_import_failure(capsys, sections, monkeypatch):
-    sections()
-    monkeypatch.setitem(sys.modules, EXERCISES, None)
-    assert main(["lab", "validate", "--json"]) == 1
-    data = json.loads(capsys.readouterr().out)
-    assert data["ok"] is False and data["sections"]["breaks"] == []
-    assert data["sections"]["exercises"][0].startswith(f"cannot import {EXERCISES}")
-
-
-@pytest.mark.parametrize("argv", [["lab"], ["lab", "status"], ["lab", "validate"]])
+@pytest.mark.parametrize("argv", [["lab"], ["lab", "status"], ["lab", "validate"],
+                                  ["lab", "next"], ["lab", "done"]])
 def test_lab_help_has_examples(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main([*argv, "--help"])
     assert info.value.code == 0 and "examples:" in capsys.readouterr().out
+
+
+def test_a_new_lesson_quiz_file_in_the_current_schema_loads_unchanged(tmp_path, monkeypatch,
+                                                                        one_lesson):
+    # The lesson writers' files: quizzes/NN-slug.yaml, quiz id = the lesson stem, question ids
+    # q-<slug>-<k>, listed in the lesson's front matter.
+    from minimodel.lab.quiz import loader, schema
+
+    quizzes = tmp_path / "quizzes"
+    shutil.copytree(loader.CONTENT_DIR, quizzes)
+    question = {"id": "q-gather-1", "kind": "single", "title": {"en": "Rows", "es": "Filas"},
+                "prompt": {"en": "E[[2, 0]] has how many rows?",
+                           "es": "¿Cuántas filas tiene E[[2, 0]]?"},
+                "choices": [{"en": "1", "es": "1"}, {"en": "2", "es": "2"}], "answer": 1,
+                "explanation": {"en": "One per id.", "es": "Una por id."}}
+    digest = schema.english_hash(question)
+    question.update(source_hash=digest, translated_from={"es": digest})
+    (quizzes / "01-gather.yaml").write_text(yaml.safe_dump(
+        {"id": "01-gather", "title": {"en": "Gather", "es": "Consulta"},
+         "questions": [question]}, allow_unicode=True), encoding="utf-8")
+    monkeypatch.setattr(loader, "CONTENT_DIR", quizzes)
+    (one_lesson / "01-gather.md").write_text(
+        ONE_LESSON.format(title="Gather").replace("q-13-03]", "q-13-03, q-gather-1]"),
+        encoding="utf-8")
+    assert loader.read_checked(quizzes / "01-gather.yaml")[1] == []
+    quiz = loader.load_quiz("01-gather")
+    assert quiz.ids == ["q-13-02", "q-13-03", "q-gather-1"]
+    assert "01-gather" in loader.list_quizzes() and "phase-13-embeddings" in loader.list_quizzes()
+
+
+def test_break_and_exercise_lists_follow_the_lessons_order():
+    from minimodel.lab.breaks import load_all
+    from minimodel.lab.exercises.registry import all_exercises
+    from minimodel.lab.items import lesson_positions
+
+    for kind, ids in (("break", [b.id for b in load_all()]),
+                      ("exercise", [e.id for e in all_exercises()])):
+        positions = lesson_positions(kind)
+        linked = [i for i in ids if i in positions]
+        assert linked == sorted(linked, key=positions.__getitem__)
+        assert ids[:len(linked)] == linked        # the lesson-less ones come last
+
+
+def test_the_glossary_check_reads_lessons_and_flags_calques(tmp_path):
+    from minimodel.lab.terminology import glossary_problems, spanish_texts
+
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "01-x.es.md").write_text(
+        "---\ntitle: x\n---\n\nEl atado comparte E.\n\n```python\nel_atado = 1  # código\n```\n"
+        "Una `búsqueda` en código no cuenta; la suma dispersa sí.\n", encoding="utf-8")
+    problems = glossary_problems(spanish_texts(tmp_path / "none", (), page_dirs=(lessons,)))
+    assert problems == [
+        "01-x.es.md:5: Spanish text uses 'el atado'; the glossary's Spanish for 'the tie (E "
+        "shared by lookup and head)' is 'la atadura'",
+        "01-x.es.md:10: Spanish text uses 'suma dispersa'; the glossary's Spanish for "
+        "'scatter-add' is 'suma por índices'"]
+
+
+def test_a_missing_lesson_translation_is_flagged(tmp_path, monkeypatch, one_lesson):
+    from minimodel.lab.freshness import lesson_problems
+
+    assert lesson_problems(one_lesson) == []
+    (one_lesson / "01-gather.es.md").write_text(
+        ONE_LESSON.format(title="Consulta").replace("breaks: [embedding-drops-repeats]",
+                                                    "breaks: []"), encoding="utf-8")
+    assert lesson_problems(one_lesson) == [
+        "lesson 01-gather: 01-gather.es.md lists breaks: [], the English lists "
+        "['embedding-drops-repeats']; copy the English front matter's list"]
+    (one_lesson / "01-gather.es.md").unlink()
+    assert lesson_problems(one_lesson) == [
+        "lesson 01-gather: 01-gather.es.md is missing; write the Spanish"]
+
+
+def test_a_built_site_page_is_where_to_read(tmp_path, one_lesson):
+    from minimodel.lab.lessons import load_lessons
+    from minimodel.lab.path import reading_place
+
+    lesson = load_lessons()[0]
+    site = tmp_path / "site"
+    assert reading_place(lesson, "es", site).suffix == ".md"     # not built: the source
+    for page in (site / "lessons" / "01-gather.html", site / "es" / "lessons" / "01-gather.html"):
+        page.parent.mkdir(parents=True)
+        page.write_text("<html></html>", encoding="utf-8")
+    assert reading_place(lesson, "en", site) == (site / "lessons" / "01-gather.html").resolve()
+    assert reading_place(lesson, "es", site) == \
+        (site / "es" / "lessons" / "01-gather.html").resolve()

@@ -89,14 +89,18 @@ def test_export_json_contract(capsys):
 
 def test_export_markdown_in_spanish(capsys):
     code, out, _ = run(capsys, "quiz", "export", QUIZ_ID, "--lang", "es")
-    assert code == 0 and "## q-13-01 — Una búsqueda es un producto de matrices" in out
+    assert code == 0 and "## q-13-01 — Una consulta es un producto de matrices" in out
 
 
 def test_list_json(capsys):
     code, out, _ = run(capsys, "quiz", "list", "--json")
     assert code == 0
-    assert json.loads(out) == [{"id": QUIZ_ID, "title": "Phase 13 quiz: embeddings and weight "
-                                "tying", "questions": N_QUESTIONS}]
+    rows = json.loads(out)   # each lesson's questions, in the path's order, then the files
+    assert rows[0] == {"id": "01-embedding-lookup", "title": "An embedding is a lookup",
+                       "questions": 1}
+    assert rows[-1] == {"id": QUIZ_ID, "title": "Phase 13 quiz: embeddings and weight tying",
+                        "questions": N_QUESTIONS}
+    assert [r["id"] for r in rows] == sorted(r["id"] for r in rows)
 
 
 # --- take --answers -----------------------------------------------------------------------
@@ -144,11 +148,11 @@ def test_take_summary_lists_missed_questions_and_recall_apart(capsys, tmp_path):
                        write_answers(tmp_path, answers), "--lang", "es")
     assert code == 0
     assert f"Puntuación: {N_GRADED - 2}/{N_GRADED}" in out and "Falladas (2):" in out
-    assert "q-13-04  ¿Por qué una suma dispersa?" in out
+    assert "q-13-04  ¿Por qué una suma por índices?" in out
     assert "q-13-19  Pon nombre al diagnóstico" in out
     assert "Se esperaba" in out and "rango efectivo" in out and "gana la última" in out
     assert "Sin responder" not in out
-    assert "1 de 2 recordadas" in out and "q-13-28  Tokens raros en un modelo atado" in out
+    assert "1 de 2 recordadas" in out and "q-13-28  Tokens poco frecuentes en un modelo atado" in out
     assert f"minimodel quiz review {QUIZ_ID} --lang es" in out
 
 
@@ -223,7 +227,7 @@ def test_interactive_take_through_stdin(capsys, monkeypatch, learner):
     assert f"Score: {N_GRADED - 1}/{N_GRADED}" in out
     assert "Model answer:" in out and "A full answer says:" in out
     assert out.count("Marked as recalled") == 2 and "2 of 2 recalled" in out
-    assert "Missed (1):" in out and "q-13-16  Find the bug" in out
+    assert "Missed (1):" in out and "q-13-16  An embedding larger than the tokenizer" in out
     assert quiz_entry(learner)["results"]["q-13-16"] is False
 
 

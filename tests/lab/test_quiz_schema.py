@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from minimodel.lab import quiz
+from minimodel.lab.freshness import quiz_problems
 from minimodel.lab.i18n import LANGS
 from minimodel.lab.quiz import schema
 
@@ -153,16 +154,16 @@ def _edit(path: Path, old: str, new: str) -> None:
 def test_english_edit_flags_hash_then_stale_translation(quiz_copy):
     folder = quiz_copy.parent
     _edit(quiz_copy, '"Counting touched rows"', '"Counting the touched rows"')
-    problems = quiz.validate_all(folder)
+    problems = quiz_problems(folder)
     assert len(problems) == 1 and "question q-13-03: English text changed" in problems[0]
 
     remaining = quiz.rehash(QUIZ_ID, content_dir=folder)      # records the new English only
     assert len(remaining) == 1 and "the 'es' translation is stale" in remaining[0]
-    problems = quiz.validate_all(folder)
+    problems = quiz_problems(folder)
     assert len(problems) == 1 and "q-13-03" in problems[0] and "stale" in problems[0]
 
     assert quiz.rehash(QUIZ_ID, translated="es", questions=["q-13-03"], content_dir=folder) == []
-    assert quiz.validate_all(folder) == []
+    assert quiz_problems(folder) == [] and quiz.validate_all(folder) == []
     # Only the edited question's hashes changed; comments survived the rewrite.
     old = yaml.safe_load(CANONICAL.read_text(encoding="utf-8"))["questions"]
     new_text = quiz_copy.read_text(encoding="utf-8")

@@ -84,7 +84,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
     from minimodel.lab.i18n import status_label
 
     table = Table(title=t("list_title", lang))
@@ -98,7 +98,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_start(args: argparse.Namespace) -> int:
     from minimodel.lab.breaks import Workspace, WorkspaceError, load_break, start
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     lang = args.lang or DEFAULT_LANG
     brk = load_break(args.break_id, lang=lang)
@@ -123,7 +123,8 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.breaks.harness import CAUSE_REMAINS
+    from minimodel.lab.i18n import break_text as t
     from minimodel.lab.breaks.notes import missing_predictions
     from minimodel.lab.breaks.runner import run_script
 
@@ -143,13 +144,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     script = brk.path("experiment")
     print(t("running", lang, script=script, root=ws.root))
     print(t("output", lang), flush=True)
-    marker, label = brk.symptom_marker, t("symptom_label", lang)
+    labels = {brk.symptom_marker: (t("symptom_label", lang), "bold red"),
+              CAUSE_REMAINS: (t("cause_remains_label", lang), "bold yellow")}
 
     def echo(line: str) -> None:  # live, so a few seconds of training are not a silent wait
-        if line.startswith(marker):
-            _say(label + line[len(marker):], "bold red")
-        else:
-            print(line, flush=True)
+        for marker, (label, style) in labels.items():
+            if line.startswith(marker):
+                _say(label + line[len(marker):], style)
+                return
+        print(line, flush=True)
 
     run = run_script(ws.root, script, lang, args.timeout or brk.timeout, echo=echo)
     if run.stderr.strip():
@@ -159,14 +162,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     ok = not run.timed_out and run.returncode == brk.experiment_exit_code
     symptom = bool(run.symptom_lines(brk.symptom_marker))
     _record(args, brk.id, "observed", last_run={"ok": ok, "symptom": symptom,
+                                               "cause_remains": run.cause_remains(),
                                                "seconds": round(run.seconds, 2)})
     if not ok:
         print(t("experiment_failed", lang, code=run.returncode, expected=brk.experiment_exit_code),
               file=sys.stderr)
         return FAILED
-    if not symptom:  # e.g. after a fix: the "what to look at" text would describe a bug
-        print()          # that is no longer there
-        print(_para(t("no_symptom", lang, root=ws.root)))
+    if not symptom:  # after a fix, full or partial: the "what to look at" text would describe
+        print()          # a symptom that is no longer there
+        key = "partial_fix" if run.cause_remains() else "no_symptom"
+        print(_para(t(key, lang, root=ws.root)))
         return OK
     print(t("observe", lang))
     print(_para(brk.text("observe", lang)))
@@ -176,7 +181,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     ws, brk, lang = _open(args)
     hints = brk.texts("hints", lang)
@@ -194,7 +199,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
     from minimodel.lab.breaks.runner import check_details, is_fixed, run_script
     from minimodel.lab.breaks.tamper import describe, scan_workspace
 
@@ -253,7 +258,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     ws, brk, lang = _open(args)
     diff = ws.fix_diff()
@@ -266,7 +271,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_reset(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     ws, brk, lang = _open(args)
     result = ws.reset(notes=args.notes)

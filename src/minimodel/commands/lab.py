@@ -1,59 +1,188 @@
-"""``minimodel lab``: progress across quizzes, breaks and exercises, and content validation.
+"""``minimodel lab``: the learning path (next, done, status) and the content validator.
 
-What is counted and checked lives in :mod:`minimodel.lab.overview`; this module parses the
-options and prints.
+The path and what "done" means live in :mod:`minimodel.lab.path`; the totals and the checks
+in :mod:`minimodel.lab.overview`. ``lab next`` starts a step by running the same command a
+learner would type (``quiz take``, ``break start``, ``exercise start``), so there is one way
+to do each thing.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, guarded
-from minimodel.lab.i18n import DEFAULT_LANG, LAB_STATUS_UI, LANGS, translate
+from minimodel.lab.i18n import DEFAULT_LANG, LAB_UI, LANGS, status_label, translate
 
 ORDER = 80
 
 
 def _t(key: str, lang: str, **values: Any) -> str:
-    return translate(LAB_STATUS_UI, key, lang, **values)
+    return translate(LAB_UI, key, lang, **values)
+
+
+def _step_label(step: dict[str, Any], lang: str, questions: int = 0) -> str:
+    return _t(f"step.{step['kind']}", lang, id=step["id"], n=questions)
+
+
+def _step_state(step: dict[str, Any], lang: str) -> str:
+    if step["kind"] == "quiz" and step["attempts"]:
+        return _t("quiz_state", lang, attempts=step["attempts"], right=step["right"],
+                  total=step["total"])
+    status = "skipped" if step["skipped"] else step["status"]
+    return status_label(status, lang)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     from minimodel.lab.overview import status
 
-    summary = status(args.learner_dir, args.lang)
+    lang = args.lang
+    summary = status(args.learner_dir, lang)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
         return OK
-    from minimodel._console import Console
     from rich.table import Table
     from rich.text import Text
 
-    from minimodel.lab.i18n import status_label
+    from minimodel._console import Console
 
-    lang = args.lang
     console = Console()
     console.print(Text(_t("learner_dir", lang, path=summary["learner_dir"]), style="dim"))
-    for name in ("quizzes", "breaks", "exercises"):
-        section = summary[name]
-        label = _t(name, lang)
-        if not section["available"]:
-            console.print(Text(_t("unavailable", lang, name=label, error=section["error"]),
-                               style="yellow"))
-            continue
-        table = Table(title=_t("done", lang, name=label, done=section["done"],
-                               total=section["total"]))
-        for column in ("id", "title", "best score" if name == "quizzes" else "status"):
-            table.add_column(_t(column, lang))
-        for item in section["items"]:
-            last = (f"{item['best_score'] if item['best_score'] is not None else '-'}"
-                    f"/{item['total']}") if name == "quizzes" else status_label(item["status"],
-                                                                               lang)
-            table.add_row(Text(item["id"]), Text(item["title"]), Text(str(last)))
-        console.print(table)
+    table = Table(show_header=False, box=None, pad_edge=False)
+    for lesson in summary["path"]:
+        number = int(lesson["lesson"].split("-", 1)[0])
+        table.add_row(Text(_t("lesson_head", lang, number=number, title=lesson["title"]),
+                           style="bold"), "")
+        for step in lesson["steps"]:
+            style = "green" if step["done"] else "yellow" if step["skipped"] else ""
+            table.add_row(Text("  " + _step_label(step, lang, step.get("questions", 0))),
+                          Text(_step_state(step, lang), style=style))
+    console.print(table)
+    for kind, total in summary["totals"].items():
+        console.print(Text(_t(f"total.{kind}", lang, **total)))
+    for quiz in summary["other_quizzes"]:
+        if quiz["attempts"]:
+            console.print(Text(_t("other_quiz", lang, **quiz), style="dim"))
+    console.print(Text(_t("done_means", lang), style="dim"))
+    nxt = summary["next"]
+    console.print(_t("next_is", lang, what=_step_label(nxt, lang)) if nxt
+                  else _t("path_done", lang))
+    return OK
+
+
+def _cli(argv: list[str], capture: bool) -> tuple[int, str]:
+    """Run ``minimodel quiz|break|exercise ...`` (the command a learner would type) through
+    the same parsers; returns the exit code and, if ``capture``, what it printed."""
+    from minimodel.commands import break_, exercise, quiz
+
+    parser = argparse.ArgumentParser(prog="minimodel")
+    subparsers = parser.add_subparsers()
+    for module in (quiz, break_, exercise):
+        module.register(subparsers)
+    args = parser.parse_args(argv)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out) if capture else contextlib.nullcontext():
+        code = int(args.func(args) or OK)
+    return code, out.getvalue()
+
+
+def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
+    """Start one step; returns the exit code and what ``--json`` reports about it."""
+    from minimodel.lab import path as learning_path
+
+    lang, learner = args.lang, ["--learner-dir", str(progress.learner_dir), "--lang", args.lang]
+    lesson = step.lesson
+    if step.kind == "lesson":
+        learning_path.mark(progress, step, "opened")
+        place = learning_path.reading_place(lesson, lang)
+        if not args.json:
+            print(_t("read_lesson", lang, number=lesson.number, place=place,
+                     title=lesson.titles.get(lang, lesson.titles["en"])))
+        return OK, {"read": str(place), "notebook": f"minimodel lab notebook {lesson.number:02d}"}
+    if step.kind == "quiz":
+        if args.answers:
+            json_flag = ["--json"] if args.json else []
+            code, out = _cli(["quiz", "take", step.id, "--answers", args.answers, *json_flag,
+                              *learner], args.json)
+            return code, {"result": json.loads(out) if args.json and out.strip() else None}
+        if sys.stdin.isatty() and not args.json:
+            return _cli(["quiz", "take", step.id, *learner], False)[0], {}
+        if not args.json:
+            print(_t("quiz_needs_answers", lang, stem=step.id))
+        return OK, {"command": f"minimodel quiz take {step.id}"}
+    place = learning_path.work_place(progress, step)
+    if step.kind == "break":
+        from minimodel.lab.breaks import Workspace, WorkspaceError
+
+        try:
+            opened = Workspace.open(place).break_id == step.id
+        except WorkspaceError:
+            opened = False
+        if opened:
+            if not args.json:
+                print(_t("break_open", lang, id=step.id, root=place))
+            return OK, {"workdir": str(place), "started": False}
+        json_flag = ["--json"] if args.json else []
+        code, _ = _cli(["break", "start", step.id, "--workdir", str(place), "--force",
+                        *json_flag, *learner], args.json)
+        return code, {"workdir": str(place), "started": code == OK}
+    if place.exists():
+        if not args.json:
+            print(_t("exercise_open", lang, id=step.id, path=place))
+        return OK, {"file": str(place), "started": False}
+    place.parent.mkdir(parents=True, exist_ok=True)
+    code, _ = _cli(["exercise", "start", step.id, "--file", str(place), *learner], args.json)
+    return code, {"file": str(place), "started": code == OK}
+
+
+def cmd_next(args: argparse.Namespace) -> int:
+    from minimodel.lab import path as learning_path
+    from minimodel.lab.progress import Progress
+
+    progress = Progress(args.learner_dir)
+    lang, report = args.lang, {"moved_on": None, "skipped": None, "step": None}
+    step = learning_path.pending(progress)
+    if step is not None and step.kind == "lesson" and \
+            (progress.get("path", step.key) or {}).get("status") == "opened":
+        learning_path.mark(progress, step, "read")     # asking for the next step = moving on
+        report["moved_on"] = step.id
+        if not args.json:
+            print(_t("moved_on", lang, stem=step.id))
+        step = learning_path.pending(progress)
+    if step is not None and args.skip:
+        learning_path.mark(progress, step, "skipped")
+        report["skipped"] = step.key
+        if not args.json:
+            print(_t("skipped", lang, what=_step_label({"kind": step.kind, "id": step.id}, lang,
+                                                       len(step.lesson.quiz))))
+        step = learning_path.pending(progress)
+    if step is None:
+        if args.json:
+            print(json.dumps(report, ensure_ascii=False, indent=2))
+        else:
+            print(_t("path_done", lang))
+        return OK
+    code, started = _start(step, progress, args)
+    report["step"] = {"kind": step.kind, "id": step.id, "lesson": step.lesson.stem, **started}
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    return code
+
+
+def cmd_done(args: argparse.Namespace) -> int:
+    from minimodel.lab import path as learning_path
+    from minimodel.lab.progress import Progress
+
+    progress = Progress(args.learner_dir)
+    step = learning_path.mark_read(progress, args.lesson)
+    if args.json:
+        print(json.dumps({"lesson": step.id, "status": "read"}))
+    else:
+        print(_t("moved_on", args.lang, stem=step.id))
     return OK
 
 
@@ -68,7 +197,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"[{time.monotonic() - start:4.0f} s] {name}: {VALIDATE_STEPS[name]} ...",
               file=sys.stderr, flush=True)
 
-    sections = validate(on_section=progress)
+    sections = validate(on_section=progress, only=args.section)
     ok = not any(sections.values())
     if args.json:
         print(json.dumps({"ok": ok, "sections": sections}, ensure_ascii=False, indent=2))
@@ -80,42 +209,83 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return OK if ok else FAILED
 
 
+def _learner(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help="language (default en)")
+    p.add_argument("--learner-dir", metavar="DIR", default=None,
+                   help="learner folder (default: $MINIMODEL_LEARNER_DIR or ~/.minimodel)")
+
+
 def register(subparsers) -> None:
-    """Add ``minimodel lab status`` and ``minimodel lab validate``."""
+    """Add ``minimodel lab next|done|status|validate``."""
+    from minimodel.lab.overview import SECTIONS
+
+    fmt = argparse.RawDescriptionHelpFormatter
     lab = subparsers.add_parser(
-        "lab", help="your progress through the lab; check the lab content",
-        description="The learning lab: quizzes (minimodel quiz), breaks (minimodel break) and "
-                    "judged exercises (minimodel exercise).",
-        epilog="examples:\n  minimodel lab status\n  minimodel lab status --json "
-               "--learner-dir ~/my-lab\n  minimodel lab validate",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "lab", help="the learning path: what next, what is done; check the lab content",
+        description="The learning path, lessons in order; for each lesson: read it, take its "
+                    "questions (minimodel quiz), fix its break (minimodel break), pass its "
+                    "exercise (minimodel exercise).",
+        epilog="examples:\n  minimodel lab next\n  minimodel lab status --lang es\n"
+               "  minimodel lab done 05\n  minimodel lab validate --section links",
+        formatter_class=fmt)
     lab.set_defaults(func=lambda _args: (lab.print_help(), 0)[1])
     sub = lab.add_subparsers(dest="lab_command", metavar="SUBCOMMAND")
 
     p = sub.add_parser(
-        "status", help="progress across quizzes, breaks and exercises",
-        description="Show best quiz scores and the status of every break and exercise, with "
-                    "done/total counts. A section whose module cannot be imported is shown as "
-                    "unavailable with the reason.",
+        "next", help="name the next step of the path and start it",
+        description="Find the first step not done (nor skipped) and start it:\n"
+                    "  lesson   -> where to read it and its notebook command; asking for\n"
+                    "              `lab next` again marks it read (you moved on)\n"
+                    "  quiz     -> `quiz take <lesson>` (interactive), or grades --answers FILE\n"
+                    "  break    -> `break start` in <learner dir>/work/breaks/<id>\n"
+                    "  exercise -> `exercise start`, file <learner dir>/work/exercises/<id>.py\n"
+                    "A started break or exercise is not restarted: its next command is shown.",
+        epilog="examples:\n  minimodel lab next\n  minimodel lab next --skip\n"
+               "  minimodel lab next --answers my-answers.yaml --json\n"
+               '      -> {"moved_on", "skipped", "step": {"kind", "id", "lesson", ...}}',
+        formatter_class=fmt)
+    p.add_argument("--skip", action="store_true",
+                   help="skip the current step (it stays not done) and start the one after")
+    p.add_argument("--answers", metavar="FILE",
+                   help="for a questions step: grade this answers file instead of asking")
+    p.add_argument("--json", action="store_true", help="print what was started as JSON")
+    _learner(p)
+    p.set_defaults(func=guarded(cmd_next))
+
+    p = sub.add_parser("done", help="mark a lesson read",
+                       description="Mark a lesson read (number, slug or file stem).",
+                       epilog="examples:\n  minimodel lab done 05\n"
+                              "  minimodel lab done lm-head-and-logits", formatter_class=fmt)
+    p.add_argument("lesson", metavar="LESSON")
+    p.add_argument("--json", action="store_true", help='print {"lesson", "status"}')
+    _learner(p)
+    p.set_defaults(func=guarded(cmd_done))
+
+    p = sub.add_parser(
+        "status", help="the path lesson by lesson, with what is done",
+        description="For each lesson: read or not, its questions (attempts and best number "
+                    "right), its breaks (fixed?) and exercises (passed?); then the totals, what "
+                    "'done' means, and the next step.",
         epilog="examples:\n  minimodel lab status\n  minimodel lab status --lang es\n"
                "  minimodel lab status --json --learner-dir /tmp/learner\n"
-               '      -> {"learner_dir", "quizzes": {"available", "error", "done", "total", '
-               '"items"}, "breaks": {...}, "exercises": {...}}',
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               '      -> {"learner_dir", "path": [{"lesson", "title", "steps": [...]}], '
+               '"totals", "next", "other_quizzes"}',
+        formatter_class=fmt)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help="language of titles")
-    p.add_argument("--learner-dir", metavar="DIR", default=None,
-                   help="learner folder (default: $MINIMODEL_LEARNER_DIR or ~/.minimodel)")
+    _learner(p)
     p.set_defaults(func=guarded(cmd_status))
 
     p = sub.add_parser(
-        "validate", help="check quizzes, exercises and breaks content",
-        description="Run the content checks of every lab section (quiz, exercises, breaks) and "
-                    "list the problems per section. Exit 1 when there is any problem, "
-                    "including a section that cannot be imported.",
-        epilog="examples:\n  minimodel lab validate\n  minimodel lab validate --json\n"
-               '      -> {"ok": bool, "sections": {"quiz": [...], "exercises": [...], '
-               '"breaks": [...]}}',
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "validate", help="check the whole lab content (slow: runs every break and judge)",
+        description="The one content check: quiz files, lesson <-> item links (each item in "
+                    "exactly one lesson, or in lessonless.yaml), translations present and "
+                    "fresh, exercises judged, breaks applied and checked, Spanish against the "
+                    "glossary (lab texts, lessons, site pages). Exit 1 on any problem.",
+        epilog="examples:\n  minimodel lab validate\n  minimodel lab validate --section links "
+               "--section glossary\n  minimodel lab validate --json\n"
+               '      -> {"ok": bool, "sections": {"quiz": [...], "links": [...], ...}}',
+        formatter_class=fmt)
+    p.add_argument("--section", action="append", choices=list(SECTIONS), default=None,
+                   help="run only this section (repeatable)")
     p.add_argument("--json", action="store_true", help="print the problems as JSON")
     p.set_defaults(func=guarded(cmd_validate))

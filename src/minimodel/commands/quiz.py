@@ -62,9 +62,9 @@ def _progress(args: argparse.Namespace):
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from minimodel.lab.quiz import load_all
+    from minimodel.lab.quiz import list_quizzes, load_quiz
 
-    quizzes = load_all()
+    quizzes = [load_quiz(quiz_id) for quiz_id in list_quizzes()]  # the lessons', then files
     rows = [{"id": q.id, "title": pick(q.title, args.lang), "questions": len(q.questions)}
             for q in quizzes]
     if args.json:
@@ -119,7 +119,9 @@ def cmd_take(args: argparse.Namespace) -> int:
     from minimodel.lab.quiz import grade, load_quiz, read_answers
     from minimodel.lab.quiz.session import interactive_take, record_take, show_summary
 
-    quiz = load_quiz(args.quiz_id, lang=args.lang)
+    if (args.quiz_id is None) == (args.lesson is None):
+        return user_error("name one quiz: QUIZ_ID (see `minimodel quiz list`) or --lesson NN")
+    quiz = load_quiz(args.quiz_id or args.lesson, lang=args.lang)
     progress = _progress(args)
     if args.answers is None:
         if args.json:
@@ -284,12 +286,16 @@ def register(subparsers) -> None:
              "explanation; Ctrl-C saves your answers so far and the next run resumes.\n"
              "With --answers FILE: grade a whole answers file at once.\n\n" + ANSWER_FORMAT,
              "examples:\n  minimodel quiz take phase-13-embeddings\n"
+             "  minimodel quiz take --lesson 05          (one lesson's questions; also: "
+             "quiz take 05-lm-head-and-logits)\n"
              "  minimodel quiz take phase-13-embeddings --lang es --restart\n"
              "  minimodel quiz take phase-13-embeddings --answers answers.json --json\n"
              '      -> {"score": 26, "total": 27, "results": [{"id": "q-13-01", "correct": true}, ...],\n'
              '          "recall": {"answered": 2, "recalled": 1, "total": 2, "results": [...]}}',
              cmd_take)
-    p.add_argument("quiz_id", metavar="QUIZ_ID")
+    p.add_argument("quiz_id", metavar="QUIZ_ID", nargs="?",
+                   help="a quiz file's id or a lesson (number, slug or stem)")
+    p.add_argument("--lesson", metavar="NN", help="take this lesson's questions (= QUIZ_ID NN)")
     p.add_argument("--answers", metavar="FILE", help="grade this answers file (JSON or YAML)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (needs --answers)")
     p.add_argument("--restart", action="store_true",

@@ -1,8 +1,8 @@
 """Bilingual text: every learner-facing string in the lab exists in English and Spanish.
 
-The mechanism (``pick``, ``translate``) and the tables of the lab commands (``minimodel
-exercise``, ``minimodel lab``); the breaks and quizzes keep theirs next to their code
-(:mod:`minimodel.lab.breaks.messages`, :mod:`minimodel.lab.quiz.ui`).
+The lab's one message catalogue: the mechanism (``pick``, ``translate``) and the tables of
+``minimodel exercise``, ``minimodel break`` and ``minimodel lab`` (the quiz session's table
+lives with the quiz session, :mod:`minimodel.lab.quiz.ui`).
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ STATUS_LABELS: dict[str, dict[str, str]] = {
     "fixed": {"en": "fixed", "es": "arreglado"},
     "passed": {"en": "passed", "es": "superado"},
     "wrong": {"en": "wrong", "es": "incorrecto"},
+    "opened": {"en": "opened", "es": "abierta"},
+    "read": {"en": "read", "es": "leída"},
+    "skipped": {"en": "skipped", "es": "saltado"},
 }
 
 
@@ -196,17 +199,215 @@ def case_label(label: str, lang: str) -> str:
     return ", ".join(CASE_LABEL_ES.get(part, part) for part in label.split(", "))
 
 
-# --- minimodel lab status -------------------------------------------------------------------
-LAB_STATUS_UI: dict[str, dict[str, str]] = {
+# --- minimodel lab status / next / done -----------------------------------------------------
+# Counts name what "done" is for each kind, so the participle agrees in Spanish
+# ("averías arregladas", "ejercicios superados").
+LAB_UI: dict[str, dict[str, str]] = {
     "learner_dir": {"en": "learner folder: {path}", "es": "carpeta de progreso: {path}"},
-    "quizzes": {"en": "quizzes", "es": "cuestionarios"},
-    "breaks": {"en": "breaks", "es": "averías"},
-    "exercises": {"en": "exercises", "es": "ejercicios"},
-    "done": {"en": "{name}: {done}/{total} done", "es": "{name}: {done}/{total} completados"},
-    "unavailable": {"en": "{name}: unavailable ({error})",
-                    "es": "{name}: no disponible ({error})"},
-    "id": {"en": "id", "es": "id"},
-    "title": {"en": "title", "es": "título"},
-    "best score": {"en": "best score", "es": "mejor puntuación"},
-    "status": {"en": "status", "es": "estado"},
+    "lesson_head": {"en": "Lesson {number:02d} · {title}",
+                    "es": "Lección {number:02d} · {title}"},
+    "step.lesson": {"en": "read the lesson", "es": "leer la lección"},
+    "step.quiz": {"en": "its questions ({n})", "es": "sus preguntas ({n})"},
+    "step.break": {"en": "break {id}", "es": "avería {id}"},
+    "step.exercise": {"en": "exercise {id}", "es": "ejercicio {id}"},
+    "quiz_state": {"en": "attempts: {attempts}, best {right}/{total} right",
+                   "es": "intentos: {attempts}, mejor resultado {right}/{total} bien"},
+    "total.lesson": {"en": "lessons read: {done}/{total}",
+                     "es": "lecciones leídas: {done}/{total}"},
+    "total.quiz": {"en": "quizzes taken: {done}/{total} ({right}/{questions} questions right in "
+                         "the best takes)",
+                   "es": "cuestionarios hechos: {done}/{total} ({right}/{questions} preguntas "
+                         "bien en los mejores intentos)"},
+    "total.break": {"en": "breaks fixed: {done}/{total}",
+                    "es": "averías arregladas: {done}/{total}"},
+    "total.exercise": {"en": "exercises passed: {done}/{total}",
+                       "es": "ejercicios superados: {done}/{total}"},
+    "done_means": {"en": "Done means: a lesson read (lab done NN, or moving on with lab next), a "
+                         "quiz taken to the end (whatever the score), a break fixed (break "
+                         "check), an exercise passed (exercise check).",
+                   "es": "Hecho significa: una lección leída (lab done NN, o seguir con lab "
+                         "next), un cuestionario contestado hasta el final (sea cual sea la "
+                         "nota), una avería arreglada (break check), un ejercicio superado "
+                         "(exercise check)."},
+    "other_quiz": {"en": "quiz {id}: attempts: {attempts}, best {right}/{total} right",
+                   "es": "cuestionario {id}: intentos: {attempts}, mejor resultado "
+                         "{right}/{total} bien"},
+    "next_is": {"en": "next: {what}  (minimodel lab next)",
+                "es": "siguiente: {what}  (minimodel lab next)"},
+    "path_done": {"en": "You have walked the whole path. `minimodel quiz review` brings back "
+                        "what you missed.",
+                  "es": "Has recorrido todo el camino. `minimodel quiz review` te devuelve lo "
+                        "que fallaste."},
+    "read_lesson": {"en": "Lesson {number:02d}: {title}\n  read it:        {place}\n  as a "
+                          "notebook:  minimodel lab notebook {number:02d}\nWhen you have "
+                          "read it, `minimodel lab next` marks it read and starts its "
+                          "questions (or `minimodel lab done {number:02d}`).",
+                    "es": "Lección {number:02d}: {title}\n  léela:          {place}\n  como "
+                          "cuaderno:  minimodel lab notebook {number:02d}\n"
+                          "Cuando la hayas leído, `minimodel lab next --lang es` la marca como "
+                          "leída y empieza sus preguntas (o `minimodel lab done "
+                          "{number:02d}`)."},
+    "moved_on": {"en": "Lesson {stem} marked read.", "es": "Lección {stem} marcada como leída."},
+    "skipped": {"en": "Skipped: {what}. `minimodel lab status` still lists it as not done.",
+                "es": "Saltado: {what}. `minimodel lab status` lo sigue mostrando como no "
+                      "hecho."},
+    "quiz_needs_answers": {
+        "en": "Questions of lesson {stem}: take them with\n  minimodel quiz take {stem}\n"
+              "(or pass --answers FILE to `lab next` to grade a file of answers).",
+        "es": "Preguntas de la lección {stem}: contéstalas con\n  minimodel quiz take {stem} "
+              "--lang es\n(o pasa --answers FICHERO a `lab next` para corregir un fichero de "
+              "respuestas)."},
+    "break_open": {"en": "Break {id} is already open in {root}: minimodel break run --workdir "
+                         "{root}",
+                   "es": "La avería {id} ya está abierta en {root}: minimodel break run "
+                         "--workdir {root} --lang es"},
+    "exercise_open": {"en": "Your file for {id} is {path}: minimodel exercise check {id} "
+                            "--file {path}",
+                      "es": "Tu fichero para {id} es {path}: minimodel exercise check {id} "
+                            "--file {path} --lang es"},
 }
+
+
+# --- minimodel break ------------------------------------------------------------------------
+BREAK_UI: dict[str, dict[str, str]] = {
+    "started": {
+        "en": "Started break {id}: {title}\nworkspace: {root}\n",
+        "es": "Avería {id} preparada: {title}\nespacio de trabajo: {root}\n",
+    },
+    "restarted": {
+        "en": "(rebuilt the minimodel copy; your NOTES.md was kept)",
+        "es": "(se reconstruyó la copia de minimodel; tu NOTES.md se conservó)",
+    },
+    "next_steps": {
+        "en": "Next:\n"
+              "  1. write your predictions in {notes}\n"
+              "  2. minimodel break run   --workdir {root}     (shows the symptom)\n"
+              "  3. find and fix the bug in {root}/minimodel   (minimodel break hint --workdir "
+              "{root} when stuck)\n"
+              "  4. minimodel break check --workdir {root}",
+        "es": "Siguientes pasos:\n"
+              "  1. escribe tus predicciones en {notes}\n"
+              "  2. minimodel break run   --workdir {root}     (muestra el síntoma)\n"
+              "  3. encuentra y arregla el fallo en {root}/minimodel   (minimodel break hint "
+              "--workdir {root} si te atascas)\n"
+              "  4. minimodel break check --workdir {root}",
+    },
+    "predictions_missing": {
+        "en": "Predict first: {notes} has no answer under {missing}.\n"
+              "Write a sentence or two below each of these questions, then run again:",
+        "es": "Primero predice: {notes} no tiene respuesta bajo {missing}.\n"
+              "Escribe una o dos frases debajo de cada una de estas preguntas y vuelve a "
+              "ejecutar:",
+    },
+    "predictions_skip": {
+        "en": "(--skip-predictions runs anyway; meant for scripts, not for learning)",
+        "es": "(--skip-predictions lo ejecuta igualmente; pensado para scripts, no para aprender)",
+    },
+    "prediction": {"en": "Prediction", "es": "Predicción"},
+    "running": {
+        "en": "Running {script}\n  against {root}/minimodel (PYTHONPATH={root})",
+        "es": "Ejecutando {script}\n  contra {root}/minimodel (PYTHONPATH={root})",
+    },
+    "output": {"en": "--- experiment output ---", "es": "--- salida del experimento ---"},
+    "observe": {"en": "--- what to look at ---", "es": "--- en qué fijarse ---"},
+    "after_run": {
+        "en": "Write what you observed in NOTES.md. Stuck? minimodel break hint --workdir {root}",
+        "es": "Anota lo que observaste en NOTES.md. ¿Atascado? minimodel break hint --workdir "
+              "{root}",
+    },
+    "experiment_failed": {
+        "en": "The experiment stopped with exit code {code} (expected {expected}). If you are "
+              "half-way through a fix, that may be your edit; `minimodel break reset` restores "
+              "the start.",
+        "es": "El experimento terminó con código {code} (se esperaba {expected}). Si estás a "
+              "medio arreglo, puede ser tu cambio; `minimodel break reset` restaura el inicio.",
+    },
+    "timed_out": {
+        "en": "Stopped after {seconds:.0f} s (time limit).",
+        "es": "Detenido tras {seconds:.0f} s (límite de tiempo).",
+    },
+    "hint": {"en": "hint {n} of {total}", "es": "pista {n} de {total}"},
+    "hint_last": {
+        "en": "(that was the last hint; `minimodel break diff --workdir {root}` shows the fix)",
+        "es": "(era la última pista; `minimodel break diff --workdir {root}` muestra el arreglo)",
+    },
+    "fixed": {
+        "en": "Fixed! Every check passes: {passed} of {total}.",
+        "es": "¡Arreglado! Todas las comprobaciones pasan: {passed} de {total}.",
+    },
+    "not_fixed": {
+        "en": "Not fixed yet: {failed} of {total} checks fail.",
+        "es": "Aún no está arreglado: comprobaciones que fallan: {failed} de {total}.",
+    },
+    "refused": {"en": "Not checked: the checks refuse this workspace.",
+                "es": "Sin comprobar: las comprobaciones rechazan este espacio de trabajo."},
+    "replay_seed": {
+        "en": "The sizes were drawn with seed {seed}; `minimodel break check --workdir {root} "
+              "--seed {seed}` replays them exactly.",
+        "es": "Los tamaños se sortearon con la semilla {seed}; `minimodel break check --workdir "
+              "{root} --seed {seed}` los repite tal cual.",
+    },
+    "not_fixed_next": {
+        "en": "Stuck? minimodel break hint --workdir {root}",
+        "es": "¿Atascado? minimodel break hint --workdir {root}",
+    },
+    "why": {"en": "--- why this break matters ---", "es": "--- por qué importa esta avería ---"},
+    "references": {"en": "References:", "es": "Referencias:"},
+    "no_symptom": {
+        "en": "No symptom this time: the experiment behaves as a correct library should. If you "
+              "have fixed the bug, confirm it with `minimodel break check --workdir {root}`.",
+        "es": "Esta vez no hay síntoma: el experimento se comporta como con una biblioteca "
+              "correcta. Si ya arreglaste el fallo, confírmalo con `minimodel break check "
+              "--workdir {root}`.",
+    },
+    "symptom_label": {"en": "SYMPTOM:", "es": "SÍNTOMA:"},
+    "cause_remains_label": {"en": "NOT FIXED YET:", "es": "AÚN SIN ARREGLAR:"},
+    "partial_fix": {
+        "en": "The story's symptom is gone, but the cause is not: the same mistake still shows "
+              "up with other sizes or in another code path. `minimodel break check --workdir "
+              "{root}` names the failing checks; `minimodel break hint --workdir {root}` helps.",
+        "es": "El síntoma de la historia ha desaparecido, pero la causa no: el mismo error sigue "
+              "apareciendo con otros tamaños o en otro camino del código. `minimodel break check "
+              "--workdir {root}` nombra las comprobaciones que fallan; `minimodel break hint "
+              "--workdir {root}` te ayuda."},
+    "list_title": {"en": "minimodel breaks", "es": "averías de minimodel"},
+    "col_id": {"en": "id", "es": "id"},
+    "col_title": {"en": "title", "es": "título"},
+    "col_status": {"en": "status", "es": "estado"},
+    "check_timeout": {"en": "the checks finished in time",
+                      "es": "las comprobaciones terminaron a tiempo"},
+    "check_timeout_msg": {"en": "stopped after {seconds:.0f} s",
+                          "es": "detenidas tras {seconds:.0f} s"},
+    "check_crashed": {"en": "the check script ran to the end",
+                      "es": "el script de comprobaciones llegó al final"},
+    "checking": {"en": "running the checks against {root}/minimodel ...",
+                 "es": "ejecutando las comprobaciones contra {root}/minimodel ..."},
+    "diff_edited": {
+        "en": "note: you edited {files} since the start; this diff is against the files as they "
+              "were at start, so it may not apply on top of your edits "
+              "(`minimodel break reset --workdir {root}` first).",
+        "es": "nota: editaste {files} desde el inicio; este diff es contra los ficheros tal como "
+              "estaban al empezar, así que puede no aplicarse sobre tus cambios "
+              "(`minimodel break reset --workdir {root}` antes).",
+    },
+    "reset_done": {
+        "en": "Workspace restored to its start state: {restored} file(s) rewritten, {removed} "
+              "removed; every file matches the start manifest.",
+        "es": "Espacio de trabajo restaurado al estado inicial: {restored} fichero(s) "
+              "reescrito(s), {removed} eliminado(s); todos coinciden con el manifiesto inicial.",
+    },
+    "unknown_break": {
+        "en": "unknown break {id!r}; known breaks: {known} (see `minimodel break list`)",
+        "es": "avería desconocida {id!r}; averías disponibles: {known} (consulta `minimodel "
+              "break list`)",
+    },
+    "reset_clean": {
+        "en": "Nothing to do: the workspace already matches its start state.",
+        "es": "Nada que hacer: el espacio de trabajo ya coincide con su estado inicial.",
+    },
+}
+
+
+def break_text(key: str, lang: str, **values: object) -> str:
+    """A ``minimodel break`` message in ``lang`` with ``values`` filled in."""
+    return translate(BREAK_UI, key, lang, **values)

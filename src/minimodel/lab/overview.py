@@ -1,124 +1,128 @@
-"""The lab as a whole: progress across quizzes, breaks and exercises, and content validation.
+"""The lab as a whole: the learner's progress along the path, and the one content validator.
 
-Breaks and exercises are separate packages (:mod:`minimodel.lab.breaks`,
-:mod:`minimodel.lab.exercises`). They are imported lazily so that one broken section shows up
-as "unavailable" in :func:`status` instead of taking ``minimodel lab status`` down.
+:func:`status` reads the path (:mod:`minimodel.lab.path`) lesson by lesson; :func:`validate`
+runs every check of the lab's content, section by section: the quiz files, the exercises
+(every reference, alternative and known-wrong solution judged), the breaks (every bug patch
+applied and checked), the links between lessons and items, the translations' freshness and
+the glossary (Spanish of every lab text and lesson).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable
 
-from minimodel.lab.i18n import DEFAULT_LANG, pick
-
-# Statuses that count as "done" in the totals. Quizzes count when the best score is perfect.
-DONE = {"passed", "fixed", "done", "completed", "solved"}
-
-# section name -> (module, listing function)
-SECTIONS = {"breaks": ("minimodel.lab.breaks", "list_breaks"),
-            "exercises": ("minimodel.lab.exercises", "list_exercises")}
-PROGRESS_KIND = {"breaks": "break", "exercises": "exercise"}
+from minimodel.lab import path as learning_path
+from minimodel.lab.i18n import DEFAULT_LANG
+from minimodel.lab.progress import Progress
 
 
-def _import(module_name: str):
-    """Import a lab section; any failure becomes a one-line message (why: keep status usable)."""
-    try:
-        return importlib.import_module(module_name), None
-    except Exception as exc:  # noqa: BLE001 - a half-written module can raise anything
-        return None, f"cannot import {module_name}: {type(exc).__name__}: {exc}"
+def _other_quizzes(progress: Progress) -> list[dict[str, Any]]:
+    """Quiz files that are no lesson's quiz (``phase-13-embeddings``): best right / total."""
+    from minimodel.lab.quiz.loader import lesson_quizzes, list_quizzes
 
-
-def _quiz_section(progress, lang: str) -> dict[str, Any]:
-    from minimodel.lab.quiz import AUTO_GRADED, load_all
-
-    items = []
-    for quiz in load_all():
-        entry = progress.get("quiz", quiz.id) or {}
-        total = sum(q.kind in AUTO_GRADED for q in quiz.questions)  # recall is self-marked
-        best = entry.get("best_score")
-        items.append({"id": quiz.id, "title": pick(quiz.title, lang),
-                      "status": entry.get("status", "not started"),
-                      "best_score": best, "total": total})
-    done = sum(1 for i in items if i["best_score"] == i["total"])
-    return {"available": True, "error": None, "done": done, "total": len(items), "items": items}
-
-
-def _other_section(name: str, progress, lang: str) -> dict[str, Any]:
-    module_name, func_name = SECTIONS[name]
-    module, error = _import(module_name)
-    listing = getattr(module, func_name, None) if module else None
-    if module is not None and listing is None:
-        error = f"{module_name} has no {func_name}()"
-    items: list[dict[str, Any]] = []
-    if listing is not None:
-        try:
-            records = progress.all(PROGRESS_KIND[name])
-            for item in listing():
-                status = (records.get(item["id"]) or {}).get("status", "not started")
-                title = pick(item.get("titles") or item.get("title", ""), lang)
-                items.append({"id": item["id"], "title": title, "status": status})
-        except Exception as exc:  # noqa: BLE001 - report, do not crash the whole status
-            error, items = f"{module_name}.{func_name}() failed: {type(exc).__name__}: {exc}", []
-    if error:
-        return {"available": False, "error": error, "done": 0, "total": 0, "items": []}
-    done = sum(1 for i in items if i["status"] in DONE)
-    return {"available": True, "error": None, "done": done, "total": len(items), "items": items}
+    lessons = {lesson.stem for lesson in lesson_quizzes()}
+    out = []
+    for quiz_id in list_quizzes():
+        if quiz_id not in lessons:
+            record = progress.get("quiz", quiz_id) or {}
+            out.append({"id": quiz_id, "attempts": int(record.get("attempts", 0)),
+                        "right": record.get("best_score"), "total": record.get("total")})
+    return out
 
 
 def status(learner_dir: str | None = None, lang: str = DEFAULT_LANG) -> dict[str, Any]:
-    """Progress summary: ``{"learner_dir", "quizzes", "breaks", "exercises"}``.
+    """``{"learner_dir", "path": [{"lesson", "title", "steps": [...]}], "totals", "next",
+    "other_quizzes"}``.
 
-    Each section is ``{"available", "error", "done", "total", "items": [...]}``; quiz items
-    carry ``best_score`` and ``total``, the others ``status``.
+    ``totals[kind]`` is ``{"done", "total"}`` per step kind; for quizzes also ``right`` and
+    ``questions`` (best take of each lesson's quiz, summed) so a quiz taken with 25/27 right
+    reads as taken, with its score, not as "not done".
     """
-    from minimodel.lab.progress import Progress
-
     progress = Progress(learner_dir)
-    out: dict[str, Any] = {"learner_dir": str(progress.learner_dir),
-                           "quizzes": _quiz_section(progress, lang)}
-    for name in SECTIONS:
-        out[name] = _other_section(name, progress, lang)
-    return out
+    lessons = learning_path.summary(progress, lang)
+    totals: dict[str, dict[str, int]] = {kind: {"done": 0, "total": 0}
+                                         for kind in learning_path.STEP_KINDS}
+    totals["quiz"].update(right=0, questions=0)
+    for lesson in lessons:
+        for step in lesson["steps"]:
+            totals[step["kind"]]["total"] += 1
+            totals[step["kind"]]["done"] += step["done"]
+            if step["kind"] == "quiz":
+                totals["quiz"]["right"] += step["right"] or 0
+                totals["quiz"]["questions"] += step["total"] or 0
+    nxt = learning_path.pending(progress)
+    return {"learner_dir": str(progress.learner_dir), "path": lessons, "totals": totals,
+            "next": {"kind": nxt.kind, "id": nxt.id} if nxt else None,
+            "other_quizzes": _other_quizzes(progress)}
 
 
 # What each section's validation does, shown while it runs (the breaks take ~10-40 s).
 VALIDATE_STEPS = {
-    "quiz": "schema, answers and translations of every quiz",
+    "quiz": "schema, answers and labelled answers of every quiz file",
+    "links": "every lesson's links to its questions, breaks and exercises, both ways",
+    "translations": "both languages present and made from the current English",
     "exercises": "judging every reference, alternative and known-wrong solution",
     "breaks": "applying every bug patch to the current library, running experiments and checks",
-    "glossary": "Spanish texts of quizzes, breaks, exercises and messages against the glossary",
+    "glossary": "Spanish of quizzes, breaks, exercises, messages and lessons against the glossary",
 }
 
 
-def validate(on_section: Callable[[str], None] | None = None) -> dict[str, list[str]]:
-    """Problems per section (quiz, exercises, breaks, glossary); a failed import IS a problem.
+def _quiz() -> list[str]:
+    from minimodel.lab.quiz import validate_all
+
+    return validate_all()
+
+
+def _links() -> list[str]:
+    from minimodel.lab.items import link_problems
+
+    return link_problems()
+
+
+def _translations() -> list[str]:
+    from minimodel.lab.freshness import translation_problems
+
+    return translation_problems()
+
+
+def _exercises() -> list[str]:
+    from minimodel.lab.exercises import validate_all
+
+    return [str(p) for p in validate_all()]
+
+
+def _breaks() -> list[str]:
+    from minimodel.lab.breaks import validate_all
+
+    return [str(p) for p in validate_all()]
+
+
+def _glossary() -> list[str]:
+    from minimodel.lab.terminology import glossary_problems
+
+    return glossary_problems()
+
+
+SECTIONS: dict[str, Callable[[], list[str]]] = {
+    "quiz": _quiz, "links": _links, "translations": _translations, "exercises": _exercises,
+    "breaks": _breaks, "glossary": _glossary}
+
+
+def validate(on_section: Callable[[str], None] | None = None,
+             only: list[str] | None = None) -> dict[str, list[str]]:
+    """Problems per section (all of :data:`SECTIONS`, or ``only`` those); a section that
+    crashes is reported as a problem of that section, the others still run.
 
     ``on_section(name)`` is called as each section starts (progress for a slow validation).
     """
-    from minimodel.lab.quiz import validate_all
-
-    if on_section:
-        on_section("quiz")
-    sections: dict[str, list[str]] = {"quiz": validate_all()}
-    for name in ("exercises", "breaks"):
+    sections: dict[str, list[str]] = {}
+    for name, check in SECTIONS.items():
+        if only and name not in only:
+            continue
         if on_section:
             on_section(name)
-        module_name = SECTIONS[name][0]
-        module, error = _import(module_name)
-        if error:
-            sections[name] = [error]
-        elif not callable(getattr(module, "validate_all", None)):
-            sections[name] = [f"{module_name} has no validate_all() function"]
-        else:
-            try:
-                sections[name] = [str(p) for p in module.validate_all()]
-            except Exception as exc:  # noqa: BLE001
-                sections[name] = [f"{module_name}.validate_all() failed: "
-                                  f"{type(exc).__name__}: {exc}"]
-    if on_section:
-        on_section("glossary")
-    from minimodel.lab.terminology import glossary_problems
-
-    sections["glossary"] = glossary_problems()
+        try:
+            sections[name] = check()
+        except Exception as exc:  # noqa: BLE001 - one broken section must not hide the others
+            sections[name] = [f"the {name} check failed: {type(exc).__name__}: {exc}"]
     return sections

@@ -37,7 +37,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-KINDS = ("quiz", "break", "exercise")
+KINDS = ("quiz", "break", "exercise", "path")
 ENV_VAR = "MINIMODEL_LEARNER_DIR"
 
 

@@ -3,11 +3,12 @@
 The glossary (``content/glossary.yaml``) fixes the Spanish for each term and lists the calques
 and anglicisms to avoid (``learning rate`` for *tasa de aprendizaje*, ``weight decay`` for
 *decaimiento de pesos*...). This module gathers every Spanish text a learner reads in the lab —
-the ``es`` fields of the quizzes, breaks and exercises, and the Spanish messages in the lab's
-and the commands' code — and reports each avoided term with the word to use instead.
+the ``es`` fields of the quizzes, breaks and exercises, the Spanish messages in the lab's
+and the commands' code, the Spanish lessons (``NN-slug.es.md``) and, in a clone, the Spanish
+pages of ``docs/`` — and reports each avoided term with the word to use instead.
 
-Code spans (between backticks) are skipped: option names such as ``--weight-decay`` and
-identifiers are code, not prose.
+Code (fenced blocks and spans between backticks) is skipped: option names such as
+``--weight-decay`` and identifiers are code, not prose.
 """
 
 from __future__ import annotations
@@ -26,7 +27,20 @@ from minimodel.lab.quiz.text import normalise
 LAB_DIR = Path(__file__).resolve().parent
 CONTENT_DIR = LAB_DIR / "content"
 CODE_DIRS = (LAB_DIR, LAB_DIR.parent / "commands")
+# The site's own Spanish pages, present in a clone (not in an installed package).
+DOCS_DIR = LAB_DIR.parents[2] / "docs"
 SPANISH = "es"
+_FENCED = re.compile(r"^(```+|~~~+).*?^\1[ \t]*$", re.M | re.S)
+
+
+def _markdown_texts(folder: Path) -> Iterator[tuple[str, str]]:
+    """(file:line, line) for each prose line of the ``*.es.md`` files in ``folder``."""
+    for path in sorted(folder.glob("*.es.md")) if folder.is_dir() else []:
+        text = path.read_text(encoding="utf-8")
+        prose = _FENCED.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+        for number, line in enumerate(prose.splitlines(), 1):
+            if line.strip():
+                yield f"{path.name}:{number}", line
 
 
 def _yaml_texts(data: Any, where: str, in_spanish: bool = False) -> Iterator[tuple[str, str]]:
@@ -60,9 +74,10 @@ def _code_texts(path: Path) -> Iterator[tuple[str, str]]:
                     yield f"{path.name}:{value.lineno}", text
 
 
-def spanish_texts(content_dir: Path = CONTENT_DIR,
-                  code_dirs: tuple[Path, ...] = CODE_DIRS) -> Iterator[tuple[str, str]]:
-    """(where, text) for every Spanish text of the lab content and the interface messages."""
+def spanish_texts(content_dir: Path = CONTENT_DIR, code_dirs: tuple[Path, ...] = CODE_DIRS,
+                  page_dirs: tuple[Path, ...] | None = None) -> Iterator[tuple[str, str]]:
+    """(where, text) for every Spanish text of the lab content, the interface messages, the
+    lessons and the site's pages."""
     for path in sorted(content_dir.rglob("*.yaml")):
         if path.name == "glossary.yaml" or "labelled" in path.parts:
             continue  # the glossary itself; labelled answers are what learners type, not prose
@@ -72,6 +87,8 @@ def spanish_texts(content_dir: Path = CONTENT_DIR,
         for path in sorted(folder.rglob("*.py")):
             if content_dir not in path.parents:   # break/exercise code is not prose
                 yield from _code_texts(path)
+    for folder in (content_dir / "lessons", DOCS_DIR) if page_dirs is None else page_dirs:
+        yield from _markdown_texts(folder)
 
 
 def _pattern(term: str) -> re.Pattern[str]:

@@ -33,6 +33,7 @@ from typing import Any, Iterator
 import yaml
 
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
+from minimodel.lab.items import lesson_positions, path_order
 
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "breaks"
 HASH_LEN = 12
@@ -140,15 +141,16 @@ def break_folders(content_dir: Path | None = None) -> list[Path]:
 
 
 def load_all(content_dir: Path | None = None) -> list[Break]:
-    """Every break, in curriculum order (``order``, then id)."""
+    """Every break, in the lessons' order (then ``order`` for the lesson-less ones)."""
     breaks = [_load(folder) for folder in break_folders(content_dir)]
-    return sorted(breaks, key=lambda b: (b.order, b.id))
+    positions = lesson_positions("break")
+    return sorted(breaks, key=lambda b: (path_order(b.id, b.order, positions), b.id))
 
 
 def load_break(break_id: str, content_dir: Path | None = None, *,
                lang: str = DEFAULT_LANG) -> Break:
     """The break called ``break_id``; a ValueError (in ``lang``) lists the known ids otherwise."""
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     breaks = load_all(content_dir)
     for brk in breaks:
@@ -169,7 +171,8 @@ def list_breaks() -> list[dict[str, Any]]:
 
 
 def structure_problems(brk: Break) -> list[str]:
-    """Missing fields, files, languages and stale translations of one break (no running)."""
+    """Missing fields and files of one break (no running; the translations are checked by
+    :mod:`minimodel.lab.freshness`)."""
     p: list[str] = []
     where = f"break {brk.id}"
     if brk.id != brk.folder.name:
@@ -204,23 +207,6 @@ def structure_problems(brk: Break) -> list[str]:
     on_disk = sorted(f.stem for f in (brk.folder / "fakes").glob("*.patch"))
     for name in sorted(set(on_disk) - set(listed)):
         p.append(f"{where}: fakes/{name}.patch is not listed under 'fakes' in break.yaml")
-    for name, node in brk.text_nodes():
-        if node is None:
-            continue
-        if not isinstance(node, dict):
-            p.append(f"{where} {name}: expected {{en, es, es_source_hash}}, got "
-                     f"{type(node).__name__}")
-            continue
-        for lang in LANGS:
-            if not isinstance(node.get(lang), str) or not node[lang].strip():
-                p.append(f"{where} {name}: the {lang!r} text is missing or blank")
-        en = node.get("en")
-        if isinstance(en, str):
-            current, stored = english_hash(en), node.get("es_source_hash")
-            if stored != current:
-                p.append(f"{where} {name}: the Spanish text is stale or unstamped (translated "
-                         f"from English {stored!r}, English is now {current!r}); update 'es', "
-                         f"then run `minimodel break rehash {brk.id} --key {name}`")
     return p
 
 

@@ -9,7 +9,8 @@ cannot change a verdict. Standard library only.
 Output protocol (parsed by :mod:`minimodel.lab.breaks.runner`), each machine line carrying
 the run's one-time token, so that a line printed by library code is not taken for a verdict:
 
-    SYMPTOM: <text>                          experiment: the bug showed itself
+    SYMPTOM: <text>                          experiment: the story's symptom, as seen
+    CAUSE REMAINS: <text>                    experiment: the story looks fixed, the cause is not
     PASS <token> <check-id> | <description>
     FAIL <token> <check-id> | <description> | <what went wrong>
 
@@ -26,6 +27,7 @@ import traceback
 from typing import Callable, NoReturn
 
 SYMPTOM = "SYMPTOM:"
+CAUSE_REMAINS = "CAUSE REMAINS:"
 TOKEN = ""  # set by the runner's bootstrap before any workspace code runs
 WORKSPACE_ENV = "MINIMODEL_BREAK_WORKSPACE"
 LANG_ENV = "MINIMODEL_BREAK_LANG"
@@ -150,23 +152,18 @@ def conclude(checks: Checks, story_failed: bool, symptom_en: str, symptom_es: st
     """The last word of an experiment, read from the same invariants as ``break check``.
 
     The story's own measurement (``story_failed``) is one example; the invariants test the
-    cause on fresh random sizes in every code path. "OK" is printed only when both agree, so a
-    fix that merely hides the story's symptom still gets a ``SYMPTOM:`` line naming the
-    invariants that fail.
+    cause on fresh random sizes in every code path. The symptom text says only what was seen
+    (the hints, not ``break run``, lead to the cause). "OK" is printed only when both agree, so
+    a fix that merely hides the story's symptom gets a ``CAUSE REMAINS:`` line instead.
     """
     failing = [check_id for check_id, _ in checks.failing()]
-    names = ", ".join(failing)
     if story_failed:
-        if failing:
-            symptom_en += f" (invariants that fail: {names})"
-            symptom_es += f" (invariantes que fallan: {names})"
         symptom(symptom_en, symptom_es)
     elif failing:
-        symptom(f"this example no longer shows the bug, but its cause is still there: the "
-                f"invariants {names} fail on fresh random sizes (`minimodel break check` says "
-                "how)",
-                f"este ejemplo ya no muestra el fallo, pero su causa sigue ahí: las invariantes "
-                f"{names} fallan con tamaños aleatorios nuevos (`minimodel break check` dice "
-                "cómo)")
+        print(CAUSE_REMAINS + " " + tr(
+            "this example no longer shows the problem, but it is still there on other sizes "
+            "or code paths (`minimodel break check` shows where)",
+            "este ejemplo ya no muestra el problema, pero sigue ahí con otros tamaños o en "
+            "otros caminos del código (`minimodel break check` muestra dónde)"), flush=True)
     else:
         say(ok_en, ok_es)

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from minimodel.lab.breaks.harness import (LANG_ENV, SEED_ENV, SYMPTOM, WORKSPACE_ENV,
-                                          WRONG_COPY_EXIT)
+from minimodel.lab.breaks.harness import (CAUSE_REMAINS, LANG_ENV, SEED_ENV, SYMPTOM,
+                                          WORKSPACE_ENV, WRONG_COPY_EXIT)
 from minimodel.lab.subprocess_runner import clean_env, run_child
 
 HARNESS = Path(__file__).with_name("harness.py")
@@ -80,6 +80,10 @@ class ScriptRun:
 
     def symptom_lines(self, marker: str = SYMPTOM) -> list[str]:
         return [line for line in self.stdout.splitlines() if line.startswith(marker)]
+
+    def cause_remains(self) -> bool:
+        """The story looks fixed but the invariants still fail (a partial fix)."""
+        return bool(self.symptom_lines(CAUSE_REMAINS))
 
     def stderr_tail(self, lines: int = 12) -> list[str]:
         return self.stderr.strip().splitlines()[-lines:]
@@ -137,7 +141,7 @@ def parse_checks(stdout: str, token: str) -> list[dict[str, Any]]:
 
 def check_details(run: ScriptRun, lang: str = "en") -> list[dict[str, Any]]:
     """Per-check details, plus one synthetic entry when the script crashed or timed out."""
-    from minimodel.lab.breaks.messages import t
+    from minimodel.lab.i18n import break_text as t
 
     details = list(run.checks)
     if run.timed_out:

@@ -122,7 +122,7 @@ def validate_break(brk: Break, use_patch_command: bool = True,
         if after.returncode != brk.experiment_exit_code:
             problems.append(f"{where}: the experiment on the fixed workspace exited with "
                             f"{after.returncode} ({_tail(after)})")
-        if after.symptom_lines(brk.symptom_marker):
+        if after.symptom_lines(brk.symptom_marker) or after.cause_remains():
             problems.append(f"{where}: the experiment still prints {brk.symptom_marker!r} after "
                             f"the fix: {after.symptom_lines(brk.symptom_marker)[0]}")
 
@@ -184,9 +184,10 @@ def _fake_rejected(brk: Break, ws: Workspace, name: str) -> list[str]:
     elif not any(not c["ok"] for c in checked.checks):
         problems.append(f"{where}: the invariants crashed instead of failing ({_tail(checked)})")
     story = run_script(ws.root, brk.path("experiment"), "en", brk.timeout)
-    if not story.symptom_lines(brk.symptom_marker):
-        problems.append(f"{where}: the experiment prints no {brk.symptom_marker!r} line under "
-                        f"this fake fix, so `break run` would look fixed{_seed(story)}")
+    if not story.symptom_lines(brk.symptom_marker) and not story.cause_remains():
+        problems.append(f"{where}: the experiment prints neither {brk.symptom_marker!r} nor "
+                        f"'CAUSE REMAINS:' under this fake fix, so `break run` would look "
+                        f"fixed{_seed(story)}")
     ws.reset()
     return problems
 

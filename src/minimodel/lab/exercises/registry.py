@@ -28,6 +28,7 @@ import jsonschema
 import yaml
 
 from minimodel.lab.i18n import DEFAULT_LANG, EXERCISE_UI, LANGS, pick, translate
+from minimodel.lab.items import lesson_positions, path_order
 from minimodel.lab.patching import PatchError, apply_patch_to_texts
 
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "exercises"
@@ -203,14 +204,21 @@ def parse_exercise(folder: Path) -> Exercise:
 
 
 @lru_cache(maxsize=1)
-def _all() -> tuple[Exercise, ...]:
+def _parsed() -> tuple[Exercise, ...]:
     folders = sorted(p for p in CONTENT_DIR.iterdir() if (p / "exercise.yaml").is_file())
-    return tuple(sorted((parse_exercise(f) for f in folders), key=lambda e: (e.order, e.id)))
+    return tuple(parse_exercise(f) for f in folders)
+
+
+def _all() -> list[Exercise]:
+    """Every exercise in the lessons' order, then ``order`` (the lessons are read each time:
+    the order follows their front matter, the parsed files are cached)."""
+    positions = lesson_positions("exercise")
+    return sorted(_parsed(), key=lambda e: (path_order(e.id, e.order, positions), e.id))
 
 
 def all_exercises() -> list[Exercise]:
-    """Every exercise, in curriculum order."""
-    return list(_all())
+    """Every exercise, in the lessons' order."""
+    return _all()
 
 
 def get_exercise(exercise_id: str, lang: str = DEFAULT_LANG) -> Exercise:

@@ -1,8 +1,11 @@
-"""Find, load and validate the quiz YAML files.
+"""Find, load and validate the quiz YAML files, and the per-lesson quizzes made from them.
 
 The canonical files live in ``minimodel/lab/content/quizzes/<quiz-id>.yaml`` (shipped as package
-data). Every public function takes an optional ``content_dir`` so tests and authors can point
-at another folder.
+data). Every lesson whose front matter lists questions (``quiz: [q-13-09, q-13-27]``) is a quiz
+too, whose id is the lesson's stem (``05-lm-head-and-logits``): its questions come from any
+file, in the front matter's order. A file named after a lesson (``10-layer-norm.yaml``) holds
+that lesson's new questions; taken by its id, it is the lesson's quiz. Every public function
+takes an optional ``content_dir`` so tests and authors can point at another folder.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import yaml
 
 from minimodel._fileio import atomic_write_text
 from minimodel.lab.i18n import DEFAULT_LANG
+from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.quiz import schema
 
 CONTENT_DIR = Path(__file__).resolve().parents[1] / "content" / "quizzes"
@@ -106,9 +110,57 @@ def build(data: dict[str, Any], path: Path) -> Quiz:
                 description=data.get("description") or {})
 
 
+def lesson_quizzes() -> list[Lesson]:
+    """The lessons that own questions, in the path's order."""
+    return [lesson for lesson in load_lessons() if lesson.quiz]
+
+
 def list_quizzes(content_dir: str | os.PathLike | None = None) -> list[str]:
-    """Ids of the available quizzes (file names without ``.yaml``)."""
-    return [p.stem for p in quiz_files(content_dir)]
+    """Ids of the available quizzes: the lessons' (in order), then the other files."""
+    lessons = [lesson.stem for lesson in lesson_quizzes()] if content_dir is None else []
+    return lessons + [p.stem for p in quiz_files(content_dir) if p.stem not in lessons]
+
+
+def all_questions(content_dir: str | os.PathLike | None = None) -> dict[str, Question]:
+    """Every question of every (valid) quiz file by id, the first file's when an id repeats
+    (``validate`` reports the repeat)."""
+    questions: dict[str, Question] = {}
+    for path in quiz_files(content_dir):
+        data, problems = read_checked(path)
+        if not problems:
+            for question in build(data, path).questions:
+                questions.setdefault(question.id, question)
+    return questions
+
+
+def _is_lesson(key: str) -> bool:
+    """Is ``key`` a lesson with questions (stem, or a number or slug no file is named)?"""
+    if key in [lesson.stem for lesson in lesson_quizzes()]:
+        return True
+    if key in [p.stem for p in quiz_files()]:
+        return False
+    try:
+        return bool(find_lesson(key).quiz)
+    except ValueError:
+        return False
+
+
+def lesson_quiz(key: str, *, lang: str = DEFAULT_LANG) -> Quiz:
+    """The questions a lesson's front matter lists (``key``: number, slug or stem)."""
+    lesson = find_lesson(key)
+    questions = all_questions()
+    missing = [qid for qid in lesson.quiz if qid not in questions]
+    if missing:
+        raise ValueError(f"lesson {lesson.stem} lists questions that no quiz file holds: "
+                         f"{', '.join(missing)} (run `minimodel lab validate`)")
+    if not lesson.quiz:
+        from minimodel.lab.quiz.ui import t
+
+        known = ", ".join(list_quizzes())
+        raise ValueError(t("error.unknown_quiz", lang, id=key, known=known))
+    titles = {code: lesson.titles.get(code, lesson.titles["en"]) for code in ("en", "es")}
+    return Quiz(id=lesson.stem, title=titles, questions=[questions[q] for q in lesson.quiz],
+                path=lesson.path())
 
 
 def quiz_path(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
@@ -128,8 +180,11 @@ def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
               lang: str = DEFAULT_LANG) -> Quiz:
     """Load and validate one quiz. Stale translation hashes do not block loading.
 
-    ``lang`` is the language of the "unknown quiz" error.
+    ``quiz_id`` is a file's id or a lesson's stem (the lesson's questions). ``lang`` is the
+    language of the "unknown quiz" error.
     """
+    if content_dir is None and _is_lesson(quiz_id):
+        return lesson_quiz(quiz_id, lang=lang)
     path = quiz_path(quiz_id, content_dir, lang=lang)
     data, problems = read_checked(path)
     if problems:
@@ -139,8 +194,16 @@ def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
 
 
 def load_all(content_dir: str | os.PathLike | None = None) -> list[Quiz]:
-    """Every quiz, loaded and validated."""
-    return [load_quiz(qid, content_dir) for qid in list_quizzes(content_dir)]
+    """Every quiz file, loaded and validated (the lessons' quizzes are views of them)."""
+    return [load_quiz(path.stem, content_dir) if content_dir is not None
+            else build(*_checked(path)) for path in quiz_files(content_dir)]
+
+
+def _checked(path: Path) -> tuple[dict[str, Any], Path]:
+    data, problems = read_checked(path)
+    if problems:
+        raise ValueError(f"quiz file {path} is invalid: " + "; ".join(problems))
+    return data, path
 
 
 def rehash(quiz_id: str, translated: str | None = None, questions: list[str] | None = None,

@@ -79,10 +79,9 @@ say(f"  validation loss, forced-causal GPT:     {reference:.3f}",
 
 conclude(checks, leak > 1e-6,
          f"logits at earlier positions change when a later token changes (by {leak:.2g}), and "
-         f"the validation loss is {yours:.2f} vs {reference:.2f} for a causal model: it reads "
-         "the answer from the future",
+         f"the validation loss is {yours:.2f} vs {reference:.2f} for the reference",
          f"los logits de posiciones anteriores cambian al cambiar un token posterior (en "
          f"{leak:.2g}), y la pérdida de validación es {yours:.2f} frente a {reference:.2f} de "
-         "un modelo causal: lee la respuesta del futuro",
+         "la referencia",
          "OK: no position can see a later one; both models learn at the same honest pace.",
          "OK: ninguna posición ve una posterior; los dos modelos aprenden al mismo ritmo honesto.")

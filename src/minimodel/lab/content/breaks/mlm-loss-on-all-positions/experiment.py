@@ -51,9 +51,8 @@ say(f"after 60 steps: the training loss says {float(reported.data):.2f}; the los
 
 conclude(checks, scored.mean() > 0.5,
          f"{scored.mean():.0%} of positions carry a label and {visible.sum() / scored.sum():.0%} of "
-         "them can be copied from the input, so the reported loss mostly measures copying",
+         "them can be read in the input",
          f"el {scored.mean():.0%} de las posiciones lleva etiqueta y el "
-         f"{visible.sum() / scored.sum():.0%} de ellas se puede copiar de la entrada, así que la "
-         "pérdida mide sobre todo copiar",
+         f"{visible.sum() / scored.sum():.0%} de ellas se puede leer en la entrada",
          "OK: only the chosen ~15% are scored, and most of those are hidden behind [MASK].",
          "OK: solo se puntúa el ~15% elegido, y la mayoría está oculto tras [MASK].")

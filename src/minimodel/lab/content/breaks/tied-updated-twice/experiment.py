@@ -56,9 +56,9 @@ else:
         f"contador de pasos de AdamW para E: {counter}")
 listed = sum(p is E for p in params)
 conclude(checks, listed != 1 or not abs(ratio - 1.0) <= 0.01 or counter != 1,
-         f"model.parameters() lists the tied matrix {listed} times; one optimizer step moved it "
-         f"{ratio:.2f}x as far as AdamW should, with step counter {counter}",
-         f"model.parameters() lista la matriz atada {listed} veces; un paso del optimizador la "
-         f"movió {ratio:.2f} veces lo que AdamW debería, con contador {counter}",
+         f"one optimizer step moved E {ratio:.2f}x as far as one AdamW update, and E's step "
+         f"counter reads {counter} after one step",
+         f"un paso del optimizador movió E {ratio:.2f} veces lo que mueve una actualización de "
+         f"AdamW, y el contador de pasos de E marca {counter} tras un paso",
          "OK: one matrix, listed once; one step, one update of the tied matrix.",
          "OK: una matriz, listada una vez; un paso, una actualización de la matriz atada.")

@@ -21,7 +21,7 @@ V_TOKENIZER, V_CONFIG, D = 512, 256, 16
 emb = nn.Embedding(V_TOKENIZER, D, rng=rng)
 say(f"embedding.weight: {emb.weight.shape}  (the new tokenizer has {V_TOKENIZER} ids)",
     f"embedding.weight: {emb.weight.shape}  (el tokenizador nuevo tiene {V_TOKENIZER} ids)")
-story_failed = False
+story_failed, outcome = False, ""
 try:
     head = nn.TiedHead(emb, vocab_size=V_CONFIG)
 except ValueError as exc:
@@ -50,10 +50,8 @@ else:
     print("  " + outcome)
 
 conclude(checks, story_failed,
-         f"the head was told {V_CONFIG} classes but the tied matrix has {V_TOKENIZER} rows; the "
-         "error surfaces far from the cause, in the loss",
-         f"a la cabeza se le indicaron {V_CONFIG} clases pero la matriz atada tiene {V_TOKENIZER} "
-         "filas; el error aparece lejos de su causa, en la pérdida",
+         f"the tied head was built without a complaint; the first loss then said: {outcome}",
+         f"la cabeza atada se construyó sin quejarse; la primera pérdida dijo después: {outcome}",
          "OK: the disagreement is caught where it is made, with both sizes in the message, and "
          "every part of a tied model reads its size from the embedding.",
          "OK: el desacuerdo se detecta donde se produce, con los dos tamaños en el mensaje, y "

@@ -1,0 +1,131 @@
+"""The lab's content model: every quiz question, break and exercise is an :class:`Item`.
+
+An item has an id, a kind (``question``, ``break``, ``exercise``), a title in each language
+and its lesson. The lesson is never written in the item's own file: it comes from the lessons'
+front matter (``quiz:``, ``breaks:``, ``exercises:``), the ONE place where a lesson links to
+its lab items. An item no lesson lists must be named in ``content/lessonless.yaml`` (with the
+reason), so a forgotten link is an error, not a silent orphan.
+
+    from minimodel.lab.items import load_items
+    [item for item in load_items() if item.lesson is None]   # the lesson-less ones
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from minimodel.lab.lessons import LESSONS_DIR, Lesson, load_lessons
+
+KINDS = ("question", "break", "exercise")
+# The front-matter list of each kind (``quiz: [...]`` lists questions).
+FRONT_MATTER = {"question": "quiz", "break": "breaks", "exercise": "exercises"}
+LESSONLESS_PATH = Path(__file__).resolve().parent / "content" / "lessonless.yaml"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One lab item; ``lesson`` is the stem of the lesson that lists it (None if none does)."""
+
+    id: str
+    kind: str
+    titles: dict[str, str]
+    lesson: str | None = None
+
+
+def linked_ids(lesson: Lesson, kind: str) -> list[str]:
+    """The ids of ``kind`` that ``lesson``'s front matter lists, in its order."""
+    return list(getattr(lesson, FRONT_MATTER[kind]))
+
+
+def lesson_positions(kind: str, lessons_dir: Path = LESSONS_DIR) -> dict[str, tuple[int, int]]:
+    """``{item id: (lesson number, place in the lesson's list)}``: the path's order, used by
+    ``break list`` and ``exercise list`` (an id listed twice keeps its first place)."""
+    positions: dict[str, tuple[int, int]] = {}
+    for lesson in load_lessons(lessons_dir):
+        for k, item_id in enumerate(linked_ids(lesson, kind)):
+            positions.setdefault(item_id, (lesson.number, k))
+    return positions
+
+
+def path_order(item_id: str, fallback: int,
+               positions: dict[str, tuple[int, int]]) -> tuple[int, int, int]:
+    """Sort key: items in lesson order, then the lesson-less ones by their own ``order``."""
+    lesson, place = positions.get(item_id, (10**6, 0))
+    return lesson, place, fallback
+
+
+def load_lessonless(path: Path = LESSONLESS_PATH) -> dict[str, list[str]]:
+    """``{kind: [ids]}`` of the items that explicitly belong to no lesson."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    data = data or {}
+    return {kind: [str(entry["id"]) for entry in data.get(FRONT_MATTER[kind]) or []]
+            for kind in KINDS}
+
+
+def _raw_items() -> list[Item]:
+    """Every item with its titles, lesson not yet set."""
+    # Imported here: the breaks and exercises catalogues sort by lesson_positions() above.
+    from minimodel.lab.breaks import load_all as load_breaks
+    from minimodel.lab.exercises.registry import all_exercises
+    from minimodel.lab.quiz.loader import all_questions
+
+    items = [Item(q.id, "question", dict(q.title)) for q in all_questions().values()]
+    items += [Item(b.id, "break", {lang: b.text("title", lang) for lang in ("en", "es")})
+              for b in load_breaks()]
+    items += [Item(e.id, "exercise", dict(e.title)) for e in all_exercises()]
+    return items
+
+
+def load_items(lessons: list[Lesson] | None = None) -> list[Item]:
+    """Every item, its ``lesson`` taken from the first lesson whose front matter lists it."""
+    lessons = load_lessons() if lessons is None else lessons
+    owner: dict[tuple[str, str], str] = {}
+    for lesson in lessons:
+        for kind in KINDS:
+            for item_id in linked_ids(lesson, kind):
+                owner.setdefault((kind, item_id), lesson.stem)
+    return [Item(i.id, i.kind, i.titles, owner.get((i.kind, i.id))) for i in _raw_items()]
+
+
+def link_problems(lessons: list[Lesson] | None = None, items: list[Item] | None = None,
+                  lessonless: dict[str, list[str]] | None = None) -> list[str]:
+    """Every broken link between lessons and items, one sentence each.
+
+    A lesson may only list items that exist; each item belongs to exactly one lesson, or is
+    listed in ``lessonless.yaml`` (and then to none).
+    """
+    lessons = load_lessons() if lessons is None else lessons
+    items = load_items(lessons) if items is None else items
+    lessonless = load_lessonless() if lessonless is None else lessonless
+    known = {(i.kind, i.id) for i in items}
+    owners: dict[tuple[str, str], list[str]] = {}
+    problems = []
+    for lesson in lessons:
+        for kind in KINDS:
+            for item_id in linked_ids(lesson, kind):
+                owners.setdefault((kind, item_id), []).append(lesson.stem)
+                if (kind, item_id) not in known:
+                    problems.append(f"lesson {lesson.stem} lists {FRONT_MATTER[kind]}: "
+                                    f"{item_id!r}, but no {kind} has that id; fix the front "
+                                    f"matter or add the {kind}")
+    for item in items:
+        mine = owners.get((item.kind, item.id), [])
+        listed = item.id in lessonless[item.kind]
+        if len(mine) > 1:
+            problems.append(f"{item.kind} {item.id} is listed by {len(mine)} lessons "
+                            f"({', '.join(mine)}); keep it in one front matter only")
+        if mine and listed:
+            problems.append(f"{item.kind} {item.id} belongs to lesson {mine[0]} and is also "
+                            f"listed in lessonless.yaml; remove it from lessonless.yaml")
+        if not mine and not listed:
+            problems.append(f"{item.kind} {item.id} belongs to no lesson; list it in a lesson's "
+                            f"'{FRONT_MATTER[item.kind]}:' front matter or in lessonless.yaml")
+    for kind, ids in lessonless.items():
+        for item_id in ids:
+            if (kind, item_id) not in known:
+                problems.append(f"lessonless.yaml names {kind} {item_id!r}, which does not "
+                                f"exist; remove it")
+    return problems

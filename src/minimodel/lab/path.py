@@ -1,0 +1,136 @@
+"""The learning path: lesson → its questions → its breaks → its exercises, lessons in order.
+
+Each lesson contributes, in this order, a ``lesson`` step (read it), a ``quiz`` step (its
+questions, taken as the quiz whose id is the lesson's stem), one ``break`` step per break and
+one ``exercise`` step per exercise its front matter lists. A step is *done* when:
+
+* lesson: marked read (``minimodel lab done 05``, or by moving on: a second ``lab next``);
+* quiz: taken to the end once (every question shown and graded; the score is kept apart,
+  a quiz is not "done" only when perfect);
+* break: fixed (``break check`` passed);
+* exercise: passed (``exercise check`` passed).
+
+A step can also be skipped (``lab next --skip``), so the path never blocks. Lesson reads and
+skips are stored in the learner folder's ``progress/path.json`` under ``"<kind>:<id>"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from minimodel.lab.items import FRONT_MATTER
+from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
+from minimodel.lab.progress import Progress
+from minimodel.lab.quiz.loader import all_questions
+from minimodel.lab.quiz.schema import AUTO_GRADED
+
+STEP_KINDS = ("lesson", "quiz", "break", "exercise")
+# What "done" means per kind, as recorded by each command.
+DONE_STATUS = {"lesson": "read", "break": "fixed", "exercise": "passed"}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the path; ``id`` is the lesson stem for lesson and quiz steps."""
+
+    kind: str
+    id: str
+    lesson: Lesson
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.id}"
+
+
+def steps(lessons: list[Lesson] | None = None) -> list[Step]:
+    """Every step of the path, in order."""
+    out = []
+    for lesson in load_lessons() if lessons is None else lessons:
+        out.append(Step("lesson", lesson.stem, lesson))
+        if lesson.quiz:
+            out.append(Step("quiz", lesson.stem, lesson))
+        for kind in ("break", "exercise"):
+            out += [Step(kind, item_id, lesson) for item_id in getattr(lesson, FRONT_MATTER[kind])]
+    return out
+
+
+def state(step: Step, progress: Progress) -> dict[str, Any]:
+    """``{"status", "done", "skipped"}`` plus, for a quiz, ``attempts``, ``right`` (best
+    take), ``total`` (the graded questions) and ``questions`` (all, self-marked recall too)."""
+    marks = progress.get("path", step.key) or {}
+    if step.kind == "lesson":
+        status = marks.get("status", "not started")
+        out: dict[str, Any] = {"status": status, "done": status == "read"}
+    elif step.kind == "quiz":
+        record = progress.get("quiz", step.id) or {}
+        attempts = int(record.get("attempts", 0))
+        out = {"status": "taken" if attempts else record.get("status", "not started"),
+               "done": attempts > 0, "attempts": attempts, "right": record.get("best_score"),
+               "total": record.get("total", _graded(step.lesson.quiz)),
+               "questions": len(step.lesson.quiz)}
+    else:
+        status = (progress.get(step.kind, step.id) or {}).get("status", "not started")
+        out = {"status": status, "done": status == DONE_STATUS[step.kind]}
+    out["skipped"] = not out["done"] and marks.get("status") == "skipped"
+    return out
+
+
+def _graded(question_ids: list[str]) -> int:
+    """How many of these questions are graded (recall questions are self-marked)."""
+    questions = all_questions()
+    return sum(questions[q].kind in AUTO_GRADED for q in question_ids if q in questions)
+
+
+def pending(progress: Progress, lessons: list[Lesson] | None = None) -> Step | None:
+    """The first step neither done nor skipped (None at the end of the path)."""
+    for step in steps(lessons):
+        found = state(step, progress)
+        if not found["done"] and not found["skipped"]:
+            return step
+    return None
+
+
+def mark(progress: Progress, step: Step, status: str) -> None:
+    """Record ``status`` (``opened``, ``read``, ``skipped``) for a step in ``path.json``."""
+    progress.record("path", step.key, status)
+
+
+def mark_read(progress: Progress, key: str) -> Step:
+    """``lab done LESSON``: the lesson (number, slug or stem) is read."""
+    lesson = find_lesson(key)
+    step = Step("lesson", lesson.stem, lesson)
+    mark(progress, step, "read")
+    return step
+
+
+def reading_place(lesson: Lesson, lang: str, site_dir: Path = Path("site")) -> Path:
+    """Where to read a lesson: the built site's page when there is one, else the source."""
+    prefix = site_dir / "es" if lang == "es" else site_dir
+    for page in (prefix / "lessons" / lesson.stem / "index.html",
+                 prefix / "lessons" / f"{lesson.stem}.html"):
+        if page.is_file():
+            return page.resolve()
+    source = lesson.path(lang)
+    return source if source.is_file() else lesson.path("en")
+
+
+def work_place(progress: Progress, step: Step) -> Path:
+    """The default folder of a break (``<learner dir>/work/breaks/<id>``) or the starter file
+    of an exercise (``<learner dir>/work/exercises/<id>.py``)."""
+    folder = progress.learner_dir / "work"
+    if step.kind == "break":
+        return folder / "breaks" / step.id
+    return folder / "exercises" / f"{step.id}.py"
+
+
+def summary(progress: Progress, lang: str) -> list[dict[str, Any]]:
+    """The path lesson by lesson: ``[{"lesson", "title", "steps": [{"kind", "id", ...state}]}]``."""
+    out: list[dict[str, Any]] = []
+    for step in steps():
+        if step.kind == "lesson":
+            out.append({"lesson": step.id, "title": step.lesson.titles.get(
+                lang, step.lesson.titles["en"]), "steps": []})
+        out[-1]["steps"].append({"kind": step.kind, "id": step.id, **state(step, progress)})
+    return out
