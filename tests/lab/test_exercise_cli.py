@@ -54,6 +54,7 @@ def test_check_exit_codes_and_json(learner, capsys):
     bad = main(["exercise", "check", ex.id, "--file", str(ex.folder / "wrong" / "erf_gelu.py")])
     out = capsys.readouterr().out
     assert bad == 1 and "NOT PASSED" in out and "seed" in out and "rtol=" in out
+    assert "NOT PASSED (wrong)" in out                 # the status says why it failed
 
     assert main(["exercise", "check", "no-such-exercise", "--file", "x.py"]) == 2
     assert "unknown exercise" in capsys.readouterr().err
@@ -61,6 +62,10 @@ def test_check_exit_codes_and_json(learner, capsys):
     assert "exercise start gelu-tanh" in capsys.readouterr().err
     entry = Progress().get("exercise", ex.id)
     assert entry["status"] == "passed" and entry["last_status"] == "wrong"  # passing sticks
+
+    assert main(["exercise", "check", ex.id, "--file", str(ex.reference_path)]) == 0
+    out = capsys.readouterr().out
+    assert "PASSED:" in out and "(passed)" not in out   # not the same word twice
 
 
 def test_start_writes_stub_and_refuses_overwrite(learner, capsys):

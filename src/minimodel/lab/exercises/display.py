@@ -121,4 +121,6 @@ def print_result(result: dict[str, Any], lang: str) -> None:
     verdict = t("passed", lang) if result["passed"] else t("failed", lang)
     colour = "green" if result["passed"] else STATUS_STYLE.get(result["status"], "red")
     status = case_status_label(result["status"], lang)
-    out.print(f"[bold {colour}]{verdict}[/] ({escape(status)}): {escape(result['message'])}")
+    # "FAILED (timeout)" says why; "PASSED (passed)" would say the same word twice.
+    why = "" if status.casefold() == verdict.casefold() else f" ({escape(status)})"
+    out.print(f"[bold {colour}]{verdict}[/]{why}: {escape(result['message'])}")
