@@ -6,6 +6,7 @@ import numpy as np
 
 from minimodel.doctor.check_rows import under_trained
 from minimodel.doctor.findings import OK, PROBLEM, WARNING, Finding, token_list
+from minimodel.doctor.names import pad_token_ids
 from minimodel.doctor.reachability import find_unreachable
 from minimodel.doctor.subject import Subject
 
@@ -17,6 +18,13 @@ def check_reachability(s: Subject) -> list[Finding]:
     flagged = under_trained(W)
     extra = np.concatenate([flagged["zero"], flagged["duplicate"], flagged["small"]])
     r = find_unreachable(W, extra)
+    # The padding id and the padding rows beyond the tokenizer are never meant to be
+    # predicted; their rows (often zero) may well sit inside the hull.
+    not_tokens = set(pad_token_ids(s.files.config))
+    if s.vocab is not None:
+        not_tokens |= set(range(s.vocab.size, W.shape[0]))
+    expected = {i: r.unreachable.pop(i) for i in sorted(not_tokens) if i in r.unreachable}
+    r.undecided = [i for i in r.undecided if i not in not_tokens]
     matrix = s.roles.head_name if s.W is not None else s.roles.embedding
     values = {"checked": r.checked, "rows": W.shape[0], "matrix": matrix,
               "method": r.method, "reachable": r.reachable, "undecided": len(r.undecided),
@@ -24,7 +32,7 @@ def check_reachability(s: Subject) -> list[Finding]:
     data = {"method": r.method, "checked": r.checked, "reachable": r.reachable,
             "unreachable": {str(i): mix for i, mix in r.unreachable.items()},
             "undecided": r.undecided, "lp_available": r.lp_available,
-            "bias_ignored": s.roles.head_bias}
+            "bias_ignored": s.roles.head_bias, "padding_id_unreachable": sorted(expected)}
     out = []
     if r.unreachable:
         first = next(iter(r.unreachable))
@@ -38,5 +46,7 @@ def check_reachability(s: Subject) -> list[Finding]:
         out.append(Finding(CHECK, WARNING, "reach.undecided",
                            {**values, "tokens": token_list(r.undecided, s.vocab)}, data))
     if not out:
-        out.append(Finding(CHECK, OK, "reach.all", values, data))
+        key = "reach.all_but_padding" if expected else "reach.all"
+        out.append(Finding(CHECK, OK, key, {**values, "padding": token_list(sorted(expected),
+                                                                             s.vocab)}, data))
     return out

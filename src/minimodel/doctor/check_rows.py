@@ -15,7 +15,8 @@ that token's score). Such rows stand out from the trained ones:
 
 A model that is not trained at all has every row at its initialisation and nothing stands
 out, so nothing is reported: the check compares rows with each other, never with a guessed
-initial distribution. Padding rows (beyond the tokenizer) are left to the sizes check.
+initial distribution. Padding rows (beyond the tokenizer) are left to the sizes check, and the
+config's ``pad_token_id`` row is expected to be zero (PyTorch's ``padding_idx`` keeps it so).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from minimodel.doctor.findings import OK, WARNING, Finding, token_list
+from minimodel.doctor.names import pad_token_ids
 from minimodel.doctor.subject import Subject
 
 CHECK = "rows"
@@ -59,6 +61,8 @@ def under_trained(E: np.ndarray) -> dict[str, np.ndarray]:
 def check_rows(s: Subject) -> list[Finding]:
     used = min(s.vocab.size, s.E.shape[0]) if s.vocab is not None else s.E.shape[0]
     found = under_trained(s.E[:used])
+    expected = np.array(sorted(pad_token_ids(s.files.config)), dtype=np.int64)
+    found = {k: np.setdiff1d(v, expected) for k, v in found.items()}
     flagged = np.union1d(np.union1d(found["zero"], found["duplicate"]), found["small"])
     if flagged.size == 0:
         return [Finding(CHECK, OK, "rows.none", {"rows": used})]

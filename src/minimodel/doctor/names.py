@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 EMBEDDING_SUFFIXES = ("token_emb.weight", "in_emb.weight", "wte.weight",
-                      "embeddings.word_embeddings.weight", "embed_tokens.weight",
-                      "shared.weight", "embed_in.weight", "tok_embeddings.weight",
+                      "embeddings.word_embeddings.weight", "shared.weight",
+                      "embed_tokens.weight", "embed_in.weight", "tok_embeddings.weight",
                       "word_embeddings.weight")
 HEAD_NAMES = ("lm_head.weight", "cls.predictions.decoder.weight", "embed_out.weight",
               "output.weight", "lm_head.decoder.weight")
@@ -127,6 +127,13 @@ def tie_claims(config: dict[str, Any], source: str) -> list[TieClaim]:
                                   f"for model_type {model_type!r})", DEFAULT_TIE[model_type],
                                   default=True))
     return claims
+
+
+def pad_token_ids(config: dict[str, Any]) -> set[int]:
+    """Every ``pad_token_id`` in ``config``: rows that are zero (``nn.Embedding(padding_idx)``)
+    and never predicted by design."""
+    return {int(value) for where, key, value in _walk(config)
+            if key == "pad_token_id" and isinstance(value, int) and not isinstance(value, bool)}
 
 
 def vocab_size_claims(config: dict[str, Any]) -> list[tuple[str, int]]:

@@ -36,6 +36,7 @@ SAMPLE_BUDGET = 4e10       # for the sampled rows of a large vocabulary (k V d)
 MAX_LP = 64                # linear programmes for a large matrix (each is (d+1) x (V-1))
 LP_ALL_SIZE = 2_000_000    # up to this many entries (V d) every row without a witness gets one
 CHUNK = 512                # rows per matrix product: (V, 512) float32 is 100 MB at V=50257
+HULL_TOLERANCE = 1e-5      # relative to a typical row norm (see hull_weights)
 MARGIN = 1e-5              # relative: float32 dot products of length d are good to ~1e-6 sqrt(d)
 
 
@@ -80,21 +81,29 @@ def witnesses(W: np.ndarray, rows: np.ndarray, centre: np.ndarray | None = None
 
 def hull_weights(W: np.ndarray, i: int) -> np.ndarray | None | bool:
     """Weights ``l`` (V-1,) with ``w_i = sum l_j w_j`` verified, False when infeasible (so i is
-    reachable), None when the LP failed to answer. Needs scipy."""
+    reachable), None when the LP failed to answer. Needs scipy.
+
+    The rows are divided by a typical row norm first, so the solver's absolute tolerances
+    mean the same at every scale; the answer is accepted when ``|sum_j l_j w_j - w_i|`` is
+    below :data:`HULL_TOLERANCE` of that norm (then ``h . w_i`` can exceed every other score by
+    at most that fraction of ``|h|`` times a typical row: never a real win).
+    """
     from scipy.optimize import linprog  # optional dependency (the doctor extra)
 
-    others = np.delete(W, i, axis=0).astype(np.float64)  # (V-1, d)
+    scale = float(np.median(np.linalg.norm(W, axis=1))) or 1.0  # a typical row, never 0
+    others = np.delete(W, i, axis=0).astype(np.float64) / scale  # (V-1, d)
+    target = W[i].astype(np.float64) / scale  # (d,)
     A = np.vstack([others.T, np.ones(len(others))])  # (d+1, V-1)
-    b = np.append(W[i].astype(np.float64), 1.0)  # (d+1,)
-    result = linprog(np.zeros(len(others)), A_eq=A, b_eq=b, bounds=(0, None), method="highs")
-    if result.status == 2:
+    result = linprog(np.zeros(len(others)), A_eq=A, b_eq=np.append(target, 1.0),
+                     bounds=(0, None), method="highs")
+    if result.status == 2:  # infeasible: outside the hull
         return False
     if result.status != 0:
         return None
-    weights = result.x
-    error = np.linalg.norm(weights @ others - W[i])
-    scale = max(float(np.linalg.norm(W[i])), 1e-12)
-    return weights if error <= 1e-6 * scale and abs(weights.sum() - 1) < 1e-6 else None
+    weights = np.clip(result.x, 0, None)
+    error = np.linalg.norm(weights @ others - target)
+    return weights if error <= HULL_TOLERANCE and abs(weights.sum() - 1) <= HULL_TOLERANCE \
+        else None
 
 
 def find_unreachable(W: np.ndarray, extra: np.ndarray | None = None) -> Reachability:
@@ -118,5 +127,5 @@ def find_unreachable(W: np.ndarray, extra: np.ndarray | None = None) -> Reachabi
             others = np.delete(np.arange(W.shape[0]), i)
             top = np.argsort(answer)[::-1][:4]
             result.unreachable[int(i)] = [(int(others[j]), float(answer[j])) for j in top
-                                          if answer[j] > 1e-9]
+                                          if answer[j] > 1e-6]
     return result

@@ -331,6 +331,18 @@ TEXTS: dict[str, dict[str, tuple[str, str, str]]] = {
                "puede ser la predicción más probable, calcule lo que calcule el modelo.",
                "Nada que hacer."),
     },
+    "reach.all_but_padding": {
+        "en": ("{reachable} of {checked} rows of {matrix} checked ({method}) can be the argmax{lp}; "
+               "the rest are padding ({padding}), never meant to be predicted.",
+               "A token whose row lies inside the convex hull of the others can never be the "
+               "most likely prediction; for the padding token that is as it should be.",
+               "Nothing to do."),
+        "es": ("{reachable} de {checked} filas de {matrix} comprobadas ({method}) pueden ser el "
+               "argmax{lp}; el resto es relleno ({padding}), que nunca debe predecirse.",
+               "Un token cuya fila está dentro de la envolvente convexa de las demás nunca "
+               "puede ser la predicción más probable; para el token de relleno es lo correcto.",
+               "Nada que hacer."),
+    },
     "reach.unreachable": {
         "en": ("{count} tokens can never be the argmax (proved by linear programming): "
                "{tokens}. E.g. row {example} = {mix}.",
