@@ -13,8 +13,8 @@ Every architecture stores the same two matrices under its own names:
     GPT-NeoX, Pythia    gpt_neox.embed_in.weight                embed_out.weight
 
 A name no rule knows falls back on shapes: the embedding is the 2-D tensor with
-``config.vocab_size`` rows (else the one with the most rows) whose name mentions "emb", the head
-another tensor of the same shape.
+``config.vocab_size`` rows (else the one with the most rows), preferring a name with "emb",
+"tok" or "word"; the head another tensor of the same shape, preferring "head", "out", "lm".
 
 A tied model stores E once and its head is absent; *whether* it is tied is a claim of the
 config: ``tie_word_embeddings`` (Hugging Face; also inside nested configs such as
@@ -33,6 +33,9 @@ EMBEDDING_SUFFIXES = ("token_emb.weight", "in_emb.weight", "wte.weight",
                       "word_embeddings.weight")
 HEAD_NAMES = ("lm_head.weight", "cls.predictions.decoder.weight", "embed_out.weight",
               "output.weight", "lm_head.decoder.weight")
+# Words that make a tensor found by shape the embedding, or the head.
+EMBEDDING_WORDS = ("emb", "wte", "tok", "word")
+HEAD_WORDS = ("head", "out", "lm", "decoder", "logit", "unembed")
 HEAD_BIAS_NAMES = ("cls.predictions.bias", "cls.predictions.decoder.bias", "lm_head.bias")
 # Tables that are the embedding itself under another name (T5's encoder and decoder).
 ALIAS_PREFIXES = ("encoder.", "decoder.")
@@ -83,8 +86,9 @@ def find_roles(tensors: dict[str, Any], config: dict[str, Any]) -> Roles:
         embedding = _embedding_by_shape(matrices, config)
     head_name = next((h for h in HEAD_NAMES if h in matrices), None)
     if head_name is None and by_shape:
-        head_name = next((k for k, s in matrices.items() if k != embedding and
-                          s == matrices[embedding] and "emb" not in k), None)
+        same = [k for k, s in matrices.items() if k != embedding and s == matrices[embedding]]
+        named = [k for k in same if any(word in k.lower() for word in HEAD_WORDS)]
+        head_name = (named or same or [None])[0]
     expected = head_name or ("cls.predictions.decoder.weight" if "embeddings" in embedding
                              else "lm_head.weight")
     aliases = [k for k in matrices if k != embedding and k.startswith(ALIAS_PREFIXES)
@@ -100,7 +104,7 @@ def _embedding_by_shape(matrices: dict[str, tuple[int, ...]], config: dict[str, 
     vocab = vocab_size_claims(config)
     rows = [k for k, s in matrices.items() if vocab and s[0] == vocab[0][1]] or \
         sorted(matrices, key=lambda k: -matrices[k][0])
-    named = [k for k in rows if "emb" in k.lower()]
+    named = [k for k in rows if any(word in k.lower() for word in EMBEDDING_WORDS)]
     return (named or rows)[0]
 
 

@@ -127,6 +127,16 @@ TEXTS: dict[str, dict[str, tuple[str, str, str]]] = {
                "Cada matriz aprende por su cuenta; nada contradice la configuración.",
                "Nada que hacer."),
     },
+    "tie.no_claim_untied": {
+        "en": ("No tie flag is written; the head {head} and the embedding {embedding} are two "
+               "different matrices: untied.",
+               "Nothing claims a tie, and the file holds two matrices, so nothing contradicts.",
+               "Nothing to do (writing tie_word_embeddings: false makes it explicit)."),
+        "es": ("No hay marca de atadura escrita; la cabeza {head} y el embedding {embedding} "
+               "son dos matrices distintas: sin atar.",
+               "Nada declara una atadura y el archivo guarda dos matrices: no hay contradicción.",
+               "Nada que hacer (escribir tie_word_embeddings: false lo deja explícito)."),
+    },
     "tie.untied_identical": {
         "en": ("The config says untied, yet {head} equals {embedding} exactly.",
                "Two equal matrices are a copy, not a tie: training (or fine-tuning) will move "
