@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minimodel.doctor.findings import OK, WARNING, Finding, token_list
+from minimodel.doctor.findings import OK, WARNING, Finding, row_norms, token_list
 from minimodel.doctor.names import pad_token_ids
 from minimodel.doctor.subject import Subject
 
@@ -41,19 +41,31 @@ def robust_z(values: np.ndarray) -> np.ndarray:
 
 
 def duplicate_rows(E: np.ndarray) -> np.ndarray:
-    """Ids of rows that equal another row exactly (zero rows included), sorted."""
-    _, inverse, counts = np.unique(E, axis=0, return_inverse=True, return_counts=True)
-    return np.flatnonzero(counts[inverse.ravel()] > 1)
+    """Ids of rows that equal another row exactly (zero rows included), sorted.
+
+    Rows are grouped by a hash of their bytes (a dictionary of V keys, instead of sorting V
+    rows of d numbers), and rows that share a hash are compared exactly.
+    """
+    groups: dict[int, list[int]] = {}
+    for i, row in enumerate(np.ascontiguousarray(E)):
+        groups.setdefault(hash(row.tobytes()), []).append(i)
+    out = set()
+    for ids in (g for g in groups.values() if len(g) > 1):
+        for a in ids:
+            if any(b != a and np.array_equal(E[a], E[b]) for b in ids):
+                out.add(a)
+    return np.array(sorted(out), dtype=np.int64)
 
 
 def under_trained(E: np.ndarray) -> dict[str, np.ndarray]:
     """{"zero": ids, "duplicate": ids, "small": ids} among the rows of ``E`` (V, d)."""
-    norms = np.linalg.norm(E.astype(np.float64), axis=1)  # (V,)
+    norms = row_norms(E)  # (V,)
     zero = np.flatnonzero(norms == 0)
     duplicate = np.setdiff1d(duplicate_rows(E), zero)
     nonzero = np.flatnonzero(norms > 0)
     z = robust_z(np.log(norms[nonzero])) if nonzero.size else np.zeros(0)
-    far_below = norms[nonzero] < SMALL_FRACTION * np.median(norms[nonzero])
+    far_below = norms[nonzero] < SMALL_FRACTION * np.median(norms[nonzero]) if nonzero.size \
+        else np.zeros(0, dtype=bool)
     small = np.setdiff1d(nonzero[(z < -Z_LIMIT) & far_below], duplicate)
     return {"zero": zero, "duplicate": duplicate, "small": small}
 
@@ -67,7 +79,7 @@ def check_rows(s: Subject) -> list[Finding]:
     if flagged.size == 0:
         return [Finding(CHECK, OK, "rows.none", {"rows": used})]
     tied = s.W is None and s.tied_claim is not False
-    norms = np.linalg.norm(s.E[:used], axis=1)
+    norms = row_norms(s.E[:used])
     values = {"count": int(flagged.size), "rows": used, "zero": int(found["zero"].size),
               "duplicate": int(found["duplicate"].size), "small": int(found["small"].size),
               "tokens": token_list(flagged, s.vocab), "median_norm": f"{np.median(norms):.3g}"}

@@ -31,7 +31,7 @@ CHECK = "tie"
 
 def difference(E: np.ndarray, W: np.ndarray) -> dict[str, float | int]:
     """How far W is from E: the largest |W - E|, the rows that differ, ||W - E|| / ||E||."""
-    delta = W.astype(np.float64) - E  # (V, d)
+    delta = W - E  # (V, d)
     rows = int(np.count_nonzero(np.any(delta != 0, axis=1)))
     rel = float(np.linalg.norm(delta) / max(float(np.linalg.norm(E)), 1e-30))
     return {"max_abs": float(np.max(np.abs(delta))), "rows_differ": rows, "relative": rel}

@@ -40,6 +40,11 @@ class Finding:
             raise ValueError(f"status {self.status!r} is not one of {STATUSES}")
 
 
+def row_norms(a: np.ndarray) -> np.ndarray:
+    """|a_i| for every row of ``a`` (V, d), without a widened copy of ``a`` (V,)."""
+    return np.sqrt(np.einsum("ij,ij->i", a, a, dtype=np.float64))
+
+
 def token_list(ids: Any, vocab: Any, limit: int = 8) -> str:
     """``12 'ĠThe', 40 '<pad>' ... (+3 more)``: ids with their token text, for a report line."""
     ids = [int(i) for i in np.asarray(ids).ravel()]

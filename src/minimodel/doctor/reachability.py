@@ -31,8 +31,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from minimodel.doctor.findings import row_norms
+
 FULL_BUDGET = 2e10         # multiply-adds for checking every row (V^2 d), e.g. V=5000, d=768
-SAMPLE_BUDGET = 4e10       # for the sampled rows of a large vocabulary (k V d)
+SAMPLE_BUDGET = 3e10       # for the sampled rows of a large vocabulary (k V d)
 MAX_LP = 64                # linear programmes for a large matrix (each is (d+1) x (V-1))
 LP_ALL_SIZE = 2_000_000    # up to this many entries (V d) every row without a witness gets one
 CHUNK = 512                # rows per matrix product: (V, 512) float32 is 100 MB at V=50257
@@ -56,7 +58,8 @@ def rows_to_check(W: np.ndarray, extra: np.ndarray) -> tuple[np.ndarray, str]:
     if V * V * d <= FULL_BUDGET:
         return np.arange(V), "all rows"
     k = max(1, int(SAMPLE_BUDGET // (V * d)))
-    distance = np.linalg.norm(W - W.mean(axis=0), axis=1)  # (V,)
+    mean = W.mean(axis=0, dtype=np.float64)  # (d,)
+    distance = row_norms(W) ** 2 - 2 * (W @ mean.astype(W.dtype)) + mean @ mean  # |w - m|^2
     central = np.argpartition(distance, min(k, V - 1))[:k]
     return np.union1d(central, extra.astype(np.int64)), "sampled"
 
@@ -65,7 +68,7 @@ def witnesses(W: np.ndarray, rows: np.ndarray, centre: np.ndarray | None = None
               ) -> np.ndarray:
     """Boolean per row of ``rows``: does ``h = w_i - centre`` make token i the strict argmax?"""
     centre = np.zeros(W.shape[1], W.dtype) if centre is None else centre
-    top = float(np.linalg.norm(W, axis=1).max())
+    top = float(row_norms(W).max())
     ok = np.zeros(len(rows), dtype=bool)
     for start in range(0, len(rows), CHUNK):
         ids = rows[start:start + CHUNK]
@@ -90,7 +93,7 @@ def hull_weights(W: np.ndarray, i: int) -> np.ndarray | None | bool:
     """
     from scipy.optimize import linprog  # optional dependency (the doctor extra)
 
-    scale = float(np.median(np.linalg.norm(W, axis=1))) or 1.0  # a typical row, never 0
+    scale = float(np.median(row_norms(W))) or 1.0  # a typical row, never 0
     others = np.delete(W, i, axis=0).astype(np.float64) / scale  # (V-1, d)
     target = W[i].astype(np.float64) / scale  # (d,)
     A = np.vstack([others.T, np.ones(len(others))])  # (d+1, V-1)
