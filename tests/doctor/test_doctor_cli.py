@@ -91,3 +91,12 @@ def test_unreadable_input_exits_2_without_a_traceback(tmp_path, capsys, bad, wor
     assert main(["doctor", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and words in err and "Traceback" not in err
+
+
+def test_a_pickled_checkpoint_without_torch_says_so(tmp_path, monkeypatch, capsys):
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2", "vocab_size": 8}')
+    (tmp_path / "pytorch_model.bin").write_bytes(b"PK\x03\x04 not read")
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)  # as if not installed
+    assert main(["doctor", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "PyTorch pickle and torch is not installed" in err and "Traceback" not in err
