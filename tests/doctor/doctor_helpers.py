@@ -11,9 +11,11 @@ import numpy as np
 V, D = 96, 32  # vocabulary and width of every test model: tiny, and every random row a vertex
 
 EMBEDDING = {"gpt2": "transformer.wte.weight", "bert": "bert.embeddings.word_embeddings.weight",
+             "megatron-bert": "bert.embeddings.word_embeddings.weight",
              "llama": "model.embed_tokens.weight", "qwen2": "model.embed_tokens.weight",
              "gemma": "model.embed_tokens.weight", "t5": "shared.weight"}
-HEAD = {"bert": "cls.predictions.decoder.weight"}
+HEAD = {"bert": "cls.predictions.decoder.weight",
+        "megatron-bert": "cls.predictions.decoder.weight"}
 FAMILIES = tuple(EMBEDDING)
 
 
@@ -33,6 +35,8 @@ def build_hf(family: str, tied: bool, folder: Path, seed: int = 0, **save: Any) 
                                                  tie_word_embeddings=tied))
     elif family == "bert":
         model = tf.BertForMaskedLM(tf.BertConfig(**small))
+    elif family == "megatron-bert":
+        model = tf.MegatronBertForMaskedLM(tf.MegatronBertConfig(**small))
     elif family == "llama":
         model = tf.LlamaForCausalLM(tf.LlamaConfig(num_key_value_heads=2, **small))
     elif family == "qwen2":

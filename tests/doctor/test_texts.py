@@ -6,7 +6,7 @@ import re
 import string
 from pathlib import Path
 
-from minimodel.doctor.texts import CHECK_TITLES, LANGS, STATUS_WORDS, TEXTS
+from minimodel.doctor.texts import CHECK_TITLES, LANGS, PHRASES, STATUS_WORDS, TEXTS
 
 SOURCES = Path(__file__).resolve().parents[2] / "src" / "minimodel" / "doctor"
 
@@ -36,5 +36,6 @@ def test_spanish_texts_use_the_glossary():
 
     texts = [(key, " ".join(langs["es"])) for key, langs in TEXTS.items()]
     texts += [("titles", " ".join(t["es"] for t in CHECK_TITLES.values())),
-              ("statuses", " ".join(t["es"] for t in STATUS_WORDS.values()))]
+              ("statuses", " ".join(t["es"] for t in STATUS_WORDS.values())),
+              ("phrases", " ".join(t["es"] for t in PHRASES.values()))]
     assert glossary_problems(iter(texts)) == []

@@ -9,6 +9,7 @@ from minimodel.doctor.findings import OK, PROBLEM, WARNING, Finding, token_list
 from minimodel.doctor.names import pad_token_ids
 from minimodel.doctor.reachability import find_unreachable
 from minimodel.doctor.subject import Subject
+from minimodel.doctor.texts import Phrase
 
 CHECK = "reachability"
 
@@ -27,8 +28,8 @@ def check_reachability(s: Subject) -> list[Finding]:
     r.undecided = [i for i in r.undecided if i not in not_tokens]
     matrix = s.roles.head_name if s.W is not None else s.roles.embedding
     values = {"checked": r.checked, "rows": W.shape[0], "matrix": matrix,
-              "method": r.method, "reachable": r.reachable, "undecided": len(r.undecided),
-              "lp": "" if r.lp_available else " (scipy is not installed: no LP)"}
+              "method": Phrase(r.method), "reachable": r.reachable,
+              "undecided": len(r.undecided), "lp": Phrase("" if r.lp_available else "no scipy")}
     data = {"method": r.method, "checked": r.checked, "reachable": r.reachable,
             "unreachable": {str(i): mix for i, mix in r.unreachable.items()},
             "undecided": r.undecided, "lp_available": r.lp_available,

@@ -121,12 +121,14 @@ def _walk(config: dict[str, Any], path: str = "") -> list[tuple[str, str, Any]]:
 
 
 def tie_claims(config: dict[str, Any], source: str) -> list[TieClaim]:
-    """Every tie flag in ``config`` (top level and nested), or the default when none is written."""
-    claims = [TieClaim(f"{source}: {where}", bool(value))
-              for where, key, value in _walk(config) if key in TIE_KEYS and value is not None]
-    top_written = any(":" in c.where and "." not in c.where.split(": ", 1)[1] for c in claims)
+    """Every tie flag in ``config``, the top-level one first (the one loaders read for the
+    head); when no top-level flag is written, the loader's default for the model type."""
+    written = [(where, bool(value)) for where, key, value in _walk(config)
+               if key in TIE_KEYS and value is not None]
+    written.sort(key=lambda item: "." in item[0])  # top level first, nested after
+    claims = [TieClaim(f"{source}: {where}", tied) for where, tied in written]
     model_type = config.get("model_type")
-    if not top_written and model_type in DEFAULT_TIE:
+    if not any("." not in where for where, _ in written) and model_type in DEFAULT_TIE:
         claims.insert(0, TieClaim(f"{source}: tie_word_embeddings (not written; the default "
                                   f"for model_type {model_type!r})", DEFAULT_TIE[model_type],
                                   default=True))

@@ -456,7 +456,23 @@ TEXTS: dict[str, dict[str, tuple[str, str, str]]] = {
 }
 
 
+# Short words a finding's values carry (a Phrase), said in the report's language.
+PHRASES = {
+    "all rows": {"en": "all rows", "es": "todas las filas"},
+    "sampled": {"en": "sampled: the rows nearest the centre and the flagged ones",
+                "es": "muestreo: las filas más cercanas al centro y las señaladas"},
+    "no scipy": {"en": " (scipy is not installed: no linear programme)",
+                 "es": " (scipy no está instalado: sin programación lineal)"},
+    "": {"en": "", "es": ""},
+}
+
+
+class Phrase(str):
+    """A value that is a phrase of :data:`PHRASES`, translated when the text is filled in."""
+
+
 def words(key: str, values: dict[str, Any], lang: str) -> tuple[str, str, str]:
     """(found, why, fix) of text ``key`` in ``lang`` with ``values`` filled in."""
+    filled = {k: PHRASES[v][lang] if isinstance(v, Phrase) else v for k, v in values.items()}
     found, why, fix = TEXTS[key][lang]
-    return found.format(**values), why.format(**values), fix.format(**values)
+    return found.format(**filled), why.format(**filled), fix.format(**filled)
