@@ -49,6 +49,14 @@ def test_a_healthy_run_reports_nothing(tmp_path, corpus, tied):
         assert 0 < buckets["all"]["lookup_share"] < 1
 
 
+def test_a_parameter_of_the_same_shape_as_E_is_not_mistaken_for_a_second_copy(tmp_path, corpus):
+    # block_size = V = 256: the position table is 256 x 16 like E, and the optimizer holds both.
+    run = train(tmp_path / "run", corpus, "--block-size", "256")
+    optimizer = next(f for f in diagnose(run).findings if f.check == "optimizer")
+    assert (optimizer.status, optimizer.values["entries"], optimizer.values["matrices"]) == \
+        ("ok", 2, 2)
+
+
 def _state_files(run: Path) -> tuple[Path, Path]:
     folder = next((run / "checkpoints").glob("step-*"))
     return folder / "train_state.json", folder / "train_state.npz"

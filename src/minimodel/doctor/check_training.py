@@ -52,7 +52,9 @@ def check_training(s: Subject) -> list[Finding]:
 def _optimizer_finding(s: Subject, opt_sd: dict[str, Any]) -> Finding:
     """How many optimizer entries hold a (V, d) matrix, against how many the model has."""
     shape = tuple(s.E.shape)
-    matrices = 1 if s.W is None else 2  # tied: E only; untied: E and W
+    # How many parameters of that shape the model has: its state_dict lists a tied matrix
+    # once (tied: E; untied: E and W; plus any other tensor that happens to be V x d).
+    matrices = sum(1 for t in s.files.tensors.values() if tuple(t.shape) == shape)
     entries = [(i, g.get("weight_decay", 0.0)) for g in opt_sd["param_groups"]
                for i in g["params"]]
     repeated = [i for i, n in Counter(i for i, _ in entries).items() if n > 1]

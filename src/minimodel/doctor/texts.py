@@ -383,12 +383,13 @@ TEXTS: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     # ----------------------------------------------------------------------- training state
     "optimizer.once": {
-        "en": ("The optimizer holds {entries} matrix of shape {shape} for {matrices} in the "
-               "model; weight decay {decays}, applied once per step.",
+        "en": ("The optimizer holds {entries} entry(ies) of shape {shape}, one per such matrix "
+               "of the model ({matrices}); weight decay {decays}, applied once per step.",
                "Each parameter is updated once per step, at the learning rate you chose.",
                "Nothing to do."),
-        "es": ("El optimizador guarda {entries} matriz de forma {shape} para {matrices} del "
-               "modelo; decaimiento de pesos {decays}, aplicado una vez por paso.",
+        "es": ("El optimizador guarda {entries} entrada(s) de forma {shape}, una por cada "
+               "matriz así del modelo ({matrices}); decaimiento de pesos {decays}, aplicado una "
+               "vez por paso.",
                "Cada parámetro se actualiza una vez por paso, con la tasa de aprendizaje "
                "elegida.",
                "Nada que hacer."),
