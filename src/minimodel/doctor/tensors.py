@@ -57,10 +57,6 @@ class ModelFiles:
     loaded: dict[str, np.ndarray] | None = None  # pytorch_model.bin: everything, once
     note: str | None = None         # e.g. "read with torch.load(weights_only=True)"
 
-    @property
-    def weights_file(self) -> Path:
-        return next(iter(self.tensors.values())).file
-
     def read(self, name: str) -> np.ndarray:
         """Tensor ``name`` as a float32 (or float64) array, whatever its stored precision."""
         if self.loaded is not None:
