@@ -1,0 +1,19 @@
+"""The tie doctor: check the weight tie of any model, not only minimodel's.
+
+``minimodel doctor PATH`` (or :func:`diagnose` from Python) reads a model's embedding E and
+output head W — memory-mapped, without torch for safetensors — and its tokenizer, and checks:
+
+* claimed vs stored (:mod:`.check_tie`): the config's tie flags against the file;
+* sizes (:mod:`.check_sizes`): tokenizer, embedding, head and config vocabulary sizes;
+* under-trained rows (:mod:`.check_rows`);
+* unreachable tokens (:mod:`.reachability`): rows inside the convex hull of the others;
+* for minimodel runs, the training state (:mod:`.check_training`): the optimizer holds the
+  tied matrix once, and the gradient ledger (:mod:`.ledger`).
+
+Where the tensors are found: :mod:`.tensors` (files) and :mod:`.names` (which tensor is E).
+"""
+
+from minimodel.doctor.findings import Finding
+from minimodel.doctor.report import Report, diagnose, print_report
+
+__all__ = ["diagnose", "print_report", "Report", "Finding"]

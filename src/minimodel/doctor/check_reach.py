@@ -1,0 +1,53 @@
+"""The unreachable-token check as a report line (the method is in :mod:`.reachability`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minimodel.doctor.check_rows import under_trained
+from minimodel.doctor.findings import OK, PROBLEM, WARNING, Finding, token_list
+from minimodel.doctor.names import pad_token_ids
+from minimodel.doctor.reachability import find_unreachable
+from minimodel.doctor.subject import Subject
+from minimodel.doctor.texts import Phrase
+
+CHECK = "reachability"
+
+
+def check_reachability(s: Subject) -> list[Finding]:
+    W = s.W if s.W is not None else s.E  # (V, d): the rows the head scores with
+    flagged = under_trained(W)
+    extra = np.concatenate([flagged["zero"], flagged["duplicate"], flagged["small"]])
+    r = find_unreachable(W, extra)
+    # The padding id and the padding rows beyond the tokenizer are never meant to be
+    # predicted; their rows (often zero) may well sit inside the hull.
+    not_tokens = set(pad_token_ids(s.files.config))
+    if s.vocab is not None:
+        not_tokens |= set(range(s.vocab.size, W.shape[0]))
+    expected = {i: r.unreachable.pop(i) for i in sorted(not_tokens) if i in r.unreachable}
+    r.undecided = [i for i in r.undecided if i not in not_tokens]
+    matrix = s.roles.head_name if s.W is not None else s.roles.embedding
+    values = {"checked": r.checked, "rows": W.shape[0], "matrix": matrix,
+              "method": Phrase(r.method), "reachable": r.reachable,
+              "undecided": len(r.undecided), "lp": Phrase("" if r.lp_available else "no scipy")}
+    data = {"method": r.method, "checked": r.checked, "reachable": r.reachable,
+            "unreachable": {str(i): mix for i, mix in r.unreachable.items()},
+            "undecided": r.undecided, "lp_available": r.lp_available,
+            "bias_ignored": s.roles.head_bias, "padding_id_unreachable": sorted(expected)}
+    out = []
+    if r.unreachable:
+        first = next(iter(r.unreachable))
+        mix = " + ".join(f"{w:.2f}·{j} {s.vocab.text(j)!r}" if s.vocab else f"{w:.2f}·{j}"
+                         for j, w in r.unreachable[first])
+        out.append(Finding(CHECK, PROBLEM, "reach.unreachable",
+                           {**values, "count": len(r.unreachable),
+                            "tokens": token_list(list(r.unreachable), s.vocab),
+                            "example": first, "mix": mix}, data))
+    if r.undecided:
+        out.append(Finding(CHECK, WARNING, "reach.undecided",
+                           {**values, "tokens": token_list(r.undecided, s.vocab)}, data))
+    if not out:
+        key = "reach.all_but_padding" if expected else "reach.all"
+        out.append(Finding(CHECK, OK, key, {**values, "padding": token_list(sorted(expected),
+                                                                             s.vocab)}, data))
+    return out

@@ -1,0 +1,72 @@
+"""Sizes agree: tokenizer, embedding rows, head rows and the config's ``vocab_size``.
+
+Four numbers must tell one story. The tokenizer can produce ids 0 .. T-1 (T counts its added
+and special tokens); the embedding has V_E rows, the head V_H, the config says V_C:
+
+* T > V_E: some id the tokenizer produces has no row; looking it up fails (an index error,
+  or on a GPU a device-side assert). Fix: ``model.resize_token_embeddings(len(tokenizer))``.
+* T < V_E: rows T .. V_E-1 are *padding* (sizes rounded up to a multiple of 64 or 128 for
+  fast matrix kernels, e.g. Pythia's 50304 for 50277 tokens). Harmless for lookups, but a
+  head still gives those ids probability; untouched padding rows are named as such.
+* V_H != V_E or V_C != V_E: a loader builds the model from the config and refuses (or
+  silently truncates) the matrices; a tied head cannot have another size at all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minimodel.doctor.findings import OK, PROBLEM, SKIPPED, WARNING, Finding, token_list
+from minimodel.doctor.names import vocab_size_claims
+from minimodel.doctor.subject import Subject
+
+CHECK = "sizes"
+
+
+def padding_state(E: np.ndarray, first: int) -> tuple[str, dict[str, float]]:
+    """How the padding rows ``E[first:]`` look next to the used rows ``E[:first]``."""
+    pad, used = E[first:], E[:first]
+    pad_norm = float(np.median(np.linalg.norm(pad, axis=1)))
+    used_norm = float(np.median(np.linalg.norm(used, axis=1))) if first else 0.0
+    figures = {"padding_median_norm": pad_norm, "used_median_norm": used_norm}
+    if not np.any(pad):
+        return "zero", figures
+    if len(pad) > 1 and np.all(pad == pad[0]):
+        return "equal", figures
+    if pad_norm < 0.5 * used_norm:
+        return "small", figures
+    return "like_used", figures
+
+
+def check_sizes(s: Subject) -> list[Finding]:
+    out: list[Finding] = []
+    V = s.E.shape[0]
+    for where, value in vocab_size_claims(s.files.config):
+        if value != V:
+            out.append(Finding(CHECK, PROBLEM, "sizes.config_vs_matrix",
+                               {"where": where, "config": value, "rows": V,
+                                "embedding": s.roles.embedding}))
+    if s.W is not None and s.W.shape[0] != V:
+        out.append(Finding(CHECK, PROBLEM, "sizes.head_vs_embedding",
+                           {"head_rows": s.W.shape[0], "rows": V, "head": s.roles.head_name}))
+    if s.vocab is None:
+        out.append(Finding(CHECK, SKIPPED, "sizes.no_tokenizer",
+                           {"note": s.vocab_note or "-", "rows": V}))
+        return out
+    T = s.vocab.size
+    facts = {"tokenizer_size": T, "tokenizer_tokens": len(s.vocab.tokens),
+             "added": len(s.vocab.added), "special": len(s.vocab.special), "rows": V}
+    if T > V:
+        beyond = [i for i in sorted(s.vocab.tokens) if i >= V]
+        out.append(Finding(CHECK, PROBLEM, "sizes.ids_beyond_matrix",
+                           {**facts, "count": len(beyond), "tokens": token_list(beyond, s.vocab)},
+                           {"ids": beyond}))
+    elif T < V:
+        state, figures = padding_state(s.E, T)
+        out.append(Finding(CHECK, WARNING, f"sizes.padding_{state}",
+                           {**facts, "padding": V - T, "first": T, "last": V - 1,
+                            **{k: f"{v:.3g}" for k, v in figures.items()}},
+                           {"padding_ids": [T, V - 1], **figures}))
+    if not out:
+        out.append(Finding(CHECK, OK, "sizes.agree", facts))
+    return out

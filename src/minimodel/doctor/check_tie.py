@@ -1,0 +1,95 @@
+"""Claimed vs stored: does what the config says about the tie match what the file holds?
+
+The config claims tied or untied (``tie_word_embeddings``, possibly in several places); the
+file shows one of three things:
+
+    head absent               stored once: the loader must tie it back to E
+    head present, identical   stored twice, W == E (harmless but wasteful; loaders may re-tie)
+    head present, different   two matrices, W != E
+
+                 absent                     identical                  different
+    tied         ok                         warning (stored twice)     PROBLEM: a loader keeps
+                                                                       E and drops W, another
+                                                                       keeps both untied
+    untied       PROBLEM: the head is       warning (copy: it will     ok
+                 randomly initialised       drift apart)
+
+Flags that disagree with each other (a top-level flag and a nested ``text_config`` flag)
+are a problem of their own: which one a loader reads decides whether the head is tied or
+random.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minimodel.doctor.findings import OK, PROBLEM, WARNING, Finding
+from minimodel.doctor.subject import Subject
+
+CHECK = "tie"
+
+
+def difference(E: np.ndarray, W: np.ndarray) -> dict[str, float | int]:
+    """How far W is from E: the largest |W - E|, the rows that differ, ||W - E|| / ||E||."""
+    delta = W - E  # (V, d)
+    rows = int(np.count_nonzero(np.any(delta != 0, axis=1)))
+    rel = float(np.linalg.norm(delta) / max(float(np.linalg.norm(E)), 1e-30))
+    return {"max_abs": float(np.max(np.abs(delta))), "rows_differ": rows, "relative": rel}
+
+
+def check_tie(s: Subject) -> list[Finding]:
+    out: list[Finding] = []
+    claims = [{"where": c.where, "tied": c.tied, "default": c.default} for c in s.claims]
+    if len({c.tied for c in s.claims}) > 1:
+        out.append(Finding(CHECK, PROBLEM, "tie.flags_disagree",
+                           {"flags": "; ".join(f"{c.where} = {str(c.tied).lower()}"
+                                               for c in s.claims)}, {"claims": claims}))
+    tied = s.tied_claim
+    head, emb = s.roles.head_name, s.roles.embedding
+    values = {"head": head, "embedding": emb, "shape": "x".join(map(str, s.E.shape)),
+              "claim": s.claims[0].where if s.claims else "-"}
+    data = {"claims": claims, "embedding": emb, "head": s.roles.head}
+    if s.W is None:
+        if tied is False:
+            out.append(Finding(CHECK, PROBLEM, "tie.untied_head_absent", values, data))
+        elif tied is None:
+            out.append(Finding(CHECK, WARNING, "tie.unknown_head_absent", values, data))
+        else:
+            out.append(Finding(CHECK, OK, "tie.tied_stored_once", values, data))
+    elif s.W.shape != s.E.shape:
+        values["head_shape"] = "x".join(map(str, s.W.shape))
+        status = PROBLEM if tied else OK
+        out.append(Finding(CHECK, status, "tie.tied_shapes_differ" if tied else "tie.untied_ok",
+                           values, data))
+    else:
+        diff = difference(s.E, s.W)
+        values.update({k: (f"{v:.3g}" if isinstance(v, float) else v) for k, v in diff.items()})
+        values["mib"] = f"{s.W.size * s.W.itemsize / 2**20:.1f}"
+        data["difference"] = diff
+        identical = diff["rows_differ"] == 0
+        if tied is False:
+            out.append(Finding(CHECK, WARNING if identical else OK,
+                               "tie.untied_identical" if identical else "tie.untied_ok",
+                               values, data))
+        elif identical:
+            out.append(Finding(CHECK, WARNING, "tie.stored_twice", values, data))
+        elif tied is None:  # nothing claimed: two different matrices simply are untied
+            out.append(Finding(CHECK, OK, "tie.no_claim_untied", values, data))
+        else:
+            out.append(Finding(CHECK, PROBLEM, "tie.tied_but_different", values, data))
+    out.extend(_aliases(s))
+    return out
+
+
+def _aliases(s: Subject) -> list[Finding]:
+    """T5's encoder/decoder tables are E under other names: stored copies must equal it."""
+    out = []
+    for name in s.roles.aliases:
+        other = np.asarray(s.files.read(name), dtype=s.E.dtype)
+        if other.shape == s.E.shape and np.array_equal(other, s.E):
+            continue
+        diff = difference(s.E, other) if other.shape == s.E.shape else {"max_abs": float("nan")}
+        out.append(Finding(CHECK, PROBLEM, "tie.alias_differs",
+                           {"alias": name, "embedding": s.roles.embedding,
+                            "max_abs": f"{diff['max_abs']:.3g}"}, {"alias": name}))
+    return out

@@ -1,0 +1,148 @@
+"""Which stored tensor is the embedding E, which is the output head W, and what the config claims.
+
+Every architecture stores the same two matrices under its own names:
+
+    family              embedding E (V, d)                      head W (V, d)
+    minimodel           token_emb.weight / in_emb.weight        lm_head.weight
+    GPT-2               transformer.wte.weight                  lm_head.weight
+    BERT, MegatronBERT  *.embeddings.word_embeddings.weight     cls.predictions.decoder.weight
+    Llama, Mistral,     model.embed_tokens.weight               lm_head.weight
+      Qwen2, Gemma      (model.language_model.embed_tokens.weight in multimodal wrappers)
+    T5                  shared.weight (+ encoder.embed_tokens,  lm_head.weight
+                        decoder.embed_tokens: the same table)
+    GPT-NeoX, Pythia    gpt_neox.embed_in.weight                embed_out.weight
+
+A name no rule knows falls back on shapes: the embedding is the 2-D tensor with
+``config.vocab_size`` rows (else the one with the most rows), preferring a name with "emb",
+"tok" or "word"; the head another tensor of the same shape, preferring "head", "out", "lm".
+
+A tied model stores E once and its head is absent; *whether* it is tied is a claim of the
+config: ``tie_word_embeddings`` (Hugging Face; also inside nested configs such as
+``text_config``) or ``tie_embeddings`` (minimodel). When a config does not say, the loader uses
+its class's default, listed in :data:`DEFAULT_TIE` for the families we know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+EMBEDDING_SUFFIXES = ("token_emb.weight", "in_emb.weight", "wte.weight",
+                      "embeddings.word_embeddings.weight", "shared.weight",
+                      "embed_tokens.weight", "embed_in.weight", "tok_embeddings.weight",
+                      "word_embeddings.weight")
+HEAD_NAMES = ("lm_head.weight", "cls.predictions.decoder.weight", "embed_out.weight",
+              "output.weight", "lm_head.decoder.weight")
+# Words that make a tensor found by shape the embedding, or the head.
+EMBEDDING_WORDS = ("emb", "wte", "tok", "word")
+HEAD_WORDS = ("head", "out", "lm", "decoder", "logit", "unembed")
+HEAD_BIAS_NAMES = ("cls.predictions.bias", "cls.predictions.decoder.bias", "lm_head.bias")
+# Tables that are the embedding itself under another name (T5's encoder and decoder).
+ALIAS_PREFIXES = ("encoder.", "decoder.")
+# What transformers uses when config.json does not state tie_word_embeddings.
+DEFAULT_TIE = {"gpt2": True, "bert": True, "megatron-bert": True, "t5": True, "gemma": True,
+               "gemma2": True, "gemma3": True, "gemma3_text": True, "llama": False,
+               "mistral": False, "qwen2": False, "gpt_neox": False}
+TIE_KEYS = ("tie_word_embeddings", "tie_embeddings")
+
+
+@dataclass
+class Roles:
+    """The names of the matrices the checks need (None: not stored)."""
+
+    embedding: str
+    head: str | None
+    head_name: str                       # where the head is (or would be) stored
+    aliases: list[str] = field(default_factory=list)
+    head_bias: str | None = None
+    by_shape: bool = False               # found by the shape fallback
+
+
+@dataclass
+class TieClaim:
+    """One statement about the tie: where it is written and what it says."""
+
+    where: str          # "config.json: tie_word_embeddings", "... text_config.tie_word_embeddings"
+    tied: bool
+    default: bool = False  # not written: the loader's default for this model type
+
+
+def _two_dim(tensors: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    return {k: t.shape for k, t in tensors.items() if len(t.shape) == 2}
+
+
+def find_roles(tensors: dict[str, Any], config: dict[str, Any]) -> Roles:
+    """Name the embedding, head, aliases and head bias among ``tensors`` (name -> info)."""
+    matrices = _two_dim(tensors)
+    embedding = None
+    for suffix in EMBEDDING_SUFFIXES:
+        hits = sorted((k for k in matrices if k == suffix or k.endswith("." + suffix)),
+                      key=lambda k: (k.startswith(ALIAS_PREFIXES), len(k)))
+        if hits:
+            embedding = hits[0]
+            break
+    by_shape = embedding is None
+    if by_shape:
+        embedding = _embedding_by_shape(matrices, config)
+    head_name = next((h for h in HEAD_NAMES if h in matrices), None)
+    if head_name is None and by_shape:
+        same = [k for k, s in matrices.items() if k != embedding and s == matrices[embedding]]
+        named = [k for k in same if any(word in k.lower() for word in HEAD_WORDS)]
+        head_name = (named or same or [None])[0]
+    expected = head_name or ("cls.predictions.decoder.weight" if "embeddings" in embedding
+                             else "lm_head.weight")
+    aliases = [k for k in matrices if k != embedding and k.startswith(ALIAS_PREFIXES)
+               and k.endswith("embed_tokens.weight")]
+    bias = next((b for b in HEAD_BIAS_NAMES if b in tensors), None)
+    return Roles(embedding, head_name, expected, aliases, bias, by_shape)
+
+
+def _embedding_by_shape(matrices: dict[str, tuple[int, ...]], config: dict[str, Any]) -> str:
+    if not matrices:
+        raise ValueError("the weights hold no 2-D tensor, so there is no embedding matrix to "
+                         "check; is this a language model?")
+    vocab = vocab_size_claims(config)
+    rows = [k for k, s in matrices.items() if vocab and s[0] == vocab[0][1]] or \
+        sorted(matrices, key=lambda k: -matrices[k][0])
+    named = [k for k in rows if any(word in k.lower() for word in EMBEDDING_WORDS)]
+    return (named or rows)[0]
+
+
+def _walk(config: dict[str, Any], path: str = "") -> list[tuple[str, str, Any]]:
+    """(dotted path, key, value) of every entry of a nested config."""
+    out = []
+    for key, value in config.items():
+        here = f"{path}{key}"
+        if isinstance(value, dict):
+            out.extend(_walk(value, here + "."))
+        else:
+            out.append((here, key, value))
+    return out
+
+
+def tie_claims(config: dict[str, Any], source: str) -> list[TieClaim]:
+    """Every tie flag in ``config``, the top-level one first (the one loaders read for the
+    head); when no top-level flag is written, the loader's default for the model type."""
+    written = [(where, bool(value)) for where, key, value in _walk(config)
+               if key in TIE_KEYS and value is not None]
+    written.sort(key=lambda item: "." in item[0])  # top level first, nested after
+    claims = [TieClaim(f"{source}: {where}", tied) for where, tied in written]
+    model_type = config.get("model_type")
+    if not any("." not in where for where, _ in written) and model_type in DEFAULT_TIE:
+        claims.insert(0, TieClaim(f"{source}: tie_word_embeddings (not written; the default "
+                                  f"for model_type {model_type!r})", DEFAULT_TIE[model_type],
+                                  default=True))
+    return claims
+
+
+def pad_token_ids(config: dict[str, Any]) -> set[int]:
+    """Every ``pad_token_id`` in ``config``: rows that are zero (``nn.Embedding(padding_idx)``)
+    and never predicted by design."""
+    return {int(value) for where, key, value in _walk(config)
+            if key == "pad_token_id" and isinstance(value, int) and not isinstance(value, bool)}
+
+
+def vocab_size_claims(config: dict[str, Any]) -> list[tuple[str, int]]:
+    """Every ``vocab_size`` in ``config`` (top level and nested), as (path, value)."""
+    return [(where, int(value)) for where, key, value in _walk(config)
+            if key == "vocab_size" and isinstance(value, int) and not isinstance(value, bool)]

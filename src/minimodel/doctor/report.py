@@ -1,0 +1,97 @@
+"""Run every check on a model and show the findings: a Rich table, or JSON for scripts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from minimodel.doctor.check_reach import check_reachability
+from minimodel.doctor.check_rows import check_rows
+from minimodel.doctor.check_sizes import check_sizes
+from minimodel.doctor.check_tie import check_tie
+from minimodel.doctor.check_training import check_training
+from minimodel.doctor.findings import PROBLEM, WARNING, Finding
+from minimodel.doctor.subject import Subject, examine
+from minimodel.doctor.texts import CHECK_TITLES, STATUS_WORDS, words
+
+CHECKS = (check_tie, check_sizes, check_rows, check_reachability, check_training)
+STYLES = {"ok": "green", "warning": "yellow", "problem": "bold red", "skipped": "dim"}
+
+
+@dataclass
+class Report:
+    subject: Subject
+    findings: list[Finding]
+
+    @property
+    def problems(self) -> list[Finding]:
+        return [f for f in self.findings if f.status == PROBLEM]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.status == WARNING]
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problems
+
+    def keys(self, status: str | None = None) -> list[str]:
+        """The text keys of the findings (of one status), e.g. ``["tie.stored_twice"]``."""
+        return [f.key for f in self.findings if status is None or f.status == status]
+
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+        s = self.subject
+        return {
+            "path": str(s.files.path), "kind": s.files.kind, "note": s.files.note,
+            "embedding": {"name": s.roles.embedding, "shape": list(s.E.shape),
+                          "found_by_shape": s.roles.by_shape},
+            "head": {"name": s.roles.head_name, "stored": s.W is not None,
+                     "shape": None if s.W is None else list(s.W.shape)},
+            "tokenizer": None if s.vocab is None else {"path": str(s.vocab.source),
+                                                      "size": s.vocab.size},
+            "healthy": self.healthy,
+            "findings": [{"check": f.check, "status": f.status, "key": f.key,
+                          **dict(zip(("found", "why", "fix"), words(f.key, f.values, lang))),
+                          "data": f.data} for f in self.findings],
+        }
+
+
+def diagnose(path: str | Path, tokenizer: str | Path | None = None) -> Report:
+    """Examine the model at ``path`` and run every check on it."""
+    subject = examine(path, tokenizer)
+    findings: list[Finding] = []
+    for check in CHECKS:
+        findings.extend(check(subject))
+    return Report(subject, findings)
+
+
+def print_report(report: Report, lang: str = "en") -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from minimodel._console import Console
+
+    s = report.subject
+    console = Console()
+    head = f"{s.roles.head_name} {tuple(s.W.shape)}" if s.W is not None else (
+        f"{s.roles.head_name} (absent)" if lang == "en" else f"{s.roles.head_name} (ausente)")
+    console.print(f"[bold]{escape(str(s.files.path))}[/] ({s.files.kind}"
+                  f"{', ' + s.files.note if s.files.note else ''}): embedding "
+                  f"{escape(s.roles.embedding)} {tuple(s.E.shape)}, head {escape(head)}",
+                  highlight=False)
+    columns = {"en": ("check", "status", "found", "why it matters", "fix"),
+               "es": ("comprobación", "estado", "hallazgo", "por qué importa", "arreglo")}[lang]
+    table = Table(show_lines=True)
+    for name in columns:
+        table.add_column(name, overflow="fold")
+    for f in report.findings:
+        found, why, fix = words(f.key, f.values, lang)
+        table.add_row(CHECK_TITLES[f.check][lang],
+                      f"[{STYLES[f.status]}]{STATUS_WORDS[f.status][lang]}[/]",
+                      escape(found), escape(why), escape(fix))
+    console.print(table)
+    n_p, n_w = len(report.problems), len(report.warnings)
+    summary = {"en": f"{n_p} problem(s), {n_w} warning(s)",
+               "es": f"{n_p} problema(s), {n_w} aviso(s)"}[lang]
+    console.print(summary, highlight=False)

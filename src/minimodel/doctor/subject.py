@@ -1,0 +1,54 @@
+"""The model under examination: its files, the roles of its tensors, its tokenizer, and E and W
+read once (as float32) for all the checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from minimodel.doctor.names import Roles, TieClaim, find_roles, tie_claims
+from minimodel.doctor.tensors import ModelFiles, open_model
+from minimodel.doctor.vocabulary import Vocabulary, find_tokenizer, read_vocabulary
+
+
+@dataclass
+class Subject:
+    files: ModelFiles
+    roles: Roles
+    claims: list[TieClaim]
+    E: np.ndarray                  # (V, d) the embedding
+    W: np.ndarray | None           # (V', d) the stored head, None when absent
+    vocab: Vocabulary | None
+    vocab_note: str | None         # why there is no vocabulary, when there is none
+
+    @property
+    def tied_claim(self) -> bool | None:
+        """What the first written flag (else the loader's default) says, None if nothing."""
+        return self.claims[0].tied if self.claims else None
+
+
+def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
+    """Open the model at ``path`` and its tokenizer (``tokenizer`` or the one beside it)."""
+    files = open_model(path)
+    roles = find_roles(files.tensors, files.config)
+    source = "minimodel config" if files.kind == "minimodel" else "config.json"
+    claims = tie_claims(files.config, source)
+    E = _as_float(files.read(roles.embedding))
+    W = _as_float(files.read(roles.head)) if roles.head else None
+    vocab, note = None, None
+    if tokenizer is not None:
+        vocab = read_vocabulary(tokenizer)
+    else:
+        found, note = find_tokenizer(files.folder)
+        if found is not None:
+            vocab = read_vocabulary(found)
+    return Subject(files, roles, claims, E, W, vocab, note)
+
+
+def _as_float(a: Any) -> np.ndarray:
+    """float32 (float64 stays float64): the checks compare and multiply in floating point."""
+    a = np.asarray(a)
+    return a if a.dtype in (np.float32, np.float64) else a.astype(np.float32)

@@ -1,0 +1,195 @@
+"""Find a model's weight files and read single tensors from them, without loading the rest.
+
+What ``minimodel doctor PATH`` accepts, and where the weights are then looked for:
+
+    a minimodel run folder      DIR/model.safetensors (+ DIR/tokenizer.json, DIR/checkpoints/)
+    a Hugging Face folder       DIR/config.json + model.safetensors, or the shards named by
+                                model.safetensors.index.json, or pytorch_model.bin(.index.json)
+    a safetensors file          the file itself (a minimodel checkpoint when its metadata says so)
+
+safetensors files are opened memory-mapped (``safe_open(framework="numpy")``) and only the
+tensors a check asks for are read: the header alone gives every name, dtype and shape, so a
+GPT-2-small folder costs its embedding matrix, not its 124 M parameters. NumPy has no
+bfloat16, so a BF16 tensor is read as raw 16-bit words and widened: a bfloat16 number is the
+top half of a float32, so ``uint32(word) << 16`` viewed as float32 is its exact value.
+``pytorch_model.bin`` is a pickle: it is read only with ``torch.load(weights_only=True)``
+(tensors, nothing executable), and only when torch is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from minimodel._fileio import require_file
+
+SAFETENSORS = "model.safetensors"
+BIN = "pytorch_model.bin"
+CONFIG = "config.json"
+MINIMODEL_META = "minimodel.config"
+NUMPY_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16}
+
+
+@dataclass
+class TensorInfo:
+    """Where one tensor lives and what it is (from the file header; no data read)."""
+
+    file: Path
+    dtype: str           # safetensors spelling: F32, BF16, ...
+    shape: tuple[int, ...]
+
+
+@dataclass
+class ModelFiles:
+    """A model on disk: its kind, its config and an index of its tensors by name."""
+
+    path: Path                      # what the user gave
+    folder: Path                    # where the tokenizer and config are looked for
+    kind: str                       # "minimodel", "hf" or "safetensors"
+    config: dict[str, Any]          # config.json, or a minimodel checkpoint's stored config
+    tensors: dict[str, TensorInfo]
+    metadata: dict[str, str] = field(default_factory=dict)
+    loaded: dict[str, np.ndarray] | None = None  # pytorch_model.bin: everything, once
+    note: str | None = None         # e.g. "read with torch.load(weights_only=True)"
+
+    def read(self, name: str) -> np.ndarray:
+        """Tensor ``name`` as a float32 (or float64) array, whatever its stored precision."""
+        if self.loaded is not None:
+            return self.loaded[name]
+        return read_tensor(self.tensors[name], name)
+
+
+def read_tensor(info: TensorInfo, name: str) -> np.ndarray:
+    from safetensors import safe_open
+
+    if info.dtype == "BF16":
+        return _read_bf16(info.file, name)
+    if info.dtype not in NUMPY_DTYPES:
+        raise ValueError(f"{info.file}: tensor {name!r} has dtype {info.dtype}; the doctor "
+                         "reads floating-point weights (F64, F32, F16, BF16)")
+    with safe_open(str(info.file), framework="numpy") as handle:
+        value = handle.get_tensor(name)
+    return value.astype(np.float32) if value.dtype == np.float16 else value
+
+
+def _read_bf16(path: Path, name: str) -> np.ndarray:
+    """A BF16 tensor widened to float32, from the file's bytes (memory-mapped)."""
+    header, start = _raw_header(path)
+    entry = header[name]
+    begin, end = entry["data_offsets"]
+    words = np.memmap(path, dtype="<u2", mode="r", offset=start + begin,
+                      shape=((end - begin) // 2,))
+    widened = (words.astype(np.uint32) << 16).view(np.float32)
+    return widened.reshape(entry["shape"])
+
+
+def _raw_header(path: Path) -> tuple[dict[str, Any], int]:
+    """(header JSON, offset of the data) of a safetensors file: 8-byte length, then JSON."""
+    with open(path, "rb") as handle:
+        (length,) = struct.unpack("<Q", handle.read(8))
+        header = json.loads(handle.read(length))
+    return header, 8 + length
+
+
+def _index_safetensors(path: Path) -> tuple[dict[str, TensorInfo], dict[str, str]]:
+    from safetensors import safe_open
+
+    from minimodel.io import not_safetensors_kind
+
+    out = {}
+    try:
+        with safe_open(str(path), framework="numpy") as handle:
+            metadata = handle.metadata() or {}
+            for key in handle.keys():
+                piece = handle.get_slice(key)
+                out[key] = TensorInfo(path, piece.get_dtype(), tuple(piece.get_shape()))
+    except Exception as exc:  # safetensors raises its own error types for bad headers
+        kind = not_safetensors_kind(path)
+        why = kind or f"{exc}; is it corrupt or truncated?"
+        raise ValueError(f"{path} is not a readable safetensors file ({why})") from None
+    return out, metadata
+
+
+def _read_json(path: Path, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc}); the {what} is damaged") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} holds a JSON {type(data).__name__}, not the {what} object")
+    return data
+
+
+def _load_bin(path: Path) -> dict[str, np.ndarray]:
+    try:
+        import torch  # heavy and optional: only a pickled checkpoint needs it
+    except ImportError:
+        raise ImportError(f"{path} is a PyTorch pickle and torch is not installed; install "
+                          "torch, or convert the folder to model.safetensors") from None
+    try:
+        # weights_only=True: tensors only; any other pickled object is refused.
+        raw = torch.load(str(path), map_location="cpu", weights_only=True)
+    except Exception as exc:
+        raise ValueError(f"refusing to load {path}: it is not a plain tensor file ({exc})"
+                         ) from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path} holds a {type(raw).__name__}, expected a state dict")
+    return {k: v.float().numpy() if v.is_floating_point() else v.numpy()
+            for k, v in raw.items()}
+
+
+def _hf_folder(folder: Path) -> ModelFiles:
+    config = _read_json(folder / CONFIG, "model config") if (folder / CONFIG).is_file() else {}
+    tensors: dict[str, TensorInfo] = {}
+    if (folder / SAFETENSORS).is_file():
+        tensors, _ = _index_safetensors(folder / SAFETENSORS)
+        return ModelFiles(folder, folder, "hf", config, tensors)
+    index = folder / f"{SAFETENSORS}.index.json"
+    if index.is_file():
+        weight_map = _read_json(index, "shard index").get("weight_map") or {}
+        for shard in sorted(set(weight_map.values())):
+            found, _ = _index_safetensors(require_file(folder / shard, "shard"))
+            tensors.update(found)
+        return ModelFiles(folder, folder, "hf", config, tensors, note="sharded safetensors")
+    bins = [folder / BIN] if (folder / BIN).is_file() else []
+    if not bins and (folder / f"{BIN}.index.json").is_file():
+        weight_map = _read_json(folder / f"{BIN}.index.json", "shard index").get("weight_map")
+        bins = [folder / s for s in sorted(set((weight_map or {}).values()))]
+    if bins:
+        loaded: dict[str, np.ndarray] = {}
+        for b in bins:
+            loaded.update(_load_bin(b))
+        tensors = {k: TensorInfo(bins[0], str(v.dtype), tuple(v.shape)) for k, v in loaded.items()}
+        return ModelFiles(folder, folder, "hf", config, tensors, loaded=loaded,
+                          note="pytorch_model.bin read with torch.load(weights_only=True)")
+    present = ", ".join(sorted(p.name for p in folder.iterdir())[:12]) or "nothing"
+    raise ValueError(f"{folder} holds no model weights (looked for {SAFETENSORS}, its "
+                     f".index.json shards, and {BIN}); it holds: {present}")
+
+
+def open_model(path: str | Path) -> ModelFiles:
+    """The model at ``path`` (a run folder, a Hugging Face folder or a safetensors file)."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / CONFIG).is_file() or not (path / SAFETENSORS).is_file():
+            return _hf_folder(path)
+        weights = path / SAFETENSORS
+    else:
+        weights = require_file(path, "model file")
+        if weights.name == BIN or weights.suffix == ".bin":
+            return _hf_folder(weights.parent)
+    tensors, metadata = _index_safetensors(weights)
+    if MINIMODEL_META in metadata:
+        try:
+            config = json.loads(metadata[MINIMODEL_META])
+        except json.JSONDecodeError:
+            config = {}
+        return ModelFiles(path, weights.parent, "minimodel", config, tensors, metadata)
+    config_path = weights.parent / CONFIG
+    config = _read_json(config_path, "model config") if config_path.is_file() else {}
+    return ModelFiles(path, weights.parent, "safetensors", config, tensors, metadata)

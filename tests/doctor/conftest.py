@@ -1,0 +1,29 @@
+"""Set-up for the doctor's tests: offline transformers, one torch thread, the helpers' path."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:  # makes doctor_helpers importable whatever the import mode
+    sys.path.insert(0, _HERE)
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach the network
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    """Tiny models gain nothing from threads on a busy 2-core machine."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -1,0 +1,102 @@
+"""`minimodel doctor` as a command: exit codes, --json, --lang es, --tokenizer, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from doctor_helpers import V, build_hf, rewrite, tensors, write_fast_tokenizer
+from minimodel.cli import main
+
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def healthy(tmp_path_factory):
+    return build_hf("gpt2", True, tmp_path_factory.mktemp("hf") / "gpt2")
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory):
+    folder = build_hf("gpt2", True, tmp_path_factory.mktemp("hf") / "gpt2-broken")
+    state = tensors(folder)
+    state["lm_head.weight"] = state["transformer.wte.weight"] + 0.5
+    rewrite(folder, state)
+    return folder
+
+
+def test_healthy_exits_0_with_a_table(healthy, capsys):
+    assert main(["doctor", str(healthy)]) == 0
+    out = capsys.readouterr().out
+    assert "transformer.wte.weight" in out and "0 problem(s), 0 warning(s)" in out
+
+
+def test_problems_exit_1_and_json_names_them(broken, capsys):
+    assert main(["doctor", str(broken), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["healthy"] is False
+    tie = report["findings"][0]
+    assert (tie["status"], tie["key"]) == ("problem", "tie.tied_but_different")
+    assert tie["data"]["difference"]["max_abs"] == pytest.approx(0.5)
+    assert "transformers ties on load" in tie["why"] and tie["fix"]
+
+
+def test_spanish_report_uses_the_glossary_terms(broken, capsys):
+    assert main(["doctor", str(broken), "--lang", "es"]) == 1
+    out = capsys.readouterr().out
+    assert "hallazgo" in out and "1 problema(s)" in out
+    assert main(["doctor", str(broken), "--json", "--lang", "es"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["findings"][0]["found"].startswith("La configuración dice atado")
+
+
+def test_a_tokenizer_given_elsewhere_is_used(healthy, tmp_path, capsys):
+    write_fast_tokenizer(tmp_path, V, added=[(V, "<extra>")])
+    assert main(["doctor", str(healthy), "--tokenizer", str(tmp_path / "tokenizer.json"),
+                 "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["tokenizer"]["size"] == V + 1
+    assert [f["key"] for f in report["findings"] if f["status"] == "problem"] == \
+        ["sizes.ids_beyond_matrix"]
+
+
+def test_a_bare_safetensors_file_without_config_or_tokenizer(tmp_path, capsys):
+    from safetensors.numpy import save_file
+
+    E = np.random.default_rng(0).normal(size=(50, 16)).astype(np.float32)
+    save_file({"my_model.tok_table": E, "my_model.out_proj": E * 2}, str(tmp_path / "w.safetensors"))
+    assert main(["doctor", str(tmp_path / "w.safetensors"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["embedding"]["found_by_shape"] is True
+    keys = {f["key"]: f["status"] for f in report["findings"]}
+    assert keys["sizes.no_tokenizer"] == "skipped"
+    assert keys["tie.no_claim_untied"] == "ok"
+    assert report["head"]["name"] == "my_model.out_proj"
+
+
+@pytest.mark.parametrize("bad, words", [
+    ("missing", "no such file or directory"),
+    ("json", "not a readable safetensors file"),
+    ("empty_dir", "holds no model weights"),
+])
+def test_unreadable_input_exits_2_without_a_traceback(tmp_path, capsys, bad, words):
+    path = tmp_path / bad
+    if bad == "json":
+        path = tmp_path / "tokenizer.safetensors"
+        path.write_text('{"not": "weights"}')
+    elif bad == "empty_dir":
+        path.mkdir()
+    assert main(["doctor", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and words in err and "Traceback" not in err
+
+
+def test_a_pickled_checkpoint_without_torch_says_so(tmp_path, monkeypatch, capsys):
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2", "vocab_size": 8}')
+    (tmp_path / "pytorch_model.bin").write_bytes(b"PK\x03\x04 not read")
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)  # as if not installed
+    assert main(["doctor", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "PyTorch pickle and torch is not installed" in err and "Traceback" not in err

@@ -1,0 +1,125 @@
+"""The doctor on minimodel runs: the optimizer's hold on the tied matrix, and the gradient ledger."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minimodel.cli import main
+from minimodel.doctor import diagnose
+from minimodel.doctor.ledger import frequency_buckets, gradient_ledger, shares
+from minimodel.models import GPT, GPTConfig
+
+TINY = ["--tokenizer", "byte", "--d-model", "16", "--n-layer", "1", "--n-head", "2",
+        "--block-size", "16", "--batch-size", "4", "--steps", "10", "--eval-interval", "5",
+        "--eval-batches", "2", "--lr", "1e-2", "--threads", "1", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    from minimodel.data import load_corpus
+
+    path = tmp_path_factory.mktemp("corpus") / "tiny.txt"
+    path.write_text(load_corpus()[:12_000], encoding="utf-8")
+    return path
+
+
+def train(out: Path, corpus: Path, *extra: str) -> Path:
+    assert main(["train", "--corpus", str(corpus), "--out", str(out), *TINY, *extra]) == 0
+    return out
+
+
+@pytest.mark.parametrize("tied", [True, False])
+def test_a_healthy_run_reports_nothing(tmp_path, corpus, tied):
+    run = train(tmp_path / "run", corpus, *([] if tied else ["--untied"]))
+    report = diagnose(run)
+    assert [(f.status, f.key) for f in report.findings if f.status not in ("ok", "skipped")] == []
+    optimizer = next(f for f in report.findings if f.check == "optimizer")
+    assert optimizer.key == "optimizer.once"
+    assert len(optimizer.data["entries_holding_vd"]) == (1 if tied else 2)
+    ledger = next(f for f in report.findings if f.check == "ledger")
+    assert ledger.key == ("ledger.shares" if tied else "ledger.not_tied_gpt")
+    if tied:
+        buckets = ledger.data["buckets"]
+        assert ledger.data["sum_error"] <= 1e-6
+        assert buckets["unseen"]["lookup_norm"] == 0.0  # never looked up: the head is all
+        assert 0 < buckets["all"]["lookup_share"] < 1
+
+
+def test_a_parameter_of_the_same_shape_as_E_is_not_mistaken_for_a_second_copy(tmp_path, corpus):
+    # block_size = V = 256: the position table is 256 x 16 like E, and the optimizer holds both.
+    run = train(tmp_path / "run", corpus, "--block-size", "256")
+    optimizer = next(f for f in diagnose(run).findings if f.check == "optimizer")
+    assert (optimizer.status, optimizer.values["entries"], optimizer.values["matrices"]) == \
+        ("ok", 2, 2)
+
+
+def _state_files(run: Path) -> tuple[Path, Path]:
+    folder = next((run / "checkpoints").glob("step-*"))
+    return folder / "train_state.json", folder / "train_state.npz"
+
+
+@pytest.mark.parametrize("how", ["a second entry", "an index listed twice"])
+def test_an_optimizer_holding_the_tied_matrix_twice_is_a_problem(tmp_path, corpus, how):
+    run = train(tmp_path / "run", corpus)
+    json_path, npz_path = _state_files(run)
+    info = json.loads(json_path.read_text())
+    groups = info["optimizer"]["param_groups"]
+    E_index = 0  # the first matrix of the decayed group is token_emb.weight
+    if how == "a second entry":
+        # What an optimizer built from [E, *model.parameters()] saves: E's moments twice.
+        new = 1 + max(i for g in groups for i in g["params"])
+        groups[0]["params"].append(new)
+        info["optimizer"]["scalars"][str(new)] = dict(info["optimizer"]["scalars"]["0"])
+        with np.load(npz_path) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+        arrays[f"opt.{new}.exp_avg"] = arrays[f"opt.{E_index}.exp_avg"].copy()
+        arrays[f"opt.{new}.exp_avg_sq"] = arrays[f"opt.{E_index}.exp_avg_sq"].copy()
+        np.savez(npz_path, **arrays)
+    else:
+        groups[1]["params"].append(E_index)
+    json_path.write_text(json.dumps(info))
+    report = diagnose(run)
+    problems = [f for f in report.findings if f.status == "problem"]
+    assert [f.key for f in problems] == ["optimizer.twice"]
+    if how == "a second entry":
+        assert problems[0].values["entries"] == 2 and problems[0].values["decays"] == "0.1, 0.1"
+    else:
+        assert problems[0].data["repeated_indices"] == [E_index]
+
+
+def test_the_two_paths_add_up_to_the_tied_gradient_and_match_the_formulas():
+    rng = np.random.default_rng(0)
+    model = GPT(GPTConfig(vocab_size=40, block_size=8, n_layer=1, n_head=2, d_model=16),
+                rng=rng).eval()
+    x = rng.integers(0, 20, size=(3, 8))  # ids 20..39 never appear in the batch
+    y = rng.integers(0, 20, size=(3, 8))
+    ledger = gradient_ledger(model, x, y)
+    assert ledger.sum_error <= 1e-6
+    np.testing.assert_allclose(ledger.lookup + ledger.head, ledger.full, atol=1e-6)
+    # The lookup path touches only the rows of the ids read; the head path moves every row.
+    assert not np.any(ledger.lookup[20:]) and np.any(ledger.lookup[:20])
+    assert np.all(np.linalg.norm(ledger.head, axis=1) > 0)
+    # The head path by hand: dE_head = dlogits^T h with dlogits = (softmax - onehot) / N.
+    h = model.hidden_states(x).data.reshape(-1, 16).astype(np.float64)  # (N, d)
+    logits = h @ model.token_emb.weight.data.T.astype(np.float64)  # (N, V)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    p[np.arange(len(p)), y.ravel()] -= 1
+    np.testing.assert_allclose(ledger.head, (p / len(p)).T @ h, atol=1e-6)
+
+
+def test_frequency_buckets_split_the_seen_ids_at_half_the_occurrences():
+    counts = np.array([50, 30, 10, 5, 5, 0, 0])
+    buckets = frequency_buckets(counts)
+    assert buckets["frequent"].tolist() == [0]  # id 0 alone is half of the 100 occurrences
+    assert sorted(buckets["seen"].tolist()) == [1, 2, 3, 4]
+    assert buckets["unseen"].tolist() == [5, 6]
+    from minimodel.doctor.ledger import Ledger
+
+    ones = np.ones((7, 2))
+    table = shares(Ledger(ones, 3 * ones, 4 * ones), buckets)
+    assert table["all"]["lookup_share"] == pytest.approx(0.25)
