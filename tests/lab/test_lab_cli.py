@@ -206,7 +206,7 @@ def test_a_new_lesson_quiz_file_in_the_current_schema_loads_unchanged(tmp_path, 
 def test_break_and_exercise_lists_follow_the_lessons_order():
     from minimodel.lab.breaks import load_all
     from minimodel.lab.exercises.registry import all_exercises
-    from minimodel.lab.items import lesson_positions
+    from minimodel.lab.lessons import lesson_positions
 
     for kind, ids in (("break", [b.id for b in load_all()]),
                       ("exercise", [e.id for e in all_exercises()])):

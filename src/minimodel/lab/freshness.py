@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from minimodel.lab.i18n import LANGS
-from minimodel.lab.items import FRONT_MATTER
+from minimodel.lab.lessons import FRONT_MATTER
 from minimodel.lab.lessons import LESSONS_DIR, load_lessons, split_front_matter
 
 

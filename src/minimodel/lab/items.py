@@ -17,11 +17,12 @@ from pathlib import Path
 
 import yaml
 
-from minimodel.lab.lessons import LESSONS_DIR, Lesson, load_lessons
+from minimodel.lab.breaks import load_all as load_breaks
+from minimodel.lab.exercises.registry import all_exercises
+from minimodel.lab.lessons import FRONT_MATTER, Lesson, linked_ids, load_lessons
+from minimodel.lab.quiz.loader import all_questions
 
 KINDS = ("question", "break", "exercise")
-# The front-matter list of each kind (``quiz: [...]`` lists questions).
-FRONT_MATTER = {"question": "quiz", "break": "breaks", "exercise": "exercises"}
 LESSONLESS_PATH = Path(__file__).resolve().parent / "content" / "lessonless.yaml"
 
 
@@ -35,28 +36,6 @@ class Item:
     lesson: str | None = None
 
 
-def linked_ids(lesson: Lesson, kind: str) -> list[str]:
-    """The ids of ``kind`` that ``lesson``'s front matter lists, in its order."""
-    return list(getattr(lesson, FRONT_MATTER[kind]))
-
-
-def lesson_positions(kind: str, lessons_dir: Path = LESSONS_DIR) -> dict[str, tuple[int, int]]:
-    """``{item id: (lesson number, place in the lesson's list)}``: the path's order, used by
-    ``break list`` and ``exercise list`` (an id listed twice keeps its first place)."""
-    positions: dict[str, tuple[int, int]] = {}
-    for lesson in load_lessons(lessons_dir):
-        for k, item_id in enumerate(linked_ids(lesson, kind)):
-            positions.setdefault(item_id, (lesson.number, k))
-    return positions
-
-
-def path_order(item_id: str, fallback: int,
-               positions: dict[str, tuple[int, int]]) -> tuple[int, int, int]:
-    """Sort key: items in lesson order, then the lesson-less ones by their own ``order``."""
-    lesson, place = positions.get(item_id, (10**6, 0))
-    return lesson, place, fallback
-
-
 def load_lessonless(path: Path = LESSONLESS_PATH) -> dict[str, list[str]]:
     """``{kind: [ids]}`` of the items that explicitly belong to no lesson."""
     data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
@@ -67,11 +46,6 @@ def load_lessonless(path: Path = LESSONLESS_PATH) -> dict[str, list[str]]:
 
 def _raw_items() -> list[Item]:
     """Every item with its titles, lesson not yet set."""
-    # Imported here: the breaks and exercises catalogues sort by lesson_positions() above.
-    from minimodel.lab.breaks import load_all as load_breaks
-    from minimodel.lab.exercises.registry import all_exercises
-    from minimodel.lab.quiz.loader import all_questions
-
     items = [Item(q.id, "question", dict(q.title)) for q in all_questions().values()]
     items += [Item(b.id, "break", {lang: b.text("title", lang) for lang in ("en", "es")})
               for b in load_breaks()]

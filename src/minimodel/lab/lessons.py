@@ -72,6 +72,33 @@ class Lesson:
         return lessons_dir / (f"{self.stem}.md" if lang == "en" else f"{self.stem}.{lang}.md")
 
 
+# The front-matter list that links a lesson to each kind of lab item (``quiz:`` lists questions).
+FRONT_MATTER = {"question": "quiz", "break": "breaks", "exercise": "exercises"}
+
+
+def linked_ids(lesson: Lesson, kind: str) -> list[str]:
+    """The ids of ``kind`` that ``lesson``'s front matter lists, in its order."""
+    return list(getattr(lesson, FRONT_MATTER[kind]))
+
+
+def lesson_positions(kind: str, lessons_dir: Path = LESSONS_DIR) -> dict[str, tuple[int, int]]:
+    """``{item id: (lesson number, place in the lesson's list)}``: the path's order, used by
+    ``break list`` and ``exercise list`` (an id listed twice keeps its first place)."""
+    positions: dict[str, tuple[int, int]] = {}
+    for lesson in load_lessons(lessons_dir):
+        for k, item_id in enumerate(linked_ids(lesson, kind)):
+            positions.setdefault(item_id, (lesson.number, k))
+    return positions
+
+
+def path_order(item_id: str, fallback: int,
+               positions: dict[str, tuple[int, int]]) -> tuple[int, int, int]:
+    """Sort key: items in lesson order, then the lesson-less ones by their own ``order``."""
+    lesson, place = positions.get(item_id, (10**6, 0))
+    return lesson, place, fallback
+
+
+
 @dataclass
 class CodeBlock:
     """A ``python`` block, the ``output`` block written after it (None if there is none),

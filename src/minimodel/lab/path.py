@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from minimodel.lab.items import FRONT_MATTER
+from minimodel.lab.lessons import FRONT_MATTER
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.progress import Progress
 from minimodel.lab.quiz.loader import all_questions

@@ -33,7 +33,7 @@ from typing import Any, Iterator
 import yaml
 
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
-from minimodel.lab.items import lesson_positions, path_order
+from minimodel.lab.lessons import lesson_positions, path_order
 
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "breaks"
 HASH_LEN = 12

@@ -28,7 +28,7 @@ import jsonschema
 import yaml
 
 from minimodel.lab.i18n import DEFAULT_LANG, EXERCISE_UI, LANGS, pick, translate
-from minimodel.lab.items import lesson_positions, path_order
+from minimodel.lab.lessons import lesson_positions, path_order
 from minimodel.lab.patching import PatchError, apply_patch_to_texts
 
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "exercises"
