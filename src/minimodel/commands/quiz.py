@@ -106,12 +106,15 @@ def _results_table(report: dict[str, Any], lang: str):
     table = Table()
     table.add_column(t("question", lang))
     table.add_column(t("correct", lang))
-    rows = [(r["id"], r["correct"], "") for r in report["results"]]
-    rows += [(r["id"], r["recalled"], " (" + t("recall.mark", lang) + ")")
+    rows = [(r["id"], r["correct"], "", r.get("reason")) for r in report["results"]]
+    rows += [(r["id"], r["recalled"], " (" + t("recall.mark", lang) + ")", None)
              for r in report.get("recall", {}).get("results", [])]
-    for qid, ok, note in rows:
-        table.add_row(qid, Text(t("yes" if ok else "no", lang) + note,
-                                style="green" if ok else "red"))
+    for qid, ok, note, unreadable in rows:
+        if unreadable:  # not graded: why, instead of a mark
+            table.add_row(qid, Text(f"{t('unreadable', lang)}: {unreadable}", style="yellow"))
+        else:
+            table.add_row(qid, Text(t("yes" if ok else "no", lang) + note,
+                                    style="green" if ok else "red"))
     return table
 
 
@@ -136,7 +139,7 @@ def cmd_take(args: argparse.Namespace) -> int:
         console = _console()
         console.rule(Text(pick(quiz.title, args.lang)))  # a rule: a table title wraps badly
         console.print(_results_table(report, args.lang))
-        show_summary(console, quiz, report, args.lang, answered=set(answers))
+        show_summary(console, quiz, report, args.lang, answered=answers)
     return OK
 
 
