@@ -20,8 +20,10 @@ Commit protocol (``commit``):
 5. delete older checkpoint directories and any leftover temporary ones.
 
 A kill before step 3 leaves ``LATEST`` naming the previous complete checkpoint; after it, the
-new one. Leftovers are removed by the next commit (or :func:`sweep`). Fault-injection tests
-stop the commit at every step (``MINIMODEL_FAULT_AT``, see :func:`_fault_point`).
+new one. Leftovers are removed by the next commit (or :func:`sweep`). A kill after step 3 of
+the run's last checkpoint leaves a run whose checkpoint is final but whose published model,
+plot and summary may be missing or stale: ``--resume`` publishes and finishes it
+(``Trainer.run``). The tests kill the commit between every two steps.
 """
 
 from __future__ import annotations
@@ -43,22 +45,6 @@ STATE_JSON = "train_state.json"
 STATE_NPZ = "train_state.npz"
 MODEL_FILE = "model.safetensors"
 STATE_VERSION = 2
-_FAULT_ENV = "MINIMODEL_FAULT_AT"
-_fault_counts: dict[str, int] = {}
-
-
-def _fault_point(name: str) -> None:
-    """Test hook: ``MINIMODEL_FAULT_AT=<name>[@n]`` ends the process the n-th time (default
-    the first) the commit reaches ``name``, exactly as a kill would (no cleanup runs)."""
-    wanted = os.environ.get(_FAULT_ENV)
-    if not wanted:
-        return
-    point, _, nth = wanted.partition("@")
-    if point != name:
-        return
-    _fault_counts[name] = _fault_counts.get(name, 0) + 1
-    if _fault_counts[name] == int(nth or 1):
-        os._exit(137)
 
 
 def step_dir_name(step: int) -> str:
@@ -83,12 +69,9 @@ def commit(out_dir: Path, step: int, optimizer_sd: dict[str, Any], info: dict[st
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
         atomic_write_bytes(tmp / STATE_NPZ, buffer.getvalue())
-        _fault_point("npz")
         save_model(tmp / MODEL_FILE)
-        _fault_point("model")
         atomic_write_json(tmp / STATE_JSON, {"version": STATE_VERSION, "step": step, **info,
                                              "optimizer": meta}, indent=1)
-        _fault_point("state")
         final = root / name
         if final.exists():  # a checkpoint of this step from a run cut short before LATEST
             shutil.rmtree(final)
@@ -100,11 +83,8 @@ def commit(out_dir: Path, step: int, optimizer_sd: dict[str, Any], info: dict[st
             # Name the file where it was going, not the staging folder that no longer exists.
             exc.filename = str(exc.filename).replace(str(tmp), str(root / name))
         raise
-    _fault_point("rename")
     atomic_write_json(root / LATEST, {"step": step, "dir": name})  # the commit point
-    _fault_point("latest")
     publish_model(final / MODEL_FILE, out_dir / MODEL_FILE)
-    _fault_point("publish")
     sweep(out_dir)
     return final
 

@@ -246,11 +246,16 @@ class Trainer:
     # ------------------------------------------------------------------ the loop
     def run(self) -> TrainResult:
         cfg, acc, task = self.cfg, self.acc, self.task
-        if self.step >= cfg.steps:
+        if self.step >= cfg.steps and (self.out_dir / rf.SUMMARY_FILE).is_file():
             self.reporter.message(f"{self.out_dir} is already trained to step {self.step}/"
                                   f"{cfg.steps}; nothing to resume")
             return TrainResult(self.out_dir, cfg, self.step, summary=rf.read_summary(self.out_dir),
                                metrics=self.metrics)
+        if self.step >= cfg.steps:  # cut after its last checkpoint's commit: finish it
+            self.reporter.message(f"{self.out_dir} holds its final checkpoint (step {self.step}) "
+                                  "but was stopped before it finished; publishing it and "
+                                  "writing the summary")
+            return self._finish(committed=True)
         self.reporter.start(cfg.steps, self.step)
         guard = _SigintGuard()
         try:
@@ -328,12 +333,19 @@ class Trainer:
         return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
                            metrics=self.metrics)
 
-    def _finish(self) -> TrainResult:
+    def _finish(self, committed: bool = False) -> TrainResult:
+        """The final checkpoint (``committed``: already the current one, only publish it),
+        the plot and summary.json, each an idempotent step a resume can redo."""
         val_full = self.evaluate(None)  # the whole validation split, the headline figure
         if not math.isfinite(val_full):
             raise FloatingPointError(f"the validation loss over the whole split is {val_full}; "
                                      f"nothing was saved. {self._divergence_advice()}")
-        self.save_checkpoint()
+        if committed:
+            checkpoint.publish_model(checkpoint.latest(self.out_dir) / checkpoint.MODEL_FILE,
+                                     self.out_dir / checkpoint.MODEL_FILE)
+            checkpoint.sweep(self.out_dir)
+        else:
+            self.save_checkpoint()
         rf.plot_run(self.out_dir, self.metrics, self.cfg, self.baseline)
         summary = rf.make_summary(self, val_full)
         rf.write_summary(self.out_dir, summary)
