@@ -258,6 +258,10 @@ def test_write_errors_are_one_sentence_with_the_path(code, words, tiny_corpus, t
     ("npz", "train_state.npz is damaged"),
     ("metrics", "metrics.jsonl line 2 is damaged"),
     ("rng", "batch-sampler state is damaged"),
+    ("steps-string", "train_state.json is damaged: its config is invalid (--steps must be a "
+                     "positive integer, got '12')"),
+    ("step-string", "train_state.json is damaged: 'step' must be an integer >= 0, got '8'"),
+    ("accumulators", "train_state.json is damaged: 'accumulators' must hold the numbers"),
 ])
 def test_damaged_run_state_is_a_clear_error_that_touches_nothing(damage, words, tiny_corpus,
                                                                   tiny, tmp_path):
@@ -276,14 +280,24 @@ def test_damaged_run_state_is_a_clear_error_that_touches_nothing(damage, words, 
         (out / "metrics.jsonl").write_text(lines[0] + "\n{broken\n")
     else:
         state = json.loads((ckpt / "train_state.json").read_text())
-        state["rng"] = {"bit_generator": "PCG64", "state": "nonsense"}
+        if damage == "rng":
+            state["rng"] = {"bit_generator": "PCG64", "state": "nonsense"}
+        elif damage == "steps-string":
+            state["config"]["steps"] = "12"
+        elif damage == "step-string":
+            state["step"] = "8"
+        else:
+            state["accumulators"]["loss_n"] = None
         (ckpt / "train_state.json").write_text(json.dumps(state))
     snapshot = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
+    os.utime(out / "run.json", (0, 0))  # a rewrite with the same bytes must show too
     proc = cli("train", "--resume", "--out", str(out))
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert words in proc.stderr and "Traceback" not in proc.stderr
     after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
     assert after == snapshot
+    if damage != "metrics":  # checked when the state is read, before any write
+        assert (out / "run.json").stat().st_mtime == 0
 
 
 def test_export_and_import_under_a_file_size_limit_leave_nothing_half_written(tiny_corpus, tiny,

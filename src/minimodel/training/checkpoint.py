@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -38,6 +39,8 @@ from typing import Any, Callable
 import numpy as np
 
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, fsync_dir
+from minimodel.training.config import TrainConfig
+from minimodel.training.state import rng_from_json
 
 CHECKPOINTS = "checkpoints"
 LATEST = "LATEST"
@@ -173,6 +176,10 @@ def _read_files(folder: Path, accept_versions: tuple[int, ...]
                if k not in info]
     if missing:
         raise ValueError(f"{json_path} is damaged: it lacks {', '.join(missing)}")
+    problem = run_state_problem(info)
+    if problem:
+        raise ValueError(f"{json_path} is damaged: {problem}; the run cannot be resumed (nothing "
+                         "was changed)")
     try:
         with np.load(npz_path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
@@ -182,6 +189,41 @@ def _read_files(folder: Path, accept_versions: tuple[int, ...]
         raise ValueError(f"{npz_path} is from step {int(arrays.get('step', -1))} but "
                          f"{json_path} from step {info['step']}; the checkpoint is damaged")
     return info, optimizer_state_from_files(arrays, info.pop("optimizer"))
+
+
+ACCUMULATORS = ("loss_sum", "loss_n", "tokens", "compute_s", "total_tokens", "total_compute_s")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def run_state_problem(info: dict[str, Any]) -> str | None:
+    """What is wrong with the types and ranges of a run state, or None. Checked when the state
+    is read, before a resume writes anything (a string ``steps`` once surfaced as a TypeError
+    deep in the loop, after run.json had been rewritten)."""
+    step = info["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        return f"'step' must be an integer >= 0, got {step!r}"
+    if not isinstance(info["config"], dict):
+        return f"'config' must be an object, got {type(info['config']).__name__}"
+    try:
+        config = TrainConfig.from_dict(info["config"])
+        config._validate()
+    except (TypeError, ValueError) as exc:
+        return f"its config is invalid ({exc})"
+    if step > config.steps:
+        return f"'step' is {step}, beyond the run's {config.steps} steps"
+    try:
+        rng_from_json(info["rng"])
+    except ValueError as exc:
+        return str(exc).removesuffix("; the run state is damaged")
+    acc = info["accumulators"]
+    if not isinstance(acc, dict) or any(not _is_number(acc.get(k)) for k in ACCUMULATORS):
+        return f"'accumulators' must hold the numbers {', '.join(ACCUMULATORS)}"
+    if not _is_number(info["elapsed"]) or info["elapsed"] < 0:
+        return f"'elapsed' must be a number of seconds >= 0, got {info['elapsed']!r}"
+    return None
 
 
 def optimizer_state_to_files(sd: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
