@@ -186,6 +186,15 @@ def test_take_reports_an_unreadable_answer_with_its_reason_not_as_wrong(capsys, 
     assert "Value: 65,536 parameters" in flat and "Value: 6.238 ± 0.001" in flat
 
 
+def test_review_reports_an_unreadable_answer_and_grades_the_rest(capsys, tmp_path):
+    answers = write_answers(tmp_path, {"q-13-08": "65536 per matrix", "q-13-07": "2.1M"})
+    code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--answers", answers, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["results"] == [{"id": "q-13-07", "correct": False}]
+    assert report["unreadable"][0]["id"] == "q-13-08"
+    assert "the word 'per' changes what the number means" in report["unreadable"][0]["reason"]
+
+
 def test_take_answers_dev_null_says_the_file_is_empty(capsys):
     code, _, err = run(capsys, "quiz", "take", QUIZ_ID, "--answers", "/dev/null")
     assert code == 2 and "answers file /dev/null is empty" in err and "NoneType" not in err

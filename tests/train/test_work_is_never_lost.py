@@ -296,6 +296,10 @@ def test_damaged_run_state_is_a_clear_error_that_touches_nothing(damage, words, 
     assert words in proc.stderr and "Traceback" not in proc.stderr
     after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
     assert after == snapshot
+    if damage == "LATEST":  # the way out is --force, not a --resume that cannot read it
+        plain = cli("train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS, "--out", str(out))
+        assert plain.returncode == 2 and "--force" in plain.stderr
+        assert "--resume" not in plain.stderr
     if damage != "metrics":  # checked when the state is read, before any write
         assert (out / "run.json").stat().st_mtime == 0
 

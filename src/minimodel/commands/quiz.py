@@ -162,16 +162,18 @@ def cmd_review(args: argparse.Namespace) -> int:
                                   include_all=args.all, limit=args.limit)
     out: dict[str, Any] = {"quiz": quiz.id}
     if args.answers is not None:
+        unreadable: dict[str, str] = {}  # not graded, not wrong: the reason is reported
         checked = check_answers(quiz, read_answers(args.answers, lang=args.lang),
-                                lang=args.lang)
-        results = {qid: is_correct(quiz.question(qid), a) for qid, a in checked.items()}
+                                lang=args.lang, unreadable=unreadable)
+        results = {qid: is_correct(quiz.question(qid), a, args.lang) for qid, a in checked.items()}
         if results:
             record_review(progress, quiz, results)
         graded = {qid: ok for qid, ok in results.items() if quiz.question(qid).kind in AUTO_GRADED}
         out.update(score=sum(graded.values()), total=len(graded),
                    results=[{"id": qid, "correct": ok} for qid, ok in graded.items()],
                    recall=[{"id": qid, "recalled": ok} for qid, ok in results.items()
-                           if qid not in graded])
+                           if qid not in graded],
+                   unreadable=[{"id": qid, "reason": why} for qid, why in unreadable.items()])
     out["queue"] = queue()
     if args.json:
         _print_json(out)
@@ -180,6 +182,9 @@ def cmd_review(args: argparse.Namespace) -> int:
 
         console = _console()
         console.print(t("score", args.lang, score=out["score"], total=out["total"]))
+        for item in out.get("unreadable", []):
+            console.print(f"  {item['id']}  {t('unreadable', args.lang)}: {item['reason']}",
+                          markup=False)
         console.print(t("review.head", args.lang, n=len(out["queue"])))
         for item in out["queue"]:
             console.print(f"  {item['id']}  {t('box', args.lang)} {item['box']}  "

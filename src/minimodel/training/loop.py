@@ -121,7 +121,7 @@ class Trainer:
             if existing and not force:
                 start_over = (f"start over with `--force` (the earlier files are moved to "
                               f"{rf.previous_dir(self.out_dir)}), or choose another --out")
-                if existing.startswith("a finished"):  # nothing left to resume
+                if existing.startswith(("a finished", "a run with a damaged")):  # no --resume
                     raise ValueError(f"{self.out_dir} already holds {existing}. To train "
                                      f"again, {start_over}")
                 raise ValueError(f"{self.out_dir} already holds {existing}. Continue it with "
