@@ -9,7 +9,8 @@ Typical use::
     quiz.validate_all()                       # [] when every quiz file is sound
 
 Modules: :mod:`.schema` (format, JSON schema, hashes), :mod:`.loader` (files),
-:mod:`.grading` (with :mod:`.numbers` and :mod:`.terms`), :mod:`.text` (answer normal form), :mod:`.render` (Markdown), :mod:`.review` (Leitner boxes),
+:mod:`.grading` (with :mod:`.numbers` and :mod:`.terms`), :mod:`.text` (answer normal form),
+:mod:`.render` (Markdown), :mod:`.review` (Leitner boxes),
 :mod:`.session` (progress records and the interactive Rich session).
 """
 

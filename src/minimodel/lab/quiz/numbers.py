@@ -20,8 +20,9 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   ``units`` list adds more. A known unit of another quantity (``4 columns`` for rows, ``bytes``
   for a parameter count, ``bits`` for a natural-log loss) is read and graded wrong. Any other
   word after the number (``65536 each``, ``per matrix``, ``twice``, ``not``) changes what the
-  number means, so the answer is asked again with that word named. ``distinct``, ``in total``
-  and their Spanish forms are the only words allowed beside the unit.
+  number means, so the answer is asked again with that word named. The only other words
+  allowed beside the unit are :data:`MODIFIERS` (``distinct``, ``in total``, ``de`` as in
+  ``2 millones de parámetros``, and their Spanish forms).
 * **Decimals**: a prompt that says "Give N decimals" asks again for a number typed with fewer
   (``6.24``, ``6``; a calculation such as ``ln 512`` is exact and always accepted), and its
   tolerance is at most one unit in the N-th decimal (:func:`effective_tolerance`). In Spanish

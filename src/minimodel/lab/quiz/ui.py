@@ -147,8 +147,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     # why a typed answer is asked again instead of graded (numbers.py, terms.py)
     "reask.not_number": {"en": "{answer!r} is not one number; write it like 4, 2,097,152, "
                                "6.238 or 8192 * 256",
-                         "es": "{answer!r} no es un solo número; escríbelo como 4, 2\u202f097\u202f152, "
-                               "6,238 u 8192 * 256"},
+                         "es": "{answer!r} no es un solo número; escríbelo como 4, "
+                               "2\u202f097\u202f152, 6,238 u 8192 * 256"},
     "reask.words": {"en": "{answer!r}: the word {word!r} changes what the number means; type "
                           "the number alone, with its unit if you like ({units})",
                     "es": "{answer!r}: la palabra {word!r} cambia lo que significa el número; "
