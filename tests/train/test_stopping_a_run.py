@@ -127,3 +127,18 @@ def test_more_threads_than_cores_are_lowered_with_a_note(tiny_corpus, tiny, tmp_
     assert "--threads 64 is more than the 1 core(s) this process can use; using 1" in out
     assert _train_options.clamp_threads(1) == (1, None)
     assert _train_options.clamp_threads("auto") == ("auto", None)
+
+
+def test_ctrl_c_outside_the_loop_still_says_how_to_resume(tiny_corpus, tiny, tmp_path,
+                                                         monkeypatch, capsys):
+    """Ctrl-C while the tokenizer is built or the final evaluation runs (no loop to catch it)."""
+    from minimodel.training.loop import Trainer
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Trainer, "_finish", interrupted)  # the final evaluation
+    out = tmp_path / "run"
+    code = main(["train", "--corpus", str(tiny_corpus), *tiny, "--eval-interval", "1000",
+                 "--out", str(out)])
+    assert code == 130
+    assert f"`minimodel train --resume --out {out}` continues" in capsys.readouterr().err

@@ -98,7 +98,7 @@ def format_summary(s: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from minimodel.runtime import configure
-    from minimodel.training import JsonReporter, make_reporter, train
+    from minimodel.training import JsonReporter, default_out_dir, make_reporter, train
 
     if args.resume and args.force:
         raise ValueError("--resume continues a run and --force starts it over; choose one")
@@ -112,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
         with run_guards():
             result = train(config_from_args(args), args.out, resume=args.resume,
                            reporter=reporter, explicit=explicit, force=args.force)
+    except KeyboardInterrupt:  # outside the loop (tokenizer, final evaluation): no new save
+        out = args.out or default_out_dir(config_from_args(args).resolved())
+        print(f"\ninterrupted; `minimodel train --resume --out {out}` continues from the last "
+              "checkpoint, if one was written", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:  # `train --json | head -1`: the reader left before the loop began
         stdout_to_devnull()
         print("error: the output's reader went away (a closed pipe) before training began; "
