@@ -40,11 +40,6 @@ def _source(quiz: Quiz) -> str:
         return quiz.path.name  # a quiz outside the checkout (tests, authors' drafts)
 
 
-def number(x: float) -> str:
-    """A number as written in the YAML: no exponent, no trailing ``.0`` on whole numbers."""
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
-
-
 def answer_lines(question: Question, lang: str) -> list[str]:
     """Markdown lines that show the expected answer: choices with the right ones ticked, the
     right order, the value, the accepted forms, or a recall question's model answer."""

@@ -32,7 +32,6 @@ from minimodel.lab.quiz.numbers import Number, Unreadable, declared_units
 from minimodel.lab.quiz.loader import Question, Quiz
 from minimodel.lab.quiz.render import answer_lines, rubric_lines
 from minimodel.lab.quiz.schema import AUTO_GRADED
-from minimodel.lab.quiz.text import canonical_phrase
 from minimodel.lab.quiz.ui import t
 
 
