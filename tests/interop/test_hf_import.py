@@ -80,10 +80,44 @@ def test_keys_without_transformer_prefix_and_old_mask_buffers(tmp_path, make_hf_
 def test_half_precision_checkpoint_loads_as_float32(tmp_path, make_hf_gpt2):
     hf = make_hf_gpt2(50, 8, 1, 2, 16).to(torch.bfloat16)
     hf.save_pretrained(str(tmp_path))
-    model = from_hf(tmp_path)
+    model, notes = load_hf_gpt2(tmp_path)
     assert model.token_emb.weight.dtype == np.float32
     expected = hf.transformer.wte.weight.detach().float().numpy()
     np.testing.assert_array_equal(model.token_emb.weight.data, expected)
+    widened = [n for n in notes if "widened to float32" in n]
+    assert len(widened) == 1 and widened[0].startswith("model.safetensors: ")
+    assert "(bfloat16)" in widened[0]
+
+
+def test_integer_weights_are_refused_naming_file_tensor_and_dtype(tmp_path, make_hf_gpt2):
+    """int64 weights once imported and gave a checkpoint minimodel's own generate refused."""
+    from safetensors.torch import save_file
+
+    hf = _export_folder(tmp_path, make_hf_gpt2)
+    state = {k: v.contiguous() for k, v in hf.state_dict().items() if k != "lm_head.weight"}
+    state["transformer.wte.weight"] = state["transformer.wte.weight"].round().to(torch.int64)
+    save_file(state, str(tmp_path / "model.safetensors"), metadata={"format": "pt"})
+    with pytest.raises(ValueError) as info:
+        from_hf(tmp_path)
+    message = str(info.value)
+    assert f"{tmp_path / 'model.safetensors'}: tensor 'transformer.wte.weight' has dtype int64" \
+        in message and "floating point" in message
+
+
+def test_a_nan_tensor_is_reported_by_its_file_among_shards(tmp_path, make_hf_gpt2):
+    from safetensors.torch import load_file, save_file
+
+    make_hf_gpt2(300, 16, 2, 2, 32, tied=False).save_pretrained(str(tmp_path),
+                                                                max_shard_size="40KB")
+    index = json.loads((tmp_path / "model.safetensors.index.json").read_text())["weight_map"]
+    shard = index["transformer.h.1.ln_2.bias"]
+    assert len(set(index.values())) > 1
+    tensors = load_file(str(tmp_path / shard))
+    tensors["transformer.h.1.ln_2.bias"][0] = float("nan")
+    save_file(tensors, str(tmp_path / shard), metadata={"format": "pt"})
+    with pytest.raises(ValueError, match=re.escape(
+            f"{tmp_path / shard}: tensor 'transformer.h.1.ln_2.bias' holds NaN or Inf")):
+        from_hf(tmp_path)
 
 
 # ----------------------------------------------------------------------------- refusals

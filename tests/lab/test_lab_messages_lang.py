@@ -107,20 +107,19 @@ ANSWER_FORMAT_MESSAGES = {
         "q-99-01 es una pregunta de ordenar: responde con los 3 índices de las opciones "
         "(empezando en 0) en el orden correcto, cada uno una vez, como [2, 1, 0]; se obtuvo "
         "[0, 1]"),
-    "not_one_number": (
+    "unreadable": (
         "numeric", {"value": 4, "tolerance": 0}, "4 or 5", ValueError,
-        "q-99-01 is a numeric question: '4 or 5' is not one number; write it like 4, 2097152, "
-        "2,097,152 or 6.24",
-        "q-99-01 es una pregunta numérica: '4 or 5' no es un solo número; escríbelo como 4, "
-        "2097152, 2.097.152 o 6,24"),
+        "q-99-01: '4 or 5' is not one number; write it like 4, 2,097,152, 6.238 or 8192 * 256",
+        "q-99-01: '4 or 5' no es un solo número; escríbelo como 4, 2\u202f097\u202f152, 6,238 u "
+        "8192 * 256"),
     "not_finite": (
         "numeric", {"value": 4, "tolerance": 0}, float("inf"), ValueError,
         "q-99-01: numeric answer must be finite, got inf",
         "q-99-01: la respuesta numérica debe ser finita; se obtuvo inf"),
     "numeric": (
         "numeric", {"value": 4, "tolerance": 0}, [4], TypeError,
-        "q-99-01 is a numeric question: answer with a number such as 6.24, not [4]",
-        "q-99-01 es una pregunta numérica: responde con un número, como 6.24, no [4]"),
+        "q-99-01 is a numeric question: answer with a number such as 6.238, not [4]",
+        "q-99-01 es una pregunta numérica: responde con un número, como 6,238, no [4]"),
     "short": (
         "short", {"en": ["effective rank"], "es": ["rango efectivo"]}, 3, TypeError,
         'q-99-01 is a short-answer question: answer with a word or a few words, such as '

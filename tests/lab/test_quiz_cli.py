@@ -113,7 +113,7 @@ def test_take_all_correct_then_one_wrong(capsys, tmp_path, learner):
     report = json.loads(out)
     assert code == 0 and set(report) == {"score", "total", "results", "recall"}
     assert report["score"] == report["total"] == N_GRADED
-    assert all(r == {"id": r["id"], "correct": True} for r in report["results"])
+    assert all(r == {"id": r["id"], "correct": True, "status": "right"} for r in report["results"])
     assert report["recall"] == {"answered": 2, "recalled": 2, "total": 2, "results": [
         {"id": "q-13-28", "recalled": True}, {"id": "q-13-29", "recalled": True}]}
 
@@ -167,11 +167,41 @@ def test_take_accepts_yaml_and_counts_missing_as_wrong(capsys, tmp_path, learner
 
 
 def test_take_rejects_unknown_ids_and_malformed_answers(capsys, tmp_path, learner):
-    bad = write_answers(tmp_path, {"q-13-77": 1, "q-13-15": "about six or so"})
+    bad = write_answers(tmp_path, {"q-13-77": 1, "q-13-15": [6.238]})
     code, out, err = run(capsys, "quiz", "take", QUIZ_ID, "--answers", bad, "--json")
     assert code == 2 and out == ""
     assert "unknown question ids q-13-77" in err and "q-13-15 is a numeric question" in err
     assert not (learner / "progress" / "quiz.json").exists()
+
+
+def test_take_reports_an_unreadable_answer_with_its_reason_not_as_wrong(capsys, tmp_path):
+    answers = write_answers(tmp_path, {"q-13-08": "65536 each", "q-13-15": "about six or so",
+                                       "q-13-03": "4 columns"})
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", answers, "--json")
+    by_id = {r["id"]: r for r in json.loads(out)["results"]}
+    assert code == 0
+    assert by_id["q-13-08"]["status"] == by_id["q-13-15"]["status"] == "unreadable"
+    assert "the word 'each' changes what the number means" in by_id["q-13-08"]["reason"]
+    assert by_id["q-13-03"]["status"] == "wrong"
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", answers)
+    flat = " ".join(out.split())
+    assert "unreadable: '65536 each': the word 'each'" in flat
+    assert "Your answer: 4 columns" in flat and "The question asks for rows, not columns." in flat
+    assert "Value: 65,536 parameters" in flat and "Value: 6.238 ± 0.001" in flat
+
+
+def test_review_reports_an_unreadable_answer_and_grades_the_rest(capsys, tmp_path):
+    answers = write_answers(tmp_path, {"q-13-08": "65536 per matrix", "q-13-07": "2.1M"})
+    code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--answers", answers, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["results"] == [{"id": "q-13-07", "correct": False}]
+    assert report["unreadable"][0]["id"] == "q-13-08"
+    assert "the word 'per' changes what the number means" in report["unreadable"][0]["reason"]
+
+
+def test_take_answers_dev_null_says_the_file_is_empty(capsys):
+    code, _, err = run(capsys, "quiz", "take", QUIZ_ID, "--answers", "/dev/null")
+    assert code == 2 and "answers file /dev/null is empty" in err and "NoneType" not in err
 
 
 def test_take_json_without_answers_is_an_error(capsys):
@@ -238,16 +268,16 @@ def test_interactive_take_in_spanish(capsys, monkeypatch):
     assert "Respuesta modelo" in out and "Falladas" not in out
 
 
-@pytest.mark.parametrize("typed, qid", [
-    ("65,536", "q-13-08"), ("65.536", "q-13-08"), ("65 536", "q-13-08"),
-    ("2,097,152", "q-13-07"), ("2.097.152", "q-13-07"), ("2 097 152", "q-13-07"),
-    ("6,238", "q-13-15"), ("6.238", "q-13-15"), ("6,24", "q-13-15")])
-def test_numeric_input_with_thousands_separators_or_decimal_comma(typed, qid):
+@pytest.mark.parametrize("typed, qid, lang", [
+    ("65,536", "q-13-08", "en"), ("65 536", "q-13-08", "es"), ("2,097,152", "q-13-07", "en"),
+    ("2.097.152", "q-13-07", "es"), ("2 097 152", "q-13-07", "en"), ("6,238", "q-13-15", "es"),
+    ("6.238", "q-13-15", "en"), ("6.238", "q-13-15", "es"), ("8192 x 256", "q-13-07", "en")])
+def test_numeric_input_with_thousands_separators_or_decimal_comma(typed, qid, lang):
     # Regression: "65,536" was read as 65.536 and "2,097,152" was refused.
     from minimodel.lab.quiz.session import parse_input
 
     question = quiz.load_quiz(QUIZ_ID).question(qid)
-    assert quiz.is_correct(question, parse_input(question, typed))
+    assert quiz.is_correct(question, parse_input(question, typed, lang), lang)
 
 
 @pytest.mark.parametrize("typed", ["inf", "nan", "1,2,3", "six or seven", "lots"])
@@ -265,7 +295,7 @@ def test_ctrl_c_saves_answers_and_next_run_resumes(capsys, monkeypatch, learner)
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID)
     assert code == 130 and "3 answer(s) saved" in out
     entry = quiz_entry(learner)
-    assert entry["partial"] == {"q-13-01": 1, "q-13-02": 1, "q-13-03": 4.0}
+    assert entry["partial"] == {"q-13-01": 1, "q-13-02": 1, "q-13-03": "4"}  # as typed
     assert "score" not in entry
 
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines[3:]) + "\n"))
@@ -274,6 +304,69 @@ def test_ctrl_c_saves_answers_and_next_run_resumes(capsys, monkeypatch, learner)
     assert f"[4/{N_QUESTIONS}] q-13-04" in out
     entry = quiz_entry(learner)
     assert entry["score"] == N_GRADED and entry["partial"] is None and entry["attempts"] == 1
+
+
+def _take_with(capsys, monkeypatch, replace: dict[str, list[str]], lang: str = "en"):
+    """An interactive take where the lines for some questions are replaced."""
+    lines = []
+    for q, typed in zip(quiz.load_quiz(QUIZ_ID).questions, _lines_per_question()):
+        lines += replace.get(q.id, typed)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    return run(capsys, "quiz", "take", QUIZ_ID, "--lang", lang)
+
+
+def _lines_per_question() -> list[list[str]]:
+    out, lines = [], typed_lines()
+    for q in quiz.load_quiz(QUIZ_ID).questions:
+        take = 2 if q.kind == "recall" else 1
+        out.append(lines[:take])
+        lines = lines[take:]
+    return out
+
+
+def test_unreadable_input_is_asked_again_with_the_reason(capsys, monkeypatch):
+    code, out, _ = _take_with(capsys, monkeypatch, {
+        "q-13-08": ["65536 each", "65536 twice", "65536"],
+        "q-13-15": ["6.24", "6.238"],
+        "q-13-19": ["effective rank is big", "erank(E)"]})
+    flat = " ".join(out.split())
+    assert code == 0 and "Not quite." not in out
+    assert "the word 'each' changes what the number means" in flat
+    assert "the word 'twice' changes" in flat
+    assert "'6.24': the question asks for 3 decimals" in flat
+    assert "has the term 'effective rank' and also 'is big'; type only the term" in flat
+
+
+def test_a_wrong_answer_shows_what_was_chosen_and_the_end_screen_what_was_typed(capsys,
+                                                                                 monkeypatch):
+    q01 = quiz.load_quiz(QUIZ_ID).question("q-13-01")
+    wrong = (q01.answer + 1) % len(q01.choices)
+    code, out, _ = _take_with(capsys, monkeypatch, {"q-13-01": [str(wrong + 1)],
+                                                     "q-13-03": ["4 columns"]})
+    flat = " ".join(out.split())
+    chosen = " ".join(q01.choices[wrong]["en"].split())
+    assert code == 0 and f"Your answer: {wrong + 1}. {chosen}" in flat
+    summary = flat[flat.index("Missed (2):"):]
+    assert "Your answer: 4 columns" in summary and "asks for rows, not columns" in summary
+
+
+def test_multi_choice_accepts_spaces_as_well_as_commas():
+    from minimodel.lab.quiz.session import parse_input
+
+    question = quiz.load_quiz(QUIZ_ID).question("q-13-05")
+    assert parse_input(question, "1 2 4") == parse_input(question, "1,2,4") == [0, 1, 3]
+
+
+def test_recall_keeps_typed_text_and_a_pasted_answer_never_reaches_the_self_mark(capsys,
+                                                                                   monkeypatch):
+    # a two-line answer ending in "no" and "1": both belong to the answer (it ends at the
+    # empty line), so the self-mark prompt reads the learner's own "y"
+    code, out, _ = _take_with(capsys, monkeypatch, {
+        "q-13-28": ["the head reuses E", "no", "1", "", "1", "y"]})
+    flat = " ".join(out.split())
+    assert code == 0 and "You wrote: the head reuses E no 1" in flat
+    assert "Type y (yes) or n (no)." in flat       # "1" on the self-mark prompt is asked again
+    assert out.count("Marked as recalled") == 2
 
 
 # --- review -------------------------------------------------------------------------------

@@ -66,18 +66,34 @@ def test_short_accepts_every_form_in_either_language(typed):
     assert quiz.is_correct(make("short", SHORT), typed) is True
 
 
-@pytest.mark.parametrize("typed", ["rank", "not effective rank", "(not) effective rank",
-                                   "effective rank? no", "ineffective rank", "effective",
-                                   "the rank is effective", "no es el rango efectivo",
-                                   "effective rank or stable rank"])
-def test_short_refuses_negations_and_words_inside_other_claims(typed):
+@pytest.mark.parametrize("typed", ["rank", "ineffective rank", "effective", "stable rank",
+                                   "the rank is effective", "rango", "stable rank (Roy)"])
+def test_short_near_misses_are_wrong(typed):
     assert quiz.is_correct(make("short", SHORT), typed) is False
+
+
+@pytest.mark.parametrize("typed", ["effective rank of E", "the effective rank of the embedding",
+                                   "Effective rank (Roy & Vetterli)", "erank(E)",
+                                   "effective rank, i.e. exp of the spectral entropy",
+                                   "rango efectivo de E", "e-rank", "rango efectivo de la matriz",
+                                   "it is called the effective rank"])
+def test_short_term_with_allowed_detail_is_right(typed):
+    assert quiz.is_correct(make("short", SHORT), typed) is True
+
+
+@pytest.mark.parametrize("typed", ["not effective rank", "(not) effective rank",
+                                   "effective rank? no", "no es el rango efectivo",
+                                   "effective rank or stable rank", "effective rank is big",
+                                   "effective rank, i.e. not the rank"])
+def test_short_term_with_other_words_is_asked_again_never_graded(typed):
+    with pytest.raises(quiz.Unreadable, match="type only the term"):
+        quiz.is_correct(make("short", SHORT), typed)
 
 
 def test_short_needs_a_word():
     with pytest.raises(TypeError, match="short-answer question"):
         quiz.is_correct(make("short", SHORT), " ?! ")
-    assert grading.normalise("  Ñandú  ÉXITO ") == "nandu exito"
+    assert quiz.normalise("  Ñandú  ÉXITO ") == "nandu exito"
     assert quiz.canonical_phrase("  The  Ñandú-ÉXITO! ") == "nandu exito"
 
 
@@ -87,8 +103,9 @@ def test_recall_is_the_learners_own_mark():
         assert quiz.is_correct(q, yes) is True
     for no in (False, "n", "no", {"recalled": False}):
         assert quiz.is_correct(q, no) is False
-    with pytest.raises(TypeError, match="recall question"):
-        quiz.is_correct(q, "maybe")
+    for not_a_mark in ("maybe", "1", "0", {}):  # "1" may be a pasted line; {} is no answer
+        with pytest.raises(TypeError, match="recall question"):
+            quiz.is_correct(q, not_a_mark)
 
 
 @pytest.mark.parametrize("given_value, expected", [
@@ -111,30 +128,84 @@ def test_numeric_zero_tolerance_and_types():
         quiz.is_correct(q, [2097152])
 
 
-@pytest.mark.parametrize("typed, value", [
-    ("2,097,152", 2097152), ("2.097.152", 2097152), ("2 097 152", 2097152),
-    ("2\u202f097\u202f152", 2097152), ("6,238", 6.238), ("6.238", 6.238), ("4 rows", 4),
-    ("cuatro filas", 4), ("Four", 4), ("veinte", 20), ("8192 * 256", 2097152),
-    ("8192 × 256", 2097152), ("2^21", 2097152), ("ln 512", 6.238), ("-ln(1/512)", 6.238),
-    ("≈ 6,24", 6.24), ("50%", 50), ("4e3", 4000),
+@pytest.mark.parametrize("typed, value, lang", [
+    ("2,097,152", 2097152, "en"), ("2.097.152", 2097152, "es"), ("2 097 152", 2097152, "en"),
+    ("2\u202f097\u202f152", 2097152, "es"), ("6,238", 6.238, "es"), ("6.238", 6.238, "en"),
+    ("6,24", 6.24, "en"), ("Four", 4, "en"),
+    ("veinte", 20, "es"), ("8192 * 256", 2097152, "en"), ("8192 x 256", 2097152, "en"),
+    ("8192 × 256", 2097152, "es"), ("2^21", 2097152, "en"), ("2^21 parameters", 2097152, "en"),
+    ("ln 512", 6.238, "en"), ("ln512", 6.238, "es"), ("9 ln 2", 6.238, "en"),
+    ("-ln(1/512)", 6.238, "en"), ("≈ 6,24", 6.24, "es"), ("about 6.238", 6.238, "en"),
+    ("exactly 4", 4, "en"), ("2.", 2, "en"), ("4e3", 4000, "en"),
+    ("2.097152 million", 2097152, "en"), ("2,097152 millones", 2097152, "es"),
+    ("2.1M", 2.1e6, "en"), ("64K", 64000, "en"), ("4 thousand", 4000, "en"),
+    ("cuatro mil", 4000, "es"), ("four hundred", 400, "en"), ("4,000", 4000, "en"),
+    ("4,000", 4, "es"), ("0.004", 0.004, "en"), ("0,004", 0.004, "es"),
 ])
-def test_numbers_are_read_the_way_people_write_them(typed, value):
-    q = make("numeric", {"value": value, "tolerance": 0.001})
-    assert quiz.is_correct(q, typed) is True
+def test_numbers_are_read_with_their_locale_scale_and_notation(typed, value, lang):
+    q = make("numeric", {"value": value, "tolerance": 0.001,
+                         "unit": {"en": "parameters", "es": "parámetros"}})
+    assert quiz.is_correct(q, typed, lang) is True
 
 
 @pytest.mark.parametrize("typed", ["4 or 5", "not 4", "four or five", "1, 3, 7, 9", "no 4",
                                    "4 and 8", "", "inf", "nan", "9^9^9", "__import__('os')",
-                                   "(1)(2)", "exp(1000)", "ln(0)", "1/0", "x + 1"])
-def test_text_that_is_not_one_number_is_refused(typed):
-    with pytest.raises(ValueError, match="not one number"):
+                                   "(1)(2)", "exp(1000)", "ln(0)", "1/0", "x + 1", "1 2 4",
+                                   "4 each", "4 twice", "4 per matrix", "4 not"])
+def test_text_that_is_not_one_number_is_asked_again(typed):
+    with pytest.raises(quiz.Unreadable, match="not one number|changes what the number means"):
         quiz.check_answer(make("numeric", {"value": 4, "tolerance": 0}), typed)
 
 
-def test_ambiguous_separators_take_the_reading_on_the_questions_scale():
-    assert quiz.is_correct(make("numeric", {"value": 65536, "tolerance": 0}), "65,536")
-    assert quiz.is_correct(make("numeric", {"value": 65.536, "tolerance": 0}), "65,536")
-    assert not quiz.is_correct(make("numeric", {"value": 2097152, "tolerance": 0}), "2,097")
+ROWS = {"value": 4, "tolerance": 0, "unit": {"en": "rows", "es": "filas"}}
+
+
+@pytest.mark.parametrize("typed, lang, right", [
+    ("4 rows", "en", True), ("4 filas", "es", True), ("4 distinct rows", "en", True),
+    ("4", "en", True), ("4 columns", "en", False), ("4 columnas", "es", False),
+    ("4 bytes", "en", False), ("4 bits", "es", False)])
+def test_the_unit_must_be_one_the_question_declares(typed, lang, right):
+    question = make("numeric", ROWS)
+    assert quiz.is_correct(question, typed, lang) is right
+
+
+def test_natural_log_declares_nats_and_bits_are_wrong():
+    q = Question(id="q-99-01", kind="numeric", title=_text("t"),
+                 prompt={"en": "What loss (natural log)? Give 3 decimals.",
+                         "es": "¿Qué pérdida (logaritmo natural)? Da 3 decimales."},
+                 choices=[], answer={"value": 6.238, "tolerance": 0.01}, explanation=_text("e"))
+    assert quiz.is_correct(q, "6.238 nats") and quiz.is_correct(q, "6,238 nats", "es")
+    assert not quiz.is_correct(q, "6.238 bits")
+    # "Give 3 decimals": the tolerance is one unit in the third decimal, whatever the YAML says
+    assert quiz.is_correct(q, "6.239") and quiz.is_correct(q, "6.237")
+    assert not quiz.is_correct(q, "6.245") and not quiz.is_correct(q, "6.240")
+    assert grading.expected_value(q, "en") == "6.238 ± 0.001"
+    assert grading.expected_value(q, "es") == "6,238 ± 0,001"
+    with pytest.raises(quiz.Unreadable, match="asks for 3 decimals"):
+        quiz.is_correct(q, "6.24")
+    # in Spanish "6.238" has a thousands reading; only its decimal one has 3 decimals
+    assert quiz.is_correct(q, "6.238", "es")
+
+
+def test_a_spanish_point_read_two_ways_is_asked_again_when_the_grades_differ():
+    q = make("numeric", {"value": 65536, "tolerance": 0})
+    with pytest.raises(quiz.Unreadable, match="65\u202f536 o como 65,536"):
+        quiz.is_correct(q, "65.536", "es")
+    assert quiz.is_correct(q, "65,536", "en")             # English: a comma groups thousands
+    assert not quiz.is_correct(q, "65,536", "es")         # Spanish: a decimal comma
+    assert not quiz.is_correct(q, "2.097", "es")          # both readings wrong: graded wrong
+    assert grading.expected_value(make("numeric", {"value": 2097152, "tolerance": 0}),
+                                  "es") == "2\u202f097\u202f152"
+
+
+def test_grade_reports_unreadable_answers_with_the_reason_not_as_wrong():
+    q = quiz.load_quiz("phase-13-embeddings")
+    report = quiz.grade(q, {"q-13-08": "65536 each", "q-13-03": "4 columns"})
+    by_id = {r["id"]: r for r in report["results"]}
+    assert by_id["q-13-08"]["status"] == "unreadable"
+    assert "'each' changes what the number means" in by_id["q-13-08"]["reason"]
+    assert by_id["q-13-03"] == {"id": "q-13-03", "correct": False, "status": "wrong"}
+    assert by_id["q-13-07"]["status"] == "unanswered"
 
 
 def test_grade_counts_missing_as_wrong_and_keeps_recall_apart():
@@ -160,9 +231,46 @@ def test_labelled_answers_all_grade_as_labelled():
     path = quiz.CONTENT_DIR / "labelled" / "phase-13-embeddings.yaml"
     labelled = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert grading.labelled_problems(q, labelled) == []
-    counted = sum(len(sets[label]) for by_lang in labelled["answers"].values()
-                  for sets in by_lang.values() for label in ("correct", "wrong"))
+    counted = sum(len(sets.get(label) or []) for by_lang in labelled["answers"].values()
+                  for sets in by_lang.values() for label in grading.LABELS)
     assert counted >= 7 * 2 * 2 * 8
+    # every case of the report is in the set, in both languages
+    for qid, lang, label, typed in [
+            ("q-13-03", "en", "wrong", "4 columns"),
+            ("q-13-03", "es", "wrong", "4 columnas"),
+            ("q-13-07", "en", "wrong", "2,097,152 bytes"),
+            ("q-13-08", "en", "wrong", "65,536 bytes"),
+            ("q-13-15", "en", "wrong", "6.238 bits"),
+            ("q-13-18", "en", "wrong", "5.545 bits"),
+            ("q-13-08", "en", "reask", "65536 each"),
+            ("q-13-08", "en", "reask", "65536 twice"),
+            ("q-13-08", "en", "reask", "65536 per matrix"),
+            ("q-13-07", "en", "reask", "2097152 not"),
+            ("q-13-07", "en", "correct", "2.097152 million"),
+            ("q-13-07", "es", "correct", "2,097152 millones"),
+            ("q-13-07", "en", "wrong", "2.1M"),
+            ("q-13-08", "en", "wrong", "64K"),
+            ("q-13-03", "en", "wrong", "4 thousand"),
+            ("q-13-03", "es", "wrong", "cuatro mil"),
+            ("q-13-03", "en", "wrong", "4,000"),
+            ("q-13-03", "en", "wrong", "four hundred"),
+            ("q-13-03", "en", "wrong", "0.004"),
+            ("q-13-15", "en", "wrong", "6.245"),
+            ("q-13-18", "en", "wrong", "5.536"),
+            ("q-13-07", "en", "correct", "8192 x 256"),
+            ("q-13-07", "en", "correct", "2^21 parameters"),
+            ("q-13-15", "en", "correct", "ln512"),
+            ("q-13-15", "en", "correct", "9 ln 2"),
+            ("q-13-15", "en", "correct", "about 6.238"),
+            ("q-13-03", "en", "correct", "exactly 4"),
+            ("q-13-03", "en", "correct", "4."),
+            ("q-13-19", "en", "wrong", "stable rank"),
+            ("q-13-19", "es", "wrong", "rango")]:
+        assert typed in labelled["answers"][qid][lang][label], (qid, lang, label, typed)
+    for lang in ("en", "es"):
+        for typed in ("effective rank of E", "erank(E)", "e-rank", "rango efectivo de E",
+                      "effective rank, i.e. exp of the spectral entropy"):
+            assert typed in labelled["answers"]["q-13-19"][lang]["correct"]
 
 
 def test_labelled_problems_catch_a_mislabelled_answer():
@@ -171,7 +279,7 @@ def test_labelled_problems_catch_a_mislabelled_answer():
                                                "wrong": ["effective rank"] + ["x"] * 7}}}}
     problems = grading.labelled_problems(q, labelled)
     assert "q-13-19 (en): 'rank' is labelled correct but grades as wrong" in problems
-    assert "q-13-19 (en): 'effective rank' is labelled wrong but grades as right" in problems
+    assert "q-13-19 (en): 'effective rank' is labelled wrong but grades as correct" in problems
     assert any(p.startswith("q-13-03: no labelled answers") for p in problems)
 
 
@@ -195,6 +303,11 @@ def test_read_answers_json_yaml_and_errors(tmp_path: Path):
         quiz.read_answers(tmp_path / "list.json")
     with pytest.raises(ValueError, match="cannot read answers file"):
         quiz.read_answers(tmp_path / "missing.json")
+    (tmp_path / "empty.json").write_text("")
+    with pytest.raises(ValueError, match="is empty"):
+        quiz.read_answers(tmp_path / "empty.json")
+    with pytest.raises(ValueError, match="/dev/null is empty"):
+        quiz.read_answers("/dev/null")
 
 
 # --- Leitner review ---------------------------------------------------------------------
@@ -226,3 +339,18 @@ def test_leitner_moves():
     assert review.move({"box": 4, "due": "x"}, False, day) == {"box": 1, "due": "2025-03-10"}
     boxes = review.update_boxes({"a": {"box": 3, "due": "x"}}, {"b": False}, day)
     assert boxes == {"a": {"box": 3, "due": "x"}, "b": {"box": 1, "due": "2025-03-10"}}
+
+
+def test_the_optional_decimals_and_units_fields_validate_and_grade():
+    """Backward compatible: absent, they are derived from the prompt and ``unit``."""
+    from minimodel.lab.quiz import schema
+
+    data = yaml.safe_load((quiz.CONTENT_DIR / "phase-13-embeddings.yaml").read_text("utf-8"))
+    q20 = next(q for q in data["questions"] if q["id"] == "q-13-20")
+    q20["answer"].update(decimals=2, units=["directions", "direcciones"])
+    assert schema.schema_problems(data) == []
+    question = make("numeric", q20["answer"])
+    assert quiz.is_correct(question, "4.00 directions") and quiz.is_correct(question, "4.00")
+    assert quiz.is_correct(question, "4,00 direcciones", "es")
+    with pytest.raises(quiz.Unreadable, match="asks for 2 decimals"):
+        quiz.is_correct(question, "4.0")

@@ -8,10 +8,10 @@ import pytest
 
 from minimodel.data import load_corpus
 
+from train_helpers import TINY_ARGS
+
 # A model small enough that a 20-step run takes well under a second.
-TINY = ["--tokenizer", "byte", "--d-model", "16", "--n-layer", "1", "--n-head", "2",
-        "--block-size", "16", "--batch-size", "4", "--steps", "20", "--eval-interval", "5",
-        "--eval-batches", "2", "--lr", "1e-2", "--threads", "1", "--quiet"]
+TINY = TINY_ARGS
 
 
 @pytest.fixture

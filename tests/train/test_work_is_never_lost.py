@@ -1,8 +1,8 @@
 """Work is never lost: kills at every checkpoint commit point, divergence, re-runs, locks,
 write errors and damaged run state (issue 15, section 1).
 
-Kills are injected, not timed: ``MINIMODEL_FAULT_AT=<point>@<n>`` makes the n-th checkpoint
-commit end the process at that point with ``os._exit`` (no cleanup runs, as with SIGKILL).
+Kills are injected, not timed: ``fault_runner.py <point>@<n>`` runs ``minimodel`` with the n-th
+checkpoint commit ended at that point by ``os._exit`` (no cleanup runs, as with SIGKILL).
 """
 
 from __future__ import annotations
@@ -24,15 +24,21 @@ from minimodel.training import RunLock, TrainConfig, checkpoint, train
 from train_helpers import current_checkpoint
 
 COMMIT_POINTS = ["npz", "model", "state", "rename", "latest", "publish"]
-TINY_STEPS = ["--steps", "12", "--eval-interval", "4"]
+TINY_STEPS = ["--steps", "12", "--eval-interval", "4"]  # commits at steps 4, 8 and 12 (the last)
+FAULT_RUNNER = Path(__file__).with_name("fault_runner.py")
+TIMINGS = {"tokens_per_s", "train_time_s", "elapsed_s"}  # wall-clock figures differ by nature
 
 
-def cli(*args: str, env: dict | None = None, limit_file_size: int | None = None):
-    """Run `minimodel ...` in a fresh process (so a kill ends only that process)."""
+def cli(*args: str, env: dict | None = None, limit_file_size: int | None = None,
+        fault: str | None = None):
+    """Run `minimodel ...` in a fresh process (so a kill ends only that process); ``fault``
+    (``point@n``) kills it there (see fault_runner.py)."""
     def limit() -> None:
         if limit_file_size is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit_file_size, limit_file_size))
-    return subprocess.run([sys.executable, "-m", "minimodel", *args], capture_output=True,
+    command = [sys.executable, str(FAULT_RUNNER), fault] if fault else \
+        [sys.executable, "-m", "minimodel"]
+    return subprocess.run([*command, *args], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, preexec_fn=limit,
                           timeout=300)
 
@@ -48,28 +54,55 @@ def leftovers(out: Path) -> list[str]:
                   if ".tmp" in p.name or p.name.startswith(".tmp-"))
 
 
-@pytest.mark.parametrize("point", COMMIT_POINTS)
-def test_a_kill_at_any_commit_point_leaves_a_run_that_resumes_exactly(point, tiny_corpus,
-                                                                       tiny, tmp_path):
-    args = ["train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS]
-    straight, cut = tmp_path / "straight", tmp_path / "cut"
-    assert main([*args, "--out", str(straight)]) == 0
-    killed = cli(*args, "--out", str(cut), env={"MINIMODEL_FAULT_AT": f"{point}@2"})
-    assert killed.returncode == 137, killed.stderr  # the second commit (step 8) was cut
-    expected_step = 8 if point in ("latest", "publish") else 4
-    assert json.loads((cut / "checkpoints" / "LATEST").read_text())["step"] == expected_step
+@pytest.fixture(scope="module")
+def straight_run(module_corpus, tmp_path_factory):
+    """The uninterrupted 12-step run every killed run must end up identical to."""
+    out = tmp_path_factory.mktemp("straight") / "run"
+    from train_helpers import TINY_ARGS
+
+    assert main(["train", "--corpus", str(module_corpus), *TINY_ARGS, *TINY_STEPS,
+                 "--out", str(out)]) == 0
+    return out
+
+
+def _without_timings(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k not in TIMINGS}
+
+
+@pytest.mark.parametrize("point, commit", [(p, n) for n in (2, 3) for p in COMMIT_POINTS]
+                         + [("plot", 1)])
+def test_a_kill_at_any_commit_point_leaves_a_run_that_resumes_exactly(point, commit,
+                                                                       straight_run,
+                                                                       module_corpus, tiny,
+                                                                       tmp_path):
+    """Commit 3 is the run's last (step 12): a kill after its LATEST still has to publish the
+    model, plot and summary, and ``--resume`` does it (it once said "nothing to resume")."""
+    args = ["train", "--corpus", str(module_corpus), *tiny, *TINY_STEPS]
+    cut = tmp_path / "cut"
+    killed = cli(*args, "--out", str(cut), fault=f"{point}@{commit}")
+    assert killed.returncode == 137, killed.stderr
+    committed = 3 if point == "plot" else commit if point in ("latest", "publish") else commit - 1
+    assert json.loads((cut / "checkpoints" / "LATEST").read_text())["step"] == 4 * committed
+    assert not (cut / "summary.json").exists()
+    refused = cli(*args, "--out", str(cut))  # a plain re-run points at --resume ...
+    assert refused.returncode == 2 and "--resume" in refused.stderr
     resumed = cli("train", "--resume", "--out", str(cut), "--quiet", "--threads", "1")
-    assert resumed.returncode == 0, resumed.stderr
-    a, b = weights(straight / "model.safetensors"), weights(cut / "model.safetensors")
+    assert resumed.returncode == 0, resumed.stderr  # ... and --resume finishes the run
+    a, b = weights(straight_run / "model.safetensors"), weights(cut / "model.safetensors")
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    summaries = [json.loads((d / "summary.json").read_text()) for d in (straight_run, cut)]
+    assert _without_timings(summaries[0]) == _without_timings(summaries[1])
+    assert (cut / "loss.png").stat().st_size > 0
     assert leftovers(cut) == []
     assert [p.name for p in (cut / "checkpoints").iterdir() if p.is_dir()] == ["step-000012"]
+    again = cli("train", "--resume", "--out", str(cut), "--quiet")
+    assert again.returncode == 0 and "nothing to resume" in again.stdout + again.stderr
 
 
 def test_a_kill_during_the_first_commit_leaves_nothing_half_written(tiny_corpus, tiny, tmp_path):
     out = tmp_path / "run"
     args = ["train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS, "--out", str(out)]
-    killed = cli(*args, env={"MINIMODEL_FAULT_AT": "state"})
+    killed = cli(*args, fault="state")
     assert killed.returncode == 137
     assert not (out / "checkpoints" / "LATEST").exists() and not (out / "model.safetensors").exists()
     nothing = cli("train", "--resume", "--out", str(out))
@@ -176,7 +209,7 @@ def test_one_process_per_run_directory(tiny_corpus, tiny, tmp_path):
 def test_a_killed_owner_does_not_block_resume(tiny_corpus, tiny, tmp_path):
     out = tmp_path / "run"
     args = ["train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS, "--out", str(out)]
-    assert cli(*args, env={"MINIMODEL_FAULT_AT": "publish@2"}).returncode == 137
+    assert cli(*args, fault="publish@2").returncode == 137
     proc = cli("train", "--resume", "--out", str(out), "--quiet")
     assert proc.returncode == 0, proc.stderr
 
@@ -225,12 +258,16 @@ def test_write_errors_are_one_sentence_with_the_path(code, words, tiny_corpus, t
     ("npz", "train_state.npz is damaged"),
     ("metrics", "metrics.jsonl line 2 is damaged"),
     ("rng", "batch-sampler state is damaged"),
+    ("steps-string", "train_state.json is damaged: its config is invalid (--steps must be a "
+                     "positive integer, got '12')"),
+    ("step-string", "train_state.json is damaged: 'step' must be an integer >= 0, got '8'"),
+    ("accumulators", "train_state.json is damaged: 'accumulators' must hold the numbers"),
 ])
 def test_damaged_run_state_is_a_clear_error_that_touches_nothing(damage, words, tiny_corpus,
                                                                   tiny, tmp_path):
     out = tmp_path / "run"
     args = ["train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS, "--out", str(out)]
-    assert cli(*args, env={"MINIMODEL_FAULT_AT": "publish@2"}).returncode == 137
+    assert cli(*args, fault="publish@2").returncode == 137
     ckpt = current_checkpoint(out)
     if damage == "LATEST":
         (out / "checkpoints" / "LATEST").write_text("{not json")
@@ -243,14 +280,28 @@ def test_damaged_run_state_is_a_clear_error_that_touches_nothing(damage, words, 
         (out / "metrics.jsonl").write_text(lines[0] + "\n{broken\n")
     else:
         state = json.loads((ckpt / "train_state.json").read_text())
-        state["rng"] = {"bit_generator": "PCG64", "state": "nonsense"}
+        if damage == "rng":
+            state["rng"] = {"bit_generator": "PCG64", "state": "nonsense"}
+        elif damage == "steps-string":
+            state["config"]["steps"] = "12"
+        elif damage == "step-string":
+            state["step"] = "8"
+        else:
+            state["accumulators"]["loss_n"] = None
         (ckpt / "train_state.json").write_text(json.dumps(state))
     snapshot = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
+    os.utime(out / "run.json", (0, 0))  # a rewrite with the same bytes must show too
     proc = cli("train", "--resume", "--out", str(out))
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert words in proc.stderr and "Traceback" not in proc.stderr
     after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".lock"}
     assert after == snapshot
+    if damage == "LATEST":  # the way out is --force, not a --resume that cannot read it
+        plain = cli("train", "--corpus", str(tiny_corpus), *tiny, *TINY_STEPS, "--out", str(out))
+        assert plain.returncode == 2 and "--force" in plain.stderr
+        assert "--resume" not in plain.stderr
+    if damage != "metrics":  # checked when the state is read, before any write
+        assert (out / "run.json").stat().st_mtime == 0
 
 
 def test_export_and_import_under_a_file_size_limit_leave_nothing_half_written(tiny_corpus, tiny,

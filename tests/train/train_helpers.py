@@ -12,3 +12,9 @@ def current_checkpoint(out: Path) -> Path:
     folder = checkpoint.latest(Path(out))
     assert folder is not None, f"{out} has no checkpoint"
     return folder
+
+
+# The options of the `tiny` fixture (conftest.py), for module-scoped fixtures that cannot use it.
+TINY_ARGS = ["--tokenizer", "byte", "--d-model", "16", "--n-layer", "1", "--n-head", "2",
+             "--block-size", "16", "--batch-size", "4", "--steps", "20", "--eval-interval", "5",
+             "--eval-batches", "2", "--lr", "1e-2", "--threads", "1", "--quiet"]

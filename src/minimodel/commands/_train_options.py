@@ -7,6 +7,7 @@ Every option defaults to ``None`` ("use the model's default", see
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import fields
 from typing import Any
 
@@ -91,6 +92,25 @@ def threads_option(text: str) -> str | int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
     return n
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS tells, else all)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS, Windows: no affinity call
+        return os.cpu_count() or 1
+
+
+def clamp_threads(threads: str | int) -> tuple[str | int, str | None]:
+    """``--threads`` limited to the usable cores, with a note when it was lowered: more
+    threads than cores only wait for each other (64 threads on 2 cores made two steps take
+    minutes)."""
+    cores = usable_cores()
+    if threads == "auto" or int(threads) <= cores:
+        return threads, None
+    return cores, (f"--threads {threads} is more than the {cores} core(s) this process can use; "
+                   f"using {cores}")
 
 
 def explicit_options(args: argparse.Namespace) -> dict[str, Any]:

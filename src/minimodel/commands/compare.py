@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from minimodel.commands._exit import FAILED, INTERRUPTED, OK, guarded
-from minimodel.commands._train_options import (add_train_options, config_from_args,
-                                               explicit_options)
+from minimodel.commands._run_guards import run_guards
+from minimodel.commands._train_options import (add_train_options, clamp_threads,
+                                               config_from_args, explicit_options)
 
 ORDER = 11
 
@@ -174,19 +175,37 @@ def comparison_settings(args: argparse.Namespace, out: Path) -> "TrainConfig":
 
 
 def run(args: argparse.Namespace) -> int:
-    from minimodel._fileio import atomic_write_json, atomic_write_text
-    from minimodel.plotting import plot_compare
+    from minimodel._fileio import atomic_write_json
     from minimodel.runtime import configure
-    from minimodel.training import make_reporter, train
-    from minimodel.training import checkpoint
-    from minimodel.training.report import PlainReporter
-    from minimodel.training.run_files import read_metrics, read_summary
 
     out = Path(args.out) if args.out else Path("runs") / f"compare-{args.model or 'gpt'}"
     base = comparison_settings(args, out)  # validated once, up front
-    print(configure(args.threads), file=sys.stderr if args.json else sys.stdout)
+    threads, note = clamp_threads(args.threads)
+    for line in ([note] if note else []) + [configure(threads)]:
+        print(line, file=sys.stderr if args.json else sys.stdout)
     atomic_write_json(out / SETTINGS_FILE, {k: v for k, v in base.to_dict().items()
                                             if k != "tied"})
+    resume_command = f"minimodel compare --resume --out {out}"
+    try:
+        with run_guards():
+            summaries = _train_both(args, out, base, resume_command)
+    except KeyboardInterrupt:  # outside a training loop: the tokenizer, the final evaluation
+        print(f"\ninterrupted; finish the comparison with:  {resume_command}", file=sys.stderr)
+        return INTERRUPTED
+    if summaries is None:  # a run was interrupted and said how to finish the comparison
+        return INTERRUPTED
+    report_comparison(args, out, base, summaries)
+    ok = all(math.isfinite(s["val_loss"]) for s in summaries.values())
+    return OK if ok else FAILED
+
+
+def _train_both(args: argparse.Namespace, out: Path, base: Any, resume_command: str
+                ) -> dict[str, dict] | None:
+    """Train (or keep, or resume) the tied and the untied run; None when one was interrupted."""
+    from minimodel.training import checkpoint, make_reporter, train
+    from minimodel.training.report import PlainReporter
+    from minimodel.training.run_files import read_summary
+
     summaries: dict[str, dict] = {}
     for label, tied in (("tied", True), ("untied", False)):
         run_dir = out / label
@@ -205,10 +224,20 @@ def run(args: argparse.Namespace) -> int:
         result = train(cfg, run_dir, resume=resume, reporter=reporter,
                        explicit={k: v for k, v in cfg.to_dict().items() if k != "eval_batches"},
                        force=args.force or (args.resume and not has_checkpoint),
-                       resume_command=f"minimodel compare --resume --out {out}")
-        if result.interrupted:  # the run said how to finish the comparison
-            return INTERRUPTED
+                       resume_command=resume_command)
+        if result.interrupted:
+            return None
         summaries[label] = result.summary
+    return summaries
+
+
+def report_comparison(args: argparse.Namespace, out: Path, base: Any,
+                      summaries: dict[str, dict]) -> None:
+    """compare.json, compare.md, compare.png and the table, from the two runs' summaries."""
+    from minimodel._fileio import atomic_write_json, atomic_write_text
+    from minimodel.plotting import plot_compare
+    from minimodel.training.run_files import read_metrics
+
     steps = {label: s.get("steps") for label, s in summaries.items()}
     if len(set(steps.values())) != 1:  # never declare a winner across different budgets
         raise ValueError(f"the runs in {out} were trained for different numbers of steps "
@@ -226,5 +255,3 @@ def run(args: argparse.Namespace) -> int:
         print_table(report, columns)
         print(f"saved {out}/compare.json, compare.md, compare.png (runs in {out}/tied, "
               f"{out}/untied)")
-    ok = all(math.isfinite(s["val_loss"]) for s in summaries.values())
-    return OK if ok else FAILED

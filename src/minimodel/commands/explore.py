@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 
 from minimodel.commands._exit import EPILOG as EXIT_CODES, OK, guarded
 
@@ -37,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {out} is a folder; give a file name such as {out / 'explorer.html'}")
     if out.exists() and not args.force:
         raise ValueError(f"{out} already exists; pass --force to replace it")
+    if args.tsne and importlib.util.find_spec("sklearn") is None:  # before announcing it
+        raise ImportError("--tsne needs scikit-learn (in the docs extra: pip install -e "
+                          "'.[docs]'), or leave out --tsne")
     if args.tsne:
         print("t-SNE of every matrix (scikit-learn; about 40 s per 3,000 tokens)...",
               flush=True)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from minimodel.commands._exit import FAILED, OK, guarded
+from minimodel.commands._exit import FAILED, OK, USAGE, guarded
 
 ORDER = 40
 
@@ -165,7 +165,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.verify:
         from minimodel.interop.verify import verify_hf_export
 
-        report = verify_hf_export(model, out, tokenizer)
+        try:
+            report = verify_hf_export(model, out, tokenizer)
+        except ImportError as exc:  # the export is written; only the check cannot run here
+            payload["verify"] = {"ok": None, "not_run": str(exc)}
+            lines.append(f"the export worked; the check with transformers could not run: {exc}")
+            _emit(args, payload, lines)
+            return USAGE
         payload["verify"] = report
         lines.append(f"verify with transformers: {'OK' if report['ok'] else 'FAILED'} - max "
                      f"|logit diff| {report['max_abs_logit_diff']:.2e}"

@@ -106,12 +106,15 @@ def _results_table(report: dict[str, Any], lang: str):
     table = Table()
     table.add_column(t("question", lang))
     table.add_column(t("correct", lang))
-    rows = [(r["id"], r["correct"], "") for r in report["results"]]
-    rows += [(r["id"], r["recalled"], " (" + t("recall.mark", lang) + ")")
+    rows = [(r["id"], r["correct"], "", r.get("reason")) for r in report["results"]]
+    rows += [(r["id"], r["recalled"], " (" + t("recall.mark", lang) + ")", None)
              for r in report.get("recall", {}).get("results", [])]
-    for qid, ok, note in rows:
-        table.add_row(qid, Text(t("yes" if ok else "no", lang) + note,
-                                style="green" if ok else "red"))
+    for qid, ok, note, unreadable in rows:
+        if unreadable:  # not graded: why, instead of a mark
+            table.add_row(qid, Text(f"{t('unreadable', lang)}: {unreadable}", style="yellow"))
+        else:
+            table.add_row(qid, Text(t("yes" if ok else "no", lang) + note,
+                                    style="green" if ok else "red"))
     return table
 
 
@@ -138,7 +141,7 @@ def cmd_take(args: argparse.Namespace) -> int:
         console = _console()
         console.rule(Text(pick(quiz.title, args.lang)))  # a rule: a table title wraps badly
         console.print(_results_table(report, args.lang))
-        show_summary(console, quiz, report, args.lang, answered=set(answers))
+        show_summary(console, quiz, report, args.lang, answered=answers)
     return OK
 
 
@@ -161,16 +164,18 @@ def cmd_review(args: argparse.Namespace) -> int:
                                   include_all=args.all, limit=args.limit)
     out: dict[str, Any] = {"quiz": quiz.id}
     if args.answers is not None:
+        unreadable: dict[str, str] = {}  # not graded, not wrong: the reason is reported
         checked = check_answers(quiz, read_answers(args.answers, lang=args.lang),
-                                lang=args.lang)
-        results = {qid: is_correct(quiz.question(qid), a) for qid, a in checked.items()}
+                                lang=args.lang, unreadable=unreadable)
+        results = {qid: is_correct(quiz.question(qid), a, args.lang) for qid, a in checked.items()}
         if results:
             record_review(progress, quiz, results)
         graded = {qid: ok for qid, ok in results.items() if quiz.question(qid).kind in AUTO_GRADED}
         out.update(score=sum(graded.values()), total=len(graded),
                    results=[{"id": qid, "correct": ok} for qid, ok in graded.items()],
                    recall=[{"id": qid, "recalled": ok} for qid, ok in results.items()
-                           if qid not in graded])
+                           if qid not in graded],
+                   unreadable=[{"id": qid, "reason": why} for qid, why in unreadable.items()])
     out["queue"] = queue()
     if args.json:
         _print_json(out)
@@ -179,6 +184,9 @@ def cmd_review(args: argparse.Namespace) -> int:
 
         console = _console()
         console.print(t("score", args.lang, score=out["score"], total=out["total"]))
+        for item in out.get("unreadable", []):
+            console.print(f"  {item['id']}  {t('unreadable', args.lang)}: {item['reason']}",
+                          markup=False)
         console.print(t("review.head", args.lang, n=len(out["queue"])))
         for item in out["queue"]:
             console.print(f"  {item['id']}  {t('box', args.lang)} {item['box']}  "

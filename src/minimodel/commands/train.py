@@ -6,9 +6,11 @@ import argparse
 import math
 import sys
 
+from minimodel._console import stdout_to_devnull
 from minimodel.commands._exit import FAILED, INTERRUPTED, OK, guarded
-from minimodel.commands._train_options import (add_train_options, config_from_args,
-                                               explicit_options)
+from minimodel.commands._run_guards import run_guards
+from minimodel.commands._train_options import (add_train_options, clamp_threads,
+                                               config_from_args, explicit_options)
 from minimodel.data import public_domain
 
 ORDER = 10
@@ -19,8 +21,11 @@ a minute on a 2-core CPU).
 
 DIR (--out, default runs/<model>-<tied|untied>) receives model.safetensors, tokenizer.json,
 metrics.jsonl (one JSON object per evaluation), loss.png, summary.json and the training state.
-Ctrl-C saves a checkpoint; `minimodel train --resume --out DIR` continues it and ends with the
-same weights as an uninterrupted run."""
+Ctrl-C, `kill` (SIGTERM), `timeout` and closing the terminal (SIGHUP) save a checkpoint;
+`minimodel train --resume --out DIR` continues it and ends with the same weights as an
+uninterrupted run. Exit codes: 0 trained (or already finished), 1 diverged, 2 usage or user
+error, 130 stopped before the end: interrupted, or the reader of the output went away
+(`train --json | head -1`), so the run did not finish."""
 
 EPILOG = """\
 examples:
@@ -93,16 +98,30 @@ def format_summary(s: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from minimodel.runtime import configure
-    from minimodel.training import JsonReporter, make_reporter, train
+    from minimodel.training import JsonReporter, default_out_dir, make_reporter, train
 
     if args.resume and args.force:
         raise ValueError("--resume continues a run and --force starts it over; choose one")
     explicit = explicit_options(args)
     reporter = make_reporter(args.quiet, as_json=args.json)
-    reporter.message(configure(args.threads))
+    threads, note = clamp_threads(args.threads)
     try:
-        result = train(config_from_args(args), args.out, resume=args.resume, reporter=reporter,
-                       explicit=explicit, force=args.force)
+        if note:
+            reporter.message(note)
+        reporter.message(configure(threads))
+        with run_guards():
+            result = train(config_from_args(args), args.out, resume=args.resume,
+                           reporter=reporter, explicit=explicit, force=args.force)
+    except KeyboardInterrupt:  # outside the loop (tokenizer, final evaluation): no new save
+        out = args.out or default_out_dir(config_from_args(args).resolved())
+        print(f"\ninterrupted; `minimodel train --resume --out {out}` continues from the last "
+              "checkpoint, if one was written", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:  # `train --json | head -1`: the reader left before the loop began
+        stdout_to_devnull()
+        print("error: the output's reader went away (a closed pipe) before training began; "
+              "nothing was trained", file=sys.stderr)
+        return INTERRUPTED
     except FloatingPointError as exc:  # diverged: the last good checkpoint is kept
         if isinstance(reporter, JsonReporter):
             reporter.emit("error", message=str(exc))

@@ -179,21 +179,58 @@ def write_hf_folder(out_dir: str | os.PathLike, config: dict[str, Any],
 
 
 # ----------------------------------------------------------------------------- weights in
-def _to_float_array(value: Any, name: str) -> np.ndarray:
-    """numpy array from a numpy/torch tensor; half precision widened to float32."""
+# Integer tensors a checkpoint may carry that are not weights: the causal-mask buffers of old
+# GPT-2 files and BERT's position ids. They are dropped by the converters; any other integer
+# tensor is where a weight should be, and minimodel's weights are floating point.
+INTEGER_BUFFERS = ("attn.bias", "attn.masked_bias", "position_ids", "token_type_ids")
+
+
+class HFWeights(dict):
+    """The tensors of a Hugging Face folder by name, with ``notes`` about what reading them
+    changed (half precision widened to float32, per file)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.notes: list[str] = []
+
+
+def _to_float_array(value: Any, name: str, path: Path, widened: list[str]) -> np.ndarray:
+    """numpy array from a numpy/torch tensor; half precision widened to float32 (its name goes
+    into ``widened``); an integer weight or a NaN/Inf value refused, naming file and tensor."""
+    dtype = str(getattr(value, "dtype", "")).removeprefix("torch.")
     if hasattr(value, "detach"):  # a torch tensor
         import torch
 
         if value.dtype in (torch.float16, torch.bfloat16):
             value = value.float()
+            widened.append(f"{name} ({dtype})")
         value = value.detach().cpu().numpy()
     arr = np.asarray(value)
     if arr.dtype.kind != "f":
-        return arr  # integer/bool buffers (old attention masks) are inspected, then dropped
-    return arr.astype(np.float32) if arr.dtype.itemsize < 4 else arr
+        if name.endswith(INTEGER_BUFFERS):
+            return arr  # a mask or position-id buffer: inspected, then dropped
+        raise ValueError(f"{path}: tensor {name!r} has dtype {arr.dtype}; minimodel's weights "
+                         "are floating point (float32 or float64), so this checkpoint cannot be "
+                         "imported. Convert that tensor to float32 first")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{path}: tensor {name!r} holds NaN or Inf values; the weights are "
+                         "unusable")
+    if arr.dtype.itemsize < 4:
+        widened.append(f"{name} ({arr.dtype})")
+        return arr.astype(np.float32)
+    return arr
 
 
-def _load_safetensors(path: Path) -> dict[str, np.ndarray]:
+def _read_tensors(path: Path, raw: dict[str, Any], into: HFWeights) -> None:
+    widened: list[str] = []
+    into.update({k: _to_float_array(v, k, path, widened) for k, v in raw.items()})
+    if widened:
+        into.notes.append(f"{path.name}: {len(widened)} half-precision tensor(s) widened to "
+                          f"float32 (exactly: every half value is a float32 value), e.g. "
+                          f"{widened[0]}")
+
+
+def _load_safetensors(path: Path, into: HFWeights) -> None:
     from safetensors.numpy import load_file
 
     from minimodel.io import not_safetensors_kind
@@ -213,10 +250,10 @@ def _load_safetensors(path: Path) -> dict[str, np.ndarray]:
             raw = load_torch(str(path))
         except Exception as exc2:
             raise ValueError(f"{path} is not a readable safetensors file ({exc2})") from None
-    return {k: _to_float_array(v, k) for k, v in raw.items()}
+    _read_tensors(path, raw, into)
 
 
-def _load_bin(path: Path) -> dict[str, np.ndarray]:
+def _load_bin(path: Path, into: HFWeights) -> None:
     try:
         import torch
     except ImportError:
@@ -230,26 +267,28 @@ def _load_bin(path: Path) -> dict[str, np.ndarray]:
                          ) from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path} holds a {type(raw).__name__}, expected a state dict")
-    return {k: _to_float_array(v, k) for k, v in raw.items()}
+    _read_tensors(path, raw, into)
 
 
-def load_hf_weights(folder: Path) -> dict[str, np.ndarray]:
-    """All tensors of a Hugging Face model folder, by name.
+def load_hf_weights(folder: Path) -> HFWeights:
+    """All tensors of a Hugging Face model folder, by name, each checked in its own file
+    (floating point, finite: an error names the file and the tensor), with notes.
 
     Looks for, in order: ``model.safetensors``, ``model.safetensors.index.json`` (shards),
     ``pytorch_model.bin``, ``pytorch_model.bin.index.json``.
     """
+    tensors = HFWeights()
     for index_name, loader in (("model.safetensors", _load_safetensors),
                                ("pytorch_model.bin", _load_bin)):
         single = folder / index_name
         if single.is_file():
-            return loader(single)
+            loader(single, tensors)
+            return tensors
         index = folder / f"{index_name}.index.json"
         if index.is_file():
             weight_map = read_json(index, "weight index").get("weight_map", {})
-            tensors: dict[str, np.ndarray] = {}
             for shard in sorted(set(weight_map.values())):
-                tensors.update(loader(folder / shard))
+                loader(folder / shard, tensors)
             return tensors
     present = ", ".join(sorted(p.name for p in folder.iterdir())) or "nothing"
     raise FileNotFoundError(f"{folder} has no model weights (looked for model.safetensors and "

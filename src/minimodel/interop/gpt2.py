@@ -340,7 +340,7 @@ def load_hf_gpt2(path: str | os.PathLike) -> tuple[GPT, list[str]]:
     tensors = load_hf_weights(folder)
     state = state_dict_from_hf(tensors, config, where=str(folder))
     model = build_with_state(GPT, config, state)
-    return model, notes
+    return model, notes + tensors.notes
 
 
 def from_hf_gpt2(path: str | os.PathLike) -> GPT:

@@ -332,6 +332,7 @@ def load_hf_mlm(path: str | os.PathLike) -> tuple[MaskedLM, list[str]]:
     folder = Path(path)
     where = str(folder / "config.json")
     config, notes = mlm_config_from_hf(read_json(folder / "config.json", "config"), where=where)
-    state, more = state_dict_from_hf_mlm(load_hf_weights(folder), config, where=str(folder))
+    tensors = load_hf_weights(folder)
+    state, more = state_dict_from_hf_mlm(tensors, config, where=str(folder))
     model = build_with_state(MaskedLM, config, state)
-    return model, notes + more
+    return model, notes + more + tensors.notes

@@ -20,14 +20,17 @@ Commit protocol (``commit``):
 5. delete older checkpoint directories and any leftover temporary ones.
 
 A kill before step 3 leaves ``LATEST`` naming the previous complete checkpoint; after it, the
-new one. Leftovers are removed by the next commit (or :func:`sweep`). Fault-injection tests
-stop the commit at every step (``MINIMODEL_FAULT_AT``, see :func:`_fault_point`).
+new one. Leftovers are removed by the next commit (or :func:`sweep`). A kill after step 3 of
+the run's last checkpoint leaves a run whose checkpoint is final but whose published model,
+plot and summary may be missing or stale: ``--resume`` publishes and finishes it
+(``Trainer.run``). The tests kill the commit between every two steps.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -36,6 +39,8 @@ from typing import Any, Callable
 import numpy as np
 
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, fsync_dir
+from minimodel.training.config import TrainConfig
+from minimodel.training.state import rng_from_json
 
 CHECKPOINTS = "checkpoints"
 LATEST = "LATEST"
@@ -43,22 +48,6 @@ STATE_JSON = "train_state.json"
 STATE_NPZ = "train_state.npz"
 MODEL_FILE = "model.safetensors"
 STATE_VERSION = 2
-_FAULT_ENV = "MINIMODEL_FAULT_AT"
-_fault_counts: dict[str, int] = {}
-
-
-def _fault_point(name: str) -> None:
-    """Test hook: ``MINIMODEL_FAULT_AT=<name>[@n]`` ends the process the n-th time (default
-    the first) the commit reaches ``name``, exactly as a kill would (no cleanup runs)."""
-    wanted = os.environ.get(_FAULT_ENV)
-    if not wanted:
-        return
-    point, _, nth = wanted.partition("@")
-    if point != name:
-        return
-    _fault_counts[name] = _fault_counts.get(name, 0) + 1
-    if _fault_counts[name] == int(nth or 1):
-        os._exit(137)
 
 
 def step_dir_name(step: int) -> str:
@@ -83,12 +72,9 @@ def commit(out_dir: Path, step: int, optimizer_sd: dict[str, Any], info: dict[st
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
         atomic_write_bytes(tmp / STATE_NPZ, buffer.getvalue())
-        _fault_point("npz")
         save_model(tmp / MODEL_FILE)
-        _fault_point("model")
         atomic_write_json(tmp / STATE_JSON, {"version": STATE_VERSION, "step": step, **info,
                                              "optimizer": meta}, indent=1)
-        _fault_point("state")
         final = root / name
         if final.exists():  # a checkpoint of this step from a run cut short before LATEST
             shutil.rmtree(final)
@@ -100,11 +86,8 @@ def commit(out_dir: Path, step: int, optimizer_sd: dict[str, Any], info: dict[st
             # Name the file where it was going, not the staging folder that no longer exists.
             exc.filename = str(exc.filename).replace(str(tmp), str(root / name))
         raise
-    _fault_point("rename")
     atomic_write_json(root / LATEST, {"step": step, "dir": name})  # the commit point
-    _fault_point("latest")
     publish_model(final / MODEL_FILE, out_dir / MODEL_FILE)
-    _fault_point("publish")
     sweep(out_dir)
     return final
 
@@ -193,6 +176,10 @@ def _read_files(folder: Path, accept_versions: tuple[int, ...]
                if k not in info]
     if missing:
         raise ValueError(f"{json_path} is damaged: it lacks {', '.join(missing)}")
+    problem = run_state_problem(info)
+    if problem:
+        raise ValueError(f"{json_path} is damaged: {problem}; the run cannot be resumed (nothing "
+                         "was changed)")
     try:
         with np.load(npz_path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
@@ -202,6 +189,41 @@ def _read_files(folder: Path, accept_versions: tuple[int, ...]
         raise ValueError(f"{npz_path} is from step {int(arrays.get('step', -1))} but "
                          f"{json_path} from step {info['step']}; the checkpoint is damaged")
     return info, optimizer_state_from_files(arrays, info.pop("optimizer"))
+
+
+ACCUMULATORS = ("loss_sum", "loss_n", "tokens", "compute_s", "total_tokens", "total_compute_s")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def run_state_problem(info: dict[str, Any]) -> str | None:
+    """What is wrong with the types and ranges of a run state, or None. Checked when the state
+    is read, before a resume writes anything (a string ``steps`` once surfaced as a TypeError
+    deep in the loop, after run.json had been rewritten)."""
+    step = info["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        return f"'step' must be an integer >= 0, got {step!r}"
+    if not isinstance(info["config"], dict):
+        return f"'config' must be an object, got {type(info['config']).__name__}"
+    try:
+        config = TrainConfig.from_dict(info["config"])
+        config._validate()
+    except (TypeError, ValueError) as exc:
+        return f"its config is invalid ({exc})"
+    if step > config.steps:
+        return f"'step' is {step}, beyond the run's {config.steps} steps"
+    try:
+        rng_from_json(info["rng"])
+    except ValueError as exc:
+        return str(exc).removesuffix("; the run state is damaged")
+    acc = info["accumulators"]
+    if not isinstance(acc, dict) or any(not _is_number(acc.get(k)) for k in ACCUMULATORS):
+        return f"'accumulators' must hold the numbers {', '.join(ACCUMULATORS)}"
+    if not _is_number(info["elapsed"]) or info["elapsed"] < 0:
+        return f"'elapsed' must be a number of seconds >= 0, got {info['elapsed']!r}"
+    return None
 
 
 def optimizer_state_to_files(sd: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

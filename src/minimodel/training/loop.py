@@ -38,7 +38,7 @@ from minimodel.diagnostics import effective_rank
 from minimodel.optim import AdamW, clip_grad_norm, cosine_with_warmup
 from minimodel.training import checkpoint
 from minimodel.training import run_files as rf
-from minimodel.training.config import TrainConfig
+from minimodel.training.config import DEFAULTS, TrainConfig
 from minimodel.training.report import PlainReporter, SilentReporter
 from minimodel.training.state import rng_from_json, rng_state_to_json
 
@@ -121,7 +121,7 @@ class Trainer:
             if existing and not force:
                 start_over = (f"start over with `--force` (the earlier files are moved to "
                               f"{rf.previous_dir(self.out_dir)}), or choose another --out")
-                if existing.startswith("a finished"):  # nothing left to resume
+                if existing.startswith(("a finished", "a run with a damaged")):  # no --resume
                     raise ValueError(f"{self.out_dir} already holds {existing}. To train "
                                      f"again, {start_over}")
                 raise ValueError(f"{self.out_dir} already holds {existing}. Continue it with "
@@ -227,30 +227,58 @@ class Trainer:
         if bad:
             raise FloatingPointError(
                 f"the weights became non-finite by step {self.step} ({', '.join(bad[:3])}"
-                f"{' ...' if len(bad) > 3 else ''}); they were NOT saved, and the last good "
-                f"checkpoint in {self.out_dir} is kept. {self._divergence_advice()}")
+                f"{' ...' if len(bad) > 3 else ''}); they were NOT saved{self._kept()}. "
+                f"{self._divergence_advice()}")
         info = {"config": self.cfg.to_dict(), "rng": rng_state or rng_state_to_json(self.batch_rng),
                 "accumulators": self.acc, "elapsed": self.elapsed(),
                 "corpus_sha256": self.corpus_sha256}
         checkpoint.commit(self.out_dir, self.step, self.optimizer.state_dict(), info,
                           lambda path: rf.save_model(self.model, path, self.step))
 
+    def _kept(self) -> str:
+        """What a diverged run leaves: its last good checkpoint, or nothing yet."""
+        try:
+            folder = checkpoint.latest(self.out_dir)
+        except ValueError:
+            folder = None
+        if folder is None:
+            return ("; no checkpoint had been written yet, so there is nothing to resume: "
+                    "start the run again")
+        return f", and the last good checkpoint ({folder.name}) in {self.out_dir} is kept"
+
     def _divergence_advice(self) -> str:
+        """A new learning rate worth trying: a tenth of this one, never above the model's
+        default (a run at 1e9 is not helped by 1e8)."""
         c = self.cfg
+        default = DEFAULTS[c.model]["lr"]
+        suggested = min(c.lr / 10, default)
         clip = (f"keep --grad-clip on (now {c.grad_clip})" if c.grad_clip > 0
                 else "turn --grad-clip on (e.g. 1.0)")
-        return (f"Try a lower --lr (now {c.lr:g}, e.g. {c.lr / 3:.2g}), a longer --warmup "
-                f"(now {c.warmup}), or {clip}; `--resume` continues from the last checkpoint "
-                "with the saved settings, `--force` starts over")
+        where = ("`--force` starts over with new settings" if self._has_checkpoint() else
+                 "add the new settings to the same command")
+        return (f"Try a lower --lr (now {c.lr:g}, e.g. {suggested:g}"
+                f"{', the default' if suggested == default else ''}), a longer --warmup "
+                f"(now {c.warmup}), or {clip}; {where}")
+
+    def _has_checkpoint(self) -> bool:
+        try:
+            return checkpoint.latest(self.out_dir) is not None
+        except ValueError:
+            return False
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> TrainResult:
         cfg, acc, task = self.cfg, self.acc, self.task
-        if self.step >= cfg.steps:
+        if self.step >= cfg.steps and (self.out_dir / rf.SUMMARY_FILE).is_file():
             self.reporter.message(f"{self.out_dir} is already trained to step {self.step}/"
                                   f"{cfg.steps}; nothing to resume")
             return TrainResult(self.out_dir, cfg, self.step, summary=rf.read_summary(self.out_dir),
                                metrics=self.metrics)
+        if self.step >= cfg.steps:  # cut after its last checkpoint's commit: finish it
+            self.reporter.message(f"{self.out_dir} holds its final checkpoint (step {self.step}) "
+                                  "but was stopped before it finished; publishing it and "
+                                  "writing the summary")
+            return self._finish(committed=True)
         self.reporter.start(cfg.steps, self.step)
         guard = _SigintGuard()
         try:
@@ -275,8 +303,8 @@ class Trainer:
                     if not math.isfinite(loss):
                         raise FloatingPointError(
                             f"the training loss became {loss} at step {self.step}: the run "
-                            f"diverged. Nothing of this step was saved; the last good "
-                            f"checkpoint in {self.out_dir} is kept. {self._divergence_advice()}")
+                            f"diverged. Nothing of this step was saved{self._kept()}. "
+                            f"{self._divergence_advice()}")
                     self.reporter.step(self.step, loss, task.tokens_per_step / max(dt, 1e-9))
                     if self.on_step is not None:
                         self.on_step(self.step, loss)
@@ -286,8 +314,7 @@ class Trainer:
                             raise FloatingPointError(
                                 f"the validation loss became {row['val_loss']} at step "
                                 f"{self.step}: the run diverged. Nothing of this step was "
-                                f"saved; the last good checkpoint in {self.out_dir} is kept. "
-                                f"{self._divergence_advice()}")
+                                f"saved{self._kept()}. {self._divergence_advice()}")
                         self.metrics.append(row)
                         rf.write_metrics(self.out_dir, self.metrics)
                         self.reporter.eval(row)
@@ -328,12 +355,19 @@ class Trainer:
         return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
                            metrics=self.metrics)
 
-    def _finish(self) -> TrainResult:
+    def _finish(self, committed: bool = False) -> TrainResult:
+        """The final checkpoint (``committed``: already the current one, only publish it),
+        the plot and summary.json, each an idempotent step a resume can redo."""
         val_full = self.evaluate(None)  # the whole validation split, the headline figure
         if not math.isfinite(val_full):
             raise FloatingPointError(f"the validation loss over the whole split is {val_full}; "
                                      f"nothing was saved. {self._divergence_advice()}")
-        self.save_checkpoint()
+        if committed:
+            checkpoint.publish_model(checkpoint.latest(self.out_dir) / checkpoint.MODEL_FILE,
+                                     self.out_dir / checkpoint.MODEL_FILE)
+            checkpoint.sweep(self.out_dir)
+        else:
+            self.save_checkpoint()
         rf.plot_run(self.out_dir, self.metrics, self.cfg, self.baseline)
         summary = rf.make_summary(self, val_full)
         rf.write_summary(self.out_dir, summary)

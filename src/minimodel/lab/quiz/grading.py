@@ -20,8 +20,11 @@ match inside words of the other language ("tie" in Spanish "tiene"). A question 
 explanation is a ``recall`` question, marked by the learner against a rubric and kept out of
 the score; a question with a short, closed answer (a term, a number) is graded exactly.
 
-Short answers match after :func:`canonical_phrase`: case, accents, punctuation, hyphens and a
-leading article are ignored; every accepted form, in either language, is a right answer.
+How a typed number is read (locale, scale word, unit, the tolerance a "give N decimals" prompt
+sets) is in :mod:`.numbers`; which words may surround a short term, in :mod:`.terms`. Both
+follow one rule: an answer the grader cannot read one way is never graded. Interactively it is
+asked again with the reason; in an answers file it is reported as ``unreadable`` with the reason
+(not as wrong, not as a malformed file).
 """
 
 from __future__ import annotations
@@ -29,115 +32,57 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from minimodel.lab.quiz.arithmetic import evaluate
-from minimodel.lab.quiz.loader import Question, Quiz
-from minimodel.lab.quiz.schema import AUTO_GRADED, load_yaml
-from minimodel.lab.quiz.ui import t
 from minimodel.lab.i18n import DEFAULT_LANG
-from minimodel.lab.quiz.text import canonical_phrase, normalise
+from minimodel.lab.quiz.loader import Question, Quiz
+from minimodel.lab.quiz.numbers import (Number, Unreadable, effective_tolerance, format_number,
+                                        read_numeric)
+from minimodel.lab.quiz.schema import AUTO_GRADED, load_yaml
+from minimodel.lab.quiz.terms import read_short
+from minimodel.lab.quiz.text import canonical_phrase
+from minimodel.lab.quiz.ui import t
 
-# --- numbers -------------------------------------------------------------------------------
-
-NUMBER_WORDS = {
-    word: value
-    for words in (
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty",
-        "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce "
-        "quince dieciseis diecisiete dieciocho diecinueve veinte")
-    for value, word in enumerate(words.split())
-}
-NUMBER_WORDS["un"] = NUMBER_WORDS["una"] = 1
-
-_GROUPED = re.compile(r"[+-]?\d{1,3}(?:([.,])\d{3})+")
-_LEADING_NUMBER = re.compile(r"[+-]?[\d.,]*\d(?:[\s\u00a0\u202f\u2009]\d{3})*(?![\d.,])")
+# --- numbers ------------------------------------------------------------------------------
 
 
-def _digit_readings(text: str) -> list[float]:
-    """Readings of a string of digits and separators (no spaces, no letters)."""
-    if "," in text and "." in text:  # both marks: the last one is the decimal mark
-        decimal = "," if text.rfind(",") > text.rfind(".") else "."
-        group = "." if decimal == "," else ","
-        try:
-            return [float(text.replace(group, "").replace(decimal, "."))]
-        except ValueError:
-            return []
-    readings = []
-    match = _GROUPED.fullmatch(text)
-    if match:  # digits grouped by threes: thousands separators
-        readings.append(float(text.replace(match.group(1), "")))
-    if text.count(",") <= 1 and text.count(".") <= 1:  # one separator: a decimal mark
-        try:
-            readings.append(float(text.replace(",", ".")))
-        except ValueError:
-            pass
-    return [value for value in readings if math.isfinite(value)]
-
-
-def numeric_readings(raw: str) -> list[float]:
-    """The numbers a learner may mean by ``raw``; ValueError when it is not one number.
-
-    People type numbers the way they write them: ``2,097,152``, ``2.097.152`` or
-    ``2 097 152`` (English, Spanish and SI thousands separators), ``6,238`` or ``6.238``
-    (decimal comma or point), ``four``/``cuatro`` (number words up to twenty), they add a
-    unit (``4 rows``, ``4 filas``) or write the calculation (``8192 * 256``, ``ln 512``, see
-    :mod:`.arithmetic`). ``65,536`` and ``6.238`` are genuinely ambiguous (thousands
-    or three decimals); both readings are returned and the caller keeps the one on the
-    question's scale, since the two differ by a factor of 1000.
-
-    Anything else after the number must be words (a unit): ``4 or 5`` or ``not 4`` are not one
-    number and raise, so they are never graded as the number they contain.
-    """
-    text = normalise(raw).strip().lstrip("≈~ ").rstrip(".!")
-    if not text:
-        raise ValueError(raw)
-    first, _, rest = text.partition(" ")
-    number: list[float] = []
-    unit = ""
-    if first in NUMBER_WORDS:
-        number, unit = [float(NUMBER_WORDS[first])], rest
-    elif (match := _LEADING_NUMBER.match(text)) is not None:
-        digits = re.sub(r"[\s\u00a0\u202f\u2009]", "", match.group(0))
-        number, unit = _digit_readings(digits), text[match.end():]
-    if not number or not _is_unit(unit):
-        return [evaluate(text)]  # "8192 * 256", "2^21", "ln 512"; ValueError when not
-    return number
-
-
-def _is_unit(text: str) -> bool:
-    """Empty, or a few words of letters (``rows``, ``parametros``, ``%``): no digits, no
-    second number word."""
-    words = text.replace("%", " percent ").split()
-    return (len(words) <= 3 and all(w.isalpha() for w in words)
-            and not any(w in NUMBER_WORDS and w not in {"un", "una"} for w in words))
-
-
-def numeric_matches(value: float, target: dict[str, float]) -> bool:
+def numeric_matches(value: float, target: dict[str, float], tolerance: float | None = None) -> bool:
     """``|value - target| <= tolerance``, with a hair of slack for float round-off.
 
     Why the slack: 6.238 - 6.228 is 0.010000000000000675 in binary floating point, so an answer
     exactly on the tolerance edge would otherwise be marked wrong.
     """
-    slack = 1e-9 * max(1.0, abs(target["value"]), abs(target["tolerance"]))
-    return abs(value - target["value"]) <= target["tolerance"] + slack
+    tolerance = float(target["tolerance"]) if tolerance is None else tolerance
+    slack = 1e-9 * max(1.0, abs(target["value"]), abs(tolerance))
+    return abs(value - target["value"]) <= tolerance + slack
 
 
-def read_number(question: Question, raw: str) -> float:
-    """The number ``raw`` means, on the scale of the question's answer (see numeric_readings)."""
-    target = float(question.answer["value"])
-    return min(numeric_readings(raw), key=lambda value: abs(value - target))
+def numeric_right(question: Question, number: Number) -> bool:
+    """Right: a declared unit (or none) and within the tolerance the prompt allows (see
+    :func:`.numbers.effective_tolerance`)."""
+    tolerance = effective_tolerance(question.answer, question.prompt)
+    return not number.wrong_unit and numeric_matches(number.value, question.answer, tolerance)
+
+
+def read_number(question: Question, raw: str, lang: str = DEFAULT_LANG) -> Number:
+    """The number ``raw`` means for ``question`` (see :mod:`.numbers`); Unreadable when it
+    cannot be read one way, including a Spanish ``65.536`` whose two readings grade apart."""
+    readings = read_numeric(raw, question.answer, question.prompt, lang)
+    if not readings:
+        raise Unreadable(t("reask.not_number", lang, answer=raw))
+    if len({numeric_right(question, n) for n in readings}) > 1:
+        first, second = (format_number(n.value, lang) for n in readings[:2])
+        raise Unreadable(t("reask.ambiguous", lang, answer=raw, first=first, second=second))
+    return readings[0]
 
 
 # --- yes / no ------------------------------------------------------------------------------
 
-YES = {"y", "yes", "s", "si", "true", "1"}
-NO = {"n", "no", "false", "0"}
+YES = {"y", "yes", "s", "si", "true"}  # not "1"/"0": a pasted line of an answer is no mark
+NO = {"n", "no", "false"}
 
 
 def read_yes_no(raw: str) -> bool:
@@ -190,16 +135,18 @@ def check_answer(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> A
     if kind == "numeric":
         if isinstance(answer, dict) and "value" in answer:  # the exported form
             answer = answer["value"]
+        if isinstance(answer, Number):
+            return answer
         if isinstance(answer, str):
             try:
-                return read_number(question, answer)
-            except ValueError:
-                raise ValueError(t("answer.not_one_number", lang, qid=qid,
-                                   answer=answer)) from None
+                return read_number(question, answer, lang)
+            except Unreadable as exc:
+                raise Unreadable(t("answer.unreadable", lang, qid=qid, reason=exc.reason),
+                                 exc.reason) from None
         if _is_int(answer) or isinstance(answer, float):
             if not math.isfinite(answer):
                 raise ValueError(t("answer.not_finite", lang, qid=qid, answer=answer))
-            return float(answer)
+            return Number(float(answer))
         raise TypeError(t("answer.numeric", lang, qid=qid, answer=answer))
     if kind == "short":
         if isinstance(answer, dict):  # the exported form: its first accepted form
@@ -208,12 +155,17 @@ def check_answer(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> A
             answer = forms[0] if forms else answer
         if not isinstance(answer, str) or not canonical_phrase(answer):
             raise TypeError(t("answer.short", lang, qid=qid, answer=answer))
+        try:
+            read_short(answer, question.answer, lang)
+        except Unreadable as exc:
+            raise Unreadable(t("answer.unreadable", lang, qid=qid, reason=exc.reason),
+                                 exc.reason) from None
         return answer
     # recall: the learner's own judgement against the rubric
     if isinstance(answer, dict) and "recalled" in answer:
         answer = answer["recalled"]
-    elif isinstance(answer, dict) and set(answer) <= set(question.answer):
-        answer = True  # the exported model answer itself
+    elif isinstance(answer, dict) and answer and set(answer) <= set(question.answer):
+        answer = True  # the exported model answer itself (not an empty mapping)
     if isinstance(answer, str):
         try:
             answer = read_yes_no(answer)
@@ -236,35 +188,19 @@ def is_correct(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> boo
     if kind == "order":
         return answer == list(question.answer)
     if kind == "numeric":
-        return numeric_matches(answer, question.answer)
+        return numeric_right(question, answer)
     if kind == "short":
-        return short_matches(answer, question.answer)
+        return read_short(answer, question.answer, lang)
     return answer
 
 
-_ALTERNATIVES = re.compile(r"[()\[\]/,;]| or | o ", re.IGNORECASE)
-
-
-def short_matches(answer: str, forms: dict[str, list[str]]) -> bool:
-    """Is ``answer`` an accepted form (any language), after :func:`canonical_phrase`?
-
-    A learner may give the term with an alias, ``effective rank (erank)`` or ``rango efectivo /
-    effective rank``: then every part must be an accepted form. So ``(not) effective rank``
-    is refused, because ``not`` is not one.
-    """
-    accepted = {canonical_phrase(form) for lang_forms in forms.values() for form in lang_forms}
-    whole = canonical_phrase(answer)
-    if whole in accepted:
-        return True
-    parts = [canonical_phrase(p) for p in _ALTERNATIVES.split(f" {answer} ")]
-    parts = [p for p in parts if p]
-    return bool(parts) and all(p in accepted for p in parts)
-
-
-def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG) -> dict[str, Any]:
+def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG,
+                  unreadable: dict[str, str] | None = None) -> dict[str, Any]:
     """Check a whole answer mapping; one ValueError lists every unknown id and bad answer.
 
-    ``lang`` is the language of the error message, per-question details included.
+    An answer of the right type that cannot be read one way (``65536 each``) is not an error
+    of the file: it goes into ``unreadable`` (question id -> reason) when that dict is given.
+    ``lang`` is the language of the messages, per-question details included.
     """
     if not isinstance(answers, dict):
         raise ValueError(t("error.not_mapping", lang, type=type(answers).__name__))
@@ -279,6 +215,11 @@ def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG) -> dict[st
             continue
         try:
             checked[qid] = check_answer(quiz.question(qid), answer, lang)
+        except Unreadable as exc:
+            if unreadable is None:
+                problems.append(t("error.malformed", lang, problem=exc))
+            else:
+                unreadable[qid] = exc.reason
         except (TypeError, ValueError) as exc:
             problems.append(t("error.malformed", lang, problem=exc))
     if problems:
@@ -290,16 +231,25 @@ def grade(quiz: Quiz, answers: dict[str, Any], lang: str = DEFAULT_LANG) -> dict
     """Grade every question; a missing answer counts as incorrect.
 
     Returns:
-        ``{"score", "total", "results": [{"id", "correct"}], "recall": {"answered",
-        "recalled", "total", "results": [{"id", "recalled"}]}}``, in quiz order. ``score`` and
-        ``total`` count only the auto-graded kinds; recall questions are self-marked and
-        reported apart (an unanswered one is left out of ``recall.results``).
+        ``{"score", "total", "results": [{"id", "correct", "status"[, "reason"]}], "recall":
+        {"answered", "recalled", "total", "results": [{"id", "recalled"}]}}``, in quiz order.
+        ``status`` is ``right``, ``wrong``, ``unanswered`` or ``unreadable`` (then ``reason``
+        says why; ``correct`` is false, the answer was not graded). ``score`` and ``total``
+        count only the auto-graded kinds; recall questions are self-marked and reported apart
+        (an unanswered one is left out of ``recall.results``).
     """
-    checked = check_answers(quiz, answers, lang)
+    unreadable: dict[str, str] = {}
+    checked = check_answers(quiz, answers, lang, unreadable)
     results, recalled = [], []
     for q in quiz.questions:
         if q.kind in AUTO_GRADED:
-            results.append({"id": q.id, "correct": q.id in checked and is_correct(q, checked[q.id])})
+            if q.id in unreadable:
+                results.append({"id": q.id, "correct": False, "status": "unreadable",
+                                "reason": unreadable[q.id]})
+                continue
+            right = q.id in checked and is_correct(q, checked[q.id], lang)
+            status = "right" if right else "wrong" if q.id in checked else "unanswered"
+            results.append({"id": q.id, "correct": right, "status": status})
         elif q.id in checked:
             recalled.append({"id": q.id, "recalled": bool(checked[q.id])})
     recall_total = sum(q.kind not in AUTO_GRADED for q in quiz.questions)
@@ -307,6 +257,19 @@ def grade(quiz: Quiz, answers: dict[str, Any], lang: str = DEFAULT_LANG) -> dict
             "results": results,
             "recall": {"answered": len(recalled), "recalled": sum(r["recalled"] for r in recalled),
                        "total": recall_total, "results": recalled}}
+
+
+def expected_value(question: Question, lang: str) -> str:
+    """A numeric question's expected answer as the language writes it, with the tolerance
+    the grader applies: ``2,097,152 parameters``, ``6,238 ± 0,001``."""
+    target = question.answer
+    text = format_number(float(target["value"]), lang)
+    tolerance = effective_tolerance(target, question.prompt)
+    if tolerance:
+        text += f" ± {format_number(tolerance, lang)}"
+    if target.get("unit"):
+        text += f" {target['unit'].get(lang) or target['unit']['en']}"
+    return text
 
 
 def outcomes(report: dict[str, Any]) -> dict[str, bool]:
@@ -340,20 +303,35 @@ def read_answers(path: str | os.PathLike, lang: str = DEFAULT_LANG) -> dict[str,
             reason = " ".join(str(exc).split())
             raise ValueError(t("error.answers_not_json_yaml", lang, path=path,
                                reason=reason)) from None
+    if data is None:
+        raise ValueError(t("error.answers_empty", lang, path=path))
     if not isinstance(data, dict):
         raise ValueError(t("error.answers_not_mapping", lang, path=path,
                            type=type(data).__name__))
     return {str(k): v for k, v in data.items()}
 
 
-def labelled_problems(quiz: Quiz, labelled: dict[str, Any], minimum: int = 8) -> list[str]:
-    """Check a labelled answer set: every ``correct`` answer grades right, every ``wrong`` one
-    does not (an unreadable one counts as not right), and every short or numeric question has
-    at least ``minimum`` of each, in each language.
+LABELS = ("correct", "wrong", "reask")
 
-    ``labelled`` is ``{"quiz": id, "answers": {qid: {lang: {"correct": [...], "wrong": [...]}}}}``.
-    Why: exact matching must be shown to accept what people really type and to refuse what a
-    learner who guesses would type; the set is the evidence, and it grows with every report.
+
+def labelled_outcome(question: Question, item: Any, lang: str) -> str:
+    """``correct``, ``wrong`` or ``reask`` (unreadable, or not of the question's kind)."""
+    try:
+        return "correct" if is_correct(question, item, lang) else "wrong"
+    except (TypeError, ValueError):
+        return "reask"
+
+
+def labelled_problems(quiz: Quiz, labelled: dict[str, Any], minimum: int = 8) -> list[str]:
+    """Check a labelled answer set: every answer grades exactly as labelled, in its language
+    (``correct`` right, ``wrong`` graded wrong, ``reask`` asked again as unreadable), and every
+    short or numeric question has at least ``minimum`` correct and ``minimum`` not-right
+    (wrong + reask) answers, in each language.
+
+    ``labelled`` is ``{"quiz": id, "answers": {qid: {lang: {"correct": [...], "wrong": [...],
+    "reask": [...]}}}}``. Why: exact matching must be shown to accept what people really type
+    and to refuse what a learner who guesses would type; the set is the evidence, and it grows
+    with every report.
     """
     problems: list[str] = []
     answers = labelled.get("answers") if isinstance(labelled, dict) else None
@@ -369,17 +347,16 @@ def labelled_problems(quiz: Quiz, labelled: dict[str, Any], minimum: int = 8) ->
             problems.append(str(exc))
             continue
         for lang, sets in (by_lang or {}).items():
-            for label in ("correct", "wrong"):
-                items = (sets or {}).get(label) or []
-                if len(items) < minimum:
-                    problems.append(f"{qid} ({lang}): only {len(items)} {label} answers; "
-                                    f"label at least {minimum}")
-                for item in items:
-                    try:
-                        right = is_correct(q, item)
-                    except (TypeError, ValueError):
-                        right = False
-                    if right != (label == "correct"):
+            sets = sets or {}
+            counts = {label: len(sets.get(label) or []) for label in LABELS}
+            if counts["correct"] < minimum or counts["wrong"] + counts["reask"] < minimum:
+                problems.append(f"{qid} ({lang}): {counts['correct']} correct and "
+                                f"{counts['wrong'] + counts['reask']} wrong or reask answers; "
+                                f"label at least {minimum} of each")
+            for label in LABELS:
+                for item in sets.get(label) or []:
+                    got = labelled_outcome(q, item, lang)
+                    if got != label:
                         problems.append(f"{qid} ({lang}): {item!r} is labelled {label} but "
-                                        f"grades as {'right' if right else 'wrong'}")
+                                        f"grades as {got}")
     return problems

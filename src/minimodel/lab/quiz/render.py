@@ -11,6 +11,7 @@ from pathlib import Path
 
 from minimodel._fileio import atomic_write_text
 from minimodel.lab.i18n import LANGS, pick
+from minimodel.lab.quiz.grading import expected_value
 from minimodel.lab.quiz.loader import Question, Quiz, load_all
 from minimodel.lab.quiz.ui import t
 
@@ -39,11 +40,6 @@ def _source(quiz: Quiz) -> str:
         return quiz.path.name  # a quiz outside the checkout (tests, authors' drafts)
 
 
-def number(x: float) -> str:
-    """A number as written in the YAML: no exponent, no trailing ``.0`` on whole numbers."""
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
-
-
 def answer_lines(question: Question, lang: str) -> list[str]:
     """Markdown lines that show the expected answer: choices with the right ones ticked, the
     right order, the value, the accepted forms, or a recall question's model answer."""
@@ -57,10 +53,7 @@ def answer_lines(question: Question, lang: str) -> list[str]:
             "", f"{t('right_order', lang)}: **"
             + ", ".join(str(i + 1) for i in question.answer) + f"** {CHECK}"]
     if kind == "numeric":
-        target = question.answer
-        unit = f" {pick(target['unit'], lang)}" if target.get("unit") else ""
-        tolerance = f" ± {number(target['tolerance'])}" if target["tolerance"] else ""
-        return [f"{t('value', lang)}: **{number(target['value'])}**{tolerance}{unit} {CHECK}"]
+        return [f"{t('value', lang)}: **{expected_value(question, lang)}** {CHECK}"]
     if kind == "short":
         forms = question.answer[lang] + [f for code in LANGS if code != lang
                                          for f in question.answer[code]]

@@ -114,7 +114,11 @@ QUIZ_SCHEMA: dict[str, Any] = {
                                   "properties": {"value": {"type": "number"},
                                                  "tolerance": {"type": "number",
                                                                "minimum": 0},
-                                                 "unit": {"$ref": "#/$defs/text"}}},
+                                                 "unit": {"$ref": "#/$defs/text"},
+                                                 # optional; derived when absent (numbers.py)
+                                                 "decimals": {"type": "integer", "minimum": 0},
+                                                 "units": {"type": "array",
+                                                           "items": {"type": "string"}}}},
                       _NO_CHOICES),
                 _when("short", {"type": "object", "required": list(LANGS),
                                 "additionalProperties": False,

@@ -26,12 +26,12 @@ from rich.text import Text
 from minimodel.lab.i18n import pick
 from minimodel.lab.progress import Progress
 from minimodel.lab.quiz import review
-from minimodel.lab.quiz.grading import (check_answers, grade, is_correct, outcomes, read_number,
+from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_correct, outcomes,
                                         read_yes_no)
+from minimodel.lab.quiz.numbers import Number, Unreadable, declared_units
 from minimodel.lab.quiz.loader import Question, Quiz
 from minimodel.lab.quiz.render import answer_lines, rubric_lines
 from minimodel.lab.quiz.schema import AUTO_GRADED
-from minimodel.lab.quiz.text import canonical_phrase
 from minimodel.lab.quiz.ui import t
 
 
@@ -76,19 +76,24 @@ def saved_partial(progress: Progress, quiz: Quiz) -> dict[str, Any]:
     kept = {}
     for qid, answer in partial.items() if isinstance(partial, dict) else ():
         try:
-            kept.update(check_answers(quiz, {qid: answer}))
+            check_answers(quiz, {qid: answer})
         except ValueError:
             continue
+        kept[qid] = answer  # as typed (a number's text), so the end screen can show it
     return kept
 
 
 # --- interactive -------------------------------------------------------------------------
 
 
-def parse_input(question: Question, raw: str) -> Any:
-    """Turn what the learner typed into an answer; ValueError when it does not parse.
+def parse_input(question: Question, raw: str, lang: str = "en") -> Any:
+    """Turn what the learner typed into an answer; ValueError when it does not parse
+    (Unreadable, with the reason to show, when a number or a term cannot be read one way).
 
-    Choices are numbered from 1 on screen (people count from 1), answers are 0-based inside.
+    Choices are numbered from 1 on screen (people count from 1), answers are 0-based inside;
+    commas, semicolons and spaces all separate them (``1,3`` = ``1 3``: a choice number is one
+    number, so a space cannot join two). A numeric or short answer is kept as typed: it is
+    graded from the text (the same way as in an answers file) and the end screen shows it.
     A recall question's input is the learner's yes/no after seeing the rubric.
     """
     raw = raw.strip()
@@ -108,13 +113,28 @@ def parse_input(question: Question, raw: str) -> Any:
                 raise ValueError(raw)
             return indices
         return sorted(set(indices))
-    if kind == "numeric":
-        return read_number(question, raw)
-    if kind == "short":
-        if not canonical_phrase(raw):
+    if kind in ("numeric", "short"):
+        if not raw:
             raise ValueError(raw)
+        try:
+            check_answer(question, raw, lang)
+        except Unreadable as exc:
+            raise Unreadable(exc.reason) from None
+        except TypeError:
+            raise ValueError(raw) from None
         return raw
     return read_yes_no(raw)
+
+
+def shown_answer(question: Question, answer: Any, lang: str) -> str:
+    """What the learner answered, as they saw it: ``2. <choice>`` for choices, the typed text."""
+    if question.kind in ("single", "multi", "order") and isinstance(answer, (int, list)):
+        picked = [answer] if isinstance(answer, int) else answer
+        return "; ".join(f"{i + 1}. {pick(question.choices[i], lang)}" for i in picked
+                         if 0 <= i < len(question.choices))
+    if isinstance(answer, Number):
+        return str(answer.value)
+    return str(answer)
 
 
 def show_question(console: Console, question: Question, number: int, total: int,
@@ -136,32 +156,71 @@ def ask(console: Console, question: Question, lang: str) -> Any:
     shows the model answer and its rubric and asks for the learner's own yes/no mark.
     """
     if question.kind == "recall":
-        console.input(Text(t("ask.recall.think", lang) + " ", style="bold"))
+        typed = read_until_empty_line(console, t("ask.recall.think", lang) + " ")
+        if typed:
+            console.print(Text(f"{t('recall.typed', lang)}:", style="bold"))
+            console.print(Padding(Text("\n".join(typed)), (0, 0, 0, 4)))
         console.print(Markdown(f"**{t('model_answer', lang)}:** {pick(question.answer, lang)}"
                                f"\n\n**{t('rubric', lang)}:**\n\n"
                                + "\n".join(rubric_lines(question, lang))))
     while True:
         raw = console.input(Text(t(f"ask.{question.kind}", lang) + ": ", style="bold"))
         try:
-            return parse_input(question, raw)
+            return parse_input(question, raw, lang)
+        except Unreadable as exc:
+            console.print(Text(exc.reason, style="yellow"))
         except ValueError:
             console.print(Text(t(f"bad.{question.kind}", lang, n=len(question.choices)),
                                style="yellow"))
 
 
-def feedback(console: Console, question: Question, correct: bool, lang: str) -> None:
-    """Right or wrong (recall: the learner's own mark), the expected answer when wrong, and the
-    explanation."""
+def read_until_empty_line(console: Console, prompt: str) -> list[str]:
+    """The lines typed (or pasted) at a recall question, up to the first empty line.
+
+    Why: a pasted answer of several lines must end here, not land its second line (``no``,
+    ``si``) on the yes/no self-mark prompt that follows.
+    """
+    lines = [console.input(Text(prompt, style="bold"))]
+    while lines[-1].strip():
+        lines.append(console.input(""))
+    return [line for line in lines if line.strip()]
+
+
+def feedback(console: Console, question: Question, correct: bool, lang: str,
+             answer: Any = None) -> None:
+    """Right or wrong (recall: the learner's own mark); when wrong, what the learner answered,
+    why a unit was wrong, and the expected answer; then the explanation."""
     if question.kind == "recall":
         console.print(Text(t("recalled" if correct else "not_recalled", lang), style="cyan"))
     elif correct:
         console.print(Text(t("right", lang), style="bold green"))
     else:
         console.print(Text(t("wrong", lang), style="bold red"))
+        if answer is not None:
+            console.print(Text(f"{t('your_answer', lang)}: {shown_answer(question, answer, lang)}"))
+        unit = wrong_unit(question, answer, lang)
+        if unit:
+            console.print(Text(unit, style="yellow"))
         console.print(Markdown(f"**{t('expected', lang)}:**\n\n" +
                                "\n".join(answer_lines(question, lang))))
     console.print(Markdown(f"*{t('explanation', lang)}:* {pick(question.explanation, lang)}"))
     console.print()
+
+
+def wrong_unit(question: Question, answer: Any, lang: str) -> str:
+    """"The question asks for rows, not columns." when a typed number named another unit."""
+    if question.kind != "numeric" or not isinstance(answer, str):
+        return ""
+    try:
+        number = check_answer(question, answer, lang)
+    except ValueError:
+        return ""
+    if not number.wrong_unit:
+        return ""
+    units = (question.answer.get("unit") or {}).get(lang) or ", ".join(
+        sorted(u for u in declared_units(question.answer, question.prompt) if u.isalpha())) \
+        or t("reask.no_unit", lang)
+    return t("wrong_unit", lang, units=units, unit=number.wrong_unit)
 
 
 def ask_all(console: Console, questions: list[Question], lang: str,
@@ -181,11 +240,11 @@ def ask_all(console: Console, questions: list[Question], lang: str,
         show_question(console, question, number, total, lang,
                       (notes or {}).get(question.id, ""))
         answer = ask(console, question, lang)
-        correct = is_correct(question, answer)
+        correct = is_correct(question, answer, lang)
         answers[question.id] = answer
         if on_answer:
             on_answer(question, answer, correct)
-        feedback(console, question, correct, lang)
+        feedback(console, question, correct, lang, answer)
 
 
 def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console,
@@ -205,15 +264,16 @@ def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console
         return 130 if isinstance(stop, KeyboardInterrupt) else 1
     report = grade(quiz, answers)
     entry = record_take(progress, quiz, report)
-    show_summary(console, quiz, report, lang, best=entry["best_score"], answered=set(answers))
+    show_summary(console, quiz, report, lang, best=entry["best_score"], answered=answers)
     return 0
 
 
 def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str,
-                 best: int | None = None, answered: set[str] | None = None) -> None:
-    """The end screen: the score; each question answered wrongly with its title, the expected
-    answer and the explanation; the unanswered ones by id; the self-marked recall questions,
-    counted apart from the score; and the command that brings them back for review."""
+                 best: int | None = None, answered: dict[str, Any] | None = None) -> None:
+    """The end screen: the score; each question answered wrongly with its title, what the
+    learner answered (or why it could not be read), the expected answer and the explanation;
+    the unanswered ones by id; the self-marked recall questions, counted apart from the score;
+    and the command that brings them back for review."""
     line = t("score", lang, score=report["score"], total=report["total"])
     if best is not None:
         line += " · " + t("best", lang, best=best, total=report["total"])
@@ -223,8 +283,16 @@ def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str
     missed = [quiz.question(qid) for qid in wrong if qid not in skipped]
     if missed:
         console.print(Text(t("summary.missed", lang, n=len(missed)), style="red"))
+        reasons = {r["id"]: r["reason"] for r in report["results"] if r.get("reason")}
         for q in missed:
             console.print(Text(f"  {q.id}  {pick(q.title, lang)}", style="bold"))
+            if q.id in reasons:
+                console.print(Text(f"    {t('unreadable', lang)}: {reasons[q.id]}", style="yellow"))
+            elif answered and q.id in answered:
+                console.print(Text(f"    {t('your_answer', lang)}: "
+                                   f"{shown_answer(q, answered[q.id], lang)}"))
+                if unit := wrong_unit(q, answered[q.id], lang):
+                    console.print(Text(f"    {unit}", style="yellow"))
             console.print(Padding(Markdown(f"**{t('expected', lang)}:**\n\n"
                                            + "\n".join(answer_lines(q, lang)) + "\n\n"
                                            + pick(q.explanation, lang)), (0, 0, 1, 4)))

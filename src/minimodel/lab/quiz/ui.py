@@ -12,18 +12,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind.short": {"en": "short answer", "es": "respuesta corta"},
     "kind.recall": {"en": "recall, self-marked", "es": "de memoria, autoevaluada"},
     "ask.single": {"en": "Your answer (one number)", "es": "Tu respuesta (un número)"},
-    "ask.multi": {"en": "Your answer (numbers separated by commas, e.g. 1,3)",
-                  "es": "Tu respuesta (números separados por comas, p. ej. 1,3)"},
+    "ask.multi": {"en": "Your answer (numbers separated by commas or spaces, e.g. 1,3)",
+                  "es": "Tu respuesta (números separados por comas o espacios, p. ej. 1,3)"},
     "ask.order": {"en": "Your order (all choice numbers, first to last, e.g. 3,1,2,4)",
                   "es": "Tu orden (todos los números de las opciones, del primero al último; "
                         "p. ej. 3,1,2,4)"},
     "ask.numeric": {"en": "Your answer (a number)", "es": "Tu respuesta (un número)"},
     "ask.short": {"en": "Your answer (a word or a term)",
                   "es": "Tu respuesta (una palabra o un término)"},
-    "ask.recall.think": {"en": "Answer in your head or on paper, then press Enter to see the "
-                               "model answer.",
-                         "es": "Responde mentalmente o en papel y pulsa Intro para ver la "
-                               "respuesta modelo."},
+    "ask.recall.think": {"en": "Answer in your head, on paper or here (end with an empty line), "
+                               "then press Enter to see the model answer.",
+                         "es": "Responde mentalmente, en papel o aquí (termina con una línea "
+                               "vacía) y pulsa Intro para ver la respuesta modelo."},
+    "recall.typed": {"en": "You wrote", "es": "Escribiste"},
     "ask.recall": {"en": "Did your answer make every point of the list? (y/n)",
                    "es": "¿Tu respuesta recogía todos los puntos de la lista? (s/n)"},
     "bad.single": {"en": "Type one number between 1 and {n}.",
@@ -32,8 +33,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                   "es": "Escribe números entre 1 y {n}, separados por comas."},
     "bad.order": {"en": "Type each number from 1 to {n} once, in the order you choose.",
                   "es": "Escribe cada número del 1 al {n} una vez, en el orden que elijas."},
-    "bad.numeric": {"en": "Type one number, for example 6.24 or 2,097,152.",
-                    "es": "Escribe un solo número, por ejemplo 6,24 o 2.097.152."},
+    "bad.numeric": {"en": "Type one number, for example 6.238 or 2,097,152.",
+                    "es": "Escribe un solo número, por ejemplo 6,238 o 2 097 152."},
     "bad.short": {"en": "Type at least a word.", "es": "Escribe al menos una palabra."},
     "bad.recall": {"en": "Type y (yes) or n (no).", "es": "Escribe s (sí) o n (no)."},
     "right": {"en": "Correct!", "es": "¡Correcto!"},
@@ -114,6 +115,10 @@ MESSAGES: dict[str, dict[str, str]] = {
                                           "{reason}",
                                     "es": "el archivo de respuestas {path} no es ni JSON ni "
                                           "YAML: {reason}"},
+    "error.answers_empty": {"en": "answers file {path} is empty; write question id -> answer, "
+                                  "e.g. {{\"q-13-01\": 1}}",
+                            "es": "el archivo de respuestas {path} está vacío; escribe id de "
+                                  "pregunta -> respuesta, p. ej. {{\"q-13-01\": 1}}"},
     "error.answers_not_mapping": {"en": "answers file {path} must hold a mapping of question "
                                         "id -> answer, e.g. {{\"q-13-01\": 1}}; got {type}",
                                   "es": "el archivo de respuestas {path} debe contener una "
@@ -138,17 +143,40 @@ MESSAGES: dict[str, dict[str, str]] = {
                      "es": "{qid} es una pregunta de ordenar: responde con los {n} índices de "
                            "las opciones (empezando en 0) en el orden correcto, cada uno una "
                            "vez, como {example}; se obtuvo {answer!r}"},
-    "answer.not_one_number": {"en": "{qid} is a numeric question: {answer!r} is not one number; "
-                                    "write it like 4, 2097152, 2,097,152 or 6.24",
-                              "es": "{qid} es una pregunta numérica: {answer!r} no es un solo "
-                                    "número; escríbelo como 4, 2097152, 2.097.152 o 6,24"},
+    "answer.unreadable": {"en": "{qid}: {reason}", "es": "{qid}: {reason}"},
+    # why a typed answer is asked again instead of graded (numbers.py, terms.py)
+    "reask.not_number": {"en": "{answer!r} is not one number; write it like 4, 2,097,152, "
+                               "6.238 or 8192 * 256",
+                         "es": "{answer!r} no es un solo número; escríbelo como 4, "
+                               "2\u202f097\u202f152, 6,238 u 8192 * 256"},
+    "reask.words": {"en": "{answer!r}: the word {word!r} changes what the number means; type "
+                          "the number alone, with its unit if you like ({units})",
+                    "es": "{answer!r}: la palabra {word!r} cambia lo que significa el número; "
+                          "escribe solo el número, con su unidad si quieres ({units})"},
+    "reask.decimals": {"en": "{answer!r}: the question asks for {n} decimals",
+                       "es": "{answer!r}: la pregunta pide {n} decimales"},
+    "reask.no_unit": {"en": "this question has no unit", "es": "esta pregunta no tiene unidad"},
+    "reask.ambiguous": {"en": "{answer!r} can be read as {first} or as {second}; write it "
+                              "without the point (with a space between thousands) or with a "
+                              "decimal comma",
+                        "es": "{answer!r} puede leerse como {first} o como {second}; escríbelo "
+                              "sin el punto (con un espacio entre los millares) o con coma "
+                              "decimal"},
+    "reask.term_and_words": {"en": "{answer!r} has the term {term!r} and also {words!r}; type "
+                                   "only the term",
+                             "es": "{answer!r} contiene el término {term!r} y además {words!r}; "
+                                   "escribe solo el término"},
+    "wrong_unit": {"en": "The question asks for {units}, not {unit}.",
+                   "es": "La pregunta pide {units}, no {unit}."},
+    "your_answer": {"en": "Your answer", "es": "Tu respuesta"},
+    "unreadable": {"en": "unreadable", "es": "ilegible"},
     "answer.not_finite": {"en": "{qid}: numeric answer must be finite, got {answer!r}",
                           "es": "{qid}: la respuesta numérica debe ser finita; se obtuvo "
                                 "{answer!r}"},
-    "answer.numeric": {"en": "{qid} is a numeric question: answer with a number such as 6.24, "
+    "answer.numeric": {"en": "{qid} is a numeric question: answer with a number such as 6.238, "
                              "not {answer!r}",
                        "es": "{qid} es una pregunta numérica: responde con un número, como "
-                             "6.24, no {answer!r}"},
+                             "6,238, no {answer!r}"},
     "answer.short": {"en": "{qid} is a short-answer question: answer with a word or a few "
                            "words, such as \"effective rank\", not {answer!r}",
                      "es": "{qid} es una pregunta de respuesta corta: responde con una palabra "

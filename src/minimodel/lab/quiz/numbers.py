@@ -1,0 +1,254 @@
+"""Reading a typed numeric answer: its locale, its scale word and its unit.
+
+The rules (each one refuses to guess; what cannot be read one way is asked again, never graded):
+
+* **Separators follow the language of the quiz.** English: a comma groups thousands
+  (``2,097,152``, ``4,000`` is four thousand) and a point is the decimal mark. Spanish: a comma
+  is the decimal mark (``6,238``) and a point groups thousands (``2.097.152``). A space groups
+  thousands in both (``2 097 152``). A mark that cannot group (not followed by groups of exactly
+  three digits, or after a leading ``0``: ``6,24``, ``0.004``) is a decimal mark in both.
+  One case stays ambiguous: in Spanish a single point followed by three digits (``65.536``,
+  ``6.238``) is a thousands point in Spain and a decimal point in Mexico and on most keyboards;
+  when the two readings get the same grade that grade stands, otherwise the answer is asked
+  again, naming both readings.
+* **Scale words multiply**: ``hundred``/``cien``/``cientos`` (100), ``thousand``/``mil``/``K``
+  (1,000), ``million``/``millón``/``millones``/``M`` (1,000,000): ``2.1M`` is 2,100,000 and
+  ``cuatro mil`` is 4,000.
+* **The unit must be one the question declares, or none.** A question declares its unit with
+  ``unit`` (``rows``/``filas``), which brings the unit's other spellings (``row``, ``fila``,
+  ``params`` for ``parameters``); a loss "in natural log" declares ``nats``; the optional
+  ``units`` list adds more. A known unit of another quantity (``4 columns`` for rows, ``bytes``
+  for a parameter count, ``bits`` for a natural-log loss) is read and graded wrong. Any other
+  word after the number (``65536 each``, ``per matrix``, ``twice``, ``not``) changes what the
+  number means, so the answer is asked again with that word named. The only other words
+  allowed beside the unit are :data:`MODIFIERS` (``distinct``, ``in total``, ``de`` as in
+  ``2 millones de parámetros``, and their Spanish forms).
+* **Decimals**: a prompt that says "Give N decimals" asks again for a number typed with fewer
+  (``6.24``, ``6``; a calculation such as ``ln 512`` is exact and always accepted), and its
+  tolerance is at most one unit in the N-th decimal (:func:`effective_tolerance`). In Spanish
+  this also settles ``6.238``: only its decimal reading has three decimals.
+* **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
+  arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
+  leading ``about``/``exactly``/``≈`` (and Spanish forms) and a trailing point (``2.``) are
+  ignored.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from minimodel.lab.quiz.arithmetic import FUNCTIONS, evaluate
+from minimodel.lab.quiz.text import normalise
+from minimodel.lab.quiz.ui import t
+
+NUMBER_WORDS = {
+    word: value
+    for words in (
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty",
+        "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce "
+        "quince dieciseis diecisiete dieciocho diecinueve veinte")
+    for value, word in enumerate(words.split())
+}
+NUMBER_WORDS["un"] = NUMBER_WORDS["una"] = 1
+
+SCALE_WORDS = {"hundred": 100, "hundreds": 100, "cien": 100, "cientos": 100,
+               "thousand": 1e3, "thousands": 1e3, "mil": 1e3, "k": 1e3,
+               "million": 1e6, "millions": 1e6, "millon": 1e6, "millones": 1e6, "m": 1e6}
+
+# Units by quantity: a question's unit brings its family; the others are known wrong units.
+UNIT_FAMILIES = [
+    {"row", "rows", "fila", "filas"},
+    {"parameter", "parameters", "param", "params", "parametro", "parametros"},
+    {"nat", "nats"},
+    {"column", "columns", "columna", "columnas"},
+    {"byte", "bytes", "kb", "mb", "gb"},
+    {"bit", "bits"},
+    {"token", "tokens"},
+    {"dimension", "dimensions", "dimensiones"},
+    {"percent", "%", "porciento"},
+]
+KNOWN_UNITS = set().union(*UNIT_FAMILIES)
+MODIFIERS = {"distinct", "different", "unique", "in", "total", "en", "de", "distintas", "distintos",
+             "diferentes", "unicas", "unicos"}
+_QUALIFIER = re.compile(r"^(?:about|around|approximately|approx|roughly|exactly|precisely|"
+                        r"aproximadamente|aprox|alrededor de|cerca de|unos|unas|exactamente|"
+                        r"[≈~=])\s*")
+_NATURAL_LOG = re.compile(r"natural log|logaritmo natural|\bnats?\b")
+_DECIMALS_ASKED = re.compile(r"\b(?:give|da|con) (\d+) decimal(?:e?s)?\b")
+_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?=$|[.,]\d)")
+_PLAIN = re.compile(r"[+-]?\d[\d.,]*")
+
+
+class Unreadable(ValueError):
+    """An answer the grader cannot read one way; ``reason`` says why, in the learner's language."""
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = message if reason is None else reason
+
+
+@dataclass(frozen=True)
+class Number:
+    """A numeric answer as read: its value and, when it named a unit the question does not
+    declare, that unit (the answer is then wrong whatever the value)."""
+
+    value: float
+    wrong_unit: str = ""
+
+
+# --- what the question declares ------------------------------------------------------------
+
+
+def declared_units(answer: dict[str, Any], prompt: dict[str, str]) -> set[str]:
+    """The unit words a question accepts: the family of its ``unit``, ``nats`` for a loss in
+    natural log, and the optional ``units`` list."""
+    words = {normalise(w) for w in (answer.get("unit") or {}).values()}
+    words |= {normalise(w) for w in answer.get("units") or []}
+    if any(_NATURAL_LOG.search(normalise(p)) for p in prompt.values()):
+        words.add("nats")
+    units = set(words)
+    for family in UNIT_FAMILIES:
+        if family & words:
+            units |= family
+    return units
+
+
+def asked_decimals(answer: dict[str, Any], prompt: dict[str, str]) -> int | None:
+    """How many decimals the question asks for: the optional ``decimals`` field, else the
+    prompt's "Give N decimals" / "Da N decimales"; None when it asks for none."""
+    if answer.get("decimals") is not None:
+        return int(answer["decimals"])
+    for text in prompt.values():
+        if match := _DECIMALS_ASKED.search(normalise(text)):
+            return int(match.group(1))
+    return None
+
+
+def effective_tolerance(answer: dict[str, Any], prompt: dict[str, str]) -> float:
+    """The tolerance the grader applies: the question's, but never looser than one unit in the
+    last decimal the prompt asks for ("Give 3 decimals" -> 0.001, so 6.237..6.239 pass for
+    6.238: the exact value rounded or truncated, and 6.245 does not)."""
+    tolerance = float(answer["tolerance"])
+    decimals = asked_decimals(answer, prompt)
+    return tolerance if decimals is None else min(tolerance, 10.0 ** -decimals)
+
+
+def format_number(x: float, lang: str) -> str:
+    """A number as the learner's language writes it: ``2,097,152`` / ``6.238`` in English,
+    ``2 097 152`` / ``6,238`` in Spanish (a space groups thousands, a comma marks decimals)."""
+    text = f"{x:,.0f}" if float(x).is_integer() else f"{x:,.10f}".rstrip("0")
+    if lang == "es":
+        text = text.replace(",", "\u202f").replace(".", ",")
+    return text
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def _plain_readings(digits: str, lang: str) -> list[tuple[float, int]]:
+    """Readings of digits and separators (no spaces, no letters) as (value, decimals typed):
+    one, or two when ambiguous."""
+    sign = -1.0 if digits.startswith("-") else 1.0
+    digits = digits.lstrip("+-")
+    marks = [ch for ch in digits if ch in ".,"]
+    if not marks:
+        return [(sign * float(digits), 0)]
+    if len(set(marks)) == 2:  # both marks: the last one is the decimal mark
+        decimal = digits[max(digits.rfind(","), digits.rfind("."))]
+        group = "." if decimal == "," else ","
+        whole, _, frac = digits.rpartition(decimal)
+        if not re.fullmatch(rf"\d{{1,3}}(?:\{group}\d{{3}})+", whole) or not frac.isdigit():
+            return []
+        return [(sign * float(whole.replace(group, "") + "." + frac), len(frac))]
+    mark = marks[0]
+    groups = digits.split(mark)
+    grouping = (len(groups[0]) <= 3 and groups[0] not in ("", "0")
+                and all(len(g) == 3 for g in groups[1:]))
+    if len(groups) > 2:  # 2.097.152: grouping or nothing
+        return [(sign * float("".join(groups)), 0)] if grouping else []
+    as_decimal = (sign * float(groups[0] + "." + (groups[1] or "0")), len(groups[1]))
+    if not grouping:
+        return [as_decimal]
+    as_thousands = (sign * float("".join(groups)), 0)
+    if lang == "es" and mark == ".":
+        return [as_thousands, as_decimal]  # Spain and Mexico disagree; see the module docstring
+    group_mark = "." if lang == "es" else ","
+    return [as_thousands] if mark == group_mark else [as_decimal]
+
+
+def _split_words(text: str) -> tuple[str, list[str]]:
+    """``"2^21 parameters"`` -> ``("2^21", ["parameters"])``: the trailing words (letters or
+    ``%``, not a function name like ``ln``) apart from the number or calculation before them."""
+    tokens = text.replace("%", " % ").split()
+    words: list[str] = []
+    while tokens and (tokens[-1].isalpha() or tokens[-1] == "%") and tokens[-1] not in FUNCTIONS:
+        words.insert(0, tokens.pop())
+    return " ".join(tokens), words
+
+
+def _rewrite_notation(text: str) -> str:
+    """``8192 x 256`` -> ``8192 * 256``; ``ln512`` -> ``ln 512``; ``9 ln 2`` -> ``9 * ln 2``;
+    ``2.1M``/``64K`` -> ``2.1 m``/``64 k`` (scale words)."""
+    text = re.sub(r"(?<=\d)\s*x\s*(?=\d)", " * ", text)
+    text = re.sub(r"\b(ln|log|exp|sqrt)(?=\d)", r"\1 ", text)
+    text = re.sub(r"(\d|\))\s*(?=\b(?:ln|log|exp|sqrt)\b)", r"\1 * ", text)
+    return re.sub(r"(?<=\d)([km])\b", r" \1", text)
+
+
+def _values(number: str, lang: str, raw: str) -> list[tuple[float, int | None]]:
+    """The value(s) of the number part with the decimals typed: a number word, plain digits
+    or a calculation (exact: ``None`` decimals)."""
+    if number in NUMBER_WORDS:
+        return [(float(NUMBER_WORDS[number]), 0)]
+    joined = _SPACE_GROUPED.sub(lambda m: re.sub(r"\s", "", m.group(0)), number)
+    if _PLAIN.fullmatch(joined):
+        readings = _plain_readings(joined, lang)
+        if readings:
+            return list(readings)
+    try:
+        return [(evaluate(number), None)]
+    except ValueError:
+        raise Unreadable(t("reask.not_number", lang, answer=raw)) from None
+
+
+def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
+                 lang: str) -> list[Number]:
+    """The number(s) ``raw`` means for a question with this ``answer`` and ``prompt`` (two only
+    for the Spanish point, see the module docstring); Unreadable with the reason otherwise."""
+    text = normalise(raw).strip().rstrip(".!")
+    while (stripped := _QUALIFIER.sub("", text)) != text:
+        text = stripped
+    text = _rewrite_notation(text)
+    if not text:
+        raise Unreadable(t("reask.not_number", lang, answer=raw))
+    number, words = _split_words(text)
+    if not number and words and words[0] in NUMBER_WORDS:
+        number, words = words[0], words[1:]
+    if not number:
+        raise Unreadable(t("reask.not_number", lang, answer=raw))
+    scale = 1.0
+    while words and words[0] in SCALE_WORDS:
+        scale *= SCALE_WORDS[words.pop(0)]
+    units = declared_units(answer, prompt)
+    named = (answer.get("unit") or {}).get(lang) or ("nats" if "nats" in units else "")
+    wrong_unit = ""
+    for word in words:
+        if word in units or word in MODIFIERS:
+            continue
+        if word in KNOWN_UNITS and not wrong_unit:
+            wrong_unit = word
+            continue
+        raise Unreadable(t("reask.words", lang, answer=raw, word=word,
+                           units=named or t("reask.no_unit", lang)))
+    values = _values(number, lang, raw)
+    asked = asked_decimals(answer, prompt)
+    if asked is not None and scale == 1:  # "Give 3 decimals": a shorter number is asked again
+        precise = [(v, d) for v, d in values if d is None or d >= asked]
+        if not precise:
+            raise Unreadable(t("reask.decimals", lang, answer=raw, n=asked))
+        values = precise
+    return [Number(v * scale, wrong_unit) for v, _ in values if math.isfinite(v * scale)]
