@@ -55,6 +55,10 @@ def register(subparsers) -> None:
     parser.add_argument("--force", action="store_true",
                         help="start over in a DIR that already holds a run; its files are moved "
                              "to DIR/previous/ (previous-2/... if taken; never deleted)")
+    parser.add_argument("--no-snapshots", dest="snapshots", action="store_false",
+                        help="keep no snapshots of the token matrices in DIR/snapshots/ (by "
+                             "default about 48, log-spaced, at most 64 MiB, for "
+                             "`minimodel explore`)")
     parser.add_argument("--json", action="store_true",
                         help="machine-readable output: one JSON object per line (events "
                              "start, step, eval, message, summary); see "
@@ -102,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     reporter.message(configure(args.threads))
     try:
         result = train(config_from_args(args), args.out, resume=args.resume, reporter=reporter,
-                       explicit=explicit, force=args.force)
+                       explicit=explicit, force=args.force, snapshots=args.snapshots)
     except FloatingPointError as exc:  # diverged: the last good checkpoint is kept
         if isinstance(reporter, JsonReporter):
             reporter.emit("error", message=str(exc))
