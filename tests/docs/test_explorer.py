@@ -161,3 +161,13 @@ def test_an_old_run_without_snapshots_opens_as_one_frame(tmp_path):
     data = run_data(run)
     assert data["steps"] == [None] and [p["key"] for p in data["panels"]] == ["E", "W"]
     assert data["metrics"] == {}
+
+
+def test_a_compare_folder_stands_for_its_twins(tmp_path):
+    from minimodel.explorer import expand_runs
+
+    (tmp_path / "cmp" / "tied").mkdir(parents=True)
+    (tmp_path / "cmp" / "untied").mkdir()
+    (tmp_path / "run" / "snapshots").mkdir(parents=True)
+    assert expand_runs([tmp_path / "cmp", tmp_path / "run"]) == [
+        tmp_path / "cmp" / "tied", tmp_path / "cmp" / "untied", tmp_path / "run"]

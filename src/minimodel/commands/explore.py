@@ -32,7 +32,7 @@ For the TensorFlow Embedding Projector, use `minimodel export RUN --format proje
 EPILOG = """\
 examples:
   minimodel compare                                   # -> runs/compare-gpt/tied, .../untied
-  minimodel explore runs/compare-gpt/tied runs/compare-gpt/untied --out tied-vs-untied.html
+  minimodel explore runs/compare-gpt --out tied-vs-untied.html   # = its tied/ and untied/
   minimodel train --out runs/live &  minimodel explore runs/live --serve
   minimodel explore runs/cbow-untied --out words.html      # search "king", "love", ...
   minimodel explore runs/gpt-tied --tsne --out tsne.html    # + t-SNE of the last snapshot
@@ -68,7 +68,8 @@ def register(subparsers) -> None:
                               description=DESCRIPTION, epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folders (or .safetensors files "
-                   "with tokenizer.json beside them)")
+                   "with tokenizer.json beside them); a `minimodel compare` folder stands for "
+                   "its tied and untied runs")
     p.add_argument("--out", default="explorer.html", metavar="FILE",
                    help="the HTML file to write (default explorer.html)")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")

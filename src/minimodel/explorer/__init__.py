@@ -16,13 +16,13 @@ import os
 from pathlib import Path
 
 from minimodel._fileio import atomic_write_text
-from minimodel.explorer.frames import run_data
+from minimodel.explorer.frames import expand_runs, run_data
 from minimodel.explorer.geometry import cosine_neighbours, pca, tsne
 from minimodel.explorer.page import explorer_html
 from minimodel.explorer.serve import serve
 
-__all__ = ["cosine_neighbours", "explorer_html", "pca", "run_data", "serve", "tsne",
-           "write_explorer"]
+__all__ = ["cosine_neighbours", "expand_runs", "explorer_html", "pca", "run_data", "serve",
+           "tsne", "write_explorer"]
 
 
 def write_explorer(run_dirs: list[str | os.PathLike], out: str | os.PathLike,
@@ -30,5 +30,5 @@ def write_explorer(run_dirs: list[str | os.PathLike], out: str | os.PathLike,
     """Build the explorer for ``run_dirs`` into the HTML file ``out`` (atomically)."""
     if not run_dirs:
         raise ValueError("give at least one run folder, e.g. runs/gpt-tied")
-    runs = [run_data(d, with_tsne) for d in run_dirs]
+    runs = [run_data(d, with_tsne) for d in expand_runs(run_dirs)]
     return atomic_write_text(out, explorer_html(runs, lang))

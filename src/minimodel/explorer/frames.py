@@ -82,6 +82,17 @@ def load_frames(path: str | Path) -> tuple[Path, list[dict[str, Any]], dict[str,
     return (path if path.is_dir() else weights.parent), [row], matrices
 
 
+def expand_runs(paths: list[str | Path]) -> list[Path]:
+    """The run folders to show: a ``minimodel compare`` folder stands for its ``tied`` and
+    ``untied`` runs (the twins), any other path for itself."""
+    runs: list[Path] = []
+    for path in map(Path, paths):
+        twins = [path / name for name in ("tied", "untied") if (path / name).is_dir()]
+        own = (path / "model.safetensors").is_file() or (path / "snapshots").is_dir()
+        runs.extend(twins if path.is_dir() and twins and not own else [path])
+    return runs
+
+
 def _share(part: float, other: float) -> float | None:
     return part / (part + other) if part + other > 0 else None
 

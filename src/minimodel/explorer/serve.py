@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from minimodel.explorer.frames import run_data
+from minimodel.explorer.frames import expand_runs, run_data
 from minimodel.explorer.page import explorer_html, page_data
 from minimodel.training.snapshots import FOLDER
 
@@ -82,7 +82,7 @@ def make_server(live: LiveRuns, port: int) -> socketserver.TCPServer:
 def serve(run_dirs: list[str | os.PathLike], port: int = 8765, lang: str = "en",
           on_ready: Callable[[str], None] = print) -> None:
     """Serve the live explorer until Ctrl-C."""
-    live = LiveRuns([Path(d) for d in run_dirs], lang)
+    live = LiveRuns(expand_runs(run_dirs), lang)
     live.runs()   # fail before listening when a run cannot be read
     try:
         server = make_server(live, port)
