@@ -38,7 +38,10 @@ def browser():
         pytest.skip(reason)
     options = Options()
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000", "--allow-file-access-from-files"):
+                "--window-size=1400,1000", "--allow-file-access-from-files",
+                # WebGL (the explorer's plots) on the CPU: Chromium no longer falls back to
+                # its software renderer unless asked.
+                "--enable-unsafe-swiftshader"):
         options.add_argument(arg)
     options.binary_location = chromium
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})

@@ -1,7 +1,7 @@
-"""The documentation site and the explorer in a real headless Chromium, as a reader uses them:
+"""The documentation site in a real headless Chromium, as a reader uses it:
 every page loads with no console error and no request leaving the machine, the language
-switch flips every page, lesson code links land on their symbol, the explorer draws every
-point and its search finds a known neighbour. Key pages are screenshotted."""
+switch flips every page, lesson code links land on their symbol. Key pages are screenshotted.
+(The explorer's own browser tests: test_explorer_timeline.py.)"""
 
 from __future__ import annotations
 
@@ -103,62 +103,3 @@ def test_lesson_code_links_land_on_their_symbol(browser, site):
     assert checked >= 6
 
 
-@pytest.fixture(scope="module")
-def explorer_page(tmp_path_factory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("explore")
-    run = root / "cbow"
-    assert main(["train", "--model", "cbow", "--negative", "5", "--batch-size", "1024",
-                 "--steps", "40", "--eval-interval", "40", "--out", str(run), "--quiet"]) == 0
-    out = root / "explorer.html"
-    assert main(["explore", str(run), "--out", str(out)]) == 0
-    return out, run
-
-
-def test_the_explorer_draws_every_point_and_finds_a_neighbour(browser, explorer_page, artifacts):
-    import minimodel as mm
-    from minimodel.explorer import cosine_neighbours
-    from minimodel.training.tasks import load_any_tokenizer
-
-    page, run = explorer_page
-    model = mm.load(run / "model.safetensors")
-    vocab = load_any_tokenizer(run / "tokenizer.json")
-    _open(browser, page)
-    points = browser.execute_script(
-        "return window.explorer.views.map(v => Number(v.canvas.dataset.points))")
-    assert points == [model.config.vocab_size] * 2          # untied: E and W
-    word = "king"
-    expected, _ = cosine_neighbours(model.in_emb.weight.data.astype(np.float64))
-    first = vocab.itos[expected[vocab.id_of(word)][0]]
-    box = browser.find_element("id", "search")
-    box.clear()
-    box.send_keys(word)
-    time.sleep(0.3)
-    items = browser.find_elements("css selector", ".panel:first-child ol.neighbours li")
-    assert len(items) == 10 and items[0].get_attribute("data-token") == first
-    errors, remote = _problems(browser)
-    assert errors == [] and remote == []
-    browser.save_screenshot(str(artifacts / "explorer-king.png"))
-
-
-def test_the_explorer_switches_to_tsne(browser, tmp_path, artifacts):
-    """`explore --tsne`: the projection menu offers t-SNE, and choosing it redraws every point."""
-    pytest.importorskip("sklearn", reason="scikit-learn is in the test extra; install it")
-    from selenium.webdriver.support.ui import Select
-
-    run, out = tmp_path / "gpt", tmp_path / "tsne.html"
-    assert main(["train", "--tokenizer", "byte", "--d-model", "16", "--n-layer", "1",
-                 "--n-head", "2", "--block-size", "16", "--batch-size", "4", "--steps", "3",
-                 "--eval-interval", "3", "--out", str(run), "--quiet"]) == 0
-    assert main(["explore", str(run), "--tsne", "--out", str(out)]) == 0
-    _open(browser, out)
-    menu = Select(browser.find_element("id", "projection"))
-    assert [o.text for o in menu.options] == ["PCA 2-D", "PCA 3-D", "t-SNE 2-D"]
-    menu.select_by_visible_text("t-SNE 2-D")
-    time.sleep(0.2)
-    drawn = browser.execute_script(
-        "return window.explorer.views.map(v => Number(v.canvas.dataset.points))")
-    tokens = browser.execute_script("return DATA.runs[0].tokens.length")
-    assert drawn == [tokens]
-    errors, remote = _problems(browser)
-    assert errors == [] and remote == []
-    browser.save_screenshot(str(artifacts / "explorer-tsne.png"))

@@ -60,6 +60,10 @@ def register(subparsers) -> None:
     parser.add_argument("--force", action="store_true",
                         help="start over in a DIR that already holds a run; its files are moved "
                              "to DIR/previous/ (previous-2/... if taken; never deleted)")
+    parser.add_argument("--no-snapshots", dest="snapshots", action="store_false",
+                        help="keep no snapshots of the token matrices in DIR/snapshots/ (by "
+                             "default about 48, log-spaced, at most 64 MiB, for "
+                             "`minimodel explore`)")
     parser.add_argument("--json", action="store_true",
                         help="machine-readable output: one JSON object per line (events "
                              "start, step, eval, message, summary); see "
@@ -111,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         reporter.message(configure(threads))
         with run_guards():
             result = train(config_from_args(args), args.out, resume=args.resume,
-                           reporter=reporter, explicit=explicit, force=args.force)
+                           reporter=reporter, explicit=explicit, force=args.force,
+                           snapshots=args.snapshots)
     except KeyboardInterrupt:  # outside the loop (tokenizer, final evaluation): no new save
         out = args.out or default_out_dir(config_from_args(args).resolved())
         print(f"\ninterrupted; `minimodel train --resume --out {out}` continues from the last "

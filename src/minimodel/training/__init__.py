@@ -36,7 +36,7 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
           reporter: PlainReporter | None = None,
           on_step: Callable[[int, float], None] | None = None,
           explicit: dict[str, Any] | None = None, force: bool = False,
-          resume_command: str | None = None) -> TrainResult:
+          resume_command: str | None = None, snapshots: bool = True) -> TrainResult:
     """Train (or, with ``resume``, continue) a run and return its result.
 
     Args:
@@ -50,6 +50,8 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
             ``DIR/previous/``); without it such a directory is refused.
         resume_command: what an interrupted run tells the user to type (default
             ``minimodel train --resume --out DIR``).
+        snapshots: keep snapshots of the token matrices and the gradient ledger in
+            ``DIR/snapshots/`` (see :mod:`minimodel.training.snapshots`).
 
     Only one process may train in a directory at a time (:class:`RunLock`).
     """
@@ -66,7 +68,7 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
     if not resume and cfg.corpus is not None:
         check_corpus_path(cfg)
         cfg.corpus = public_domain.as_run_corpus(cfg.corpus)
-    trainer = Trainer(cfg, out, reporter, on_step, resume_command)
+    trainer = Trainer(cfg, out, reporter, on_step, resume_command, snapshots)
     with RunLock(out):
         trainer.setup(resume, explicit, force=force)
         return trainer.run()

@@ -40,6 +40,7 @@ from minimodel.training import checkpoint
 from minimodel.training import run_files as rf
 from minimodel.training.config import DEFAULTS, TrainConfig
 from minimodel.training.report import PlainReporter, SilentReporter
+from minimodel.training.snapshots import Snapshots
 from minimodel.training.state import rng_from_json, rng_state_to_json
 
 BETAS = (0.9, 0.99)  # beta2 = 0.99 as nanoGPT's small character-level runs: few tokens/step
@@ -91,8 +92,9 @@ class Trainer:
 
     def __init__(self, cfg: TrainConfig, out_dir: Path, reporter: PlainReporter | None = None,
                  on_step: Callable[[int, float], None] | None = None,
-                 resume_command: str | None = None) -> None:
+                 resume_command: str | None = None, snapshots: bool = True) -> None:
         self.cfg = cfg
+        self.keep_snapshots = snapshots
         self.out_dir = Path(out_dir)
         self.reporter = reporter if reporter is not None else SilentReporter()
         self.on_step = on_step
@@ -155,6 +157,10 @@ class Trainer:
             self.elapsed_before = 0.0
             self.metrics = []
         rf.write_metrics(self.out_dir, self.metrics)
+        self.snapshots = (Snapshots.for_run(self.out_dir, self.model, self.task, self.cfg.steps)
+                          if self.keep_snapshots else None)
+        if self.snapshots is not None:
+            self.snapshots.forget_after(self.step)  # frames a killed run took past its checkpoint
         self._mid_step = False
         self._updating = False
         self._rng_at_step_start = rng_state_to_json(self.batch_rng)
@@ -246,6 +252,11 @@ class Trainer:
                     "start the run again")
         return f", and the last good checkpoint ({folder.name}) in {self.out_dir} is kept"
 
+    def _take_snapshot(self) -> None:
+        """The token matrices and the gradient ledger at this step, if the schedule says so."""
+        if self.snapshots is not None:
+            self.snapshots.take_if_due(self.model, self.step)
+
     def _divergence_advice(self) -> str:
         """A new learning rate worth trying: a tenth of this one, never above the model's
         default (a run at 1e9 is not helped by 1e8)."""
@@ -280,6 +291,7 @@ class Trainer:
                                   "writing the summary")
             return self._finish(committed=True)
         self.reporter.start(cfg.steps, self.step)
+        self._take_snapshot()  # step 0: the initialisation
         guard = _SigintGuard()
         try:
             with guard:
@@ -308,6 +320,7 @@ class Trainer:
                     self.reporter.step(self.step, loss, task.tokens_per_step / max(dt, 1e-9))
                     if self.on_step is not None:
                         self.on_step(self.step, loss)
+                    self._take_snapshot()
                     if self.step % cfg.eval_interval == 0 or self.step == cfg.steps:
                         row = self._eval_row()
                         if not math.isfinite(row["val_loss"]):

@@ -1,0 +1,178 @@
+"""The explorer in a real headless Chromium: the timeline moves the points and the metrics,
+play walks the snapshots, a search highlights one token in the tied and untied twins, a live
+page picks up a new snapshot, and a V = 50,257 run loads. Screenshots and the measured
+browser timings go to the test artefacts (no assertion on a time: a loaded machine would
+flip it)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from safetensors.numpy import save_file
+from selenium.webdriver.support.ui import WebDriverWait
+
+from minimodel.cli import main
+from minimodel.explorer import write_explorer
+from minimodel.explorer.serve import LiveRuns, make_server
+
+TINY = ["--tokenizer", "byte", "--d-model", "16", "--n-layer", "1", "--n-head", "2",
+        "--block-size", "16", "--batch-size", "4", "--steps", "30", "--eval-interval", "10",
+        "--seed", "3", "--quiet"]
+
+
+def _severe(browser) -> list[str]:
+    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _open(browser, url: str) -> None:
+    browser.get_log("browser")            # drop what earlier pages logged
+    browser.get(url)
+
+
+def _ready(browser, timeout: float = 120) -> None:
+    WebDriverWait(browser, timeout).until(
+        lambda b: b.execute_script("return !!(window.explorer && window.explorer.steps().length)"))
+
+
+def _first_x(browser, panel: int) -> list[float]:
+    return browser.execute_script(
+        f"return Array.from(window.explorer.panels()[{panel}].div.data[0].x.slice(0, 20))")
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory) -> Path:
+    """A tied and an untied run of the same seed and data, and their explorer page."""
+    root = tmp_path_factory.mktemp("twins")
+    assert main(["train", *TINY, "--out", str(root / "tied")]) == 0
+    assert main(["train", *TINY, "--untied", "--out", str(root / "untied")]) == 0
+    page = root / "twins.html"
+    write_explorer([root / "tied", root / "untied"], page)
+    return page
+
+
+def test_the_slider_moves_the_points_and_the_metrics_follow(browser, twins, artifacts):
+    _open(browser, twins.as_uri())
+    _ready(browser)
+    steps = browser.execute_script("return window.explorer.steps()")
+    assert steps[0] == 0 and steps[-1] == 30 and len(steps) > 10
+    assert browser.execute_script("return window.explorer.panels().length") == 3  # E | E, W
+    at_end = _first_x(browser, 0)
+    slider = browser.find_element("id", "slider")
+    browser.execute_script("arguments[0].value = 0; arguments[0].dispatchEvent(new Event('input'))",
+                           slider)
+    at_start = _first_x(browser, 0)
+    assert np.abs(np.subtract(at_end, at_start)).max() > 1e-3     # the points moved
+    cursors = browser.execute_script(
+        "return window.explorer.charts().map(c => c.layout.shapes[0].x0)")
+    assert cursors and all(x == 1 for x in cursors)               # step 0 (+1: log axis)
+    assert "step 0" in browser.find_element("id", "step-label").text
+    browser.save_screenshot(str(artifacts / "explorer-timeline-start.png"))
+    browser.execute_script("window.explorer.setIndex(window.explorer.steps().length - 1)")
+    assert _first_x(browser, 0) == pytest.approx(at_end)
+    assert _severe(browser) == []
+
+
+def test_play_walks_the_snapshots_to_the_end(browser, twins):
+    _open(browser, twins.as_uri())
+    _ready(browser)
+    browser.execute_script("window.explorer.setIndex(0)")
+    browser.find_element("id", "play").click()
+    last = browser.execute_script("return window.explorer.steps().length - 1")
+    WebDriverWait(browser, 120).until(
+        lambda b: b.execute_script("return window.explorer.state.index") == last)
+    WebDriverWait(browser, 30).until(
+        lambda b: b.execute_script("return window.explorer.state.playing") is None)
+    times = browser.execute_script("return window.explorer.frameTimes")
+    assert len(times) >= last
+
+
+def test_a_search_highlights_the_token_in_every_twin(browser, twins, artifacts):
+    _open(browser, twins.as_uri())
+    _ready(browser)
+    box = browser.find_element("id", "search")
+    box.clear()
+    box.send_keys("e")
+    WebDriverWait(browser, 30).until(lambda b: b.execute_script(
+        "return window.explorer.panels().every(v => v.div.dataset.selected === '101')"))
+    lists = browser.execute_script(
+        "return window.explorer.panels().map(v => v.list.querySelectorAll('li').length)")
+    assert lists == [10, 10, 10]                                  # tied E, untied E, untied W
+    trails = browser.execute_script(
+        "return window.explorer.panels().map(v => Number(v.div.dataset.trail))")
+    steps = browser.execute_script("return window.explorer.steps().length")
+    assert trails == [steps] * 3                                  # the trail spans the run
+    browser.save_screenshot(str(artifacts / "explorer-twins-search.png"))
+    assert _severe(browser) == []
+
+
+def test_a_live_page_picks_up_a_new_snapshot(browser, tmp_path, artifacts):
+    run = tmp_path / "live"
+    assert main(["train", *TINY, "--out", str(run)]) == 0
+    index = run / "snapshots" / "index.jsonl"
+    rows = index.read_text().splitlines()
+    index.write_text("\n".join(rows[:-1]) + "\n")                 # as if still training
+    server = make_server(LiveRuns([run], "en"), 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        _open(browser, f"http://127.0.0.1:{server.server_address[1]}/")
+        _ready(browser)
+        before = browser.execute_script("return window.explorer.steps().length")
+        assert before == len(rows) - 1
+        time.sleep(0.05)                  # a later mtime for the index, on coarse clocks too
+        index.write_text("\n".join(rows) + "\n")                  # the run takes its snapshot
+        WebDriverWait(browser, 60).until(
+            lambda b: b.execute_script("return window.explorer.steps().length") == len(rows))
+        assert browser.execute_script("return window.explorer.state.index") == len(rows) - 1
+        browser.save_screenshot(str(artifacts / "explorer-live.png"))
+        assert _severe(browser) == []
+        browser.get("about:blank")        # stop the page's polling before the server goes
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _big_run(folder: Path, vocab: int = 50_257, d: int = 16, frames: int = 24) -> Path:
+    """A run folder with GPT-2's vocabulary size and snapshots drifting from a random start."""
+    rng = np.random.default_rng(0)
+    (folder / "snapshots").mkdir(parents=True)
+    start, target = rng.standard_normal((vocab, d)) * 0.02, rng.standard_normal((vocab, d))
+    rows = []
+    for k, step in enumerate(np.unique(np.geomspace(1, 1000, frames).astype(int))):
+        t = k / (frames - 1)
+        E = ((1 - t) * start + t * target).astype(np.float16)
+        name = f"step-{step:06d}.safetensors"
+        save_file({"E": E}, str(folder / "snapshots" / name))
+        rows.append({"step": int(step), "file": name, "tied": True, "probe_loss": 10.8 - 5 * t})
+    (folder / "snapshots" / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def test_a_gpt2_sized_vocabulary_loads_and_moves(browser, tmp_path, artifacts):
+    t0 = time.perf_counter()
+    page = write_explorer([_big_run(tmp_path / "gpt2-size")], tmp_path / "big.html")
+    build_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    _open(browser, page.as_uri())
+    _ready(browser)
+    load_s = time.perf_counter() - t0
+    points = browser.execute_script("return window.explorer.panels()[0].div.data[0].x.length")
+    assert points == 50_257
+    browser.execute_script("window.explorer.frameTimes.length = 0")
+    for i in range(0, 10):
+        browser.execute_script(f"window.explorer.setIndex({i})")
+    frame_ms = sorted(browser.execute_script("return window.explorer.frameTimes"))
+    timings = {"vocab": 50_257, "page_MB": round(page.stat().st_size / 1e6, 1),
+               "build_s": round(build_s, 2), "load_s": round(load_s, 2),
+               "frame_ms_median": round(frame_ms[len(frame_ms) // 2], 1),
+               "frame_ms_max": round(frame_ms[-1], 1)}
+    (artifacts.parent / "explorer-timings.json").write_text(json.dumps(timings, indent=1))
+    print("explorer at V=50,257:", timings)
+    browser.save_screenshot(str(artifacts / "explorer-gpt2-size.png"))
+    assert _severe(browser) == []
+    shutil.rmtree(tmp_path / "gpt2-size")
