@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, guarded
+from minimodel.commands._lab_notebook import register_notebook
 from minimodel.lab.i18n import DEFAULT_LANG, LAB_STATUS_UI, LANGS, translate
 
 ORDER = 80
@@ -119,3 +120,5 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", action="store_true", help="print the problems as JSON")
     p.set_defaults(func=guarded(cmd_validate))
+
+    register_notebook(sub)   # minimodel lab notebook (commands/_lab_notebook.py)

@@ -157,7 +157,7 @@ def without_output_blocks(text: str) -> str:
     for block in reversed(code_blocks(text)):
         if block.expected is not None:
             start = text.rfind("```output", 0, block.end)
-            text = text[:start].rstrip("\n") + "\n" + text[block.end:]
+            text = text[:start].rstrip("\n") + text[block.end:]
     return text
 
 
