@@ -56,34 +56,46 @@ def _say(key: str, lang: str, **values: Any) -> str:
     return WORDS[key][lang].format(**values)
 
 
-def _imports_for(function: Callable[..., Any]) -> list[str]:
-    """The import lines and notebook helpers a function needs, from the names it uses.
-
-    A cell's ``import numpy as np`` lives in the notebook's globals, not in the function's
-    source; the judge runs the source in a fresh process, so every global name the function
-    reads that is a module, an imported function or a helper defined in the notebook is
-    written out again before it.
-    """
+def _global_names(function: types.FunctionType) -> set[str]:
+    """The global names a function's code (and the code nested in it) reads."""
     names: set[str] = set()
     codes = [function.__code__]
     while codes:
         code = codes.pop()
         names.update(code.co_names)
         codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    lines, helpers = [], []
-    for name in sorted(names):
-        value = function.__globals__.get(name)
-        if isinstance(value, types.ModuleType):
-            module = value.__name__
-            lines.append(f"import {module}" if module == name else
-                         f"import {module} as {name}")
-        elif callable(value) and getattr(value, "__module__", None) not in (None, "__main__",
-                                                                              "builtins"):
-            lines.append(f"from {value.__module__} import {value.__qualname__}"
-                         + ("" if value.__qualname__ == name else f" as {name}"))
-        elif inspect.isfunction(value) and value is not function:
-            helpers.append(textwrap.dedent(inspect.getsource(value)))
-    return lines + helpers
+    return names
+
+
+def _imports_for(function: types.FunctionType) -> list[str]:
+    """The import lines and notebook helpers a function needs, from the names it uses.
+
+    A cell's ``import numpy as np`` lives in the notebook's globals, not in the function's
+    source; the judge runs the source in a fresh process, so every global name the function
+    (or a helper it calls) reads that is a module, an imported function or a helper defined
+    in the notebook is written out again before it.
+    """
+    imports: dict[str, str] = {}
+    helpers: dict[str, str] = {}
+    todo, seen = [function], {function}
+    while todo:
+        current = todo.pop()
+        for name in sorted(_global_names(current)):
+            value = current.__globals__.get(name)
+            if isinstance(value, types.ModuleType):
+                module = value.__name__
+                imports[name] = (f"import {module}" if module == name else
+                                 f"import {module} as {name}")
+            elif inspect.isfunction(value) and value.__module__ == "__main__":
+                if value not in seen:      # a helper defined in the notebook: its source too
+                    seen.add(value)
+                    todo.append(value)
+                    helpers[name] = textwrap.dedent(inspect.getsource(value))
+            elif callable(value) and getattr(value, "__module__", None) not in (None,
+                                                                                "builtins"):
+                imports[name] = (f"from {value.__module__} import {value.__qualname__}"
+                                 + ("" if value.__qualname__ == name else f" as {name}"))
+    return [imports[name] for name in sorted(imports)] + list(reversed(helpers.values()))
 
 
 def solution_source(solution: Callable[..., Any] | str | os.PathLike) -> tuple[str, str]:
