@@ -249,3 +249,19 @@ def test_serve_on_a_busy_port_says_so_before_building(tmp_path, capsys):
     assert code == 2
     assert f"port {port}" in err and "--port" in err and "already in use" in err
     assert not (tmp_path / "site").exists()          # nothing was built
+
+
+def _code_without_comments(markdown: str) -> list[str]:
+    blocks = re.findall(r"```\w*\n(.*?)```", markdown, flags=re.S)
+    return ["\n".join(re.sub(r"(^|\s+)#.*$", "", line).rstrip() for line in block.splitlines())
+            for block in blocks]
+
+
+def test_the_spanish_interop_page_keeps_the_readmes_code():
+    from minimodel.site.stage import interop_page
+
+    english = interop_page((DOCS.parent / "README.md").read_text(encoding="utf-8"))
+    spanish = (DOCS / "interop.es.md").read_text(encoding="utf-8")
+    assert _code_without_comments(spanish) == _code_without_comments(english)
+    assert english.count("\n## ") == spanish.count("\n## ")
+    assert english.count("\n### ") == spanish.count("\n### ")
