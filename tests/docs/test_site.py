@@ -265,3 +265,13 @@ def test_the_spanish_interop_page_keeps_the_readmes_code():
     assert _code_without_comments(spanish) == _code_without_comments(english)
     assert english.count("\n## ") == spanish.count("\n## ")
     assert english.count("\n### ") == spanish.count("\n### ")
+
+
+def test_the_home_page_lists_every_lesson_in_order(site):
+    for prefix in (site, site / "es"):
+        html = (prefix / "index.html").read_text(encoding="utf-8")
+        article = html[html.index("<article"):html.index("</article>")]   # not the menu
+        links = re.findall(r'href="lessons/([\w-]+)\.html"', article)
+        stems = [link for link in links if re.match(r"\d\d-", link)]
+        assert stems[:len(load_lessons())] == [lesson.stem for lesson in load_lessons()]
+        assert "<!-- lessons:" not in html
