@@ -122,3 +122,13 @@ def test_the_notebook_runs_and_checks_through_the_judge(tmp_path, monkeypatch, d
     assert record["status"] == "passed" and record["attempts"] == 3
     assert record["hint_level"] == 2 and record["solution_viewed"] is True
     assert record["file"] == "notebook:embed()"
+
+
+def test_the_command_speaks_spanish(tmp_path, capsys):
+    assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
+                 "--no-open"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("escrito ") and "01-embedding-lookup.es.ipynb" in out
+    assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
+                 "--no-open"]) == 0
+    assert "se conserva tu cuaderno" in capsys.readouterr().out
