@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from minimodel.lab.lessons import (LANGS, code_blocks, find_lesson, lesson_problems,
-                                   load_lessons, run_lesson, without_output_blocks)
-from minimodel.site.lesson_pages import with_figures
+from minimodel.lab.lessons import (LANGS, code_blocks, lesson_problems, load_lessons,
+                                   run_lesson, without_output_blocks)
+from minimodel.site.lesson_pages import LessonCodeError, with_figures
 from minimodel.site.stage import stage
-from minimodel.site.lesson_pages import LessonCodeError
 
 FILES = [lesson.path(lang) for lesson in load_lessons() for lang in LANGS
          if lesson.path(lang).is_file()]
@@ -78,10 +77,3 @@ def test_a_lesson_that_does_not_run_stops_the_build(tmp_path):
     with pytest.raises(LessonCodeError, match=r"(?s)01-demo\.md:11: .*-41.*\+42"):
         stage(tmp_path / "docs", lessons_dir=lessons)
 
-
-def test_lessons_are_found_by_number_slug_or_stem():
-    first = load_lessons()[0]
-    assert find_lesson(str(first.number)) == first == find_lesson(first.slug)
-    assert find_lesson(f"{first.number:02d}") == find_lesson(first.stem)
-    with pytest.raises(ValueError, match="the lessons are"):
-        find_lesson("no-such-lesson")

@@ -15,7 +15,8 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
     tied, untied = cmp["tied"]["summary"], cmp["untied"]["summary"]
     c = cmp["config"]
     lines = [f"# {w('title', lang)}", "", w("intro", lang) + f" {m['cpu']}, {m['cores']} "
-             f"{w('cores', lang)}, {number(m['memory_gib'], 'g', lang)} GiB, Python {m['python']}, NumPy {m['numpy']}"
+             f"{w('cores', lang)}, {number(m['memory_gib'], 'g', lang)} GiB, "
+             f"Python {m['python']}, NumPy {m['numpy']}"
              f" ({m['blas']}), {m['date']}.", "", f"## {w('compare', lang)}", "",
              f"`{cmp['command']}`: " + w("setup", lang).format(
                  model=c["model"], d=c["d_model"], layers=c["n_layer"], tok=c["tokenizer"],
