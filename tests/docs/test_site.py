@@ -7,7 +7,6 @@ import html as html_module
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
