@@ -6,22 +6,31 @@ switch flips every page, lesson code links land on their symbol. Key pages are s
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
-import numpy as np
 import pytest
 
-from minimodel import docsite
-from minimodel.cli import main
+from minimodel.lab.breaks import list_breaks, load_break
+from minimodel.lab.i18n import pick
+from minimodel.lab.lessons import LESSONS_DIR
+from minimodel.site.build import build
+from minimodel.site.words import REFERENCE, WORDS
 
 LOCAL_SCHEMES = {"file", "data", "blob", "about", "chrome", "devtools"}
+DEMO = Path(__file__).parents[1] / "docs" / "fixtures"   # a lesson with maths and a figure
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    return docsite.build(tmp_path_factory.mktemp("site"))
+    lessons = tmp_path_factory.mktemp("lessons") / "lessons"
+    shutil.copytree(LESSONS_DIR, lessons)
+    for page in DEMO.glob("99-*.md"):
+        shutil.copy(page, lessons / page.name)
+    return build(tmp_path_factory.mktemp("site"), lessons_dir=lessons)
 
 
 def _pages(site: Path) -> list[Path]:
@@ -103,3 +112,137 @@ def test_lesson_code_links_land_on_their_symbol(browser, site):
     assert checked >= 6
 
 
+def _visible_text(browser, selector: str = "article") -> str:
+    """The text a reader sees in ``selector``, without code (which stays as the code prints)."""
+    return browser.execute_script(
+        "const root = document.querySelector(arguments[0]).cloneNode(true);"
+        "root.querySelectorAll('pre, code, .katex, .arithmatex, .headerlink')"
+        ".forEach(e => e.remove());"
+        "return root.innerText;", selector)
+
+
+def test_break_pages_show_their_source_text_not_keys(browser, site, artifacts):
+    for b in list_breaks():
+        brk = load_break(b["id"])
+        for lang, prefix in (("en", site), ("es", site / "es")):
+            _open(browser, prefix / "lab" / "breaks" / f"{b['id']}.html")
+            text = " ".join(browser.find_element("css selector", "article").text.split())
+            assert not re.search(r"\b1\.\s*en\b.*\b2\.\s*es\b", text), (b["id"], lang)
+            observe = brk.data.get("observe")
+            if isinstance(observe, dict):
+                words = re.sub(r"[`*_]", "", pick(observe, lang)).split()[:8]
+                assert " ".join(words) in re.sub(r"[`*_]", "", text), (b["id"], lang)
+            intro = re.sub(r"[`*_]", "", brk.text("intro", lang)).split()[:8]
+            assert " ".join(intro) in re.sub(r"[`*_]", "", text), (b["id"], lang)
+    _open(browser, site / "es" / "lab" / "breaks" / "tied-vocab-mismatch.html")
+    browser.save_screenshot(str(artifacts / "break-tied-vocab-mismatch.es.png"))
+
+
+def _search(browser, page: Path, query: str) -> list[str]:
+    """Type ``query`` in the page's search box; the result links (absolute URLs)."""
+    _open(browser, page)
+    browser.execute_script("document.getElementById('__search').click()")  # open the search
+    box = browser.find_element("css selector", "input.md-search__input")
+    time.sleep(0.3)
+    box.send_keys(query)
+    links: list[str] = []
+    for _ in range(100):                        # the index loads in a worker: wait for it
+        links = [a.get_attribute("href") for a in
+                 browser.find_elements("css selector", ".md-search-result__link")]
+        if links:
+            break
+        time.sleep(0.1)
+    return links
+
+
+def test_search_finds_each_language_in_its_own_pages(browser, site, artifacts):
+    english = _search(browser, site / "lessons" / "01-embedding-lookup.html", "gradient")
+    browser.save_screenshot(str(artifacts / "search-gradient.en.png"))
+    spanish = _search(browser, site / "es" / "lessons" / "01-embedding-lookup.html",
+                      "gradiente")
+    browser.save_screenshot(str(artifacts / "search-gradiente.es.png"))
+    assert english and spanish
+    assert not [u for u in english if "/es/" in u], english
+    assert all("/es/" in u for u in spanish), spanish
+    assert _search(browser, site / "es" / "index.html", "consulta")
+
+
+ENGLISH_UI = sorted({entry["en"] for key, entry in WORDS.items()
+                     if entry["en"] != entry["es"] and len(entry["en"].split()) <= 4
+                     and "{" not in entry["en"] and entry["en"] not in ("no", "yes")}
+                    | {titles["en"] for _, titles in REFERENCE.values()
+                       if titles["en"] != titles["es"]}
+                    | {"Previous", "Next", "Search", "Table of contents", "Hint ladder"})
+
+
+def test_spanish_pages_show_no_english_ui_words(browser, site):
+    found = {}
+    for page in sorted((site / "es").rglob("*.html")):
+        rel = page.relative_to(site)
+        if rel.name == "404.html":
+            continue
+        _open(browser, page)
+        # the menus and headers of every page; the whole text of the pages the site writes
+        # (the API reference's docstrings and the interop chapter of the README are English)
+        selector = ".md-container" if rel.parts[1] in ("lab", "quizzes", "lessons") \
+            or rel.name in ("measured.html", "index.html") else ".md-sidebar--primary"
+        text = _visible_text(browser, selector)
+        hits = [word for word in ENGLISH_UI if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])",
+                                                         text)]
+        if hits:
+            found[str(rel)] = hits
+    assert found == {}
+
+
+def test_maths_renders_with_the_bundled_katex(browser, site, artifacts):
+    for lang, prefix in (("en", site), ("es", site / "es")):
+        _open(browser, prefix / "lessons" / "99-runnable-demo.html")
+        inline = browser.find_elements("css selector", "span.arithmatex .katex")
+        display = browser.find_elements("css selector", "div.arithmatex .katex-display")
+        assert len(inline) >= 2 and len(display) == 1, lang
+        assert "logits" in display[0].text
+        errors, remote = _problems(browser)
+        assert errors == [] and remote == []
+        browser.save_screenshot(str(artifacts / f"lesson-demo-maths-figure.{lang}.png"))
+
+
+def test_a_lessons_code_drawn_figure_is_shown(browser, site):
+    for lang, prefix in (("en", site), ("es", site / "es")):
+        _open(browser, prefix / "lessons" / "99-runnable-demo.html")
+        images = [img for img in browser.find_elements("css selector", "article img")
+                  if "/figures/99-runnable-demo/" in img.get_attribute("src")]
+        assert len(images) == 1 and f"/{lang}/block-2-0.svg" in images[0].get_attribute("src")
+        width = browser.execute_script("return arguments[0].naturalWidth", images[0])
+        assert width > 100, lang
+
+
+def test_code_blocks_fit_at_1280_px(browser, site, artifacts):
+    browser.set_window_size(1280, 900)
+    try:
+        overflowing = []
+        pages = sorted((site / "lessons").glob("*.html")) + \
+            sorted((site / "es" / "lessons").glob("*.html")) + \
+            sorted((site / "lab" / "exercises").glob("*.html"))
+        for page in pages:
+            _open(browser, page)
+            wide = browser.execute_script(
+                "return [...document.querySelectorAll('article pre > code')]"
+                ".filter(c => c.scrollWidth > c.clientWidth + 1).length")
+            if wide:
+                overflowing.append(f"{page.relative_to(site)}: {wide}")
+        _open(browser, site / "lessons" / "01-embedding-lookup.html")
+        browser.save_screenshot(str(artifacts / "lesson-01-at-1280.en.png"))
+    finally:
+        browser.set_window_size(1400, 1000)
+    assert overflowing == []
+
+
+def test_quiz_answers_stay_hidden_until_asked(browser, site, artifacts):
+    _open(browser, site / "es" / "quizzes" / "phase-13-embeddings.html")
+    folds = browser.find_elements("css selector", "article details.success")
+    assert len(folds) >= 20 and not any(f.get_attribute("open") for f in folds)
+    assert "✓" not in browser.find_element("css selector", "article").text
+    browser.save_screenshot(str(artifacts / "quiz-folded.es.png"))
+    folds[0].find_element("css selector", "summary").click()
+    assert folds[0].get_attribute("open") is not None
+    assert "Respuesta" in folds[0].text

@@ -7,33 +7,29 @@ import html as html_module
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
-from minimodel import docsite
 from minimodel.cli import main
 from minimodel.lab.breaks import list_breaks, load_break
 from minimodel.lab.exercises import get_exercise, list_exercises
+from minimodel.lab.lessons import LESSONS_DIR, load_lessons
+from minimodel.site.build import build
+from minimodel.site.lab_pages import break_page, exercise_page, practice_problems, quiz_page
+from minimodel.site.results_page import measured_page
+from minimodel.site.stage import source_docs_dir
+from minimodel.site.words import number
 
-DOCS = docsite.source_docs_dir()
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    assert main(["docs", "build", "--out", str(out)]) == 0   # strict: any warning fails
-    return out
+DOCS = source_docs_dir()
 
 
 def test_every_lesson_has_a_spanish_version_and_real_practice_items():
-    lessons = docsite.load_lessons()
+    lessons = load_lessons()
     assert len(lessons) >= 12   # one page per concept of the curriculum
     for lesson in lessons:
-        assert (docsite.LESSONS_DIR / f"{lesson.stem}.es.md").is_file(), lesson.stem
+        assert (LESSONS_DIR / f"{lesson.stem}.es.md").is_file(), lesson.stem
         assert lesson.titles["es"] != lesson.titles["en"]
-        assert lesson.quiz, lesson.stem           # every lesson ends with practice
-    assert docsite.practice_problems(lessons) == []
+    assert practice_problems(lessons) == []
 
 
 def test_pages_exist_in_both_languages(site):
@@ -67,19 +63,19 @@ def test_code_links_point_at_the_symbols(site):
 
 def test_a_broken_code_link_fails_the_build(tmp_path):
     lessons = tmp_path / "lessons"
-    shutil.copytree(docsite.LESSONS_DIR, lessons)
+    shutil.copytree(LESSONS_DIR, lessons)
     lesson = lessons / "01-embedding-lookup.md"
     lesson.write_text(lesson.read_text(encoding="utf-8")
                       + "\nSee [gone][minimodel.nn.embedding.NoSuchThing].\n", encoding="utf-8")
     with pytest.raises(ValueError, match="NoSuchThing"):
-        docsite.build(tmp_path / "site", lessons_dir=lessons)
+        build(tmp_path / "site", lessons_dir=lessons)
 
 
 def test_generated_break_pages_follow_the_source_and_hide_the_fix(site):
     for b in list_breaks():
         brk = load_break(b["id"])
         for lang, prefix in (("en", site), ("es", site / "es")):
-            page = docsite.break_page(b["id"], lang, None)
+            page = break_page(b["id"], lang, None)
             assert brk.text("intro", lang).strip()[:60] in page
             for hint in brk.texts("hints", lang):
                 assert hint.strip()[:50] in page
@@ -95,7 +91,7 @@ def test_generated_exercise_pages_follow_the_source(site):
     for e in list_exercises():
         ex = get_exercise(e["id"])
         for lang in ("en", "es"):
-            page = docsite.exercise_page(e["id"], lang, None)
+            page = exercise_page(e["id"], lang, None)
             assert ex.text("statement", lang).strip() in page
             assert ex.signature() in page
 
@@ -104,7 +100,7 @@ def test_spanish_pages_use_the_glossary():
     from minimodel.lab.terminology import glossary_problems
 
     texts = []
-    pages = sorted(DOCS.rglob("*.es.md")) + sorted(docsite.LESSONS_DIR.glob("*.es.md"))
+    pages = sorted(DOCS.rglob("*.es.md")) + sorted(LESSONS_DIR.glob("*.es.md"))
     for page in pages:
         prose = re.sub(r"```.*?```", " ", page.read_text(encoding="utf-8"), flags=re.S)
         prose = "\n".join(line for line in prose.splitlines() if not line.startswith("    "))
@@ -128,10 +124,153 @@ def test_the_measured_page_is_rendered_from_its_data(site):
     tied = data["compare"]["tied"]["summary"]
     untied = data["compare"]["untied"]["summary"]
     for lang, prefix in (("en", site), ("es", site / "es")):
-        page = docsite.measured_page(data, lang)
-        assert f"| {tied['parameters']:,} | {untied['parameters']:,} |" in page
-        assert f"{tied['val_loss']:.4f}" in page and data["machine"]["cpu"] in page
+        page = measured_page(data, lang)
+        params = [number(s["parameters"], ",", lang) for s in (tied, untied)]
+        assert f"| {params[0]} | {params[1]} |" in page
+        loss = number(tied["val_loss"], ".4f", lang)
+        assert loss in page and data["machine"]["cpu"] in page
         html = (prefix / "measured.html").read_text(encoding="utf-8")
-        assert f"{tied['val_loss']:.4f}" in html and "measured-curves.svg" in html
+        assert loss in html and "measured-curves.svg" in html
     curve = data["compare"]["tied"]["curve"]
     assert len(curve) >= 5 and all("erank_embedding" in row for row in curve)
+
+
+def _text(html: str) -> str:
+    """The visible text of a page (tags dropped, entities decoded)."""
+    html = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", html, flags=re.S)
+    return html_module.unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+def test_spanish_numbers_are_written_the_spanish_way():
+    assert number(544256, ",", "es") == "544\u00a0256"
+    assert number(4.21771, ".4f", "es") == "4,2177"
+    assert number(2048, ",", "es") == "2048"          # four digits: no separator
+    assert number(1234567.5, ",.1f", "es") == "1\u00a0234\u00a0567,5"
+    assert number(544256, ",", "en") == "544,256"
+
+
+def test_break_pages_show_their_texts_not_the_language_keys(site):
+    for b in list_breaks():
+        brk = load_break(b["id"])
+        for lang, prefix in (("en", site), ("es", site / "es")):
+            text = _text((prefix / "lab" / "breaks" / f"{b['id']}.html")
+                         .read_text(encoding="utf-8"))
+            assert not re.search(r"\b1\.?\s+en\s+2\.?\s+es\b", text), (b["id"], lang)
+            observe = brk.data.get("observe")
+            if isinstance(observe, dict):   # Markdown marks are gone from the page's text
+                expected = " ".join(re.sub(r"[`*_]", "", observe[lang]).split())[:60]
+                assert expected in " ".join(re.sub(r"[`*_]", "", text).split()), b["id"]
+
+
+def test_quiz_answers_are_folded_and_the_source_is_named_once(site):
+    for lang, prefix in (("en", site), ("es", site / "es")):
+        mirror = (DOCS / "quizzes" / f"phase-13-embeddings.{lang}.md").read_text(encoding="utf-8")
+        page = quiz_page(mirror, load_lessons(), lang)
+        assert "✓" not in page
+        questions = page.count("\n## q-")
+        assert page.count('??? success') == questions >= 20
+        html = (prefix / "quizzes" / "phase-13-embeddings.html").read_text(encoding="utf-8")
+        text = _text(html)
+        assert "✓" not in text
+        assert text.count("phase-13-embeddings.yaml") == 1
+        # every answer sits in a closed <details>: the visible text before opening holds none
+        assert html.count('<details class="success"') == questions
+        assert "<details class=\"success\" open" not in html
+
+
+def test_exercise_pages_give_a_command_that_works(site):
+    for e in list_exercises():
+        english = exercise_page(e["id"], "en", None)
+        spanish = exercise_page(e["id"], "es", None)
+        assert f"minimodel exercise check {e['id']} --file " in english
+        assert "--lang es" not in english
+        assert re.search(rf"minimodel exercise check {e['id']} --file \S+\.py --lang es", spanish)
+        assert "| argumento | valor |" in spanish
+
+
+def test_search_finds_each_language_in_its_own_index(site):
+    english = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    spanish = json.loads((site / "es" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert english["config"]["lang"] == ["en"] and spanish["config"]["lang"] == ["es"]
+    assert not any(d["location"].startswith("es/") for d in english["docs"])
+    assert any("Aprende" in d["text"] for d in spanish["docs"])
+    assert not any("Aprende" in d["text"] for d in english["docs"])
+    for folder in (site, site / "es"):
+        js = (folder / "search" / "search_index.js").read_text(encoding="utf-8")
+        assert js.startswith("var __index = ")
+        assert json.loads(js[len("var __index = "):]) == json.loads(
+            (folder / "search" / "search_index.json").read_text(encoding="utf-8"))
+    page = (site / "es" / "lessons" / "01-embedding-lookup.html").read_text(encoding="utf-8")
+    assert '"base": ".."' in page           # Spanish pages read es/search/
+
+
+def test_the_spanish_reference_menu_and_figures_are_spanish(site):
+    html = (site / "es" / "reference" / "nn-lm-head.html").read_text(encoding="utf-8")
+    for label in ("Cabezas de salida", "Pérdidas", "Activaciones", "Atención", "Diagnósticos"):
+        assert label in html
+    for label in ("Output heads", ">Losses<", ">Diagnostics<"):
+        assert label not in html
+    figure = (site / "es" / "lessons" / "figures" / "tied-gradient.svg")
+    assert figure.is_file() or (site / "lessons" / "figures" / "tied-gradient.es.svg").is_file()
+
+
+def test_lesson_code_output_and_figures_are_on_the_page(site):
+    for lang, prefix, label in (("en", site, "sum of each row of E"),
+                                ("es", site / "es", "suma de cada fila de E")):
+        page = prefix / "lessons" / "99-runnable-demo.html"
+        html = page.read_text(encoding="utf-8")
+        assert "language-output" in html and "[[4. 5.]" in html
+        images = re.findall(r'<img[^>]+src="([^"]*figures/99-runnable-demo/[^"]+\.svg)"', html)
+        assert len(images) == 1 and images[0].endswith(f"/{lang}/block-2-0.svg")
+        svg = (page.parent / images[0]).resolve().read_text(encoding="utf-8")
+        assert label.split()[0] in svg      # the figure its own language's code drew
+
+
+def test_maths_is_left_for_the_bundled_katex(site):
+    html = (site / "lessons" / "99-runnable-demo.html").read_text(encoding="utf-8")
+    assert '<span class="arithmatex">' in html and '<div class="arithmatex">' in html
+    assert "assets/katex/katex.min.js" in html and "assets/katex/katex.min.css" in html
+    assert (site / "assets" / "katex" / "LICENSE").is_file()
+    css = (site / "assets" / "katex" / "katex.min.css").read_text(encoding="utf-8")
+    fonts = re.findall(r"url\((fonts/[^)]+\.woff2)\)", css)
+    assert fonts and all((site / "assets" / "katex" / font).is_file() for font in fonts)
+
+
+def test_serve_on_a_busy_port_says_so_before_building(tmp_path, capsys):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = main(["docs", "serve", "--out", str(tmp_path / "site"), "--port", str(port)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"port {port}" in err and "--port" in err and "already in use" in err
+    assert not (tmp_path / "site").exists()          # nothing was built
+
+
+def _code_without_comments(markdown: str) -> list[str]:
+    blocks = re.findall(r"```\w*\n(.*?)```", markdown, flags=re.S)
+    return ["\n".join(re.sub(r"(^|\s+)#.*$", "", line).rstrip() for line in block.splitlines())
+            for block in blocks]
+
+
+def test_the_spanish_interop_page_keeps_the_readmes_code():
+    from minimodel.site.stage import interop_page
+
+    english = interop_page((DOCS.parent / "README.md").read_text(encoding="utf-8"))
+    spanish = (DOCS / "interop.es.md").read_text(encoding="utf-8")
+    assert _code_without_comments(spanish) == _code_without_comments(english)
+    assert english.count("\n## ") == spanish.count("\n## ")
+    assert english.count("\n### ") == spanish.count("\n### ")
+
+
+def test_the_home_page_lists_every_lesson_in_order(site):
+    for prefix in (site, site / "es"):
+        html = (prefix / "index.html").read_text(encoding="utf-8")
+        article = html[html.index("<article"):html.index("</article>")]   # not the menu
+        links = re.findall(r'href="lessons/([\w-]+)\.html"', article)
+        stems = [link for link in links if re.match(r"\d\d-", link)]
+        assert stems[:len(load_lessons())] == [lesson.stem for lesson in load_lessons()]
+        assert "<!-- lessons:" not in html

@@ -64,9 +64,9 @@ def test_a_changed_number_an_unshown_print_and_an_error_are_each_refused(tmp_pat
     path.write_text(LESSON + '\n```python\nprint("unseen")\n```\n', encoding="utf-8")
     assert "no ```output block" in lesson_problems(path)[0]
     path.write_text(LESSON + "\n```python\nE[5]\n```\n", encoding="utf-8")
-    assert lesson_problems(path) == [
-        "01-test.md:39: the block raised IndexError: index 5 is out of bounds for axis 0 "
-        "with size 3 (line 1 of the block)"]
+    [problem] = lesson_problems(path)
+    assert problem == (f"{path}:39: the block raised IndexError: index 5 is out of bounds for "
+                       "axis 0 with size 3 (line 1 of the block)")
 
 
 def test_lessons_are_found_by_number_slug_or_stem():

@@ -24,7 +24,7 @@ examples:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from minimodel.docsite import build
+    from minimodel.site.build import build  # MkDocs and the lab load only for this command
 
     site = build(args.out, strict=not args.no_strict)
     print(f"built {site}/ (English) and {site}/es/ (Spanish); open {site / 'index.html'}")
@@ -32,7 +32,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from minimodel.docsite import serve
+    from minimodel.site.serve import serve  # MkDocs and the lab load only for this command
 
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be between 1 and 65535, got {args.port}")

@@ -88,11 +88,9 @@ def cmd_start(args) -> int:
 
 def cmd_hint(args) -> int:
     ex = _exercise(args)
+    from minimodel.lab.exercise_progress import climb_hint
     hints = ex.hint_list(args.lang)
-    progress = _progress(args)
-    prev = progress.get("exercise", ex.id) or {}
-    level = min(int(prev.get("hint_level", 0)) + 1, len(hints))
-    progress.record("exercise", ex.id, prev.get("status", "started"), hint_level=level)
+    level = climb_hint(_progress(args), ex.id, len(hints))
     from rich.markup import escape
 
     from minimodel.lab.exercises.display import console, t
@@ -139,14 +137,8 @@ def cmd_check(args) -> int:
                                 total=total, elapsed=elapsed, limit=limit))
             result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
                                     lang=args.lang, progress=progress)
-    prev = progress_store.get("exercise", ex.id) or {}
-    # A seed the learner chose replays known cases: practice, never a recorded pass.
-    counted = result["passed"] and not result.get("practice")
-    ever_passed = counted or prev.get("status") == "passed"
-    progress_store.record("exercise", ex.id, "passed" if ever_passed else "attempted",
-                          last_status=result["status"], last_seed=result["seed"],
-                          practice=bool(result.get("practice")),
-                          attempts=int(prev.get("attempts", 0)) + 1, file=str(args.file))
+    from minimodel.lab.exercise_progress import record_check
+    record_check(_progress(args), ex.id, result, str(args.file))
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     else:
@@ -169,7 +161,8 @@ def cmd_solution(args) -> int:
             print(t("need_yes", args.lang), file=sys.stderr)
             return FAILED
     source = ex.reference_path.read_text(encoding="utf-8")
-    progress.record("exercise", ex.id, prev.get("status", "started"), solution_viewed=True)
+    from minimodel.lab.exercise_progress import record_solution_viewed
+    record_solution_viewed(progress, ex.id)
     if sys.stdout.isatty():
         from rich.syntax import Syntax
         console().print(Syntax(source, "python"))

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, guarded
+from minimodel.commands._lab_notebook import register_notebook
 from minimodel.lab.i18n import DEFAULT_LANG, LAB_UI, LANGS, status_label, translate
 
 ORDER = 80
@@ -289,3 +290,5 @@ def register(subparsers) -> None:
                    help="run only this section (repeatable)")
     p.add_argument("--json", action="store_true", help="print the problems as JSON")
     p.set_defaults(func=guarded(cmd_validate))
+
+    register_notebook(sub)   # minimodel lab notebook (commands/_lab_notebook.py)

@@ -30,6 +30,7 @@ differences the site build and the tests refuse.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -102,11 +103,14 @@ def path_order(item_id: str, fallback: int,
 @dataclass
 class CodeBlock:
     """A ``python`` block, the ``output`` block written after it (None if there is none),
-    and the line of the source where the code starts (1-based)."""
+    the line of the source where the code starts (1-based), and the character offset just
+    after the block (after its ``output`` block when it has one), where a page puts the
+    figures the block draws."""
 
     code: str
     expected: str | None
     line: int
+    end: int = 0
 
 
 @dataclass
@@ -165,13 +169,23 @@ def code_blocks(text: str) -> list[CodeBlock]:
     for i, fence in enumerate(fences):
         if fence.group("info").strip() != "python":
             continue
-        expected = None
+        expected, end = None, fence.end()
         if i + 1 < len(fences) and fences[i + 1].group("info").strip() == "output" \
                 and text[fence.end():fences[i + 1].start()].strip() == "":
-            expected = fences[i + 1].group("body")
+            expected, end = fences[i + 1].group("body"), fences[i + 1].end()
         line = text.count("\n", 0, fence.start()) + 2
-        blocks.append(CodeBlock(fence.group("body"), expected, line))
+        blocks.append(CodeBlock(fence.group("body"), expected, line, end))
     return blocks
+
+
+def without_output_blocks(text: str) -> str:
+    """``text`` with every ``output`` block that follows a ``python`` block removed (a
+    notebook's cell prints it when run)."""
+    for block in reversed(code_blocks(text)):
+        if block.expected is not None:
+            start = text.rfind("```output", 0, block.end)
+            text = text[:start].rstrip("\n") + text[block.end:]
+    return text
 
 
 def run_blocks(codes: list[str], figure_dir: Path | None = None,
@@ -202,15 +216,47 @@ def _normalised(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()).rstrip()
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the working folder when it is inside it (shorter messages)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _difference(expected: str, printed: str) -> str:
+    """A unified diff, written (-) against printed (+), of the normalised texts."""
+    lines = difflib.unified_diff(_normalised(expected).splitlines(),
+                                 _normalised(printed).splitlines(),
+                                 "written in the lesson", "printed now", lineterm="", n=1)
+    return "\n".join(lines)
+
+
+@dataclass
+class LessonRun:
+    """One lesson file run: its blocks, what each block did, and what is wrong."""
+
+    blocks: list[CodeBlock]
+    runs: list[BlockRun]
+    problems: list[str]
+
+
+def run_lesson(path: Path, figure_dir: Path | None = None) -> LessonRun:
+    """Run every ``python`` block of one lesson file and compare what it prints."""
+    blocks = code_blocks(path.read_text(encoding="utf-8"))
+    runs = run_blocks([b.code for b in blocks], figure_dir) if blocks else []
+    return LessonRun(blocks, runs, _problems(path, blocks, runs))
+
+
 def lesson_problems(path: Path, figure_dir: Path | None = None) -> list[str]:
     """Everything wrong with running one lesson file: errors and printed-output mismatches."""
-    blocks = code_blocks(path.read_text(encoding="utf-8"))
-    if not blocks:
-        return []
-    runs = run_blocks([b.code for b in blocks], figure_dir)
+    return run_lesson(path, figure_dir).problems
+
+
+def _problems(path: Path, blocks: list[CodeBlock], runs: list[BlockRun]) -> list[str]:
     problems = []
     for block, run in zip(blocks, runs):
-        where = f"{path.name}:{block.line}"
+        where = f"{_shown(path)}:{block.line}"
         if run.error is not None:
             problems.append(f"{where}: the block raised {run.error}")
             break
@@ -219,9 +265,8 @@ def lesson_problems(path: Path, figure_dir: Path | None = None) -> list[str]:
             problems.append(f"{where}: the block prints but no ```output block follows it; "
                             f"it printed:\n{run.printed}")
         elif block.expected is not None and printed != _normalised(block.expected):
-            problems.append(f"{where}: the printed output differs from the ```output block.\n"
-                            f"--- written in the lesson\n{block.expected}"
-                            f"--- printed now\n{run.printed}")
+            problems.append(f"{where}: the printed output differs from the ```output block:\n"
+                            + _difference(block.expected, run.printed))
     return problems
 
 

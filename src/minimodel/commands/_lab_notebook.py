@@ -1,0 +1,102 @@
+"""``minimodel lab notebook``: a lesson as a Jupyter notebook, opened in JupyterLab.
+
+Registered by :mod:`minimodel.commands.lab` into its subcommands (one line there); kept in its
+own module so the notebook machinery stays in one place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from minimodel.commands._exit import OK, guarded
+
+DEFAULT_OUT = Path("minimodel-notebooks")
+NOTEBOOK_EXTRA = 'pip install -e ".[notebook]"'
+
+EPILOG = """\
+examples:
+  minimodel lab notebook 05                  # write minimodel-notebooks/05-....ipynb, open it
+  minimodel lab notebook layer-norm --lang es
+  minimodel lab notebook 01 --out ~/notes --no-open
+  minimodel lab notebook 01 --json --no-open
+      -> {"lesson", "lang", "path", "written", "opened", "open_with"}
+
+The notebook is generated from the lesson's source: its code cells are the lesson's code
+blocks, and each exercise of the lesson ends it with a cell that checks your function through
+the same judge as `minimodel exercise check` (ex.check(fn), ex.hint(), ex.solution()); your
+progress is the same progress. An existing notebook is your work: it is kept unless --force.
+Needs the notebook extra: """ + NOTEBOOK_EXTRA + "\n"
+
+
+MESSAGES = {
+    "wrote": {"en": "wrote {path}", "es": "escrito {path}"},
+    "kept": {"en": "kept your existing notebook {path} (--force rewrites it)",
+             "es": "se conserva tu cuaderno {path} (--force lo reescribe)"},
+    "open_it": {"en": "open it with: {command}", "es": "ábrelo con: {command}"},
+    "install": {"en": "{extra}, then jupyter lab {path}",
+                "es": "{extra} y después jupyter lab {path}"},
+    "opening": {"en": "opening JupyterLab (Ctrl-C here stops it) ...",
+                "es": "abriendo JupyterLab (Ctrl-C aquí lo detiene) ..."},
+    "needs": {"en": "writing a notebook needs jupytext: {extra}",
+              "es": "para escribir un cuaderno hace falta jupytext: {extra}"},
+}
+
+
+def _say(key: str, lang: str, **values: str) -> str:
+    return MESSAGES[key][lang].format(**values)
+
+
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def cmd_notebook(args: argparse.Namespace) -> int:
+    if not _has("jupytext") or not _has("nbformat"):
+        raise ValueError(_say("needs", args.lang, extra=NOTEBOOK_EXTRA))
+    from minimodel.lab.lessons import find_lesson
+    from minimodel.site.notebooks import write_notebook  # jupytext: an optional dependency
+
+    lesson = find_lesson(args.lesson)
+    path, written = write_notebook(lesson, args.lang, Path(args.out), force=args.force)
+    open_with = [sys.executable, "-m", "jupyterlab", str(path)]
+    can_open = _has("jupyterlab")
+    opened = bool(can_open and not args.no_open and not args.json)
+    if args.json:
+        print(json.dumps({"lesson": lesson.stem, "lang": args.lang, "path": str(path),
+                          "written": written, "opened": False,
+                          "open_with": " ".join(open_with) if can_open else None}))
+        return OK
+    lang = args.lang
+    print(_say("wrote" if written else "kept", lang, path=str(path)))
+    if not opened:
+        command = f"jupyter lab {path}" if can_open else \
+            _say("install", lang, extra=NOTEBOOK_EXTRA, path=str(path))
+        print(_say("open_it", lang, command=command))
+        return OK
+    print(_say("opening", lang), flush=True)
+    return subprocess.call(open_with)
+
+
+def register_notebook(sub) -> None:
+    """Add ``notebook`` to the ``lab`` subcommands ``sub``."""
+    p = sub.add_parser(
+        "notebook", help="write a lesson as a Jupyter notebook and open it",
+        description="Generate the lesson's notebook (code cells from its code blocks, then "
+                    "one check cell per exercise) and open it in JupyterLab if installed.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("lesson", help="the lesson: number (5, 05), slug (lm-head-and-logits) or "
+                                  "file stem (05-lm-head-and-logits)")
+    p.add_argument("--lang", choices=["en", "es"], default="en", help="language (default en)")
+    p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
+                   help=f"folder for the notebook (default ./{DEFAULT_OUT}/)")
+    p.add_argument("--force", action="store_true",
+                   help="rewrite the notebook even if it exists (your edits are lost)")
+    p.add_argument("--no-open", action="store_true", help="write it, do not open JupyterLab")
+    p.add_argument("--json", action="store_true",
+                   help="print where it was written as JSON (never opens it)")
+    p.set_defaults(func=guarded(cmd_notebook))

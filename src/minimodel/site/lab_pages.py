@@ -1,0 +1,202 @@
+"""Pages generated from the lab's content: one per break and per exercise in each language,
+the lab index, the quiz page (answers folded away) and the practice links of every lesson.
+
+Each generated page says where it comes from; none of them is ever edited by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from minimodel.lab.breaks import list_breaks, load_break
+from minimodel.lab.exercises import get_exercise, list_exercises
+from minimodel.lab.exercises.cases import make_cases
+from minimodel.lab.i18n import pick
+from minimodel.lab.lessons import Lesson
+from minimodel.lab.quiz import load_quiz
+from minimodel.site.words import w
+
+QUIZ_ID = "phase-13-embeddings"
+
+
+def practice_problems(lessons: list[Lesson]) -> list[str]:
+    """Practice items a lesson names that do not exist (a test and the build check them)."""
+    known = {"quiz": set(load_quiz(QUIZ_ID).ids),
+             "breaks": {b["id"] for b in list_breaks()},
+             "exercises": {e["id"] for e in list_exercises()}}
+    return [f"lesson {lesson.stem}: unknown {kind[:-1] if kind != 'quiz' else 'quiz question'} "
+            f"{item!r}" for lesson in lessons for kind in known
+            for item in getattr(lesson, kind) if item not in known[kind]]
+
+
+def lesson_of(lessons: list[Lesson], kind: str, item: str) -> Lesson | None:
+    """The lesson whose front matter lists ``item`` under ``kind`` (quiz/breaks/exercises)."""
+    return next((lesson for lesson in lessons if item in getattr(lesson, kind)), None)
+
+
+def practice_section(lesson: Lesson, lang: str) -> str:
+    """The links appended to a lesson: its quiz questions, breaks and exercises."""
+    quiz = load_quiz(QUIZ_ID)
+    lines = ["", f"## {w('practice', lang)}", ""]
+    if lesson.quiz:
+        lines.append(f"**{w('quiz', lang)}** ([{w('quiz_page', lang)}]"
+                     f"(../quizzes/{QUIZ_ID}.md)):")
+        lines.append("")
+        lines += [f"- {qid}: {pick(quiz.question(qid).title, lang)}" for qid in lesson.quiz]
+        lines.append("")
+    for kind in ("breaks", "exercises"):
+        items = getattr(lesson, kind)
+        if items:
+            lines.append(f"**{w(kind, lang)}:** " + ", ".join(
+                f"[`{item}`](../lab/{kind}/{item}.md)" for item in items))
+            lines.append("")
+    lines += [w("notebook", lang, lesson=f"{lesson.number:02d}"), ""]
+    return "\n".join(lines)
+
+
+def lesson_link(lesson: Lesson, lang: str, to_docs_root: str) -> str:
+    """``Lesson: [title](<root>lessons/<stem>.md)`` in ``lang``."""
+    return (f"{w('lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
+            f"({to_docs_root}lessons/{lesson.stem}.md)")
+
+
+def _lab_page_head(title: str, item_id: str, lesson: Lesson | None, lang: str) -> list[str]:
+    """Title, id and the link back to the lesson, for a page under lab/<kind>/."""
+    head = [f"# {title}", "", f"`{item_id}`", ""]
+    return head + ([lesson_link(lesson, lang, "../../"), ""] if lesson is not None else [])
+
+
+def _texts(data: dict[str, Any], key: str, lang: str) -> list[str]:
+    """The texts under ``key`` in ``lang``: a list of two-language entries, or one entry.
+
+    One entry is ``{"en": ..., "es": ...}``; iterating over it would give its language keys
+    (the bug that showed "1. en 2. es" on the break pages), so it is wrapped in a list.
+    """
+    value = data.get(key) or []
+    items = [value] if isinstance(value, (dict, str)) else list(value)
+    return [pick(item, lang).strip() for item in items if pick(item, lang).strip()]
+
+
+def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
+    """A break's page: story, predictions, observations and the hint ladder; never the fix."""
+    brk = load_break(break_id)
+    parts = _lab_page_head(brk.text("title", lang), break_id, lesson, lang)
+    parts += [brk.text("summary", lang).strip(), "", f"## {w('story', lang)}", "",
+              brk.text("intro", lang).strip(), ""]
+    for key in ("predict", "observe"):
+        items = _texts(brk.data, key, lang)
+        if len(items) == 1:
+            parts += [f"## {w(key, lang)}", "", items[0], ""]
+        elif items:
+            parts += [f"## {w(key, lang)}", ""] + [f"{i}. {t}" for i, t in enumerate(items, 1)]
+            parts.append("")
+    parts += [f"## {w('hints', lang)}", ""]
+    for i, hint in enumerate(_texts(brk.data, "hints", lang), 1):
+        parts += [f'??? note "{i}"', "", "    " + hint.replace("\n", "\n    "), ""]
+    lang_option = " --lang es" if lang == "es" else ""
+    parts += [f"## {w('start', lang)}", "", "```bash",
+              f"minimodel break start {break_id} --workdir work/{break_id}{lang_option}",
+              f"minimodel break run --workdir work/{break_id}{lang_option}",
+              f"minimodel break check --workdir work/{break_id}{lang_option}", "```", ""]
+    return "\n".join(parts)
+
+
+def exercise_page(exercise_id: str, lang: str, lesson: Lesson | None) -> str:
+    """An exercise's page: statement, signature, rules, the public example, the commands."""
+    ex = get_exercise(exercise_id)
+    parts = _lab_page_head(ex.text("title", lang), exercise_id, lesson, lang)
+    parts += [f"## {w('statement', lang)}", "", ex.text("statement", lang).strip(), "",
+              f"## {w('signature', lang)}", "", "```python", f"def {ex.signature()}: ...",
+              "```", ""]
+    parts += [f"## {w('rules', lang)}", ""]
+    if ex.forbidden or ex.forbidden_ops:
+        parts += [f"{w('forbidden', lang)}: " + ", ".join(
+            f"`{name}`" for name in [*ex.forbidden, *ex.forbidden_ops]), ""]
+    tol = ex.full_tolerance()
+    parts += [f"{w('tolerance', lang)}: float64 rtol={tol['rtol']:g} atol={tol['atol']:g}; "
+              f"float32 rtol={tol['rtol_float32']:g} atol={tol['atol_float32']:g}", ""]
+    example = make_cases(ex.cases["generator"], seed=0, examples=1,
+                         params=ex.cases.get("params"))[0]
+    parts += [f"## {w('example', lang)}", "",
+              f"| {w('argument', lang)} | {w('value', lang)} |", "|---|---|"]
+    parts += [f"| `{name}` | {desc} |" for name, desc in example.describe_inputs().items()]
+    file = exercise_id.replace("-", "_") + ".py"
+    lang_option = " --lang es" if lang == "es" else ""
+    parts += ["", w("try_it", lang), "", "```bash",
+              f"minimodel exercise start {exercise_id} --file {file}{lang_option}",
+              f"minimodel exercise check {exercise_id} --file {file}{lang_option}", "```", ""]
+    return "\n".join(parts)
+
+
+_MARK = " ✓"
+# Lines that give the answer away: everything from one of them to the next question is folded.
+_ANSWER_START = re.compile(r"^(\*\*(Explanation|Explicación)\.\*\*|(Value|Valor|Accepted "
+                           r"answers|Respuestas aceptadas|Right order|Orden correcto|Model "
+                           r"answer|Respuesta modelo):)")
+
+
+def quiz_page(mirror: str, lessons: list[Lesson], lang: str) -> str:
+    """The committed quiz mirror as a site page.
+
+    Its "generated from" notes (an HTML comment and a quote) become one line, its GitHub
+    language links are dropped (the site has a language switch), each question links back to
+    its lesson, and the answer (the marked options, the value, the model answer and the
+    explanation) goes into a closed "show the answer" fold, so a reader can try a question
+    before seeing its answer.
+    """
+    note = w("generated", lang, source=f"src/minimodel/lab/content/quizzes/{QUIZ_ID}.yaml",
+             quiz=QUIZ_ID)
+    out: list[str] = []
+    marked: list[str] = []       # the right options of the current question
+    folded: list[str] | None = None
+
+    def close_fold() -> None:
+        nonlocal folded, marked
+        if folded is not None or marked:
+            out.extend([f'??? success "{w("show_answer", lang)}"', ""])
+            if marked:
+                out.extend([f"    **{w('answer', lang)}:** " + "; ".join(marked), ""])
+            out.extend(("    " + line).rstrip() for line in folded or [])
+            out.append("")
+        folded, marked = None, []
+
+    for line in mirror.splitlines():
+        if line.startswith(("<!-- Generated", "> Generated", "> Generad", "[English](")):
+            continue
+        if line.startswith("# ") and note:      # the note goes under the page's title
+            out += [line, "", note, ""]
+            note = ""
+            continue
+        found = re.match(r"## (q-\d\d-\d\d) ", line)
+        if found or line.startswith("## "):
+            close_fold()
+            lesson = lesson_of(lessons, "quiz", found.group(1)) if found else None
+            out += [line, ""] + ([lesson_link(lesson, lang, "../"), ""] if lesson else [])
+            continue
+        option = re.match(r"^\d+\. ", line)
+        if line.endswith(_MARK):
+            line = line[:-len(_MARK)]
+            if option and folded is None:
+                marked.append(line[option.end():])
+        if folded is None and _ANSWER_START.match(line):
+            folded = []
+        if folded is not None:
+            folded.append(line)
+        else:
+            out.append(line)
+    close_fold()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)) + "\n"
+
+
+def lab_index(lang: str) -> str:
+    """The lab's landing page: the quiz, then every break and exercise by title."""
+    parts = [f"# {w('lab', lang)}", "", w("lab_intro", lang), "",
+             f"[{w('quiz_page', lang)}](../quizzes/{QUIZ_ID}.md)", "", f"## {w('breaks', lang)}",
+             ""]
+    parts += [f"- [{load_break(b['id']).text('title', lang)}](breaks/{b['id']}.md)"
+              for b in list_breaks()]
+    parts += ["", f"## {w('exercises', lang)}", ""]
+    parts += [f"- [{get_exercise(e['id']).text('title', lang)}](exercises/{e['id']}.md)"
+              for e in list_exercises()]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,59 @@
+"""Lesson pages whose code has run: every ``python`` block of every lesson, in both languages,
+is executed by :func:`minimodel.lab.lessons.run_lesson` when the site is built; the build fails
+when a block raises or prints something other than the ``output`` block written after it, and
+the figures a block draws are inserted as images right after it (and its output).
+
+Each language's file runs on its own, so the Spanish page shows the figures its own code drew,
+with Spanish labels: ``lessons/figures/<stem>/<lang>/block-K-N.svg``.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from minimodel.lab.lessons import LANGS, Lesson, LessonRun, run_lesson
+from minimodel.site.lab_pages import practice_section
+from minimodel.site.words import page_name, w
+
+
+class LessonCodeError(ValueError):
+    """A lesson's code raised, or printed something its ``output`` block does not say."""
+
+
+def with_figures(text: str, result: LessonRun, figure_folder: str, lang: str) -> str:
+    """``text`` with, after each block that drew figures, one image per figure."""
+    for block, run in reversed(list(zip(result.blocks, result.runs))):
+        if run.figures:
+            images = "".join(f"\n\n![{w('figure', lang)}]({figure_folder}/{name})"
+                             for name in run.figures)
+            text = text[:block.end] + images + text[block.end:]
+    return text
+
+
+def stage_lessons(lessons: list[Lesson], lessons_dir: Path, target: Path) -> list[str]:
+    """Run every lesson file and write its page (figures, practice links) under ``target``.
+
+    Returns the problems of every file (empty when all ran as written); the pages are written
+    either way. Two files run at a time: each is its own Python process.
+    """
+    jobs = [(lesson, lang) for lesson in lessons for lang in LANGS
+            if lesson.path(lang, lessons_dir).is_file()]
+
+    def run(job: tuple[Lesson, str]) -> LessonRun:
+        lesson, lang = job
+        figures = target / "figures" / lesson.stem / lang
+        return run_lesson(lesson.path(lang, lessons_dir), figures)
+
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        results = list(pool.map(run, jobs))
+    problems = []
+    for (lesson, lang), result in zip(jobs, results):
+        problems += result.problems
+        text = lesson.path(lang, lessons_dir).read_text(encoding="utf-8")
+        text = with_figures(text, result, f"figures/{lesson.stem}/{lang}", lang)
+        page = target / page_name(lesson.stem, lang)
+        page.write_text(text.rstrip("\n") + "\n" + practice_section(lesson, lang),
+                        encoding="utf-8")
+    return problems

@@ -1,0 +1,122 @@
+"""The staging folder: ``docs/`` copied, plus every page generated from its source.
+
+1. ``docs/`` of the source checkout is copied to a temporary folder;
+2. pages that must never be copied by hand are generated there from their sources: the lessons
+   with their code run and their figures (:mod:`minimodel.site.lesson_pages`), one page per
+   break and per exercise in each language, the lab index and the quiz page
+   (:mod:`minimodel.site.lab_pages`), the results page and its figures, the interop page (a
+   chapter of the README) and the API reference's pages;
+3. MkDocs builds the staging folder (:mod:`minimodel.site.build`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from minimodel.lab.breaks import list_breaks
+from minimodel.lab.exercises import list_exercises
+from minimodel.lab.lessons import LANGS, LESSONS_DIR, Lesson, load_lessons
+from minimodel.site.figures import LESSON_FIGURES, figure_measured, figure_steps
+from minimodel.site.lab_pages import (QUIZ_ID, break_page, exercise_page, lab_index, lesson_of,
+                                      practice_problems, quiz_page)
+from minimodel.site.lesson_pages import LessonCodeError, stage_lessons
+from minimodel.site.results_page import measured_page
+from minimodel.site.words import REFERENCE, page_name
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+
+# The "graduation" chapter of the README is also the site's interop page: one text, two places.
+# Its Spanish translation is docs/interop.es.md (a test keeps its code equal to the README's).
+INTEROP_SECTIONS = ("## Taking your model to PyTorch", "## Measured results")
+
+
+def interop_page(readme: str) -> str:
+    """The README from "Taking your model to PyTorch" up to "Measured results"."""
+    start, end = (readme.find(heading) for heading in INTEROP_SECTIONS)
+    if start < 0 or end < start:
+        raise ValueError(f"README.md lacks the sections {INTEROP_SECTIONS} the interop page is "
+                         "made from")
+    return ("# Interop: PyTorch, Hugging Face and word vectors\n\n"
+            + readme[start:end].rstrip("\n") + "\n")
+
+
+def source_docs_dir() -> Path:
+    """``docs/`` of the source checkout; ValueError when minimodel is installed elsewhere."""
+    if (REPO_ROOT / "mkdocs.yml").is_file() and (REPO_ROOT / "docs").is_dir():
+        return REPO_ROOT / "docs"
+    raise ValueError(f"no source checkout with mkdocs.yml and docs/ around {REPO_ROOT}; the "
+                     "site is built from a clone of the minimodel repository")
+
+
+LESSON_LIST = "<!-- lessons: the list is generated from the lessons when the site is built -->"
+
+
+def with_lesson_list(home: str, lessons: list[Lesson], lang: str) -> str:
+    """The home page with its lesson-list marker replaced by the lessons, in order."""
+    items = "\n".join(f"  {k}. [{lesson.titles.get(lang, lesson.titles['en'])}]"
+                      f"(lessons/{lesson.stem}.md)" for k, lesson in enumerate(lessons, 1))
+    return home.replace(LESSON_LIST, "\n" + items + "\n")
+
+
+def reference_page(module: str, title: str) -> str:
+    return f"# {title}\n\n::: {module}\n"
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def stage(target: Path, docs_dir: Path | None = None,
+          lessons_dir: Path = LESSONS_DIR) -> Path:
+    """Copy ``docs/`` to ``target`` and write every generated page there. Returns ``target``.
+
+    Raises :class:`LessonCodeError` naming every lesson block that raised or printed
+    something else than its ``output`` block says.
+    """
+    docs_dir = docs_dir or source_docs_dir()
+    lessons = load_lessons(lessons_dir)
+    problems = practice_problems(lessons)
+    if problems:
+        raise ValueError("; ".join(problems))
+    shutil.copytree(docs_dir, target, dirs_exist_ok=True)
+    problems = stage_lessons(lessons, lessons_dir, target / "lessons")
+    if problems:
+        raise LessonCodeError(f"{len(problems)} lesson block(s) do not run as written:\n"
+                              + "\n".join(problems))
+    for name, draw in LESSON_FIGURES.items():
+        for lang in LANGS:   # x.es.svg: static-i18n's localized asset for the Spanish pages
+            _write(target / "lessons" / "figures" / page_name(name, lang, ".svg"), draw(lang))
+    readme = docs_dir.parent / "README.md"
+    if readme.is_file() and not (target / "interop.md").is_file():
+        _write(target / "interop.md", interop_page(readme.read_text(encoding="utf-8")))
+    for lang in LANGS:
+        home = target / page_name("index", lang)
+        if home.is_file():
+            _write(home, with_lesson_list(home.read_text(encoding="utf-8"), lessons, lang))
+        mirror = target / "quizzes" / f"{QUIZ_ID}.{lang}.md"
+        if mirror.is_file():
+            _write(mirror, quiz_page(mirror.read_text(encoding="utf-8"), lessons, lang))
+        _write(target / "lab" / page_name("index", lang), lab_index(lang))
+        for b in list_breaks():
+            _write(target / "lab" / "breaks" / page_name(b["id"], lang),
+                   break_page(b["id"], lang, lesson_of(lessons, "breaks", b["id"])))
+        for e in list_exercises():
+            _write(target / "lab" / "exercises" / page_name(e["id"], lang),
+                   exercise_page(e["id"], lang, lesson_of(lessons, "exercises", e["id"])))
+        for stem, (module, titles) in REFERENCE.items():
+            _write(target / "reference" / page_name(stem, lang),
+                   reference_page(module, titles[lang]))
+    measured = docs_dir / "measured.json"
+    if measured.is_file():
+        data = json.loads(measured.read_text(encoding="utf-8"))
+        for lang in LANGS:
+            _write(target / "figures" / page_name("measured-curves", lang, ".svg"),
+                   figure_measured(data, lang))
+            if data.get("steps"):
+                _write(target / "figures" / page_name("measured-steps", lang, ".svg"),
+                       figure_steps(data, lang))
+            _write(target / page_name("measured", lang), measured_page(data, lang))
+    return target

@@ -1,0 +1,33 @@
+"""Fixtures of the site and notebook tests: the lessons plus a demo lesson (tests/docs/fixtures)
+that has maths, a figure drawn by its code and an exercise, whatever the real lessons hold."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from minimodel.lab.lessons import LESSONS_DIR
+from minimodel.site.build import build
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def lessons_with_demo(folder: Path) -> Path:
+    """A copy of the lessons with the demo lesson 99 added; returns the folder."""
+    shutil.copytree(LESSONS_DIR, folder)
+    for page in FIXTURES.glob("99-*.md"):
+        shutil.copy(page, folder / page.name)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def demo_lessons(tmp_path_factory) -> Path:
+    return lessons_with_demo(tmp_path_factory.mktemp("lessons") / "lessons")
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory, demo_lessons) -> Path:
+    """The site built from the lessons and the demo lesson (strict: any warning fails)."""
+    return build(tmp_path_factory.mktemp("site"), lessons_dir=demo_lessons)

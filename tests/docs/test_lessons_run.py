@@ -1,0 +1,79 @@
+"""Every lesson runs as written, in both languages: each ``python`` block in one fresh process,
+what it prints equal to the ``output`` block after it; and the runner names file:line and the
+difference when a block does not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from minimodel.lab.lessons import (LANGS, code_blocks, lesson_problems, load_lessons,
+                                   run_lesson, without_output_blocks)
+from minimodel.site.lesson_pages import LessonCodeError, with_figures
+from minimodel.site.stage import stage
+
+FILES = [lesson.path(lang) for lesson in load_lessons() for lang in LANGS
+         if lesson.path(lang).is_file()]
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_every_lesson_runs_as_written(path: Path):
+    assert lesson_problems(path) == []
+
+
+def _lesson(tmp_path: Path, body: str, name: str = "01-demo.md") -> Path:
+    path = tmp_path / name
+    path.write_text('---\ntitle: "Demo"\nquiz: []\nbreaks: []\nexercises: []\n---\n\n# Demo\n\n'
+                    + body, encoding="utf-8")
+    return path
+
+
+def test_a_changed_number_is_named_with_its_line_and_the_difference(tmp_path):
+    path = _lesson(tmp_path, "```python\nx = 2\nprint(x * 3)\nprint('same')\n```\n\n"
+                             "```output\n5\nsame\n```\n")
+    problems = lesson_problems(path)
+    assert len(problems) == 1
+    assert f"{path}:11:" in problems[0] or "01-demo.md:11:" in problems[0]
+    assert "-5" in problems[0] and "+6" in problems[0]
+
+
+def test_an_error_and_a_missing_output_block_are_problems(tmp_path):
+    quiet = _lesson(tmp_path, "```python\nprint('hello')\n```\n", "01-a.md")
+    assert "no ```output block follows it" in lesson_problems(quiet)[0]
+    raising = _lesson(tmp_path, "```python\nx = 1\n```\n\n```python\n{}['k']\n```\n", "01-b.md")
+    problems = lesson_problems(raising)
+    assert len(problems) == 1 and "KeyError" in problems[0] and ":15:" in problems[0]
+
+
+def test_trailing_spaces_and_blank_lines_do_not_count(tmp_path):
+    path = _lesson(tmp_path, "```python\nprint('a  ')\nprint()\n```\n\n```output\na\n\n```\n")
+    assert lesson_problems(path) == []
+
+
+def test_blocks_share_one_namespace_and_figures_are_saved(tmp_path):
+    path = _lesson(tmp_path, "```python\nimport matplotlib.pyplot as plt\nv = [1, 2]\n```\n\n"
+                             "```python\nplt.plot(v)\nplt.title('drawn')\nplt.show()\n"
+                             "print(len(v))\n```\n\n```output\n2\n```\n\nAfter.\n")
+    result = run_lesson(path, tmp_path / "figures")
+    assert result.problems == []
+    assert [run.figures for run in result.runs] == [[], ["block-2-0.svg"]]
+    assert "drawn" in (tmp_path / "figures" / "block-2-0.svg").read_text(encoding="utf-8")
+    page = with_figures(path.read_text(encoding="utf-8"), result, "figures/x/en", "en")
+    assert page.index("```output") < page.index("](figures/x/en/block-2-0.svg)") \
+        < page.index("After.")
+
+
+def test_output_blocks_are_removed_for_the_notebook():
+    text = "```python\nprint(1)\n```\n\n```output\n1\n```\n\nText.\n"
+    assert without_output_blocks(text) == "```python\nprint(1)\n```\n\nText.\n"
+    assert code_blocks(text)[0].expected == "1\n"
+
+
+def test_a_lesson_that_does_not_run_stops_the_build(tmp_path):
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    _lesson(lessons, "```python\nprint(6 * 7)\n```\n\n```output\n41\n```\n")
+    with pytest.raises(LessonCodeError, match=r"(?s)01-demo\.md:11: .*-41.*\+42"):
+        stage(tmp_path / "docs", lessons_dir=lessons)
+

@@ -1,0 +1,133 @@
+"""Lessons as Jupyter notebooks: generated from the lesson's one source, and an exercise checked
+in place through the same judge and the same progress as `minimodel exercise check`."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import textwrap
+
+import nbformat
+import pytest
+
+from minimodel.cli import main
+from minimodel.lab.lessons import find_lesson, load_lessons
+from minimodel.lab.notebook import solution_source
+from minimodel.lab.progress import Progress
+from minimodel.site.notebooks import lesson_notebook, write_notebook
+
+nbclient = pytest.importorskip("nbclient", reason="the notebook extra: pip install -e .[notebook]")
+
+
+def _code(notebook) -> list[str]:
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def test_the_notebook_is_the_lesson_code_then_the_exercise(demo_lessons):
+    lesson = find_lesson("99", demo_lessons)
+    for lang in ("en", "es"):
+        notebook = lesson_notebook(lesson, lang, demo_lessons)
+        code = _code(notebook)
+        assert code[0].startswith("import numpy as np") and "print(E[[2, 0, 2]])" in code[0]
+        assert "plt.show()" in code[1]
+        markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+        assert "```output" not in markdown and "[[4. 5.]" not in markdown   # the cell prints it
+        assert "```bash\nminimodel lab notebook 99" in markdown        # shown, not a %%bash cell
+        assert "$$" in markdown and "title:" not in markdown
+        assert "!!!" not in markdown and "> **" in markdown             # admonition as a quote
+        assert "def embed(ids, E):" in code[2] and "NotImplementedError" in code[2]
+        assert f'exercise("embedding-lookup", lang="{lang}")' in code[3]
+        assert "ex.check(embed)" in code[3]
+        assert notebook.metadata["minimodel"] == {"lesson": lesson.stem, "lang": lang}
+
+
+def test_a_learners_notebook_is_kept_unless_forced(tmp_path, demo_lessons):
+    lesson = find_lesson("99", demo_lessons)
+    path, written = write_notebook(lesson, "es", tmp_path, lessons_dir=demo_lessons)
+    assert written and path.name == "99-runnable-demo.es.ipynb"
+    path.write_text(path.read_text(encoding="utf-8").replace("fila 0", "mi fila"),
+                    encoding="utf-8")
+    assert write_notebook(lesson, "es", tmp_path, lessons_dir=demo_lessons) == (path, False)
+    assert "mi fila" in path.read_text(encoding="utf-8")
+    write_notebook(lesson, "es", tmp_path, force=True, lessons_dir=demo_lessons)
+    assert "mi fila" not in path.read_text(encoding="utf-8")
+
+
+def test_the_command_writes_the_notebook(tmp_path, capsys):
+    lesson = load_lessons()[0]
+    assert main(["lab", "notebook", str(lesson.number), "--out", str(tmp_path),
+                 "--no-open", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["lesson"] == lesson.stem and report["written"] is True
+    assert nbformat.read(report["path"], as_version=4).cells
+    assert main(["lab", "notebook", "no-such-lesson", "--out", str(tmp_path)]) == 2
+    assert "the lessons are" in capsys.readouterr().err
+
+
+def test_a_function_is_sent_with_the_imports_and_helpers_it_uses(tmp_path):
+    cells = tmp_path / "cells.py"        # top-level code, as a notebook's cells define it
+    cells.write_text("import numpy as np\nfrom numpy import take\n\n\n"
+                     "def helper(ids):\n    return np.asarray(ids)\n\n\n"
+                     "def embed(ids, E):\n    return take(E, helper(ids), axis=0)\n",
+                     encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("__main__", cells)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    source, shown_as = solution_source(module.embed)
+    assert "import numpy as np" in source and "from numpy import take" in source
+    assert "def helper(ids):" in source and "def embed(ids, E):" in source
+    assert source.index("def helper") < source.index("def embed")
+    assert shown_as == "embed()"
+    with pytest.raises(TypeError, match="check\\(\\) takes your function"):
+        solution_source(42)
+
+
+RIGHT = "def embed(ids, E):\n    return E[ids]\n"
+WRONG = "def embed(ids, E):\n    return E[ids] * 2\n"
+
+
+def test_the_notebook_runs_and_checks_through_the_judge(tmp_path, monkeypatch, demo_lessons):
+    """The generated notebook, executed by a real kernel: the lesson's cells run, the stub
+    fails the check, a right `embed` passes, a wrong one fails, hints climb, the solution is
+    shown once tried, and progress lands in the learner folder as the CLI records it."""
+    learner = tmp_path / "learner"
+    monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(learner))
+    monkeypatch.delenv("MPLBACKEND", raising=False)     # the kernel's inline backend draws
+    notebook = lesson_notebook(find_lesson("99", demo_lessons), "en", demo_lessons)
+    stub_check = len(notebook.cells) - 2
+    notebook.cells.append(nbformat.v4.new_code_cell(textwrap.dedent("""\
+        stub_verdict = _
+        assert not stub_verdict.passed, stub_verdict
+        """)))
+    notebook.cells += [nbformat.v4.new_code_cell(RIGHT + "right = ex.check(embed)\n"
+                                                 "assert right.passed, right"),
+                       nbformat.v4.new_code_cell(WRONG + "wrong = ex.check(embed)\n"
+                                                 "assert not wrong.passed, wrong\nwrong"),
+                       nbformat.v4.new_code_cell("first = ex.hint()\nsecond = ex.hint()\n"
+                                                 "assert first != second\n"
+                                                 "assert 'reference' not in first\n"
+                                                 "shown = ex.solution()\n"
+                                                 "assert 'def embed' in shown")]
+    client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
+    lesson_cells = [cell.outputs for cell in notebook.cells if cell.cell_type == "code"]
+    assert any("[[4. 5.]" in o.get("text", "") for o in lesson_cells[0])
+    assert any("image/png" in o.get("data", {}) for o in lesson_cells[1])   # the figure
+    verdict_html = [o["data"]["text/html"] for o in notebook.cells[stub_check].outputs
+                    if "text/html" in o.get("data", {})]
+    assert verdict_html and "NOT PASSED" in verdict_html[0]
+    record = Progress(learner).get("exercise", "embedding-lookup")
+    assert record["status"] == "passed" and record["attempts"] == 3
+    assert record["hint_level"] == 2 and record["solution_viewed"] is True
+    assert record["file"] == "notebook:embed()"
+
+
+def test_the_command_speaks_spanish(tmp_path, capsys):
+    assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
+                 "--no-open"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("escrito ") and "01-embedding-lookup.es.ipynb" in out
+    assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
+                 "--no-open"]) == 0
+    assert "se conserva tu cuaderno" in capsys.readouterr().out
