@@ -29,3 +29,14 @@ def test_a_linear_d_to_v_stores_its_weight_as_v_by_d(gpt2):
 def test_freezing_one_name_freezes_both(gpt2):
     gpt2.transformer.wte.weight.requires_grad_(False)
     assert gpt2.lm_head.weight.requires_grad is False
+
+
+def test_gpt2_small_counts_of_lesson_06():
+    # lesson 06: 124,439,808 parameters tied, and the tie saves V * d = 38,597,376
+    with torch.device("meta"):                # shapes only, no memory, no download
+        tied = transformers.GPT2LMHeadModel(transformers.GPT2Config())
+        untied = transformers.GPT2LMHeadModel(transformers.GPT2Config(tie_word_embeddings=False))
+    n_tied = sum(p.numel() for p in tied.parameters())
+    n_untied = sum(p.numel() for p in untied.parameters())
+    assert n_tied == 124_439_808
+    assert n_untied - n_tied == 50257 * 768 == 38_597_376
