@@ -179,9 +179,9 @@ def practice_problems(lessons: list[Lesson]) -> list[str]:
     """Practice items a lesson names that do not exist (a test and the build check them)."""
     from minimodel.lab.breaks import list_breaks
     from minimodel.lab.exercises import list_exercises
-    from minimodel.lab.quiz import load_quiz
+    from minimodel.lab.quiz import load_all
 
-    known = {"quiz": set(load_quiz(QUIZ_ID).ids),
+    known = {"quiz": {qid for quiz in load_all() for qid in quiz.ids},
              "breaks": {b["id"] for b in list_breaks()},
              "exercises": {e["id"] for e in list_exercises()}}
     return [f"lesson {lesson.stem}: unknown {kind[:-1] if kind != 'quiz' else 'quiz question'} "
@@ -196,16 +196,18 @@ def _lesson_of(lessons: list[Lesson], kind: str, item: str) -> Lesson | None:
 # ----------------------------------------------------------------------------- generated pages
 def practice_section(lesson: Lesson, lang: str) -> str:
     """The links appended to a lesson: its quiz questions, breaks and exercises."""
-    from minimodel.lab.quiz import load_quiz
+    from minimodel.lab.quiz import load_all
     from minimodel.lab.i18n import pick
 
-    quiz = load_quiz(QUIZ_ID)
+    # each question id -> the quiz file it lives in (the phase quiz or a lesson's own quiz)
+    owner = {qid: quiz for quiz in load_all() for qid in quiz.ids}
     lines = ["", f"## {w('practice', lang)}", ""]
-    if lesson.quiz:
+    for quiz_id in dict.fromkeys(owner[qid].id for qid in lesson.quiz):
         lines.append(f"**{w('quiz', lang)}** ([{w('quiz_page', lang)}]"
-                     f"(../quizzes/{QUIZ_ID}.md)):")
+                     f"(../quizzes/{quiz_id}.md)):")
         lines.append("")
-        lines += [f"- {qid}: {pick(quiz.question(qid).title, lang)}" for qid in lesson.quiz]
+        lines += [f"- {qid}: {pick(owner[qid].question(qid).title, lang)}"
+                  for qid in lesson.quiz if owner[qid].id == quiz_id]
         lines.append("")
     for kind in ("breaks", "exercises"):
         items = getattr(lesson, kind)
@@ -288,7 +290,7 @@ def _quiz_page(mirror: str, lessons: list[Lesson], lang: str) -> str:
         if line.startswith("[English]("):
             continue
         out.append(line)
-        found = re.match(r"## (q-\d\d-\d\d) ", line)
+        found = re.match(r"## (q-[a-z0-9-]+) ", line)
         lesson = _lesson_of(lessons, "quiz", found.group(1)) if found else None
         if lesson is not None:
             out.append(f"\n{lesson_link(lesson, lang, '../')}\n")
@@ -539,9 +541,9 @@ def stage(target: Path, docs_dir: Path | None = None,
     if readme.is_file():
         (target / "interop.md").write_text(interop_page(readme.read_text(encoding="utf-8")),
                                            encoding="utf-8")
-    for lang in LANGS:
-        mirror = target / "quizzes" / f"{QUIZ_ID}.{lang}.md"
-        if mirror.is_file():
+    for mirror in sorted((target / "quizzes").glob("*.md")):
+        lang = mirror.name.rsplit(".", 2)[-2]
+        if lang in LANGS:
             mirror.write_text(_quiz_page(mirror.read_text(encoding="utf-8"), lessons, lang),
                               encoding="utf-8")
     for lesson in lessons:
@@ -586,12 +588,15 @@ def stage(target: Path, docs_dir: Path | None = None,
 def _nav(lessons: list[Lesson]) -> list[Any]:
     from minimodel.lab.breaks import list_breaks
     from minimodel.lab.exercises import list_exercises
+    from minimodel.lab.quiz import list_quizzes
 
     return [
         {"Home": "index.md"},
         # Paths without titles: each language's page title (front matter / first heading).
         {"Lessons": [f"lessons/{lesson.stem}.md" for lesson in lessons]},
-        {"Lab": ["lab/index.md", {"Quiz": f"quizzes/{QUIZ_ID}.md"},
+        # the phase quiz first, then each lesson's own quiz (lessons' order)
+        {"Lab": ["lab/index.md", {"Quiz": [f"quizzes/{q}.md" for q in
+                                           sorted(list_quizzes(), key=lambda q: q != QUIZ_ID)]},
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
         {"Results": ["measured.md", "results.md"]},

@@ -40,7 +40,8 @@ KINDS = ("single", "multi", "order", "numeric", "short", "recall")
 # Graded by the quiz; ``recall`` is marked by the learner against its rubric, outside the score.
 AUTO_GRADED = ("single", "multi", "order", "numeric", "short")
 HASH_LEN = 12
-QUESTION_ID = r"^q-[0-9]{2}-[0-9]{2}$"
+# q-13-07 (the phase quiz) or q-<lesson slug>-<k> (a lesson's own quiz, e.g. q-layer-norm-1)
+QUESTION_ID = r"^q-([0-9]{2}-[0-9]{2}|[a-z]+(-[a-z0-9]+)*-[0-9]+)$"
 QUIZ_ID = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 SOURCE_LANG = LANGS[0]
 TRANSLATIONS = tuple(lang for lang in LANGS if lang != SOURCE_LANG)
