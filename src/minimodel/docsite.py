@@ -63,7 +63,7 @@ REFERENCE = {
 }
 
 WORDS = {
-    "practice": {"en": "Practice", "es": "Practica"},
+    "practice": {"en": "Practice", "es": "Práctica"},
     "quiz": {"en": "Quiz questions", "es": "Preguntas del cuestionario"},
     "breaks": {"en": "Breaks", "es": "Averías"},
     "exercises": {"en": "Exercises", "es": "Ejercicios"},
