@@ -21,6 +21,7 @@ from typing import Any
 from minimodel.lab.breaks import list_breaks
 from minimodel.lab.exercises import list_exercises
 from minimodel.lab.lessons import LESSONS_DIR, Lesson, load_lessons
+from minimodel.lab.quiz import list_quizzes
 from minimodel.site.lab_pages import QUIZ_ID
 from minimodel.site.stage import REPO_ROOT, source_docs_dir, stage
 from minimodel.site.words import REFERENCE
@@ -33,7 +34,9 @@ def nav(lessons: list[Lesson]) -> list[Any]:
     return [
         {"Home": "index.md"},
         {"Lessons": [f"lessons/{lesson.stem}.md" for lesson in lessons]},
-        {"Lab": ["lab/index.md", {"Quiz": f"quizzes/{QUIZ_ID}.md"},
+        # the phase quiz first, then each lesson's own quiz (lessons' order)
+        {"Lab": ["lab/index.md", {"Quiz": [f"quizzes/{q}.md" for q in
+                                           sorted(list_quizzes(), key=lambda q: q != QUIZ_ID)]},
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
         {"Results": ["measured.md", "results.md"]},

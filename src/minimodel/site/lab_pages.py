@@ -14,7 +14,7 @@ from minimodel.lab.exercises import get_exercise, list_exercises
 from minimodel.lab.exercises.cases import make_cases
 from minimodel.lab.i18n import pick
 from minimodel.lab.lessons import Lesson
-from minimodel.lab.quiz import load_quiz
+from minimodel.lab.quiz import load_all
 from minimodel.site.words import w
 
 QUIZ_ID = "phase-13-embeddings"
@@ -22,7 +22,7 @@ QUIZ_ID = "phase-13-embeddings"
 
 def practice_problems(lessons: list[Lesson]) -> list[str]:
     """Practice items a lesson names that do not exist (a test and the build check them)."""
-    known = {"quiz": set(load_quiz(QUIZ_ID).ids),
+    known = {"quiz": {qid for quiz in load_all() for qid in quiz.ids},
              "breaks": {b["id"] for b in list_breaks()},
              "exercises": {e["id"] for e in list_exercises()}}
     return [f"lesson {lesson.stem}: unknown {kind[:-1] if kind != 'quiz' else 'quiz question'} "
@@ -37,13 +37,15 @@ def lesson_of(lessons: list[Lesson], kind: str, item: str) -> Lesson | None:
 
 def practice_section(lesson: Lesson, lang: str) -> str:
     """The links appended to a lesson: its quiz questions, breaks and exercises."""
-    quiz = load_quiz(QUIZ_ID)
+    # each question id -> the quiz file it lives in (the phase quiz or a lesson's own quiz)
+    owner = {qid: quiz for quiz in load_all() for qid in quiz.ids}
     lines = ["", f"## {w('practice', lang)}", ""]
-    if lesson.quiz:
+    for quiz_id in dict.fromkeys(owner[qid].id for qid in lesson.quiz):
         lines.append(f"**{w('quiz', lang)}** ([{w('quiz_page', lang)}]"
-                     f"(../quizzes/{QUIZ_ID}.md)):")
+                     f"(../quizzes/{quiz_id}.md)):")
         lines.append("")
-        lines += [f"- {qid}: {pick(quiz.question(qid).title, lang)}" for qid in lesson.quiz]
+        lines += [f"- {qid}: {pick(owner[qid].question(qid).title, lang)}"
+                  for qid in lesson.quiz if owner[qid].id == quiz_id]
         lines.append("")
     for kind in ("breaks", "exercises"):
         items = getattr(lesson, kind)
@@ -136,7 +138,7 @@ _ANSWER_START = re.compile(r"^(\*\*(Explanation|Explicación)\.\*\*|(Value|Valor
                            r"answer|Respuesta modelo):)")
 
 
-def quiz_page(mirror: str, lessons: list[Lesson], lang: str) -> str:
+def quiz_page(mirror: str, lessons: list[Lesson], lang: str, quiz_id: str = QUIZ_ID) -> str:
     """The committed quiz mirror as a site page.
 
     Its "generated from" notes (an HTML comment and a quote) become one line, its GitHub
@@ -145,8 +147,8 @@ def quiz_page(mirror: str, lessons: list[Lesson], lang: str) -> str:
     explanation) goes into a closed "show the answer" fold, so a reader can try a question
     before seeing its answer.
     """
-    note = w("generated", lang, source=f"src/minimodel/lab/content/quizzes/{QUIZ_ID}.yaml",
-             quiz=QUIZ_ID)
+    note = w("generated", lang, source=f"src/minimodel/lab/content/quizzes/{quiz_id}.yaml",
+             quiz=quiz_id)
     out: list[str] = []
     marked: list[str] = []       # the right options of the current question
     folded: list[str] | None = None
@@ -168,7 +170,7 @@ def quiz_page(mirror: str, lessons: list[Lesson], lang: str) -> str:
             out += [line, "", note, ""]
             note = ""
             continue
-        found = re.match(r"## (q-\d\d-\d\d) ", line)
+        found = re.match(r"## (q-[a-z0-9-]+) ", line)
         if found or line.startswith("## "):
             close_fold()
             lesson = lesson_of(lessons, "quiz", found.group(1)) if found else None

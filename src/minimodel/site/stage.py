@@ -19,7 +19,7 @@ from minimodel.lab.breaks import list_breaks
 from minimodel.lab.exercises import list_exercises
 from minimodel.lab.lessons import LANGS, LESSONS_DIR, Lesson, load_lessons
 from minimodel.site.figures import LESSON_FIGURES, figure_measured, figure_steps
-from minimodel.site.lab_pages import (QUIZ_ID, break_page, exercise_page, lab_index, lesson_of,
+from minimodel.site.lab_pages import (break_page, exercise_page, lab_index, lesson_of,
                                       practice_problems, quiz_page)
 from minimodel.site.lesson_pages import LessonCodeError, stage_lessons
 from minimodel.site.results_page import measured_page
@@ -96,9 +96,9 @@ def stage(target: Path, docs_dir: Path | None = None,
         home = target / page_name("index", lang)
         if home.is_file():
             _write(home, with_lesson_list(home.read_text(encoding="utf-8"), lessons, lang))
-        mirror = target / "quizzes" / f"{QUIZ_ID}.{lang}.md"
-        if mirror.is_file():
-            _write(mirror, quiz_page(mirror.read_text(encoding="utf-8"), lessons, lang))
+        for mirror in sorted((target / "quizzes").glob(f"*.{lang}.md")):
+            quiz_id = mirror.name[:-len(f".{lang}.md")]
+            _write(mirror, quiz_page(mirror.read_text(encoding="utf-8"), lessons, lang, quiz_id))
         _write(target / "lab" / page_name("index", lang), lab_index(lang))
         for b in list_breaks():
             _write(target / "lab" / "breaks" / page_name(b["id"], lang),

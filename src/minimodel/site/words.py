@@ -121,6 +121,18 @@ REFERENCE = {
                                                 "es": "Enmascarado para el modelo enmascarado"}),
     "evaluation": ("minimodel.evaluation", {"en": "Word similarity",
                                             "es": "Similitud entre palabras"}),
+    "functional-normalization": ("minimodel.functional.normalization",
+                                 {"en": "Layer normalisation", "es": "Normalización de capa"}),
+    "functional-tensors": ("minimodel.functional.tensors",
+                           {"en": "Tensor helpers (where, masked_fill)",
+                            "es": "Utilidades de tensores (where, masked_fill)"}),
+    "nn-norm": ("minimodel.nn.norm", {"en": "LayerNorm", "es": "LayerNorm"}),
+    "nn-attention": ("minimodel.nn.attention", {"en": "MultiHeadAttention",
+                                                "es": "MultiHeadAttention"}),
+    "nn-block": ("minimodel.nn.block", {"en": "The pre-LN block", "es": "El bloque pre-LN"}),
+    "data-corpus": ("minimodel.data.corpus", {"en": "Corpus and batches",
+                                              "es": "Corpus y lotes"}),
+    "data-tokenizers": ("minimodel.data.tokenizers", {"en": "Tokenizers", "es": "Tokenizadores"}),
 }
 
 
