@@ -77,7 +77,8 @@ def folders_written(lines: list[str]) -> set[str]:
             written.add(args.out or default_out_dir(config.resolved()).as_posix())
         elif argv[0] == "compare":
             out = args.out or f"runs/compare-{args.model or 'gpt'}"
-            written |= {f"{out}/tied", f"{out}/untied"}
+            # the comparison folder too: `explore` takes it for its tied and untied runs
+            written |= {out, f"{out}/tied", f"{out}/untied"}
         elif argv[0] == "import-hf":
             written.add(argv[2])
     return written

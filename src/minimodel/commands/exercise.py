@@ -118,6 +118,7 @@ def timeout_seconds(text: str) -> float:
 def cmd_check(args) -> int:
     from minimodel.lab.exercises import check_solution
     from minimodel.lab.exercises.display import print_result, t
+    from minimodel.lab.exercise_progress import record_check
     # Everything this command uses after the judge is imported now, before the solution runs
     # (without full isolation a solution could otherwise plant a __pycache__ file for it).
     import rich.markup  # noqa: F401 - print_result's
@@ -137,7 +138,6 @@ def cmd_check(args) -> int:
                                 total=total, elapsed=elapsed, limit=limit))
             result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
                                     lang=args.lang, progress=progress)
-    from minimodel.lab.exercise_progress import record_check
     record_check(_progress(args), ex.id, result, str(args.file))
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))

@@ -21,7 +21,7 @@ from typing import Any
 from minimodel.lab.breaks import list_breaks
 from minimodel.lab.exercises import list_exercises
 from minimodel.lab.lessons import LESSONS_DIR, Lesson, load_lessons
-from minimodel.lab.quiz import list_quizzes
+from minimodel.lab.quiz import CONTENT_DIR
 from minimodel.site.lab_pages import QUIZ_ID
 from minimodel.site.stage import REPO_ROOT, source_docs_dir, stage
 from minimodel.site.words import REFERENCE
@@ -29,14 +29,20 @@ from minimodel.site.words import REFERENCE
 SECOND_LANGS = ("es",)   # each gets its own folder: site/es/
 
 
+def quiz_files() -> list[str]:
+    """The ids of the quiz files (``lab/content/quizzes/*.yaml``), each with its own page."""
+    return sorted(path.stem for path in CONTENT_DIR.glob("*.yaml"))
+
+
 def nav(lessons: list[Lesson]) -> list[Any]:
     """The menu. Paths without titles: each language's page title (its first heading)."""
     return [
         {"Home": "index.md"},
         {"Lessons": [f"lessons/{lesson.stem}.md" for lesson in lessons]},
-        # the phase quiz first, then each lesson's own quiz (lessons' order)
+        # the phase quiz first, then each quiz file of a lesson (lessons' order); a lesson's
+        # questions kept in the phase quiz have no page of their own
         {"Lab": ["lab/index.md", {"Quiz": [f"quizzes/{q}.md" for q in
-                                           sorted(list_quizzes(), key=lambda q: q != QUIZ_ID)]},
+                                           sorted(quiz_files(), key=lambda q: q != QUIZ_ID)]},
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
         {"Results": ["measured.md", "results.md"]},
