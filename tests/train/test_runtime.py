@@ -105,17 +105,17 @@ print(json.dumps({"before": before, "after": after,
 
 def test_the_thread_count_does_not_change_what_is_trained(tiny_corpus, tmp_path):
     """--threads 1 runs the two halves of each batch one after the other, --threads 2 at the
-    same time (kernels/batch_parallel.py): the weights trained are the same bits. The batch
+    same time (training/batch_split.py): the weights trained are the same bits. The batch
     (12 x 128 tokens) is large enough to be cut in two.
 
-    A claim about the kernel, so the runs use it even in CI's composites-only pass: the
+    A claim about the split, so the runs use kernels even in CI's composites-only pass: the
     composites never cut the batch, and BLAS on 2 threads may then round differently (OpenBLAS
     on an AMD EPYC splits the long sum of a weight-gradient product across its threads)."""
     from safetensors.numpy import load_file
 
-    from minimodel.kernels import batch_parallel
+    from minimodel.training import batch_split
 
-    assert 12 * 128 >= batch_parallel.PARTS * batch_parallel.MIN_TOKENS_PER_PART
+    assert 12 * 128 >= batch_split.PARTS * batch_split.MIN_TOKENS_PER_PART
     trained = []
     for threads in ("1", "2"):
         out = tmp_path / f"threads-{threads}"
