@@ -128,6 +128,13 @@ _KIND_TESTS = {
 }
 
 
+def config_setting(config: dict[str, Any], key: str, default: Any) -> Any:
+    """``config[key]``, or ``default`` when the key is missing or null (as Hugging Face's
+    ``PretrainedConfig`` reads an absent setting)."""
+    value = config.get(key, default)
+    return default if value is None else value
+
+
 def config_value_problems(config: dict[str, Any], kinds: dict[str, str]) -> list[str]:
     """One "field must be a KIND, got VALUE" per field of ``config`` whose value has the wrong
     type or range; ``kinds`` maps field -> a key of :data:`_KIND_TESTS`. Missing or null

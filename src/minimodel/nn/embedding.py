@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from minimodel.autograd import Function
+from minimodel.functional.losses import check_token_ids
 from minimodel.nn.checks import check_positive
 from minimodel.nn.module import Module
 from minimodel.nn.parameter import Parameter, default_rng, normal_
@@ -75,20 +76,6 @@ def lookup(weight: Tensor, ids: Any) -> Tensor:
     """Differentiable ``weight[ids]`` for integer ``ids`` (no gradient flows to the ids)."""
     ids_arr = ids.data if isinstance(ids, Tensor) else np.asarray(ids)
     return Lookup.apply(weight, Tensor._wrap(ids_arr))
-
-
-def check_token_ids(ids: Any, vocab_size: int, where: str = "Embedding") -> np.ndarray:
-    """Return ``ids`` as an integer array, refusing floats and ids outside [0, vocab_size)."""
-    arr = ids.data if isinstance(ids, Tensor) else np.asarray(ids)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{where} takes integer token ids, got dtype {arr.dtype}; "
-                        "convert with ids.astype(np.int64)")
-    if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
-        bad = int(arr.max()) if arr.max() >= vocab_size else int(arr.min())
-        raise ValueError(f"{where}: token id {bad} is outside the vocabulary of size "
-                         f"{vocab_size} (valid ids 0..{vocab_size - 1}); does the tokenizer's "
-                         "vocab_size match the model's?")
-    return arr
 
 
 def resize_rows(weight: Parameter, rows: int, rng: np.random.Generator | None = None) -> None:
