@@ -216,7 +216,7 @@ def register(subparsers) -> None:
                        epilog=EPILOG, formatter_class=fmt)
     p.add_argument("id", help="exercise id")
     p.add_argument("--file", required=True, help="your solution (.py)")
-    p.add_argument("--json", action="store_true", help="machine-readable result (DESIGN.md §2)")
+    p.add_argument("--json", action="store_true", help="machine-readable result (a stable JSON object)")
     p.add_argument("--seed", type=argtypes.seed, default=None, metavar="N",
                    help="seed of the hidden cases (to replay a check)")
     p.add_argument("--timeout", type=float, default=None, help="wall-clock limit in seconds")

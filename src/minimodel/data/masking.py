@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from minimodel.functional.losses import IGNORE_INDEX  # -100: "no target here" (PyTorch / HF)
+from minimodel.labels import IGNORE_INDEX  # -100: "no target here" (PyTorch / HF)
 
 __all__ = ["IGNORE_INDEX", "mask_tokens"]
 

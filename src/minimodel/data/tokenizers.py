@@ -263,7 +263,7 @@ def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
 def check_vocab_match(
     model_vocab_size: int, tokenizer_vocab_size: int, where: str = "model"
 ) -> None:
-    """Refuse a model/tokenizer pair whose vocabulary sizes differ (DESIGN.md section 3).
+    """Refuse a model/tokenizer pair whose vocabulary sizes differ.
 
     A mismatch is never harmless: ids past the embedding crash deep inside a lookup, and a
     larger embedding silently wastes rows whose logits still take probability mass.

@@ -10,9 +10,9 @@ import numpy as np
 from minimodel.dispatch import replaceable
 from minimodel.functional.activations import log_sigmoid, log_softmax
 from minimodel.functional.linear import linear
+from minimodel.labels import IGNORE_INDEX  # -100: "no target here"
 from minimodel.tensor import Tensor, as_tensor
 
-IGNORE_INDEX = -100  # the one label that marks "no target here" (PyTorch's convention)
 
 
 def check_token_ids(ids: Any, vocab_size: int, where: str = "Embedding",

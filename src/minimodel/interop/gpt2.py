@@ -13,7 +13,7 @@ Hugging Face keeps GPT-2's ``Conv1D`` layers, whose weight is stored (in, out), 
     blocks.i.{ln_1, ln_2}.*, ln_f.*, every bias                                as is
     lm_head.weight          (V, d)        lm_head.weight              (V, d)   untied only
 
-The tie (DESIGN.md section 3) crosses over as ``tie_word_embeddings``: a tied model writes the
+The tie crosses over as ``tie_word_embeddings``: a tied model writes the
 matrix once (no ``lm_head.weight``) and transformers ties ``lm_head`` to ``wte`` on load; an
 untied model writes both. Importing re-creates the tie as one Parameter.
 """

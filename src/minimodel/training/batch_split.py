@@ -39,7 +39,7 @@ import numpy as np
 
 from minimodel.autograd import grad, is_grad_enabled
 from minimodel.dispatch import kernels_enabled
-from minimodel.functional.losses import IGNORE_INDEX
+from minimodel.labels import IGNORE_INDEX
 from minimodel.kernels.threads import run_parts
 from minimodel.nn import Dropout, Module
 

@@ -36,7 +36,7 @@ import numpy as np
 from minimodel._console import stdout_to_devnull
 from minimodel.autograd import no_grad
 from minimodel.diagnostics import effective_rank
-from minimodel.functional.losses import IGNORE_INDEX
+from minimodel.labels import IGNORE_INDEX
 from minimodel.optim import AdamW, clip_grad_norm, cosine_with_warmup
 from minimodel.training import checkpoint
 from minimodel.training.batch_split import loss_and_backward

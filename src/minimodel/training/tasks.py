@@ -27,7 +27,7 @@ from minimodel.data import (MASK, PAD, BPETokenizer, ByteTokenizer, WordVocab, b
                             cbow_examples, check_corpus_length, get_batch, iter_eval_batches,
                             load_tokenizer, mask_tokens, train_val_split)
 from minimodel.data.cbow import words as split_words
-from minimodel.functional.losses import IGNORE_INDEX
+from minimodel.labels import IGNORE_INDEX
 from minimodel.training.config import TrainConfig
 
 TOKENIZER_FILE = "tokenizer.json"

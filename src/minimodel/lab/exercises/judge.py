@@ -1,6 +1,6 @@
 """The exercise judge: scan, run in the sandbox, compare with the reference, report.
 
-Result (JSON contract of ``minimodel exercise check ID --file FILE --json``, DESIGN.md §2)::
+Result (JSON contract of ``minimodel exercise check ID --file FILE --json``)::
 
     {"exercise": id, "passed": bool,
      "status": "passed" | "wrong" | "error" | "timeout" | "forbidden",
