@@ -6,8 +6,8 @@ that imports it. The commands that own their process (``minimodel train``, ``com
 
 BLAS threads. A GPT step is hundreds of small matrix products (per-head attention, B*H of them
 per layer). OpenBLAS wakes and joins its threads for each one; when another process already
-occupies the cores, every join waits for the scheduler, and a step got 15-25x slower with 2
-threads than with 1 on a busy 2-core machine (docs/results.md). ``threads="auto"`` keeps the
+occupies the cores, every join waits for the scheduler, and a step gets many times slower
+with 2 threads than with 1 on a busy 2-core machine (figures: docs/results.md). ``threads="auto"`` keeps the
 library default on an idle machine and drops to one thread when the 1-minute load average says
 the cores are busy. The thread count does not change results: OpenBLAS splits a product by
 output blocks, each computed by the same kernel. The threads are set through ``threadpoolctl``,

@@ -58,8 +58,8 @@ class GELU(Function):
     (..., n) buffer (8 forward, 8 backward, against 9 and 12 written term by term).
 
     h itself comes from 0.5 (1 + tanh u) = sigmoid(2u) = 1 / (1 + exp(-2u)): NumPy's float32
-    exp is vectorised (AVX2) where its tanh is not, and takes half the time (0.68 against
-    1.37 ms for the (8, 128, 512) activations of the d=128 model). For x below about -10,
+    exp is vectorised (AVX2) where its tanh is not, and takes about half the time
+    (BENCHMARKS.md, "Kernel details"). For x below about -10,
     exp(-2u) overflows to inf and h = 1 / inf = 0, the right limit: that warning is silenced.
     """
 

@@ -51,8 +51,8 @@ class SelfAttention(Function):
             att += additive_causal_mask(T, att.dtype)
         att -= att.max(axis=-1, keepdims=True)
         np.exp(att, out=att)
-        # Row sums as one BLAS matrix-vector product (~4x faster than NumPy's reduction over
-        # a short last axis), then one multiplication pass by the (B, H, T, 1) reciprocals.
+        # Row sums as one BLAS matrix-vector product (faster than NumPy's reduction over a
+        # short last axis: BENCHMARKS.md), then one multiplication pass by the (B, H, T, 1) reciprocals.
         att *= 1.0 / (att @ np.ones(T, dtype))[..., None]
         y = np.matmul(att, v, out=buffers.empty((B, n_heads, T, dh), dtype))  # (B, H, T, dh)
         ctx.save_for_backward(q_s, k, v, att, y)

@@ -44,7 +44,7 @@ class Linear(Function):
                        ) if need[1] else None  # (out, in)
         if len(need) == 2:
             return dx, dw
-        # The bias gradient sums g over the rows: ones(N) @ g2 runs in BLAS, ~3x faster.
+        # The bias gradient sums g over the rows: ones(N) @ g2 runs in BLAS, faster than sum.
         return dx, dw, (np.ones(g2.shape[0], g2.dtype) @ g2 if need[2] else None)
 
 

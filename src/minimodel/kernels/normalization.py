@@ -14,8 +14,8 @@ from minimodel.tensor import Tensor
 def last_axis_sums(a: np.ndarray) -> np.ndarray:
     """``a.sum(axis=-1, keepdims=True)`` as one matrix-vector product: (..., d) -> (..., 1).
 
-    Why: NumPy reduces a short last axis (d = 128) one row at a time, about 4x slower than
-    the single BLAS GEMV ``a @ ones(d)`` (75 vs 17 us for 2048 x 128 float32).
+    Why: NumPy reduces a short last axis (d = 128) one row at a time, several times slower
+    than the single BLAS GEMV ``a @ ones(d)`` (timings: BENCHMARKS.md, "Kernel details").
     """
     return (a @ np.ones(a.shape[-1], a.dtype))[..., None]
 
