@@ -174,11 +174,13 @@ def backward(root: "Tensor", grad: Any = None) -> None:
         handed_to_leaves.add(id(g))
 
 
-def grad(output: "Tensor", inputs: "Sequence[Tensor]", grad_output: Any = None) -> list[np.ndarray]:
+def grad(output: "Tensor", inputs: "Sequence[Tensor]", grad_output: Any = None, *,
+         materialize_grads: bool = True) -> list[np.ndarray | None]:
     """The gradients of ``output`` with respect to ``inputs``, returned instead of stored.
 
     Like ``torch.autograd.grad``: one array per input, in order, and no ``.grad`` anywhere
-    changes. An input the output does not depend on gets zeros of its shape::
+    changes. An input the output does not depend on gets zeros of its shape (None with
+    ``materialize_grads=False``, as ``torch.autograd.grad(..., allow_unused=True)``)::
 
         dW, = grad(loss, [W])          # dL/dW, while W.grad stays as it was
 
@@ -195,7 +197,7 @@ def grad(output: "Tensor", inputs: "Sequence[Tensor]", grad_output: Any = None) 
     for t in inputs:
         g = found.get(id(t))
         if g is None:
-            result.append(np.zeros_like(t.data))
+            result.append(np.zeros_like(t.data) if materialize_grads else None)
             continue
         # A copy unless the array is the caller's alone (see can_keep).
         keep = id(g) not in handed and can_keep(g) and g.dtype == t.dtype

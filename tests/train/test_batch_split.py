@@ -109,6 +109,16 @@ def test_the_split_weights_each_part_by_its_labelled_targets(two_parts):
     assert abs(loss - (l0 + l1) / 2) > 1e-3
 
 
+def test_a_parameter_the_loss_does_not_reach_keeps_no_gradient(two_parts):
+    """As with the whole batch: a parameter outside the loss's graph keeps .grad None (an
+    optimizer then skips it), not a zero gradient it would decay."""
+    model, (x, y) = _gpt(), _batch()
+    model.unused = mm.nn.Parameter(np.ones(3))
+    bs.loss_and_backward(model, x, y)
+    assert len(two_parts) == 2 and model.unused.grad is None
+    assert model.token_emb.weight.grad is not None
+
+
 def test_blas_threads_are_restored_and_one_per_part(two_parts):
     seen_inside = []
     model, (x, y) = _gpt(), _batch()

@@ -92,12 +92,16 @@ def _in_parts(model: Module, inputs: np.ndarray, targets: np.ndarray, parts: int
         loss = model.loss(inputs[a:b], targets[a:b])  # L_k
         if not params:
             return float(loss.data), []
-        return float(loss.data), grad(loss, params, np.asarray(weight, loss.dtype))  # w_k dL_k/dp
+        weighted = np.asarray(weight, loss.dtype)
+        return float(loss.data), grad(loss, params, weighted, materialize_grads=False)  # w_k dL_k/dp
 
     results = run_parts([lambda a=a, b=b, w=w: part(a, b, w) for (a, b), w in zip(bounds, weights)])
     for i, p in enumerate(params):  # dL/dp = sum_k w_k dL_k/dp, in part order
-        total = results[0][1][i]
-        for _, grads in results[1:]:
-            total += grads[i]
+        reached = [grads[i] for _, grads in results if grads[i] is not None]
+        if not reached:  # the loss does not depend on p: its .grad stays as it was
+            continue
+        total = reached[0]
+        for g in reached[1:]:
+            total += g
         p.grad = total if p.grad is None else p.grad + total
     return float(sum(w * loss for w, (loss, _) in zip(weights, results)))
