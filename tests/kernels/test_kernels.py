@@ -26,7 +26,6 @@ import minimodel as mm
 import minimodel.functional as F
 from minimodel import dispatch
 from minimodel.kernels import losses as loss_kernels
-from minimodel.nn.embedding import lookup
 
 IGNORE = -100
 
@@ -47,15 +46,6 @@ class Arg:
     value: np.ndarray
 
 
-@dataclass
-class Built:
-    """``make(*args)`` with the Args among ``args`` turned into the run's tensors: a loss
-    function over parameters, or an input computed from a leaf."""
-
-    make: Callable[..., Any]
-    args: list[Any]
-
-
 def _build(case: Case) -> tuple[list[Any], dict[str, Any], dict[str, mm.Tensor]]:
     tensors: dict[str, mm.Tensor] = {}
 
@@ -64,8 +54,6 @@ def _build(case: Case) -> tuple[list[Any], dict[str, Any], dict[str, mm.Tensor]]
             if x.key not in tensors:
                 tensors[x.key] = mm.Tensor(x.value.copy(), requires_grad=True)
             return tensors[x.key]
-        if isinstance(x, Built):
-            return x.make(*[make(a) for a in x.args])
         return x
 
     return ([make(a) for a in case.args], {k: make(v) for k, v in case.kwargs.items()},
