@@ -1,8 +1,8 @@
 """Process-wide speed settings: BLAS threads and the glibc allocator — in one place.
 
 Nothing here runs on ``import minimodel``: a library must not change the state of the process
-that imports it. The commands that own their process (``minimodel train``, ``compare`` and the
-``bench`` workers) call :func:`configure` (or the two setters below) explicitly.
+that imports it. A program that owns its process (the command line's training runs, a benchmark
+worker) calls :func:`configure` (or the two setters below) explicitly.
 
 BLAS threads. A GPT step is hundreds of small matrix products (per-head attention, B*H of them
 per layer). OpenBLAS wakes and joins its threads for each one; when another process already

@@ -20,7 +20,7 @@ shapes, tied inputs, ignored labels), and refuses a kernel it has no check for.
     adamw.py           optim.adamw               fused in place, two threads
 
 and the two devices they share, which nothing outside this package uses except the batch
-split of a training step (:mod:`minimodel.training.batch_split`, also only with kernels on):
+split of a training step (also only with kernels on):
 
     buffers.py         memory reused across steps instead of page-faulted afresh
     threads.py         jobs in threads, one per core, with the BLAS threads shared out

@@ -2,8 +2,8 @@
 
 Why threads pay in NumPy: BLAS and NumPy's array loops release Python's GIL, so two threads
 doing array work keep two cores busy. Users: the AdamW kernel (:mod:`minimodel.kernels.adamw`,
-two halves of the update) and the batch split of a training step
-(:mod:`minimodel.training.batch_split`, two halves of the batch) — both only with kernels on.
+two halves of the update) and the batch split of a training step (two halves of the batch)
+— both only with kernels on.
 
 :func:`run_parts` runs a list of jobs at once when BLAS may use several threads (each job's
 BLAS calls then get their share of them, restored afterwards: the library makes no lasting
