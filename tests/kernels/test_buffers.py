@@ -97,11 +97,14 @@ def _gpt_step(seed: int = 0):
 
 
 def test_a_training_step_is_bitwise_the_same_with_and_without_the_pool(monkeypatch):
+    import minimodel as mm
+
     monkeypatch.setattr(buffers, "MIN_BYTES", 1024)  # pool even this tiny model's arrays
-    logits, loss, grads = _gpt_step()
-    assert buffers.idle_bytes() > 100_000  # the step's temporaries went back to the pool
-    monkeypatch.setattr(buffers, "MIN_BYTES", 1 << 62)  # every request: plain np.empty
-    logits2, loss2, grads2 = _gpt_step()
+    with mm.kernels(True):  # the pool is the kernels' (with kernels off nothing uses it)
+        logits, loss, grads = _gpt_step()
+        assert buffers.idle_bytes() > 100_000  # the step's temporaries went back to the pool
+        monkeypatch.setattr(buffers, "MIN_BYTES", 1 << 62)  # every request: plain np.empty
+        logits2, loss2, grads2 = _gpt_step()
     assert loss == loss2
     np.testing.assert_array_equal(logits, logits2)
     for name in grads:
