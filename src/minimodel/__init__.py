@@ -1,6 +1,6 @@
 """minimodel: a from-scratch NumPy deep-learning library for learning embeddings and weight tying.
 
-The public names (DESIGN.md section 2)::
+The public names::
 
     import minimodel as mm
     x = mm.Tensor([[1.0, 2.0]], requires_grad=True)
@@ -16,8 +16,11 @@ __version__ = "0.1.0"
 
 from minimodel.autograd import is_grad_enabled, no_grad
 from minimodel.tensor import Tensor
-from minimodel import functional, kernels, nn, optim  # noqa: E402  (engine first)
-from minimodel.dispatch import active_kernels, kernels_enabled
+from minimodel import functional, nn, optim  # noqa: E402  (engine first)
+import minimodel.kernels  # noqa: E402,F401  (registers the kernels, binds minimodel.kernels)
+# ``mm.kernels`` is the switch, not the package: this rebinds the name the import above bound
+# (reach the package's modules with ``from minimodel.kernels import losses``).
+from minimodel.dispatch import active_kernels, kernels, kernels_enabled  # noqa: E402
 
 
 def save(model, path, extra_metadata=None):

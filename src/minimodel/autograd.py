@@ -29,8 +29,6 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
-from minimodel import workspace
-
 if TYPE_CHECKING:  # pragma: no cover
     from minimodel.tensor import Tensor
 
@@ -161,19 +159,61 @@ def _topological_order(root: "Tensor") -> list["Tensor"]:
     return order
 
 
-def backward(root: "Tensor", grad: Any = None,
-             leaf_grads: dict[int, tuple["Tensor", np.ndarray]] | None = None) -> None:
+def backward(root: "Tensor", grad: Any = None) -> None:
     """Backpropagate from ``root``; leaf tensors accumulate into ``.grad`` (``+=``).
 
     The graph is freed as it is consumed: every interior node drops its saved arrays, so memory
     returns to the level before the forward pass, and a second ``backward`` through the same
     graph raises instead of silently giving wrong gradients.
-
-    With a ``leaf_grads`` dict, the leaves' gradients are stored there instead
-    (``id(leaf) -> (leaf, dL/dleaf)``) and no ``.grad`` changes: how the parts of a batch that
-    run in threads (:mod:`minimodel.kernels.batch_parallel`) compute their gradients without
-    racing on shared parameters.
     """
+    # One array object may be returned for several inputs (Add passes g to both sides), so a
+    # leaf only takes ownership of an array no other leaf received.
+    handed_to_leaves: set[int] = set()
+    for leaf, g in _leaf_gradients(root, grad):
+        leaf._accumulate_grad(g, fresh=id(g) not in handed_to_leaves)
+        handed_to_leaves.add(id(g))
+
+
+def grad(output: "Tensor", inputs: "Sequence[Tensor]", grad_output: Any = None, *,
+         materialize_grads: bool = True) -> list[np.ndarray | None]:
+    """The gradients of ``output`` with respect to ``inputs``, returned instead of stored.
+
+    Like ``torch.autograd.grad``: one array per input, in order, and no ``.grad`` anywhere
+    changes. An input the output does not depend on gets zeros of its shape (None with
+    ``materialize_grads=False``, as ``torch.autograd.grad(..., allow_unused=True)``)::
+
+        dW, = grad(loss, [W])          # dL/dW, while W.grad stays as it was
+
+    The graph is consumed as by :func:`backward`. ``inputs`` must be leaves (parameters, or
+    tensors created with ``requires_grad=True``).
+    """
+    for t in inputs:
+        if t._node is not None:
+            raise ValueError("grad(): every input must be a leaf tensor (a parameter or a tensor "
+                             "created with requires_grad=True), not the result of an operation")
+    found = {id(leaf): g for leaf, g in _leaf_gradients(output, grad_output)}
+    handed: set[int] = set()
+    result = []
+    for t in inputs:
+        g = found.get(id(t))
+        if g is None:
+            result.append(np.zeros_like(t.data) if materialize_grads else None)
+            continue
+        # A copy unless the array is the caller's alone (see can_keep).
+        keep = id(g) not in handed and can_keep(g) and g.dtype == t.dtype
+        result.append(g if keep else np.array(g, dtype=t.dtype))
+        handed.add(id(g))
+    return result
+
+
+def can_keep(g: np.ndarray) -> bool:
+    """True when a gradient array may be kept as it is, not copied: writeable, C-contiguous,
+    and not a view of another array (whose owner could change it)."""
+    return g.flags.writeable and g.flags.c_contiguous and not isinstance(g.base, np.ndarray)
+
+
+def _leaf_gradients(root: "Tensor", grad: Any) -> list[tuple["Tensor", np.ndarray]]:
+    """The chain rule from ``root`` to its leaves: ``(leaf, dL/dleaf)`` for every leaf reached."""
     if not root.requires_grad:
         raise RuntimeError("backward() called on a tensor that does not require gradients; "
                            "create the inputs with requires_grad=True (or use nn.Parameter)")
@@ -193,18 +233,13 @@ def backward(root: "Tensor", grad: Any = None,
             raise ValueError(f"backward(grad): grad has shape {grad_arr.shape} but the output has "
                              f"shape {root.shape}; they must match")
 
-    # One array object may be returned for several inputs (Add passes g to both sides), so a
-    # leaf only takes ownership of an array no other leaf received.
-    handed_to_leaves: set[int] = set()
-    grads: dict[int, np.ndarray] = {id(root): grad_arr}
+    leaves: list[tuple[Tensor, np.ndarray]] = []
+    grads: dict[int, np.ndarray] = {id(root): grad_arr}  # dL/d(node), filled in as we go
     for node in reversed(_topological_order(root)):
         g = grads.pop(id(node), None)
-        if node._node is None:  # a leaf: accumulate into .grad
-            if g is not None and leaf_grads is not None:
-                leaf_grads[id(node)] = (node, g)
-            elif g is not None:
-                node._accumulate_grad(g, fresh=id(g) not in handed_to_leaves)
-                handed_to_leaves.add(id(g))
+        if node._node is None:  # a leaf
+            if g is not None:
+                leaves.append((node, g))
             continue
         fn, ctx, inputs = node._node
         node._node = None  # free the graph (saved arrays) as we go
@@ -222,28 +257,6 @@ def backward(root: "Tensor", grad: Any = None,
                 raise RuntimeError(f"{fn.__name__}.backward produced a gradient of shape "
                                    f"{ig.shape} for an input of shape {inp.shape}")
             previous = grads.get(id(inp))
-            # The sum rule: a tensor used k times receives the sum of its k gradients (added
-            # into reused memory, see minimodel.workspace: fresh arrays page-fault).
-            grads[id(inp)] = ig if previous is None else np.add(
-                previous, ig, out=workspace.empty(ig.shape, np.result_type(previous, ig)))
-
-
-def grad(output: "Tensor", inputs: "Sequence[Tensor]", grad_output: Any = None) -> list[np.ndarray]:
-    """The gradients of ``output`` with respect to ``inputs``, returned instead of stored.
-
-    Like ``torch.autograd.grad``: one array per input, in order, and no ``.grad`` anywhere
-    changes. An input the output does not depend on gets zeros of its shape::
-
-        dW, = grad(loss, [W])          # dL/dW, while W.grad stays as it was
-
-    The graph is consumed as by :func:`backward`. ``inputs`` must be leaves (parameters, or
-    tensors created with ``requires_grad=True``).
-    """
-    for t in inputs:
-        if t._node is not None:
-            raise ValueError("grad(): every input must be a leaf tensor (a parameter or a tensor "
-                             "created with requires_grad=True), not the result of an operation")
-    found: dict[int, tuple[Tensor, np.ndarray]] = {}
-    backward(output, grad_output, leaf_grads=found)
-    return [np.array(found[id(t)][1]) if id(t) in found else np.zeros_like(t.data)
-            for t in inputs]
+            # The sum rule: a tensor used k times receives the sum of its k gradients.
+            grads[id(inp)] = ig if previous is None else previous + ig
+    return leaves

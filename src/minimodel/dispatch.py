@@ -2,7 +2,7 @@
 
 Every model computation in minimodel is written once, as a readable *composite* of the
 autograd primitives (:mod:`minimodel.functional`), and marked ``@replaceable``. A fast
-*kernel* (:mod:`minimodel.kernels`) may register itself as the replacement of one composite,
+*kernel* may register itself (``@register_kernel``) as the replacement of one composite,
 by name, with the same signature. When kernels are on (the default), calling the composite runs
 its kernel; when they are off, the composite itself runs. Either way the numbers agree: the
 test suite checks every registered kernel against its composite, values and gradients.

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from minimodel.data import load_word_similarity
+
 
 def average_ranks(values: Sequence[float] | np.ndarray) -> np.ndarray:
     """1-based ranks of ``values``; tied values share the mean of the ranks they occupy.
@@ -164,8 +166,6 @@ def evaluate_cbow(model: Any, vocab: Any, sets: Sequence[str] = ("simlex999", "w
     Returns ``{"input": {set: result}, "output": {...}}``; with a tied model both are the same
     matrix, so only ``"input"`` is given.
     """
-    from minimodel.data import load_word_similarity
-
     matrices = {"input": model.in_emb.weight.data}
     if not model.config.tie_embeddings:
         matrices["output"] = model.lm_head.weight.data

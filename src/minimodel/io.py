@@ -18,28 +18,25 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from safetensors import safe_open
+from safetensors.numpy import load_file
+from safetensors.numpy import save as st_save
 
 from minimodel._fileio import atomic_write_bytes, require_file
+from minimodel.models import MODEL_CLASSES
 from minimodel.nn import Module
 
 FORMAT_VERSION = "1"
 
 
-def _model_classes() -> dict[str, tuple[type, type]]:
-    from minimodel.models import MODEL_CLASSES
-
-    return MODEL_CLASSES
-
-
 def serialize(model: Module, extra_metadata: dict[str, str] | None = None) -> bytes:
     """The bytes of ``model``'s checkpoint file (what :func:`save` writes)."""
-    from safetensors.numpy import save as st_save
-
-    classes = _model_classes()
+    classes = MODEL_CLASSES
     name = type(model).__name__
     if name not in classes or not hasattr(model, "config"):
         raise TypeError(f"mm.save handles the built-in models {sorted(classes)}, got {name}; "
@@ -103,8 +100,6 @@ def not_safetensors_kind(path: str | os.PathLike) -> str | None:
 
 def read_metadata(path: str | os.PathLike) -> dict[str, str]:
     """The metadata of a minimodel checkpoint, refusing missing, corrupt or foreign files."""
-    from safetensors import safe_open
-
     path = require_file(path, "checkpoint")
     try:
         with safe_open(str(path), framework="np") as handle:
@@ -143,8 +138,6 @@ def check_config_bounds(config: Any, where: str) -> None:
 
 def _header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
     """name -> (dtype, shape) of every tensor, read from the header alone (no data)."""
-    from safetensors import safe_open
-
     out = {}
     with safe_open(str(path), framework="np") as handle:
         for key in handle.keys():
@@ -161,13 +154,9 @@ def load(path: str | os.PathLike) -> Module:
     built), dtypes (float32/float64; float16 is widened to float32 with a warning; integers
     are refused) and values (NaN or Inf refused). Every message names the file and tensor.
     """
-    import warnings
-
-    from safetensors.numpy import load_file
-
     path = Path(path)
     metadata = read_metadata(path)
-    classes = _model_classes()
+    classes = MODEL_CLASSES
     name = metadata["minimodel.model"]
     if name not in classes:
         raise ValueError(f"{path} holds a {name!r} model; this minimodel knows {sorted(classes)}")

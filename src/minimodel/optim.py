@@ -12,8 +12,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from minimodel.dispatch import replaceable
 from minimodel.tensor import Tensor
-from minimodel.threads import run_parts
 
 
 class Optimizer:
@@ -141,82 +141,34 @@ class SGD(Optimizer):
                 p.data -= lr * g
 
 
-# AdamW is elementwise, so a parameter can be updated piece by piece, and two threads can
-# update two halves at once (NumPy's loops release the GIL). Measured on 2 cores, the 5.3 M
-# parameters of the d=256 GPT inside its training step: 8.9 ms per AdamW step as whole arrays
-# in one thread, 7.3 ms as pieces of 128 Ki elements in two threads (the two share one memory
-# bus, so less than 2x). Elementwise float arithmetic gives the same bits whatever the cut,
-# so this changes the time only, never a result.
-PIECE = 131072  # elements per update call: smaller pays more Python overhead per element
-SPLIT_ABOVE = 32768  # larger parameters are halved between the threads; smaller go whole
+@replaceable
+def adamw(params: list[np.ndarray], grads: list[np.ndarray], exp_avgs: list[np.ndarray],
+          exp_avg_sqs: list[np.ndarray], steps: list[int], lr: float, beta1: float,
+          beta2: float, eps: float, weight_decay: float) -> None:
+    r"""One AdamW update of every array in ``params``, in place (the definition).
 
+    For each parameter p with gradient g, moments m, v and step count t (first step: t = 1):
 
-def plan_threads(updates: list[tuple[np.ndarray, ...]]) -> list[list[tuple[int, slice]]]:
-    """Which flat element ranges of which update (by index) each of two threads runs.
-
-    ``updates[i]`` holds the arrays of one parameter's update, the parameter first. A large
-    parameter is halved, one half per thread, each cut into runs of at most ``PIECE`` (when
-    all its arrays are C-contiguous: a flat view must write into them, not into a copy); any
-    other goes whole to the thread with less work so far. The same array listed twice (which
-    ``Optimizer`` refuses, but a learner's patch might allow) gets the same ranges in the
-    same thread, so it is updated twice in order, never by two threads at once.
-    """
-    plan: list[list[tuple[int, slice]]] = [[], []]
-    load = [0, 0]
-    thread_of: dict[int, int] = {}  # id of a parameter updated whole -> its thread
-    for i, arrays in enumerate(updates):
-        p, n = arrays[0], arrays[0].size
-        if n > SPLIT_ABOVE and all(a.flags.c_contiguous for a in arrays):
-            for thread, (lo, hi) in enumerate(((0, n // 2), (n // 2, n))):
-                plan[thread] += [(i, slice(a, min(a + PIECE, hi))) for a in range(lo, hi, PIECE)]
-                load[thread] += hi - lo
-        else:
-            thread = thread_of.setdefault(id(p), load.index(min(load)))
-            plan[thread].append((i, slice(0, n)))
-            load[thread] += n
-    return plan
-
-
-def adamw_update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray,
-                 scratch: np.ndarray, decay: float, b1: float, b2: float, eps_hat: float,
-                 step_size: float) -> None:
-    """One AdamW update of arrays of one shape (a parameter or a piece of it), in place.
-
-        p <- decay * p                            decay = 1 - lr * weight_decay
+        p <- p * (1 - lr * weight_decay)                  decoupled weight decay
         m <- b1 m + (1 - b1) g,   v <- b2 v + (1 - b2) g^2
-        p <- p - step_size * m / (sqrt(v) + eps_hat)
+        p <- p - lr * m_hat / (sqrt(v_hat) + eps),   m_hat = m / (1 - b1^t), v_hat = v / (1 - b2^t)
 
-    with ``step_size = lr sqrt(1 - b2^t) / (1 - b1^t)`` and ``eps_hat = eps sqrt(1 - b2^t)``:
-    the bias corrections, moved out of the elementwise work. ``scratch`` is overwritten.
+    ``m_hat`` and ``v_hat`` undo the moments' bias towards their zero start.
     """
-    if decay != 1.0:
-        p *= decay
-    # Why not the shorter g + b (m - g): in float32 it cancels (0.001 g^2 computed as
-    # g^2 - 0.999 g^2 on the first step) and drifts from PyTorch by ~1e-4.
-    np.multiply(g, 1.0 - b1, out=scratch)
-    m *= b1
-    m += scratch  # m = b1 m + (1 - b1) g
-    np.multiply(g, g, out=scratch)
-    scratch *= 1.0 - b2
-    v *= b2
-    v += scratch  # v = b2 v + (1 - b2) g^2
-    np.sqrt(v, out=scratch)
-    scratch += eps_hat
-    np.divide(m, scratch, out=scratch)
-    scratch *= step_size
-    p -= scratch
+    for p, g, m, v, t in zip(params, grads, exp_avgs, exp_avg_sqs, steps):
+        p *= 1 - lr * weight_decay
+        m *= beta1
+        m += (1 - beta1) * g
+        v *= beta2
+        v += (1 - beta2) * g * g
+        m_hat = m / (1 - beta1 ** t)
+        v_hat = v / (1 - beta2 ** t)
+        p -= lr * m_hat / (np.sqrt(v_hat) + eps)
 
 
 class AdamW(Optimizer):
-    r"""Adam with decoupled weight decay (Loshchilov & Hutter 2019), PyTorch semantics.
-
-        p <- p * (1 - lr * weight_decay)
-        m <- b1 m + (1 - b1) g,        v <- b2 v + (1 - b2) g^2
-        p <- p - lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
-
-    The update reuses one scratch buffer per parameter, so a step allocates nothing; it runs
-    in two threads over halves of each large parameter (see ``thread_ranges``).
-    """
+    r"""Adam with decoupled weight decay (Loshchilov & Hutter 2019), PyTorch semantics; the
+    update itself is :func:`adamw`, one call per parameter group."""
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
@@ -228,45 +180,24 @@ class AdamW(Optimizer):
                                   "weight_decay": weight_decay})
 
     def step(self) -> None:
-        updates: list[tuple[tuple[np.ndarray, ...], tuple[float, ...]]] = []
         for group in self.param_groups:
-            lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                state = self.state.get(p)
-                if state is None:
-                    state = self.state[p] = {"step": 0, "exp_avg": np.zeros_like(p.data),
-                                             "exp_avg_sq": np.zeros_like(p.data)}
-                self._check_state(p, state)
+            params = [p for p in group["params"] if p.grad is not None]
+            states = [self._moments(p) for p in params]
+            for state in states:
                 state["step"] += 1
-                t = state["step"]
-                buf = state.get("_scratch")
-                if buf is None:  # not saved in state_dict; rebuilt after a load
-                    buf = state["_scratch"] = np.empty_like(p.data)
-                sqrt_bias2 = math.sqrt(1.0 - b2 ** t)
-                updates.append(((p.data, g, state["exp_avg"], state["exp_avg_sq"], buf),
-                                (1.0 - lr * wd, b1, b2, eps * sqrt_bias2,
-                                 lr * sqrt_bias2 / (1.0 - b1 ** t))))
-        if not updates:
-            return
+            adamw([p.data for p in params], [p.grad for p in params],
+                  [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states],
+                  [s["step"] for s in states], lr=group["lr"], beta1=group["betas"][0],
+                  beta2=group["betas"][1], eps=group["eps"], weight_decay=group["weight_decay"])
 
-        def run(ranges: list[tuple[int, slice]]) -> None:
-            for i, elements in ranges:
-                arrays, coefficients = updates[i]
-                if elements.stop - elements.start < arrays[0].size:  # a piece: flat views
-                    arrays = tuple(a.reshape(-1)[elements] for a in arrays)
-                adamw_update(*arrays, *coefficients)
-
-        plan = plan_threads([arrays for arrays, _ in updates])
-        run_parts([lambda ranges=ranges: run(ranges) for ranges in plan if ranges])
-
-    def state_dict(self) -> dict[str, Any]:
-        sd = super().state_dict()
-        for s in sd["state"].values():
-            s.pop("_scratch", None)
-        return sd
+    def _moments(self, p: Tensor) -> dict[str, Any]:
+        """``p``'s state: step count and the two moments (zeros before the first step)."""
+        state = self.state.get(p)
+        if state is None:
+            state = self.state[p] = {"step": 0, "exp_avg": np.zeros_like(p.data),
+                                     "exp_avg_sq": np.zeros_like(p.data)}
+        self._check_state(p, state)
+        return state
 
 
 def clip_grad_norm(params: Iterable[Tensor], max_norm: float) -> float:

@@ -1,26 +1,26 @@
 """Process-wide speed settings: BLAS threads and the glibc allocator — in one place.
 
 Nothing here runs on ``import minimodel``: a library must not change the state of the process
-that imports it. The commands that own their process (``minimodel train``, ``compare`` and the
-``bench`` workers) call :func:`configure` (or the two setters below) explicitly.
+that imports it. A program that owns its process (the command line's training runs, a benchmark
+worker) calls :func:`configure` (or the two setters below) explicitly.
 
 BLAS threads. A GPT step is hundreds of small matrix products (per-head attention, B*H of them
 per layer). OpenBLAS wakes and joins its threads for each one; when another process already
-occupies the cores, every join waits for the scheduler, and a step got 15-25x slower with 2
-threads than with 1 on a busy 2-core machine (docs/results.md). ``threads="auto"`` keeps the
+occupies the cores, every join waits for the scheduler, and a step gets many times slower
+with 2 threads than with 1 on a busy 2-core machine (figures: docs/results.md). ``threads="auto"`` keeps the
 library default on an idle machine and drops to one thread when the 1-minute load average says
 the cores are busy. The thread count does not change results: OpenBLAS splits a product by
 output blocks, each computed by the same kernel. The threads are set through ``threadpoolctl``,
 which finds whichever BLAS NumPy loaded (OpenBLAS, MKL, BLIS...) and calls its own setter.
-The same count decides whether the two halves of a training batch run at the same time
-(:mod:`minimodel.kernels.batch_parallel`, 2+ threads) or one after the other (1 thread), with
-the same numbers either way.
+The same count decides whether jobs in threads (the two halves of a training batch, of an
+AdamW update) run at the same time (2+ threads) or one after the other (1 thread), with the
+same numbers either way.
 
 Allocator. NumPy gets its buffers from ``malloc``. glibc serves requests above
 ``M_MMAP_THRESHOLD`` with a fresh ``mmap`` and unmaps them on ``free``, so every page of such a
 buffer page-faults again on first touch — and a training step allocates and frees the same
 few-MiB temporaries hundreds of times. Pinning the threshold at its 32 MiB maximum keeps them
-in the heap (DESIGN.md section 7: page faults cost 19-52 % of a step). Linux/glibc only;
+in the heap (page faults cost a large share of a step: BENCHMARKS.md). Linux/glibc only;
 elsewhere :func:`tune_allocator` returns False and changes nothing. Opt out with the
 environment variable ``MINIMODEL_TUNE_MALLOC=0``.
 """
@@ -30,6 +30,9 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+
+import numpy  # noqa: F401  (loaded first: threadpoolctl can only see a BLAS already loaded)
+from threadpoolctl import ThreadpoolController
 
 TUNE_MALLOC_ENV = "MINIMODEL_TUNE_MALLOC"
 
@@ -83,18 +86,22 @@ def malloc_trim() -> bool:
     return True
 
 
-def _blas_pools() -> list[dict]:
-    """threadpoolctl's description of the BLAS libraries loaded in this process."""
-    import numpy  # noqa: F401  (threadpoolctl can only see a BLAS that is already loaded)
-    from threadpoolctl import threadpool_info
+def blas_libraries() -> ThreadpoolController:
+    """threadpoolctl's controller of the BLAS libraries NumPy loaded (made once; the one place
+    that asks threadpoolctl, for :func:`set_blas_threads` and for jobs that share the threads)."""
+    global _controller
+    if _controller is None:
+        _controller = ThreadpoolController().select(user_api="blas")
+    return _controller
 
-    return [pool for pool in threadpool_info() if pool.get("user_api") == "blas"]
+
+_controller: ThreadpoolController | None = None
 
 
 def blas_threads() -> int | None:
     """Threads NumPy's BLAS uses now; None when no BLAS library was found."""
-    pools = _blas_pools()
-    return max(pool["num_threads"] for pool in pools) if pools else None
+    libraries = blas_libraries().lib_controllers
+    return max(lib.num_threads for lib in libraries) if libraries else None
 
 
 def set_blas_threads(n: int) -> bool:
@@ -104,12 +111,10 @@ def set_blas_threads(n: int) -> bool:
     if n < 1:
         raise ValueError(f"the BLAS thread count must be at least 1, got {n}; "
                          "use --threads N with N >= 1, or --threads auto")
-    if not _blas_pools():
+    if not blas_libraries().lib_controllers:
         return False
-    from threadpoolctl import threadpool_limits
-
     # Used as a plain call (not a `with` block), the limit stays for the rest of the process.
-    threadpool_limits(limits=n, user_api="blas")
+    blas_libraries().limit(limits=n)
     return True
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from minimodel import autograd, ops, workspace
+from minimodel import autograd, ops
 
 _FLOAT_KINDS = "f"
 
@@ -117,9 +117,7 @@ class Tensor:
         if g.dtype != self.dtype:
             g, fresh = g.astype(self.dtype), True
         if self._grad is None:
-            sole = g.flags.owndata or workspace.is_pooled(g)  # not a view of another array
-            own = fresh and sole and g.flags.writeable and g.flags.c_contiguous
-            self._grad = g if own else g.copy()
+            self._grad = g if fresh and autograd.can_keep(g) else g.copy()
         else:
             self._grad += g
 

@@ -41,3 +41,24 @@ def test_grad_refuses_a_non_leaf_input():
     y = x * 2
     with pytest.raises(ValueError, match="leaf"):
         autograd.grad((y * y).sum(), [y])
+
+
+def test_grad_without_materialized_zeros_gives_none_for_an_unused_input():
+    x = mm.Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    unused = mm.Tensor(np.ones(2), requires_grad=True)
+    dx, du = autograd.grad((3.0 * x).sum(), [x, unused], materialize_grads=False)
+    np.testing.assert_array_equal(dx, [3.0, 3.0])
+    assert du is None
+
+
+def test_grad_hands_each_input_its_own_array_and_never_the_callers():
+    """a + b returns one gradient array for both sides, and the seed is the caller's: every
+    returned array is a separate copy that may be changed in place."""
+    a = mm.Tensor(np.zeros(3), requires_grad=True)
+    b = mm.Tensor(np.zeros(3), requires_grad=True)
+    seed = np.array([1.0, 2.0, 3.0])
+    da, db = autograd.grad(a + b, [a, b], seed)
+    assert not np.shares_memory(da, db) and not np.shares_memory(da, seed)
+    da += 100.0
+    np.testing.assert_array_equal(db, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(seed, [1.0, 2.0, 3.0])

@@ -1,5 +1,5 @@
-"""Bad inputs fail early with ValueError/TypeError whose message names the offending values
-(DESIGN.md section 4), never with a bare assert or a NumPy trace from deep inside."""
+"""Bad inputs fail early with ValueError/TypeError whose message names the offending values,
+never with a bare assert or a NumPy trace from deep inside."""
 
 from __future__ import annotations
 

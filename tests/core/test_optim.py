@@ -142,61 +142,13 @@ def _reference_adamw(p, g, m, v, t, lr, b1, b2, eps, wd):
     return p, m, v
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_adamw_in_pieces_and_threads_gives_the_whole_array_bits(dtype):
-    # Sizes chosen to cover every path of plan_threads: small (whole, balanced between the
-    # threads), just above SPLIT_ABOVE (halves of one piece), several PIECEs per half with a
-    # ragged end, and a Fortran-ordered matrix (no flat view: updated whole).
-    rng = np.random.default_rng(7)
-    shapes = [(5,), (64, 64), (optim.SPLIT_ABOVE + 3,), (2 * optim.PIECE + 5, 3), (300, 200)]
-    params = [nn.Parameter(rng.standard_normal(s).astype(dtype)) for s in shapes]
-    params[-1].data = np.asfortranarray(params[-1].data)
-    plain = [p.data.copy() for p in params]
-    m = [np.zeros_like(a) for a in plain]
-    v = [np.zeros_like(a) for a in plain]
-    opt = optim.AdamW(params, lr=0.01, weight_decay=0.1)
-    plan = optim.plan_threads([(p.data,) for p in params])
-    assert all(plan), "both threads get work"
-    for t in (1, 2, 3):
-        for i, p in enumerate(params):
-            p.grad = rng.standard_normal(p.shape).astype(dtype)
-            plain[i], m[i], v[i] = _opt_step_by_formula(plain[i], p.grad, m[i], v[i], t, dtype)
-        opt.step()
-        for i, p in enumerate(params):
-            np.testing.assert_array_equal(p.data, plain[i], err_msg=f"{shapes[i]}, step {t}")
-            np.testing.assert_array_equal(opt.state[p]["exp_avg_sq"], v[i])
-
-
-def _opt_step_by_formula(p, g, m, v, t, dtype):
-    """One whole-array AdamW step in the optimizer's own operation order (same bits)."""
-    lr, b1, b2, eps, wd = 0.01, 0.9, 0.999, 1e-8, 0.1
-    optim.adamw_update(p, g, m, v, np.empty_like(p), 1 - lr * wd, b1, b2,
-                       eps * math.sqrt(1 - b2**t), lr * math.sqrt(1 - b2**t) / (1 - b1**t))
-    return p, m, v
-
-
-def test_adamw_update_is_pytorchs_formula():
+def test_adamw_definition_is_pytorchs_formula():
     rng = np.random.default_rng(0)
     p, m, v = rng.standard_normal(50), rng.standard_normal(50) * 0.1, rng.random(50) * 0.01
     g = rng.standard_normal(50)
     want = _reference_adamw(p, g, m, v, 4, 0.01, 0.9, 0.999, 1e-8, 0.1)
     got = [p.copy(), m.copy(), v.copy()]
-    optim.adamw_update(got[0], g, got[1], got[2], np.empty(50), 1 - 0.01 * 0.1, 0.9, 0.999,
-                       1e-8 * math.sqrt(1 - 0.999**4), 0.01 * math.sqrt(1 - 0.999**4) / (1 - 0.9**4))
+    optim.adamw.composite([got[0]], [g], [got[1]], [got[2]], [4], lr=0.01, beta1=0.9,
+                          beta2=0.999, eps=1e-8, weight_decay=0.1)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
-
-
-def test_a_parameter_listed_twice_is_updated_twice_in_order_by_one_thread():
-    # Optimizer refuses duplicates, but the tied-updated-twice break removes that check: the
-    # two updates of the same array must then run one after the other, never at once.
-    big = np.zeros(4 * optim.PIECE, np.float32)
-    small = np.zeros(10, np.float32)
-    plan = optim.plan_threads([(big,), (small,), (big,), (small,)])
-    for thread in plan:
-        first = [r for i, r in thread if i == 0]
-        second = [r for i, r in thread if i == 2]
-        assert first == second  # the same ranges of the big array, in this thread only
-        assert [i for i, _ in thread if i in (0, 2)] == sorted(i for i, _ in thread if i in (0, 2))
-    assert sum(1 for thread in plan for i, _ in thread if i in (1, 3)) == 2
-    assert len({t for t, thread in enumerate(plan) for i, _ in thread if i in (1, 3)}) == 1

@@ -1,4 +1,4 @@
-"""Weight-tying invariants at the nn / optim level (DESIGN.md section 3), one per test.
+"""Weight-tying invariants at the nn / optim level, one per test.
 
 The model under test is a minimal tied language model built here from library parts, so
 these tests do not depend on the model files: embedding -> scale -> LayerNorm -> head.

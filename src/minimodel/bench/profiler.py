@@ -119,7 +119,7 @@ def profile_step(config: str = "large", steps: int = 5, clock: str = "cpu",
                       weight_decay=bench_steps.WEIGHT_DECAY)
     x, y = bench_steps.batch(shape)
 
-    def step() -> None:
+    def step() -> None:  # the batch whole, in this thread: every function's time is this thread's
         loss = bench_steps.gpt_loss(model, x, y)
         loss.backward()
         opt.step()
@@ -134,7 +134,8 @@ def profile_step(config: str = "large", steps: int = 5, clock: str = "cpu",
     plain = (timers.clock() - t0) / steps
 
     instrument(timers, by_shape=True)
-    _wrap(type(model), "__call__", timers, ("phase", "forward (model call)", ""))
+    _wrap(type(model), "loss" if hasattr(model, "loss") else "__call__", timers,
+          ("phase", "forward (model call)", ""))
     _wrap(Tensor, "backward", timers, ("phase", "backward (Tensor.backward)", ""))
     _wrap(type(opt), "step", timers, ("phase", f"{type(opt).__name__}.step", ""))
     _wrap(type(opt), "zero_grad", timers, ("phase", "zero_grad", ""))
@@ -159,12 +160,6 @@ def profile_step(config: str = "large", steps: int = 5, clock: str = "cpu",
     say(f"config {config} ({shape.label}); allocator tuned: {allocated}; clock {clock}; "
         f"BLAS threads {blas_threads()}; MINIMODEL_KERNELS="
         f"{os.environ.get('MINIMODEL_KERNELS', '(unset)')}")
-    from minimodel import threads
-    from minimodel.kernels import batch_parallel
-
-    if batch_parallel.parts_for(x, True) > 1 and threads.available_threads() > 1:
-        say(f"the batch runs as {batch_parallel.PARTS} parts in threads: function times add up "
-            "every thread's time (use --threads 1 for one thread's account)")
     say(f"step (un-instrumented) {1e3 * plain:8.1f} ms   instrumented {1e3 * total:8.1f} ms")
     say(f"  forward  {fwd:8.1f} ms, of which functions {fwd_prim:7.1f} -> module overhead "
         f"{fwd - fwd_prim:6.1f}")

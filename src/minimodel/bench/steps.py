@@ -71,12 +71,28 @@ def minimodel_gpt(shape, block_size: int | None = None):
 
 
 def gpt_loss(model, x, y):
-    """The GPT's training loss; the chunked tied head (``return_logits=False``) never holds
-    the (B, T, V) logits. Falls back to ``model(x, y)`` for a GPT without that option."""
+    """The training loss without the (B, T, V) logits: ``model.loss(x, y)`` (the chunked tied
+    head). Older checkouts (``--against``): ``model(x, y, return_logits=False)``, or
+    ``model(x, y)`` before that option."""
+    if hasattr(model, "loss"):
+        return model.loss(x, y)
     try:
         return model(x, y, return_logits=False)[1]
     except TypeError:
         return model(x, y)[1]
+
+
+def loss_and_backward(model, x, y) -> float:
+    """Loss and gradients as ``minimodel train`` computes them
+    (``training.batch_split.loss_and_backward``: the batch's halves in two threads with kernels
+    on); an older checkout split the batch inside the model call instead."""
+    try:
+        from minimodel.training.batch_split import loss_and_backward as train_loss_and_backward
+    except ImportError:
+        loss = gpt_loss(model, x, y)
+        loss.backward()
+        return float(loss.item())
+    return train_loss_and_backward(model, x, y)
 
 
 def build_step(impl: str, shape) -> tuple[Callable[[], float], dict[str, Any]]:
@@ -87,17 +103,20 @@ def build_step(impl: str, shape) -> tuple[Callable[[], float], dict[str, Any]]:
 
         model = minimodel_gpt(shape)
         opt = optim.AdamW(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
-        # "minimodel-default": the plain `logits, loss = model(x, y)` a learner writes, whose
-        # logits are deferred (never computed here, since nothing reads them).
-        loss_of = (lambda: model(x, y)[1]) if impl == "minimodel-default" else (
-            lambda: gpt_loss(model, x, y))
+        # "minimodel-default": the plain `logits, loss = model(x, y)` a learner writes (the
+        # logits are made, as torch's are); "minimodel": what `minimodel train` runs.
+        def loss_of() -> float:
+            if impl == "minimodel-default":
+                loss = model(x, y)[1]
+                loss.backward()
+                return float(loss.item())
+            return loss_and_backward(model, x, y)
 
         def step() -> float:
-            loss = loss_of()
-            loss.backward()
+            value = loss_of()
             opt.step()
             opt.zero_grad()
-            return float(loss.item())
+            return value
 
         return step, {"optimizer": "minimodel.optim.AdamW"}
 

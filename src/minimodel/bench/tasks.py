@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from minimodel.bench.steps import (LR, SEED, WEIGHT_DECAY, batch, build_step, gpt_loss,
+                                   loss_and_backward,
                                    kernel_state, minimodel_gpt, setup_for, setup_minimodel,
                                    setup_torch, shape_of, time_steps)
 
@@ -49,14 +50,17 @@ def task_step(task: dict) -> dict:
 
 
 def _release_pool() -> None:
-    """Empty minimodel's buffer pool (:mod:`minimodel.workspace`), so that the memory a step
-    needs is allocated, and counted, inside the step rather than kept from the warm-up (a
-    checkout older than the pool has nothing to release)."""
+    """Empty minimodel's buffer pool (:mod:`minimodel.kernels.buffers`, formerly
+    ``minimodel.workspace``), so that the memory a step needs is allocated, and counted, inside
+    the step rather than kept from the warm-up (a checkout older than the pool has none)."""
     try:
-        from minimodel import workspace
+        from minimodel.kernels import buffers as pool
     except ImportError:
-        return
-    workspace.clear()
+        try:
+            from minimodel import workspace as pool
+        except ImportError:
+            return
+    pool.clear()
 
 
 def task_memory(task: dict) -> dict:
@@ -130,8 +134,6 @@ def task_mlm(task: dict) -> dict:
     masked_rows = int((labels != -100).sum())
 
     def loss_of() -> Any:
-        if variant == "masked":
-            return model(inputs, labels, return_logits=False)[1]
         h = model.hidden_states(inputs)  # (B, T, d)
         if variant == "full":
             return F.cross_entropy(model.lm_head(h), labels)  # (B, T, V) logits held
@@ -140,11 +142,15 @@ def task_mlm(task: dict) -> dict:
         raise ValueError(f"unknown MLM variant {variant!r}")
 
     def step() -> float:
-        loss = loss_of()
-        loss.backward()
+        if variant == "masked":  # as `minimodel train` runs it: model.loss, halves in threads
+            value = loss_and_backward(model, inputs, labels)
+        else:
+            loss = loss_of()
+            loss.backward()
+            value = float(loss.item())
         opt.step()
         opt.zero_grad()
-        return float(loss.item())
+        return value
 
     out = time_steps(step, task["warmup"], task["steps"])
     out.update(masked_rows=masked_rows, setup=setup)

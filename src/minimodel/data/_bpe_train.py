@@ -28,8 +28,9 @@ Pair = tuple[int, int]
 ProgressFn = Callable[[int, int], None]
 
 
-def _merge_word(word: list[int], a: int, b: int, new: int) -> list[int]:
-    """Replace every non-overlapping (a, b) in ``word``, scanning left to right."""
+def merge_pair(word: list[int], a: int, b: int, new: int) -> list[int]:
+    """Replace every non-overlapping (a, b) in ``word`` by ``new``, scanning left to right (the
+    one merge step of training and of encoding)."""
     out: list[int] = []
     i, n = 0, len(word)
     while i < n:
@@ -110,7 +111,7 @@ def learn_merges(
             word = words[idx]
             if len(word) < 2:
                 continue
-            new_word = _merge_word(word, a, b, new)
+            new_word = merge_pair(word, a, b, new)
             if len(new_word) == len(word):
                 continue  # stale index: this word no longer holds the pair
             freq = freqs[idx]

@@ -22,6 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from minimodel._fileio import atomic_write_text
+
 PAD = "[PAD]"
 MASK = "[MASK]"
 FILE_FORMAT = "minimodel-tokenizer"
@@ -238,8 +240,6 @@ class Tokenizer:
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the tokenizer as JSON, atomically (a crash never leaves half a file)."""
-        from minimodel._fileio import atomic_write_text
-
         return atomic_write_text(path, self.to_json())
 
     @classmethod

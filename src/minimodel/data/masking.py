@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["IGNORE_INDEX", "mask_tokens"]
+from minimodel.labels import IGNORE_INDEX  # -100: "no target here" (PyTorch / HF)
 
-IGNORE_INDEX = -100  # the one ignore label of DESIGN.md section 4 (as in PyTorch / HF)
+__all__ = ["IGNORE_INDEX", "mask_tokens"]
 
 
 def mask_tokens(

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from minimodel.data._bpe_train import learn_merges
+from minimodel.data._bpe_train import learn_merges, merge_pair
 from minimodel.data._pretokenize import (
     gpt2_pattern,
     token_bytes_to_str,
@@ -181,18 +181,7 @@ class BPETokenizer(Tokenizer):
                     best_rank, best_pair = hit[0], pair
             if best_pair is None:
                 break
-            a, b = best_pair
-            new = ranks[best_pair][1]
-            out: list[int] = []
-            i, n = 0, len(ids)
-            while i < n:
-                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
-                    out.append(new)
-                    i += 2
-                else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
+            ids = merge_pair(ids, *best_pair, ranks[best_pair][1])
         return ids
 
     def _encode_ordinary(self, text: str) -> list[int]:
@@ -274,7 +263,7 @@ def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
 def check_vocab_match(
     model_vocab_size: int, tokenizer_vocab_size: int, where: str = "model"
 ) -> None:
-    """Refuse a model/tokenizer pair whose vocabulary sizes differ (DESIGN.md section 3).
+    """Refuse a model/tokenizer pair whose vocabulary sizes differ.
 
     A mismatch is never harmless: ids past the embedding crash deep inside a lookup, and a
     larger embedding silently wastes rows whose logits still take probability mass.

@@ -6,7 +6,7 @@
 Nothing here has backward code. Each function is built from the differentiable primitives
 (:mod:`minimodel.ops`, reached through Tensor operators), so autograd derives its gradient,
 and its docstring gives the maths. Functions marked ``@replaceable`` may be run by a faster,
-verified kernel (:mod:`minimodel.kernels`, :mod:`minimodel.dispatch`); with
+registered replacement that is checked against them (:mod:`minimodel.dispatch`); with
 ``mm.kernels(False)`` or ``MINIMODEL_KERNELS=0`` every one of them runs exactly as written.
 
 Files, by family:
@@ -18,14 +18,12 @@ Files, by family:
                       negative_sampling_loss                   (word2vec's cheap objective)
     attention.py      scaled_dot_product_attention, self_attention, causal_mask
     tensors.py        where, masked_fill, concatenate, stack, split
-    batching.py       batch_loss, join_parts                   a batch's loss as its parts' sum
 """
 
 from minimodel.functional.activations import dropout, gelu, log_sigmoid, log_softmax, softmax
 from minimodel.functional.attention import (causal_mask, merge_heads,
                                             scaled_dot_product_attention, self_attention,
                                             split_heads)
-from minimodel.functional.batching import batch_loss, join_parts
 from minimodel.functional.linear import linear
 from minimodel.functional.losses import (IGNORE_INDEX, cross_entropy, linear_cross_entropy,
                                         negative_sampling_loss)
@@ -35,5 +33,4 @@ from minimodel.functional.tensors import concatenate, masked_fill, split, stack,
 __all__ = ["linear", "softmax", "log_softmax", "log_sigmoid", "gelu", "dropout", "layer_norm",
            "cross_entropy", "linear_cross_entropy", "negative_sampling_loss", "IGNORE_INDEX", "causal_mask",
            "split_heads", "merge_heads", "scaled_dot_product_attention", "self_attention",
-           "where", "masked_fill", "concatenate", "stack", "split", "batch_loss",
-           "join_parts"]
+           "where", "masked_fill", "concatenate", "stack", "split"]

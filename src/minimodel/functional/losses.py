@@ -10,29 +10,37 @@ import numpy as np
 from minimodel.dispatch import replaceable
 from minimodel.functional.activations import log_sigmoid, log_softmax
 from minimodel.functional.linear import linear
+from minimodel.labels import IGNORE_INDEX  # -100: "no target here"
 from minimodel.tensor import Tensor, as_tensor
 
-IGNORE_INDEX = -100  # the one label that marks "no target here" (PyTorch's convention)
+
+
+def check_token_ids(ids: Any, vocab_size: int, where: str = "Embedding",
+                    ignore_index: int | None = None) -> np.ndarray:
+    """``ids`` as an integer array, refusing floats and ids outside [0, vocab_size): the token
+    ids of a lookup, or a loss's targets (which may also be ``ignore_index``)."""
+    arr = ids.data if isinstance(ids, Tensor) else np.asarray(ids)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{where} takes integer token ids, got dtype {arr.dtype}; "
+                        "convert with ids.astype(np.int64)")
+    live = arr if ignore_index is None else arr[arr != ignore_index]
+    if live.size and (live.min() < 0 or live.max() >= vocab_size):
+        bad = int(live.max()) if live.max() >= vocab_size else int(live.min())
+        ignored = "" if ignore_index is None else f", or {ignore_index} to ignore a position"
+        raise ValueError(f"{where}: token id {bad} is outside the vocabulary of size "
+                         f"{vocab_size} ({vocab_size} classes, valid ids 0..{vocab_size - 1}"
+                         f"{ignored}); does the tokenizer's vocab_size match the model's?")
+    return arr
 
 
 def check_targets(input_shape: tuple[int, ...], targets: Any, vocab: int, ignore_index: int,
                   where: str) -> np.ndarray:
     """Targets as an int array of shape ``input_shape[:-1]``, ids in [0, vocab) or ignore_index."""
-    expected_shape = tuple(input_shape[:-1])
-    t = targets.data if isinstance(targets, Tensor) else np.asarray(targets)
-    if t.dtype.kind not in "iu":
-        raise TypeError(f"{where} targets must be integer class ids, got dtype {t.dtype}; "
-                        "convert with targets.astype(np.int64)")
-    if t.shape != expected_shape:
+    shape = np.shape(targets.data if isinstance(targets, Tensor) else targets)
+    if shape != tuple(input_shape[:-1]):
         raise ValueError(f"{where}: inputs of shape {tuple(input_shape)} need targets of shape "
-                         f"{expected_shape}, got {t.shape}")
-    live = t[t != ignore_index]
-    if live.size and (live.min() < 0 or live.max() >= vocab):
-        bad = int(live.max()) if live.max() >= vocab else int(live.min())
-        raise ValueError(f"{where}: target id {bad} is outside the {vocab} classes "
-                         f"(valid ids are 0..{vocab - 1}, or {ignore_index} to ignore); "
-                         "do the model's vocab size and the tokenizer's agree?")
-    return t
+                         f"{tuple(input_shape[:-1])}, got {shape}")
+    return check_token_ids(targets, vocab, f"{where} targets", ignore_index)
 
 
 def flat_class_inputs(logits: Any, targets: Any, ignore_index: int

@@ -15,6 +15,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Iterator
@@ -23,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from minimodel._fileio import make_parent, plain_reason
+from safetensors.numpy import load_file
+from safetensors.numpy import save as st_save
+
+from minimodel._fileio import atomic_write_bytes, make_parent, plain_reason, require_file
+from minimodel.data import check_vocab_match, load_tokenizer
+from minimodel.interop.tokenizer_export import export_tokenizer
+from minimodel.io import not_safetensors_kind
 
 # Files an export writes; an existing OUT holding only these is a previous export and may be
 # replaced without --force.
@@ -128,6 +135,13 @@ _KIND_TESTS = {
 }
 
 
+def config_setting(config: dict[str, Any], key: str, default: Any) -> Any:
+    """``config[key]``, or ``default`` when the key is missing or null (as Hugging Face's
+    ``PretrainedConfig`` reads an absent setting)."""
+    value = config.get(key, default)
+    return default if value is None else value
+
+
 def config_value_problems(config: dict[str, Any], kinds: dict[str, str]) -> list[str]:
     """One "field must be a KIND, got VALUE" per field of ``config`` whose value has the wrong
     type or range; ``kinds`` maps field -> a key of :data:`_KIND_TESTS`. Missing or null
@@ -148,12 +162,8 @@ def config_value_problems(config: dict[str, Any], kinds: dict[str, str]) -> list
 def tokenizer_for_export(tokenizer: Any, vocab_size: int) -> Any:
     """The tokenizer object (a path is loaded), refused when its size is not the model's."""
     if isinstance(tokenizer, (str, os.PathLike)):
-        from minimodel.data import load_tokenizer
-
         tokenizer = load_tokenizer(tokenizer)
     if tokenizer is not None:
-        from minimodel.data import check_vocab_match
-
         check_vocab_match(vocab_size, tokenizer.vocab_size, where="to_hf")
     return tokenizer
 
@@ -162,11 +172,6 @@ def write_hf_folder(out_dir: str | os.PathLike, config: dict[str, Any],
                     tensors: dict[str, np.ndarray], tokenizer: Any, max_length: int,
                     overwrite: bool) -> Path:
     """config.json, model.safetensors and (optionally) the tokenizer files, as one unit."""
-    from safetensors.numpy import save as st_save
-
-    from minimodel._fileio import atomic_write_bytes
-    from minimodel.interop.tokenizer_export import export_tokenizer
-
     with staged_dir(out_dir, overwrite=overwrite) as stage:
         write_json(stage / "config.json", config)
         # format=pt: transformers refuses safetensors files without this metadata entry.
@@ -199,7 +204,7 @@ def _to_float_array(value: Any, name: str, path: Path, widened: list[str]) -> np
     into ``widened``); an integer weight or a NaN/Inf value refused, naming file and tensor."""
     dtype = str(getattr(value, "dtype", "")).removeprefix("torch.")
     if hasattr(value, "detach"):  # a torch tensor
-        import torch
+        import torch  # heavy optional dependency: only for torch tensors
 
         if value.dtype in (torch.float16, torch.bfloat16):
             value = value.float()
@@ -231,10 +236,6 @@ def _read_tensors(path: Path, raw: dict[str, Any], into: HFWeights) -> None:
 
 
 def _load_safetensors(path: Path, into: HFWeights) -> None:
-    from safetensors.numpy import load_file
-
-    from minimodel.io import not_safetensors_kind
-
     try:
         raw = load_file(str(path))
     except Exception as exc:  # bfloat16 has no NumPy dtype: go through torch if available
@@ -242,7 +243,7 @@ def _load_safetensors(path: Path, into: HFWeights) -> None:
         if kind is not None:  # e.g. a Git LFS pointer left by a clone without `git lfs pull`
             raise ValueError(f"{path} is not a safetensors file ({kind})") from None
         try:
-            from safetensors.torch import load_file as load_torch
+            from safetensors.torch import load_file as load_torch  # needs torch (optional)
         except ImportError:
             raise ValueError(f"cannot read {path} ({exc}); bfloat16 weights need torch "
                              "installed") from None
@@ -255,7 +256,7 @@ def _load_safetensors(path: Path, into: HFWeights) -> None:
 
 def _load_bin(path: Path, into: HFWeights) -> None:
     try:
-        import torch
+        import torch  # heavy optional dependency: only for pytorch_model.bin
     except ImportError:
         raise ValueError(f"{path} is a PyTorch pickle; reading it needs torch installed (or "
                          "convert the folder to model.safetensors)") from None
@@ -300,8 +301,6 @@ def check_layers_and_values(hf: dict[str, np.ndarray], layer_prefix: str, n_laye
                             config_key: str, where: str) -> None:
     """Before anything is sized by config.json: its layer count against the layers the weights
     hold (``layer_prefix`` + index, e.g. ``transformer.h.``), and every float tensor finite."""
-    import re
-
     pattern = re.compile(re.escape(layer_prefix) + r"(\d+)\.")
     layers = {int(m.group(1)) for key in hf for m in [pattern.match(key)] if m}
     if layers != set(range(n_layer)):
@@ -314,8 +313,8 @@ def check_layers_and_values(hf: dict[str, np.ndarray], layer_prefix: str, n_laye
 
 
 def build_with_state(model_cls: Any, config: Any, state: dict[str, np.ndarray]) -> Any:
-    """``model_cls(config)`` holding exactly ``state``; float64 weights stay float64 (DESIGN.md
-    section 4), so a converted checkpoint is not silently narrowed."""
+    """``model_cls(config)`` holding exactly ``state``; float64 weights stay float64,
+    so a converted checkpoint is not silently narrowed."""
     model = model_cls(config, rng=np.random.default_rng(0))
     params = dict(model.named_parameters())
     for name, value in state.items():
@@ -343,8 +342,6 @@ def resolve_checkpoint(path: str | os.PathLike) -> tuple[Path, Path | None]:
             raise FileNotFoundError(f"run folder {path} has no model.safetensors{hint}; it "
                                     f"holds: {present}")
     else:
-        from minimodel._fileio import require_file
-
         weights = require_file(path, "checkpoint")
     tok = weights.parent / "tokenizer.json"
     return weights, tok if tok.is_file() else None

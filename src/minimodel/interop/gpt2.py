@@ -13,7 +13,7 @@ Hugging Face keeps GPT-2's ``Conv1D`` layers, whose weight is stored (in, out), 
     blocks.i.{ln_1, ln_2}.*, ln_f.*, every bias                                as is
     lm_head.weight          (V, d)        lm_head.weight              (V, d)   untied only
 
-The tie (DESIGN.md section 3) crosses over as ``tie_word_embeddings``: a tied model writes the
+The tie crosses over as ``tie_word_embeddings``: a tied model writes the
 matrix once (no ``lm_head.weight``) and transformers ties ``lm_head`` to ``wte`` on load; an
 untied model writes both. Importing re-creates the tie as one Parameter.
 """
@@ -21,14 +21,15 @@ untied model writes both. Importing re-creates the tie as one Parameter.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from minimodel.interop._files import (build_with_state, check_layers_and_values,
-                                      config_value_problems, load_hf_weights, read_json,
-                                      tokenizer_for_export, write_hf_folder)
+                                      config_setting, config_value_problems, load_hf_weights,
+                                      read_json, tokenizer_for_export, write_hf_folder)
 from minimodel.io import check_config_bounds
 from minimodel.interop.tokenizer_export import special_roles
 from minimodel.models import GPT, GPTConfig
@@ -195,9 +196,7 @@ def gpt_config_from_hf(config: dict[str, Any], where: str = "config.json"
     Raises:
         ValueError: naming every unsupported setting and why, at once.
     """
-    def get(key: str, default: Any) -> Any:
-        value = config.get(key, default)
-        return default if value is None else value
+    get = partial(config_setting, config)  # get(key, default): the setting, or its default
 
     problems = config_value_problems(config, _GPT2_KINDS)
     if problems:  # the checks below compute with these values

@@ -36,14 +36,15 @@ blocks), so the two agree on every row a real batch touches.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from minimodel.interop._files import (build_with_state, check_layers_and_values,
-                                      config_value_problems, load_hf_weights, read_json,
-                                      tokenizer_for_export, write_hf_folder)
+                                      config_setting, config_value_problems, load_hf_weights,
+                                      read_json, tokenizer_for_export, write_hf_folder)
 from minimodel.interop.gpt2 import LAYER_NORM_EPS, TANH_GELU_NAMES, special_token_ids
 from minimodel.io import check_config_bounds
 from minimodel.models import MaskedLM, MLMConfig
@@ -176,9 +177,7 @@ def mlm_config_from_hf(config: dict[str, Any], where: str = "config.json"
     Returns (MLMConfig, notes about training-only differences); raises ValueError naming
     every unsupported setting at once.
     """
-    def get(key: str, default: Any) -> Any:
-        value = config.get(key, default)
-        return default if value is None else value
+    get = partial(config_setting, config)  # get(key, default): the setting, or its default
 
     problems = config_value_problems(config, _MLM_KINDS)
     if problems:  # the checks below compute with these values

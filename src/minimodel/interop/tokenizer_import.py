@@ -213,14 +213,14 @@ def tokenizer_from_hf(path: str | os.PathLike, verify: bool = True) -> HFTokeniz
 def _verify(folder: Path, result: HFTokenizerImport) -> None:
     """Encode a probe text with both tokenizers (skipped without the ``tokenizers`` library)."""
     try:
-        from tokenizers import Tokenizer as HFTokenizer
+        from tokenizers import Tokenizer as HFTokenizer  # optional dependency (Hugging Face's)
     except ImportError:
         return
     tok = result.tokenizer
     if (folder / "tokenizer.json").is_file():
         hf = HFTokenizer.from_file(str(folder / "tokenizer.json"))
     else:
-        from tokenizers import decoders, models, pre_tokenizers
+        from tokenizers import decoders, models, pre_tokenizers  # optional, as above
 
         vocab, merges, _ = _read_slow(folder)
         hf = HFTokenizer(models.BPE(vocab=vocab, merges=merges))

@@ -36,7 +36,7 @@ def verify_hf_export(model: GPT | MaskedLM, out_dir: str | os.PathLike, tokenize
     """
     try:
         import torch  # noqa: F401  (checked here; the comparisons import it themselves)
-        import transformers
+        import transformers  # heavy optional dependency (the test extra)
     except ImportError as exc:
         raise ImportError(f"verifying an export needs torch and transformers ({exc}). On a "
                           "machine without a GPU install the CPU build of torch (about 200 MB, "
@@ -79,7 +79,7 @@ def _compare_mlm(model: MaskedLM, hf: Any, ids: np.ndarray, tokenizer: Any,
                  rng: np.random.Generator) -> tuple[float, bool]:
     """Max |logit difference| at ~15 % masked positions (at least one per row; the inputs
     there become ``[MASK]`` when the tokenizer has one), and whether the top-1 agrees."""
-    import torch
+    import torch  # heavy optional dependency (the test extra)
 
     masked = rng.random(ids.shape) < 0.15
     masked[np.arange(ids.shape[0]), rng.integers(0, ids.shape[1], ids.shape[0])] = True
@@ -95,7 +95,7 @@ def _compare_mlm(model: MaskedLM, hf: Any, ids: np.ndarray, tokenizer: Any,
 
 def _compare_gpt(model: GPT, hf: Any, ids: np.ndarray) -> tuple[float, bool]:
     """Max |logit difference| at every position, and whether greedy decoding agrees."""
-    import torch
+    import torch  # heavy optional dependency (the test extra)
 
     cfg = model.config
     with no_grad():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minimodel import workspace
+from minimodel.kernels import buffers
 from minimodel.autograd import Function
 from minimodel.dispatch import register_kernel
 from minimodel.functional.activations import GELU_A, GELU_C
@@ -58,8 +58,8 @@ class GELU(Function):
     (..., n) buffer (8 forward, 8 backward, against 9 and 12 written term by term).
 
     h itself comes from 0.5 (1 + tanh u) = sigmoid(2u) = 1 / (1 + exp(-2u)): NumPy's float32
-    exp is vectorised (AVX2) where its tanh is not, and takes half the time (0.68 against
-    1.37 ms for the (8, 128, 512) activations of the d=128 model). For x below about -10,
+    exp is vectorised (AVX2) where its tanh is not, and takes about half the time
+    (BENCHMARKS.md, "Kernel details"). For x below about -10,
     exp(-2u) overflows to inf and h = 1 / inf = 0, the right limit: that warning is silenced.
     """
 
@@ -69,7 +69,7 @@ class GELU(Function):
         # cannot write into.)
         ctx.shape = x.shape
         x = x.reshape(-1) if x.ndim == 0 else x
-        h = np.multiply(x, x, out=workspace.empty(x.shape, x.dtype))
+        h = np.multiply(x, x, out=buffers.empty(x.shape, x.dtype))
         h *= -2.0 * GELU_C * GELU_A
         h -= 2.0 * GELU_C
         h *= x  # -2u, u = sqrt(2/pi) (x + 0.044715 x^3)
@@ -77,18 +77,18 @@ class GELU(Function):
             np.exp(h, out=h)
         h += 1.0
         np.reciprocal(h, out=h)  # h = 1 / (1 + exp(-2u)) = 0.5 (1 + tanh u)
-        y = np.multiply(x, h, out=workspace.empty(x.shape, x.dtype))
+        y = np.multiply(x, h, out=buffers.empty(x.shape, x.dtype))
         ctx.save_for_backward(x, h)
         return y.reshape(ctx.shape)
 
     @staticmethod
     def backward(ctx, g):
         x, h = ctx.saved_tensors
-        a = np.multiply(x, x, out=workspace.empty(x.shape, x.dtype))
+        a = np.multiply(x, x, out=buffers.empty(x.shape, x.dtype))
         a *= 6.0 * GELU_C * GELU_A
         a += 2.0 * GELU_C
         a *= x  # 2 x sqrt(2/pi) (1 + 3 * 0.044715 x^2)
-        b = np.subtract(1.0, h, out=workspace.empty(h.shape, h.dtype))
+        b = np.subtract(1.0, h, out=buffers.empty(h.shape, h.dtype))
         b *= h  # h (1 - h)
         a *= b
         a += h  # dy/dx

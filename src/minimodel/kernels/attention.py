@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from minimodel import workspace
+from minimodel.kernels import buffers
 from minimodel.autograd import Function
 from minimodel.dispatch import register_kernel
 from minimodel.functional.attention import check_qkv
@@ -45,19 +45,19 @@ class SelfAttention(Function):
         dtype = qkv.dtype
         q, k, v = qkv.reshape(B, T, 3, n_heads, dh).transpose(2, 0, 3, 1, 4)  # 3 x (B, H, T, dh)
         scale = 1.0 / math.sqrt(dh)
-        q_s = np.multiply(q, dtype.type(scale), out=workspace.empty(q.shape, dtype))
-        att = np.matmul(q_s, k.swapaxes(-1, -2), out=workspace.empty((B, n_heads, T, T), dtype))
+        q_s = np.multiply(q, dtype.type(scale), out=buffers.empty(q.shape, dtype))
+        att = np.matmul(q_s, k.swapaxes(-1, -2), out=buffers.empty((B, n_heads, T, T), dtype))
         if causal:
             att += additive_causal_mask(T, att.dtype)
         att -= att.max(axis=-1, keepdims=True)
         np.exp(att, out=att)
-        # Row sums as one BLAS matrix-vector product (~4x faster than NumPy's reduction over
-        # a short last axis), then one multiplication pass by the (B, H, T, 1) reciprocals.
+        # Row sums as one BLAS matrix-vector product (faster than NumPy's reduction over a
+        # short last axis: BENCHMARKS.md), then one multiplication pass by the (B, H, T, 1) reciprocals.
         att *= 1.0 / (att @ np.ones(T, dtype))[..., None]
-        y = np.matmul(att, v, out=workspace.empty((B, n_heads, T, dh), dtype))  # (B, H, T, dh)
+        y = np.matmul(att, v, out=buffers.empty((B, n_heads, T, dh), dtype))  # (B, H, T, dh)
         ctx.save_for_backward(q_s, k, v, att, y)
         ctx.scale = scale
-        out = workspace.empty((B, T, n_heads, dh), dtype)  # heads back side by side
+        out = buffers.empty((B, T, n_heads, dh), dtype)  # heads back side by side
         np.copyto(out, y.transpose(0, 2, 1, 3))
         return out.reshape(B, T, d)
 
@@ -66,11 +66,11 @@ class SelfAttention(Function):
         q_s, k, v, att, y = ctx.saved_tensors
         B, H, T, dh = q_s.shape
         gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
-        dqkv = workspace.empty((B, T, 3, H, dh), g.dtype)
+        dqkv = buffers.empty((B, T, 3, H, dh), g.dtype)
         dq, dk, dv = dqkv.transpose(2, 0, 3, 1, 4)  # views into dqkv
         np.matmul(att.swapaxes(-1, -2), gy, out=dv)
         row_dot = np.einsum("bhtd,bhtd->bht", gy, y)[..., None]  # D = dy . y, (B, H, T, 1)
-        datt = np.matmul(gy, v.swapaxes(-1, -2), out=workspace.empty(att.shape, g.dtype))
+        datt = np.matmul(gy, v.swapaxes(-1, -2), out=buffers.empty(att.shape, g.dtype))
         datt -= row_dot
         datt *= att  # dS
         np.matmul(datt, k, out=dq)

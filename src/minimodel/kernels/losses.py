@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minimodel import workspace
+from minimodel.kernels import buffers
 from minimodel.autograd import Function, is_grad_enabled
 from minimodel.dispatch import register_kernel
 from minimodel.functional.losses import IGNORE_INDEX, check_head_inputs, flat_class_inputs
@@ -85,7 +85,7 @@ class LinearCrossEntropy(Function):
         count = max(int(valid.sum()), 1)
         want_dh = is_grad_enabled() and ctx.needs_input_grad[0]
         want_dw = is_grad_enabled() and ctx.needs_input_grad[1]
-        dh = workspace.empty(h.shape, h.dtype) if want_dh else None  # (N, d)
+        dh = buffers.empty(h.shape, h.dtype) if want_dh else None  # (N, d)
         dw = np.empty_like(weight) if want_dw else None  # (V, d): the first chunk's product
         dw_chunk = None  # (V, d), made for the second chunk and reused by the rest
         # One (chunk, V) buffer for every chunk's logits: with a fresh array per chunk, the

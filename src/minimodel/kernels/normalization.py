@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minimodel import workspace
+from minimodel.kernels import buffers
 from minimodel.autograd import Function
 from minimodel.dispatch import register_kernel
 from minimodel.functional.normalization import check_layer_norm_inputs
@@ -14,8 +14,8 @@ from minimodel.tensor import Tensor
 def last_axis_sums(a: np.ndarray) -> np.ndarray:
     """``a.sum(axis=-1, keepdims=True)`` as one matrix-vector product: (..., d) -> (..., 1).
 
-    Why: NumPy reduces a short last axis (d = 128) one row at a time, about 4x slower than
-    the single BLAS GEMV ``a @ ones(d)`` (75 vs 17 us for 2048 x 128 float32).
+    Why: NumPy reduces a short last axis (d = 128) one row at a time, several times slower
+    than the single BLAS GEMV ``a @ ones(d)`` (timings: BENCHMARKS.md, "Kernel details").
     """
     return (a @ np.ones(a.shape[-1], a.dtype))[..., None]
 
@@ -42,8 +42,8 @@ class LayerNorm(Function):
         d = x.shape[-1]
         mean = last_axis_sums(x)
         mean *= 1.0 / d
-        x_hat = np.subtract(x, mean, out=workspace.empty(x.shape, x.dtype))  # (..., d), centred
-        tmp = np.multiply(x_hat, x_hat, out=workspace.empty(x.shape, x.dtype))
+        x_hat = np.subtract(x, mean, out=buffers.empty(x.shape, x.dtype))  # (..., d), centred
+        tmp = np.multiply(x_hat, x_hat, out=buffers.empty(x.shape, x.dtype))
         var = last_axis_sums(tmp)
         var *= 1.0 / d  # population variance
         var += eps
@@ -59,8 +59,8 @@ class LayerNorm(Function):
         x_hat, rstd, weight = ctx.saved_tensors
         need = ctx.needs_input_grad
         d = x_hat.shape[-1]
-        dx = np.multiply(g, weight, out=workspace.empty(g.shape, np.result_type(g, weight)))
-        tmp = np.multiply(dx, x_hat, out=workspace.empty(dx.shape, dx.dtype))
+        dx = np.multiply(g, weight, out=buffers.empty(g.shape, np.result_type(g, weight)))
+        tmp = np.multiply(dx, x_hat, out=buffers.empty(dx.shape, dx.dtype))
         mean_dxhat_xhat = last_axis_sums(tmp)
         mean_dxhat_xhat *= 1.0 / d
         mean_dxhat = last_axis_sums(dx)

@@ -1,5 +1,5 @@
 """What every language model here shares: an input embedding, an output head, and the rules
-that keep a tie a tie when the model is changed after it was built (DESIGN.md section 3).
+that keep a tie a tie when the model is changed after it was built.
 
 A model is tied when its ``config.tie_embeddings`` is True; then ``lm_head`` is a
 ``TiedHead`` of the input embedding and the two share one Parameter. The operations below
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from minimodel.nn import Dropout, Embedding, LMHead, Module, TiedHead
+from minimodel.nn import Embedding, LMHead, Module, TiedHead
 from minimodel.nn.checks import check_positive
 
 
@@ -44,11 +44,10 @@ class LanguageModel(Module):
     def set_output_embeddings(self, head: Module) -> None:
         setattr(self, self.output_head_name, head)
 
-    def draws_random_numbers(self) -> bool:
-        """True when a forward pass draws random numbers now: a Dropout with p > 0 in
-        training mode. (Then a batch is not split over threads: the draws' order, and so the
-        run, would depend on thread timing.)"""
-        return self.training and any(isinstance(m, Dropout) and m.p > 0 for m in self.modules())
+    def loss(self, inputs: Any, targets: Any) -> Any:
+        """The mean loss over the batch's labelled targets, without making the logits:
+        what training calls. ``model(inputs, targets)`` returns ``(logits, loss)`` instead."""
+        raise NotImplementedError(f"{type(self).__name__} does not define loss()")
 
     @property
     def tied(self) -> bool:

@@ -3,7 +3,7 @@
     h      = mean_j E_in[context_j]          # (N, d)
     logits = h @ E_out.T                     # (N, V), a full softmax (fine for small V)
 
-or, with negative sampling (word2vec's usual objective, ``forward(..., negatives=...)``), only
+or, with negative sampling (word2vec's usual objective, ``model.loss(contexts, targets, negatives)``), only
 the true word's and K noise words' output vectors are scored:
 
     rows = E_out[[target, noise_1..noise_K]]            # (N, 1+K, d)
@@ -80,21 +80,28 @@ class CBOW(LanguageModel):
             shapes["lm_head.weight"] = (config.vocab_size, config.d_model)
         return shapes
 
-    def forward(self, contexts: Any, targets: Any = None, negatives: Any = None,
-                return_logits: bool = True) -> tuple[Tensor | None, Tensor | None]:
-        """contexts (N, 2w) -> (logits (N, V), full-softmax loss); with ``negatives`` (N, K)
-        noise word ids the loss is the negative-sampling loss and no logits are made."""
-        ctx_ids = np.asarray(contexts.data if isinstance(contexts, Tensor) else contexts)
-        if ctx_ids.ndim != 2:
-            raise ValueError(f"CBOW contexts must be (N, 2 * window), got shape {ctx_ids.shape}")
-        h = self.in_emb(ctx_ids).mean(axis=1)  # (N, d)
-        if negatives is not None:
-            return None, self.negative_sampling_loss(h, targets, negatives)
-        if targets is not None and not return_logits:
-            return None, self.lm_head.loss(h, targets)
+    def forward(self, contexts: Any, targets: Any = None) -> tuple[Tensor, Tensor | None]:
+        """contexts (N, 2w) -> h = mean of their vectors (N, d) -> logits (N, V) and, given
+        targets (N,), the full-softmax loss."""
+        h = self.context_vectors(contexts)  # (N, d)
         logits = self.lm_head(h)  # (N, V)
         loss = F.cross_entropy(logits, targets) if targets is not None else None
         return logits, loss
+
+    def loss(self, contexts: Any, targets: Any, negatives: Any = None) -> Tensor:
+        """The loss without the (N, V) logits: the full softmax's (``lm_head.loss``) or, with
+        ``negatives`` (N, K) noise word ids, the negative-sampling loss."""
+        h = self.context_vectors(contexts)  # (N, d)
+        if negatives is not None:
+            return self.negative_sampling_loss(h, targets, negatives)
+        return self.lm_head.loss(h, targets)
+
+    def context_vectors(self, contexts: Any) -> Tensor:
+        """h (N, d): the mean of the input vectors of each example's 2w context words."""
+        ctx_ids = np.asarray(contexts.data if isinstance(contexts, Tensor) else contexts)
+        if ctx_ids.ndim != 2:
+            raise ValueError(f"CBOW contexts must be (N, 2 * window), got shape {ctx_ids.shape}")
+        return self.in_emb(ctx_ids).mean(axis=1)  # (N, d)
 
     def negative_sampling_loss(self, h: Tensor, targets: Any, negatives: Any) -> Tensor:
         """F.negative_sampling_loss on the output rows of the targets (N,) and noise (N, K)."""

@@ -21,8 +21,7 @@ from typing import Any, Iterator
 import numpy as np
 
 import minimodel.functional as F
-from minimodel.autograd import is_grad_enabled, no_grad
-from minimodel.deferred import DeferredTensor
+from minimodel.autograd import no_grad
 from minimodel.models.base import LanguageModel, transformer_state_shapes
 from minimodel.nn import (Block, Dropout, Embedding, KVCache, LayerNorm, Linear, LMHead,
                           Module, ModuleList, TiedHead)
@@ -118,40 +117,26 @@ class GPT(LanguageModel):
             x = block(x, cache)  # (B, T, d)
         return self.ln_f(x)
 
-    def forward(self, idx: Any, targets: Any = None, return_logits: bool = True
-                ) -> tuple[Tensor | None, Tensor | None]:
+    def forward(self, idx: Any, targets: Any = None) -> tuple[Tensor, Tensor | None]:
         """Logits (B, T, V) and, given targets, the mean next-token cross-entropy.
 
-        With targets the loss always comes from ``lm_head.loss`` (``F.linear_cross_entropy``),
-        whose kernel runs the head and the loss in row chunks and never holds the (B*T, V)
-        logits; the logits are then a :class:`~minimodel.deferred.DeferredTensor`, computed
-        only if read. ``return_logits=False`` returns None for them instead.
+        ids (B, T) -> hidden states h (B, T, d) -> logits = lm_head(h) -> loss. Training does
+        not need the logits, the largest array of the step: :meth:`loss` computes the same
+        loss without them.
         """
-        if targets is None:
-            return self.lm_head(self.hidden_states(idx)), None  # (B, T, V)
-        # The sequences of a batch are independent, so its loss may be computed in parts, one
-        # per core (F.batch_loss; the composite computes the whole batch at once).
-        loss, h_parts = F.batch_loss(self._loss_and_hidden, idx, targets,
-                                     splittable=not self.draws_random_numbers())
-        if not return_logits:
-            return None, loss
-        # The logits are made only if someone reads them (see minimodel.deferred): the loss
-        # above did not need them, and at V = 50257 they are the largest array of the step.
-        head = self.lm_head
-        recording = is_grad_enabled()
-        logits = DeferredTensor(lambda: head(F.join_parts(h_parts)),
-                                (sum(h.shape[0] for h in h_parts), *h_parts[0].shape[1:-1],
-                                 head.vocab_size),
-                                h_parts[0].dtype,
-                                requires_grad=recording and (h_parts[0].requires_grad
-                                                             or head.weight.requires_grad),
-                                grad_enabled=recording)
+        h = self.hidden_states(idx)  # (B, T, d)
+        logits = self.lm_head(h)  # (B, T, V): h @ E.T when tied
+        loss = F.cross_entropy(logits, targets) if targets is not None else None
         return logits, loss
 
-    def _loss_and_hidden(self, idx: Any, targets: Any) -> tuple[Tensor, Tensor]:
-        """(mean cross-entropy, h (B, T, d)) for one batch, or one part of it."""
-        h = self.hidden_states(idx)  # (B, T, d)
-        return self.lm_head.loss(h, targets), h  # chunked: never holds (B*T, V)
+    def loss(self, idx: Any, targets: Any) -> Tensor:
+        """The mean next-token cross-entropy of ``model(idx, targets)``, without the logits.
+
+        ids (B, T) -> hidden states h (B, T, d) -> ``lm_head.loss(h, targets)``
+        (``F.linear_cross_entropy``, whose kernel runs the head and the loss in row chunks and
+        never holds the (B*T, V) logits).
+        """
+        return self.lm_head.loss(self.hidden_states(idx), targets)
 
     # ------------------------------------------------------------------ generation
     def generate(self, idx: Any, max_new_tokens: int, temperature: float = 1.0,

@@ -145,36 +145,31 @@ class MaskedLM(LanguageModel):
         """What the decoder (``lm_head``) reads: ``h``, or ``HeadTransform(h)`` when enabled."""
         return self.head_transform(h) if self.head_transform is not None else h
 
-    def forward(self, idx: Any, labels: Any = None, return_logits: bool = True
-                ) -> tuple[Tensor | None, Tensor | None]:
-        """See the class docstring. ``return_logits=False`` (training) skips the (M, V) logits:
-        the loss comes from ``lm_head.loss`` on the gathered rows."""
-        if labels is None:
-            return self.lm_head(self.head_input(self.hidden_states(idx))), None
-        # Independent sequences: the loss may be computed in parts, one per core (F.batch_loss).
-        loss, logits_parts = F.batch_loss(
-            lambda ids, lab: self._masked_loss(ids, lab, return_logits), idx, labels,
-            splittable=not self.draws_random_numbers())
-        if not return_logits:
-            return None, loss
-        return F.join_parts(logits_parts), loss  # (M, V), rows in row-major order
-
-    def _masked_loss(self, idx: Any, labels: Any, return_logits: bool
-                     ) -> tuple[Tensor, Tensor | None]:
-        """(mean cross-entropy at the labelled positions, their logits (M, V) or None)."""
+    def forward(self, idx: Any, labels: Any = None) -> tuple[Tensor, Tensor | None]:
+        """See the class docstring: logits (B, T, V) without labels; with them, the (M, V)
+        logits of the M labelled positions and their mean cross-entropy."""
         h = self.hidden_states(idx)  # (B, T, d)
+        if labels is None:
+            return self.lm_head(self.head_input(h)), None
+        rows, targets = self._labelled_rows(h, labels)  # (M, d), (M,)
+        logits = self.lm_head(rows)  # (M, V)
+        return logits, F.cross_entropy(logits, targets)
+
+    def loss(self, idx: Any, labels: Any) -> Tensor:
+        """The loss of ``model(idx, labels)`` without the (M, V) logits (``lm_head.loss``)."""
+        rows, targets = self._labelled_rows(self.hidden_states(idx), labels)
+        return self.lm_head.loss(rows, targets)
+
+    def _labelled_rows(self, h: Tensor, labels: Any) -> tuple[Tensor, np.ndarray]:
+        """What the decoder reads at the labelled positions (M, d), and their labels (M,)."""
         lab = labels.data if isinstance(labels, Tensor) else np.asarray(labels)
         if lab.shape != h.shape[:2]:
             raise ValueError(f"MaskedLM labels must have the shape of the ids {h.shape[:2]}, "
                              f"got {lab.shape}")
         selected = (lab != IGNORE_INDEX).reshape(-1)  # (B*T,)
         rows = h.reshape(-1, h.shape[-1])[np.flatnonzero(selected)]  # (M, d): gather first
-        rows = self.head_input(rows)  # (M, d)
         targets = lab.reshape(-1)[selected].astype(np.int64)  # (M,)
-        if not return_logits:
-            return self.lm_head.loss(rows, targets), None
-        logits = self.lm_head(rows)  # (M, V)
-        return F.cross_entropy(logits, targets), logits
+        return self.head_input(rows), targets
 
     def forward_masked(self, idx: Any, mask_indicator: Any) -> Tensor:
         """Logits (M, V) at the positions where ``mask_indicator > 0.5`` (seed semantics)."""

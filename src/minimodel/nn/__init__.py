@@ -1,4 +1,5 @@
-"""Neural-network building blocks. Weight tying rules: DESIGN.md section 3.
+"""Neural-network building blocks. Weight tying rules: one Parameter object used by the lookup
+and the head, seen once by parameters(), state_dict() and an optimizer (docs/architecture.md).
 
 The story of a tie is told by two files: ``embedding.py`` (the lookup: gather forward,
 scatter-add backward) and ``lm_head.py`` (``LMHead``, ``TiedHead``: logits = h @ E.T, and the

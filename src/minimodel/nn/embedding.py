@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from minimodel.autograd import Function
+from minimodel.functional.losses import check_token_ids
 from minimodel.nn.checks import check_positive
 from minimodel.nn.module import Module
 from minimodel.nn.parameter import Parameter, default_rng, normal_
@@ -64,7 +65,7 @@ class Lookup(Function):
         vocab, d = ctx.weight_shape
         # Scatter-add every gradient row into the row of its token id; repeats add up.
         # Done on the flattened (V * d,) matrix with flat indices id * d + column, because
-        # 1-D np.add.at is 5-6x faster than the 2-D form (DESIGN.md section 7).
+        # 1-D np.add.at is much faster than the 2-D form (docs/results.md).
         dW = np.zeros(vocab * d, dtype=ctx.dtype)  # flat (V * d,)
         flat = (ids.reshape(-1, 1) * d + np.arange(d)).reshape(-1)  # (N * d,)
         np.add.at(dW, flat, g.reshape(-1))
@@ -75,20 +76,6 @@ def lookup(weight: Tensor, ids: Any) -> Tensor:
     """Differentiable ``weight[ids]`` for integer ``ids`` (no gradient flows to the ids)."""
     ids_arr = ids.data if isinstance(ids, Tensor) else np.asarray(ids)
     return Lookup.apply(weight, Tensor._wrap(ids_arr))
-
-
-def check_token_ids(ids: Any, vocab_size: int, where: str = "Embedding") -> np.ndarray:
-    """Return ``ids`` as an integer array, refusing floats and ids outside [0, vocab_size)."""
-    arr = ids.data if isinstance(ids, Tensor) else np.asarray(ids)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{where} takes integer token ids, got dtype {arr.dtype}; "
-                        "convert with ids.astype(np.int64)")
-    if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
-        bad = int(arr.max()) if arr.max() >= vocab_size else int(arr.min())
-        raise ValueError(f"{where}: token id {bad} is outside the vocabulary of size "
-                         f"{vocab_size} (valid ids 0..{vocab_size - 1}); does the tokenizer's "
-                         "vocab_size match the model's?")
-    return arr
 
 
 def resize_rows(weight: Parameter, rows: int, rng: np.random.Generator | None = None) -> None:

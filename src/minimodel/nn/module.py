@@ -164,8 +164,8 @@ class Module:
                 parts.append(f"missing keys: {', '.join(missing)}")
             if unexpected:
                 parts.append(f"unexpected keys: {', '.join(unexpected)}")
-            # ValueError, not KeyError, per DESIGN.md section 4 (user errors are
-            # ValueError/TypeError; str(KeyError) also wraps the whole message in quotes).
+            # ValueError, not KeyError: user errors are ValueError/TypeError here, and
+            # str(KeyError) would wrap the whole message in quotes.
             raise ValueError(f"load_state_dict({type(self).__name__}): " + "; ".join(parts)
                            + ". Was the checkpoint saved from a model with the same config? "
                            "Pass strict=False to load the matching keys only.")

@@ -26,8 +26,7 @@ dL/d(input) for every positional input (``None`` where no gradient is needed).
 One more primitive lives with the chapter it belongs to: the embedding lookup (a row gather
 whose backward is a scatter-add) is in :mod:`minimodel.nn.embedding`.
 
-Everything a model computes is a composite of these (:mod:`minimodel.functional`); the fast
-kernels in :mod:`minimodel.kernels` are verified replacements of some of those composites.
+Everything a model computes is a composite of these (:mod:`minimodel.functional`).
 Nothing here imports :mod:`minimodel.tensor`: a primitive sees NumPy arrays only.
 """
 

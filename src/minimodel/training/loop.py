@@ -3,8 +3,9 @@
 One step::
 
     x, y   = task.sample(batch_rng)                    # (B, T) ids / targets
-    loss   = model(x, y)[1]                            # mean cross-entropy, nats/token
+    loss   = model.loss(x, y)                          # mean cross-entropy, nats/token
     loss.backward();  clip_grad_norm(params, c)        # global L2 norm <= c
+                                                       # (both: batch_split.loss_and_backward)
     lr_t   = cosine_with_warmup(t, lr, warmup, steps, min_lr)
     AdamW step with weight decay on matrices only      # nanoGPT grouping: ndim >= 2
 
@@ -35,8 +36,10 @@ import numpy as np
 from minimodel._console import stdout_to_devnull
 from minimodel.autograd import no_grad
 from minimodel.diagnostics import effective_rank
+from minimodel.labels import IGNORE_INDEX
 from minimodel.optim import AdamW, clip_grad_norm, cosine_with_warmup
 from minimodel.training import checkpoint
+from minimodel.training.batch_split import loss_and_backward
 from minimodel.training import run_files as rf
 from minimodel.training.config import DEFAULTS, TrainConfig
 from minimodel.training.report import PlainReporter, SilentReporter
@@ -173,9 +176,8 @@ class Trainer:
     def train_step(self, batch: tuple[np.ndarray, ...]) -> float:
         x, y, *extra = batch  # extra: CBOW's noise words with --negative
         self.model.train()
-        # return_logits=False: the head and the loss run in row chunks (no (N, V) array)
-        _, loss = self.model(x, y, *extra, return_logits=False)
-        loss.backward()
+        # model.loss(x, y) then backward(); the batch's halves in two threads with kernels on
+        loss = loss_and_backward(self.model, x, y, *extra)
         if self.cfg.grad_clip > 0:
             clip_grad_norm(self.params, self.cfg.grad_clip)
         lr = self.lr_at(self.step)
@@ -185,7 +187,7 @@ class Trainer:
         self.optimizer.step()
         self._updating = False
         self.optimizer.zero_grad()
-        return float(loss.data)
+        return loss
 
     def evaluate(self, max_batches: int | None) -> float:
         """Mean loss per scored target over the validation batches (weighted by targets)."""
@@ -194,8 +196,8 @@ class Trainer:
         try:
             with no_grad():
                 for x, y in self.task.eval_batches(max_batches):
-                    _, loss = self.model(x, y, return_logits=False)
-                    n = int(np.count_nonzero(np.asarray(y) != -100))
+                    loss = self.model.loss(x, y)  # no (N, V) logits
+                    n = int(np.count_nonzero(np.asarray(y) != IGNORE_INDEX))
                     total += float(loss.data) * n
                     count += n
         finally:

@@ -27,6 +27,7 @@ from minimodel.data import (MASK, PAD, BPETokenizer, ByteTokenizer, WordVocab, b
                             cbow_examples, check_corpus_length, get_batch, iter_eval_batches,
                             load_tokenizer, mask_tokens, train_val_split)
 from minimodel.data.cbow import words as split_words
+from minimodel.labels import IGNORE_INDEX
 from minimodel.training.config import TrainConfig
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -189,7 +190,7 @@ class MLMTask(LMTask):
 
     def val_targets(self) -> np.ndarray:
         labels = np.concatenate([lab.reshape(-1) for _, lab in self.eval_batches(None)])
-        return labels[labels != -100]
+        return labels[labels != IGNORE_INDEX]
 
 
 def noise_table(ids: np.ndarray, vocab_size: int, unk_id: int) -> np.ndarray:

@@ -34,7 +34,7 @@ from minimodel.lab.patching import PatchError, apply_patch_to_texts
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "exercises"
 SRC_DIR = Path(__file__).resolve().parents[3]  # the folder holding the minimodel package
 
-# Statuses a whole check can end with (DESIGN.md §2) and the finer per-case ones.
+# Statuses a whole check can end with and the finer per-case ones.
 OVERALL_STATUSES = ("passed", "wrong", "error", "timeout", "forbidden")
 CASE_STATUSES = ("passed", "wrong", "shape", "dtype", "error", "forbidden", "timeout",
                  "not run")

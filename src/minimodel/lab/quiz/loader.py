@@ -39,7 +39,7 @@ class Question:
     rubric: list[dict[str, str]] = field(default_factory=list)
 
     def export(self) -> dict[str, Any]:
-        """The stable machine-readable form (DESIGN.md section 2); ``rubric`` only for recall."""
+        """The stable machine-readable form; ``rubric`` only for recall."""
         out = {"id": self.id, "kind": self.kind, "prompt": dict(self.prompt),
                "choices": [dict(c) for c in self.choices], "answer": self.answer,
                "explanation": dict(self.explanation)}

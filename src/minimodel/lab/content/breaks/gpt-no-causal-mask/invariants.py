@@ -87,7 +87,7 @@ def _():
     leak, t = future_leak(lambda ids: model(ids, y)[0].data, x)
     require_causal(leak, t, "training logits", "los logits de entrenamiento")
     with mm.no_grad():
-        loss = float(model(x, y, return_logits=False)[1].data)
+        loss = float(model.loss(x, y).data)
         per_prefix = []
         for t in range(x.shape[1]):
             z = model(x[:, :t + 1])[0].data[:, t]  # (B, V), only tokens 0..t seen

@@ -1,7 +1,6 @@
-"""The batch-parallel kernel on real models: same numbers as one thread, same bits every run,
-BLAS settings restored, errors reported as for the whole batch, and no split where it must not.
-
-(``test_kernels.py`` checks the kernel against its composite on random small losses.)
+"""The batch split of a training step (training/batch_split.py) on real models: same numbers as
+the whole batch, same bits every run, BLAS settings restored, errors reported as for the whole
+batch, no split where it must not, and nothing of it with kernels off.
 """
 
 from __future__ import annotations
@@ -12,17 +11,17 @@ import numpy as np
 import pytest
 
 import minimodel as mm
-from minimodel import dispatch
-from minimodel import threads as th
-from minimodel.kernels import batch_parallel as bp
+from minimodel import runtime
+from minimodel.kernels import threads as th
 from minimodel.models import GPT, MLMConfig, GPTConfig, MaskedLM
+from minimodel.training import batch_split as bs
 
 
 @pytest.fixture
 def two_parts(monkeypatch):
     """Split every batch of >= 2 rows in two, as on a 2-core machine, however small; records
     the threads the parts ran in. Kernels on, also in CI's MINIMODEL_KERNELS=0 pass."""
-    monkeypatch.setattr(bp, "MIN_TOKENS_PER_PART", 1)
+    monkeypatch.setattr(bs, "MIN_TOKENS_PER_PART", 1)
     monkeypatch.setattr(th, "available_threads", lambda: 2)
     seen: list[str] = []
     real = th._in_part
@@ -53,19 +52,19 @@ def _batch(V=23, B=5, T=8, seed=1):
 
 def _loss_and_grads(model, x, y, kernels: bool):
     with mm.kernels(kernels):
-        logits, loss = model(x, y)
-        loss.backward()
+        loss = bs.loss_and_backward(model, x, y)
     grads = {name: p.grad.copy() for name, p in model.named_parameters()}
     model.zero_grad()
-    return loss.item(), grads, logits
+    return loss, grads
 
 
 def test_gpt_loss_and_every_gradient_match_one_thread(two_parts):
     model, (x, y) = _gpt(), _batch()
-    loss_p, grads_p, _ = _loss_and_grads(model, x, y, kernels=True)
-    assert len(two_parts) == 4  # two parts forward, two backward
-    assert any(name.startswith("minimodel-part") for name in two_parts)
-    loss_1, grads_1, _ = _loss_and_grads(model, x, y, kernels=False)
+    loss_p, grads_p = _loss_and_grads(model, x, y, kernels=True)
+    assert len(two_parts) == 2  # two parts, each forward and backward
+    assert sorted(two_parts) == ["MainThread", "minimodel-part_0"]
+    loss_1, grads_1 = _loss_and_grads(model, x, y, kernels=False)
+    assert len(two_parts) == 2  # kernels off: no part, no thread
     assert loss_p == pytest.approx(loss_1, rel=1e-12)
     assert grads_p.keys() == grads_1.keys()
     for name in grads_1:
@@ -83,100 +82,102 @@ def test_same_bits_every_run(two_parts):
             assert np.array_equal(again[1][name], first[1][name]), name
 
 
-def test_deferred_logits_are_the_whole_batch_and_differentiable(two_parts):
-    model, (x, y) = _gpt(), _batch()
-    logits, loss = model(x, y)
-    with mm.kernels(False):
-        whole, _ = model(x)
-    assert logits.shape == (5, 8, 23)
-    np.testing.assert_allclose(logits.data, whole.data, rtol=1e-12)
-    logits[:, -1].sum().backward()  # through the joined hidden states to every part
-    with mm.kernels(False):
-        expected = model.token_emb.weight.grad.copy()
-        model.zero_grad()
-        model(x)[0][:, -1].sum().backward()
-    np.testing.assert_allclose(expected, model.token_emb.weight.grad, rtol=1e-10)
-
-
-def test_masked_lm_matches_one_thread(two_parts):
+def test_masked_lm_matches_the_whole_batch(two_parts):
     model = MaskedLM(MLMConfig(vocab_size=19, block_size=6, n_layer=1, n_head=2, d_model=8),
                      rng=np.random.default_rng(0))
     rng = np.random.default_rng(3)
     ids = rng.integers(0, 19, (4, 6))
     labels = np.full((4, 6), -100)
     labels[0, 1], labels[2, 0], labels[2, 5], labels[3, 3] = 4, 7, 1, 18  # row 1: none
-    for return_logits in (True, False):
-        logits_p, loss_p = model(ids, labels, return_logits=return_logits)
-        loss_p.backward()
-        g_p = model.token_emb.weight.grad.copy()
-        model.zero_grad()
-        with mm.kernels(False):
-            logits_1, loss_1 = model(ids, labels, return_logits=return_logits)
-            loss_1.backward()
-        assert loss_p.item() == pytest.approx(loss_1.item(), rel=1e-6)
-        np.testing.assert_allclose(g_p, model.token_emb.weight.grad, rtol=1e-5, atol=1e-8)
-        if return_logits:
-            assert logits_p.shape == logits_1.shape == (4, 19)
-            np.testing.assert_allclose(logits_p.data, logits_1.data, rtol=1e-5, atol=1e-6)
-        model.zero_grad()
+    loss_p, grads_p = _loss_and_grads(model, ids, labels, kernels=True)
+    assert len(two_parts) == 2
+    loss_1, grads_1 = _loss_and_grads(model, ids, labels, kernels=False)
+    assert loss_p == pytest.approx(loss_1, rel=1e-6)
+    for name in grads_1:
+        np.testing.assert_allclose(grads_p[name], grads_1[name], rtol=1e-5, atol=1e-8)
+
+
+def test_the_split_weights_each_part_by_its_labelled_targets(two_parts):
+    """Part 0 has 3 labelled targets, part 1 has 16: L = (3 L_0 + 16 L_1) / 19, the mean over
+    the batch's 19 labelled targets, and not (L_0 + L_1) / 2."""
+    model, (x, y) = _gpt(), _batch(B=4)
+    y[:2, :] = -100
+    y[0, :3] = x[0, :3]
+    loss, _ = _loss_and_grads(model, x, y, kernels=True)
+    l0, l1 = model.loss(x[:2], y[:2]).item(), model.loss(x[2:], y[2:]).item()
+    assert loss == pytest.approx((3 * l0 + 16 * l1) / 19, rel=1e-12)
+    assert abs(loss - (l0 + l1) / 2) > 1e-3
+
+
+def test_a_parameter_the_loss_does_not_reach_keeps_no_gradient(two_parts):
+    """As with the whole batch: a parameter outside the loss's graph keeps .grad None (an
+    optimizer then skips it), not a zero gradient it would decay."""
+    model, (x, y) = _gpt(), _batch()
+    model.unused = mm.nn.Parameter(np.ones(3))
+    bs.loss_and_backward(model, x, y)
+    assert len(two_parts) == 2 and model.unused.grad is None
+    assert model.token_emb.weight.grad is not None
 
 
 def test_blas_threads_are_restored_and_one_per_part(two_parts):
     seen_inside = []
     model, (x, y) = _gpt(), _batch()
-    real = model._loss_and_hidden
+    real = model.loss
 
     def spying(idx, targets):
         seen_inside.append(_blas_now())  # BLAS threads while a part runs
         return real(idx, targets)
 
-    model._loss_and_hidden = spying
+    model.loss = spying
     before = _blas_now()
-    loss = model(x, y)[1]
-    loss.backward()
+    bs.loss_and_backward(model, x, y)
     assert _blas_now() == before
-    if th._blas().lib_controllers:  # a BLAS threadpoolctl can limit (OpenBLAS, MKL)
+    if runtime.blas_libraries().lib_controllers:  # a BLAS threadpoolctl can limit
         assert seen_inside == [1, 1]
 
 
 def _blas_now() -> int | None:
-    libs = th._blas().lib_controllers
+    libs = runtime.blas_libraries().lib_controllers
     return min(lib.num_threads for lib in libs) if libs else None
 
 
 def test_bad_targets_report_the_whole_batch(two_parts):
     model, (x, _) = _gpt(), _batch()
     with pytest.raises(ValueError) as split_error:
-        model(x, np.full((5, 8), 99))
+        bs.loss_and_backward(model, x, np.full((5, 8), 99))
     with mm.kernels(False), pytest.raises(ValueError) as whole_error:
-        model(x, np.full((5, 8), 99))
+        bs.loss_and_backward(model, x, np.full((5, 8), 99))
     assert str(split_error.value) == str(whole_error.value)
     with pytest.raises(ValueError, match="shape"):
-        model(x, np.zeros((4, 8), dtype=np.int64))  # one row short: not cut into parts
+        bs.loss_and_backward(model, x, np.zeros((4, 8), dtype=np.int64))  # one row short
+    assert all(p.grad is None for p in model.parameters())
 
 
 def test_no_split_with_dropout_without_gradients_or_for_one_row(two_parts):
     model, (x, y) = _gpt(dropout=0.1), _batch()
-    model(x, y)[1].backward()
+    bs.loss_and_backward(model, x, y)
     assert two_parts == []  # dropout in training mode: one thread, reproducible draws
     model.eval()
-    model(x, y)[1].backward()
-    assert len(two_parts) == 4  # eval mode: dropout is off, so the batch is split
+    bs.loss_and_backward(model, x, y)
+    assert len(two_parts) == 2  # eval mode: dropout is off, so the batch is split
     two_parts.clear()
     with mm.no_grad():
-        model(x, y)
-    model(x[:1], y[:1])
+        assert bs.parts_for(model, x) == 1
+    bs.loss_and_backward(model, x[:1], y[:1])
     assert two_parts == []
 
 
 def test_parts_depend_on_the_batch_shape_only(monkeypatch):
-    monkeypatch.setattr(bp, "MIN_TOKENS_PER_PART", 16)
+    monkeypatch.setattr(bs, "MIN_TOKENS_PER_PART", 16)
+    model = _gpt()
     for threads in (1, 2, 8):
         monkeypatch.setattr(th, "available_threads", lambda: threads)
-        assert bp.parts_for(np.zeros((8, 4), dtype=np.int64), splittable=True) == 2
-        assert bp.parts_for(np.zeros((8, 3), dtype=np.int64), splittable=True) == 1  # 24 < 32
-        assert bp.parts_for(np.zeros((1, 64), dtype=np.int64), splittable=True) == 1
-        assert bp.parts_for(np.zeros((8, 4), dtype=np.int64), splittable=False) == 1
+        with mm.kernels(True):
+            assert bs.parts_for(model, np.zeros((8, 4), dtype=np.int64)) == 2
+            assert bs.parts_for(model, np.zeros((8, 3), dtype=np.int64)) == 1  # 24 < 32
+            assert bs.parts_for(model, np.zeros((1, 64), dtype=np.int64)) == 1
+        with mm.kernels(False):
+            assert bs.parts_for(model, np.zeros((8, 4), dtype=np.int64)) == 1
 
 
 def test_one_blas_thread_runs_the_parts_here_with_the_same_bits(two_parts, monkeypatch):
@@ -188,14 +189,9 @@ def test_one_blas_thread_runs_the_parts_here_with_the_same_bits(two_parts, monke
     two_parts.clear()
     monkeypatch.setattr(th, "available_threads", lambda: 1)
     here = _loss_and_grads(model, x, y, kernels=True)
-    assert len(two_parts) == 4 and not any(n.startswith("minimodel-part") for n in two_parts)
+    assert len(two_parts) == 2 and not any(n.startswith("minimodel-part") for n in two_parts)
     assert here[0] == threaded[0]
     assert all(np.array_equal(here[1][k], threaded[1][k]) for k in here[1])
-
-
-def test_part_bounds_cover_the_rows_in_order():
-    assert bp._part_bounds(16, 3) == [(0, 5), (5, 11), (11, 16)]
-    assert bp._part_bounds(2, 2) == [(0, 1), (1, 2)]
 
 
 def test_a_failing_part_waits_for_the_others_then_raises_the_first():
@@ -225,7 +221,7 @@ def test_models_in_two_user_threads_leave_blas_as_it_was(two_parts):
         try:
             model, (x, y) = _gpt(seed=seed), _batch(seed=seed)
             for _ in range(3):
-                model(x, y)[1].backward()
+                bs.loss_and_backward(model, x, y)
         except Exception as e:  # noqa: BLE001
             errors.append(e)
 
@@ -236,12 +232,6 @@ def test_models_in_two_user_threads_leave_blas_as_it_was(two_parts):
         t.join()
     assert errors == []
     assert _blas_now() == before
-
-
-def test_the_kernel_is_registered_and_switched_off_with_the_others():
-    assert "batch_loss" in dispatch.registered_kernels()
-    with mm.kernels(False):
-        assert "batch_loss" not in mm.active_kernels()
 
 
 def test_parts_run_here_when_no_thread_can_start(monkeypatch):
@@ -260,7 +250,7 @@ def test_a_forked_child_can_still_split_its_batches(two_parts):
     import multiprocessing as mp
 
     model, (x, y) = _gpt(), _batch()
-    model(x, y)[1].backward()  # the parent's pool exists now
+    bs.loss_and_backward(model, x, y)  # the parent's pool exists now
     ctx = mp.get_context("fork")
     with ctx.Pool(1) as pool:
         result = pool.apply_async(_child_step, (model, x, y))
@@ -268,9 +258,8 @@ def test_a_forked_child_can_still_split_its_batches(two_parts):
 
 
 def _child_step(model, x, y):
-    bp.MIN_TOKENS_PER_PART = 1
+    bs.MIN_TOKENS_PER_PART = 1
     th.available_threads = lambda: 2
     model.zero_grad()
-    loss = model(x, y)[1]
-    loss.backward()
+    bs.loss_and_backward(model, x, y)
     return float(np.abs(model.token_emb.weight.grad).sum())

@@ -1,9 +1,9 @@
 """Jobs in threads, one per core, with the BLAS threads shared out between them.
 
 Why threads pay in NumPy: BLAS and NumPy's array loops release Python's GIL, so two threads
-doing array work keep two cores busy. Users: the two halves of a training batch
-(:mod:`minimodel.kernels.batch_parallel`) and the two halves of AdamW's update
-(:mod:`minimodel.optim`).
+doing array work keep two cores busy. Users: the AdamW kernel (:mod:`minimodel.kernels.adamw`,
+two halves of the update) and the batch split of a training step (two halves of the batch)
+— both only with kernels on.
 
 :func:`run_parts` runs a list of jobs at once when BLAS may use several threads (each job's
 BLAS calls then get their share of them, restored afterwards: the library makes no lasting
@@ -21,27 +21,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Iterator, TypeVar
 
 from minimodel.autograd import grad_mode
+from minimodel.runtime import blas_libraries
 
 R = TypeVar("R")
-
-
-class _PartState(threading.local):
-    inside = False  # True in a thread while it computes one part
-
-
-_part = _PartState()
-
-
-def inside_part() -> bool:
-    """True in a thread while it runs a job of :func:`run_parts` (nested parts run whole)."""
-    return _part.inside
 
 
 _pool: ThreadPoolExecutor | None = None
 _blas_lock = threading.Lock()
 _blas_users = 0  # callers inside _blas_threads_per_call now (models in several user threads)
 _blas_limit: Any = None
-_blas_controller: Any = None
 
 
 def _forget_threads_after_fork() -> None:
@@ -55,23 +43,13 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_threads_after_fork)
 
 
-def _blas() -> Any:
-    """threadpoolctl's controller of the BLAS libraries loaded in this process (made once)."""
-    global _blas_controller
-    if _blas_controller is None:
-        from threadpoolctl import ThreadpoolController
-
-        _blas_controller = ThreadpoolController().select(user_api="blas")
-    return _blas_controller
-
-
 def available_threads() -> int:
     """How many threads this process lets BLAS use: shared out between the parts.
 
     1 when no BLAS library can be limited (running parts in threads on top of a BLAS that
     threads each call itself would ask for more cores than there are).
     """
-    libs = _blas().lib_controllers
+    libs = blas_libraries().lib_controllers
     return min(lib.num_threads for lib in libs) if libs else 1
 
 
@@ -81,7 +59,7 @@ def _blas_threads_per_call(n: int) -> Iterator[None]:
     global _blas_users, _blas_limit
     with _blas_lock:
         if _blas_users == 0:
-            _blas_limit = _blas().limit(limits=n)
+            _blas_limit = blas_libraries().limit(limits=n)
         _blas_users += 1
     try:
         yield
@@ -94,13 +72,8 @@ def _blas_threads_per_call(n: int) -> Iterator[None]:
 
 
 def _in_part(job: Callable[[], R]) -> R:
-    previous = _part.inside
-    _part.inside = True
-    try:
-        with grad_mode(True):
-            return job()
-    finally:
-        _part.inside = previous
+    with grad_mode(True):  # a worker thread records graphs as the caller's does
+        return job()
 
 
 def run_parts(jobs: list[Callable[[], R]]) -> list[R]:

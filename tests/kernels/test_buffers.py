@@ -7,23 +7,23 @@ import threading
 import numpy as np
 import pytest
 
-from minimodel import workspace
+from minimodel.kernels import buffers
 
 BIG = (512, 256)  # float32: 512 KiB, above MIN_BYTES
 
 
 @pytest.fixture(autouse=True)
 def _empty_pool():
-    workspace.clear()
+    buffers.clear()
     yield
-    workspace.clear()
+    buffers.clear()
 
 
 def leased(a: np.ndarray) -> bool:
     """True when ``a``'s memory belongs to a pool lease."""
     while isinstance(a, np.ndarray):
         a = a.base
-    return isinstance(a, workspace._Lease)
+    return isinstance(a, buffers._Lease)
 
 
 def address(a: np.ndarray) -> int:
@@ -31,40 +31,40 @@ def address(a: np.ndarray) -> int:
 
 
 def test_memory_is_reused_after_the_last_view_dies():
-    a = workspace.empty(BIG, np.float32)
+    a = buffers.empty(BIG, np.float32)
     assert a.shape == BIG and a.dtype == np.float32 and a.flags.c_contiguous
     where = address(a)
     view = a.T[3:]  # views keep the memory in use
     del a
-    b = workspace.empty(BIG, np.float32)
+    b = buffers.empty(BIG, np.float32)
     assert address(b) != where  # not handed out while `view` can still see it
     del view
-    assert workspace.idle_bytes() == 512 * 256 * 4
-    c = workspace.empty((256, 512), np.float32)  # same byte size, another shape
-    assert address(c) == where and workspace.idle_bytes() == 0
+    assert buffers.idle_bytes() == 512 * 256 * 4
+    c = buffers.empty((256, 512), np.float32)  # same byte size, another shape
+    assert address(c) == where and buffers.idle_bytes() == 0
 
 
 def test_values_seen_through_a_kept_array_are_never_overwritten():
-    kept = workspace.empty(BIG, np.float32)
+    kept = buffers.empty(BIG, np.float32)
     kept[...] = 7.0
     for _ in range(5):
-        other = workspace.empty(BIG, np.float32)
+        other = buffers.empty(BIG, np.float32)
         other[...] = -1.0
         del other
     assert np.all(kept == 7.0)
 
 
 def test_small_arrays_are_plain_numpy():
-    small = workspace.empty((10, 10), np.float64)
-    assert small.flags.owndata and workspace.idle_bytes() == 0
+    small = buffers.empty((10, 10), np.float64)
+    assert small.flags.owndata and buffers.idle_bytes() == 0
 
 
 def test_idle_memory_is_bounded_and_clear_releases_it(monkeypatch):
-    monkeypatch.setattr(workspace, "LIMIT_BYTES", 600 * 1024)
-    arrays = [workspace.empty(BIG, np.float32) for _ in range(3)]
+    monkeypatch.setattr(buffers, "LIMIT_BYTES", 600 * 1024)
+    arrays = [buffers.empty(BIG, np.float32) for _ in range(3)]
     del arrays
-    assert workspace.idle_bytes() == 512 * 1024  # one kept, two freed normally
-    assert workspace.clear() == 512 * 1024 and workspace.idle_bytes() == 0
+    assert buffers.idle_bytes() == 512 * 1024  # one kept, two freed normally
+    assert buffers.clear() == 512 * 1024 and buffers.idle_bytes() == 0
 
 
 def test_threads_never_share_a_buffer():
@@ -72,7 +72,7 @@ def test_threads_never_share_a_buffer():
 
     def work(tag: float) -> None:
         for _ in range(200):
-            a = workspace.empty(BIG, np.float32)
+            a = buffers.empty(BIG, np.float32)
             a[...] = tag
             if not np.all(a == tag):
                 errors.append(tag)
@@ -97,11 +97,14 @@ def _gpt_step(seed: int = 0):
 
 
 def test_a_training_step_is_bitwise_the_same_with_and_without_the_pool(monkeypatch):
-    monkeypatch.setattr(workspace, "MIN_BYTES", 1024)  # pool even this tiny model's arrays
-    logits, loss, grads = _gpt_step()
-    assert workspace.idle_bytes() > 100_000  # the step's temporaries went back to the pool
-    monkeypatch.setattr(workspace, "MIN_BYTES", 1 << 62)  # every request: plain np.empty
-    logits2, loss2, grads2 = _gpt_step()
+    import minimodel as mm
+
+    monkeypatch.setattr(buffers, "MIN_BYTES", 1024)  # pool even this tiny model's arrays
+    with mm.kernels(True):  # the pool is the kernels' (with kernels off nothing uses it)
+        logits, loss, grads = _gpt_step()
+        assert buffers.idle_bytes() > 100_000  # the step's temporaries went back to the pool
+        monkeypatch.setattr(buffers, "MIN_BYTES", 1 << 62)  # every request: plain np.empty
+        logits2, loss2, grads2 = _gpt_step()
     assert loss == loss2
     np.testing.assert_array_equal(logits, logits2)
     for name in grads:
@@ -112,7 +115,7 @@ def test_a_training_step_is_bitwise_the_same_with_and_without_the_pool(monkeypat
 def test_logits_kept_from_one_step_survive_the_next_steps(monkeypatch, kernels):
     import minimodel as mm
 
-    monkeypatch.setattr(workspace, "MIN_BYTES", 1024)
+    monkeypatch.setattr(buffers, "MIN_BYTES", 1024)
     with mm.kernels(kernels):
         logits, _, _ = _gpt_step(seed=0)
         if kernels:
@@ -130,7 +133,7 @@ def test_weight_gradients_come_from_the_pool_down_to_64_kib():
     import minimodel as mm
     from minimodel.models import GPT, GPTConfig
 
-    assert workspace.MIN_BYTES == 64 * 1024
+    assert buffers.MIN_BYTES == 64 * 1024
     model = GPT(GPTConfig(vocab_size=64, block_size=16, n_layer=1, n_head=2, d_model=128),
                 rng=np.random.default_rng(0))
     x = np.random.default_rng(1).integers(0, 64, (2, 16))
@@ -138,7 +141,7 @@ def test_weight_gradients_come_from_the_pool_down_to_64_kib():
         _, loss = model(x, x)
         loss.backward()
     grads = {name: p.grad for name, p in model.named_parameters()
-             if p.grad.nbytes >= workspace.MIN_BYTES}
+             if p.grad.nbytes >= buffers.MIN_BYTES}
     # c_attn (384, 128), c_proj (128, 128), c_fc (512, 128), mlp c_proj (128, 512): float32
     assert sorted(g.nbytes for g in grads.values()) == [65536, 196608, 262144, 262144]
     assert all(leased(g) for g in grads.values()), [n for n, g in grads.items() if not leased(g)]

@@ -1,12 +1,12 @@
 """Reusable memory for the kernels' large temporaries: no page faults, no malloc settings.
 
 Why. A training step makes the same few-MiB arrays hundreds of times (activations saved for
-backward, attention scores, gradients). glibc hands large blocks back to the kernel when they
-are freed (``munmap``, or trimming the top of the heap), so every step touches fresh pages
-again: at d=128 a step page-faulted ~23,000 times (~90 MiB) and spent ~50 of its ~180 ms
-doing so. ``minimodel train`` can change malloc's settings for its own process
-(:mod:`minimodel.runtime`), but a library imported into someone's notebook must not; this
-module gets the same effect by keeping freed buffers and handing them out again.
+backward, attention scores, gradients). glibc hands large blocks back to the operating system
+when they are freed (``munmap``, or trimming the top of the heap), so every step touches fresh
+pages again, and a page fault costs more than the arithmetic on the page. ``minimodel train``
+can change malloc's settings for its own process (:mod:`minimodel.runtime`), but a library
+imported into someone's notebook must not; this module gets the same effect by keeping freed
+buffers and handing them out again. (Page-fault counts: BENCHMARKS.md.)
 
 How. :func:`empty` is ``np.empty`` with memory from a free list keyed by byte size. The array
 it returns does not own its memory: its ``base`` is a small :class:`_Lease`. Views, reshapes
@@ -19,14 +19,13 @@ while an array uses it, the same guarantee ``np.empty`` gives; a caller who keep
 Only blocks of at least :data:`MIN_BYTES` (64 KiB) are pooled, and the pool holds at most
 :data:`LIMIT_BYTES` of idle buffers; :func:`clear` releases them all. Why 64 KiB: glibc's
 ``free()`` of a block that large merges it with free neighbours and, when the free space at the
-top of the heap then exceeds its trim threshold (twice the largest block it recently returned,
-a few MiB at d=128), gives that space back to the kernel. The weight gradients of one step
-(64-256 KiB each at d=128, two copies while the batch halves are joined) were enough to cross
-it in about half of all processes: ~1,100 faults a step, depending on where the heap happened
-to end. Smaller blocks stay in malloc's own bins. Users: the kernels, the ``Add`` primitive
-(the residual stream) and the backward pass's gradient sums; the readable composites
-(``minimodel.functional``) keep plain NumPy expressions. With them a step at d=128 went from
-~23,400 page faults to under one.
+top of the heap then exceeds its trim threshold (twice the largest block it recently returned),
+gives that space back to the operating system; a step's weight gradients (64-256 KiB each at
+d=128) are enough to cross it. Smaller blocks stay in malloc's own bins.
+
+Users: the kernels of this package only. The readable code (``tensor``, ``autograd``, ``ops``,
+``functional``, ``optim``) allocates with plain NumPy, so with kernels off
+(``MINIMODEL_KERNELS=0``) nothing here runs.
 """
 
 from __future__ import annotations
@@ -92,12 +91,6 @@ def empty(shape: tuple[int, ...] | int, dtype: Any) -> np.ndarray:
         buffer = np.empty(nbytes, np.uint8)
         address = buffer.__array_interface__["data"][0]
     return np.asarray(_Lease(buffer, address, shape, dtype))
-
-
-def is_pooled(a: np.ndarray) -> bool:
-    """True when ``a`` is itself an array :func:`empty` returned (not a view of one): its
-    memory belongs to it alone, as with an array that owns its data."""
-    return isinstance(a.base, _Lease)
 
 
 def clear() -> int:
