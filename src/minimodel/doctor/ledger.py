@@ -54,8 +54,7 @@ def gradient_ledger(model, x: np.ndarray, y: np.ndarray) -> Ledger:
     with no_grad():
         h_const = Tensor(model.hidden_states(x).data)  # the lookup path cut
     (head,) = grad(F.linear_cross_entropy(h_const, E, y), [E])
-    _, loss = model(x, y, return_logits=False)
-    (full,) = grad(loss, [E])
+    (full,) = grad(model.loss(x, y), [E])
     return Ledger(lookup, head, full)
 
 

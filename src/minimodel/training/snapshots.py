@@ -102,7 +102,7 @@ def gradient_ledger(model: Any, batch: tuple[np.ndarray, ...]) -> tuple[float, n
                 twin = Embedding(embedding.vocab_size, embedding.d_model)
                 twin.weight = Parameter(embedding.weight.data)   # same numbers, its own leaf
                 head.embedding = twin
-            _, loss = model(*batch)
+            loss = model.loss(*batch)                # the head's loss, no (N, V) logits
             lookup, from_head = autograd.grad(loss, [embedding.weight, head.weight])  # (V, d)
         finally:
             if tied:
