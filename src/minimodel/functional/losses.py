@@ -28,7 +28,7 @@ def check_token_ids(ids: Any, vocab_size: int, where: str = "Embedding",
         bad = int(live.max()) if live.max() >= vocab_size else int(live.min())
         ignored = "" if ignore_index is None else f", or {ignore_index} to ignore a position"
         raise ValueError(f"{where}: token id {bad} is outside the vocabulary of size "
-                         f"{vocab_size} ({vocab_size} classes, valid ids 0..{vocab_size - 1}"
+                         f"{vocab_size} (valid ids 0..{vocab_size - 1}"
                          f"{ignored}); does the tokenizer's vocab_size match the model's?")
     return arr
 
