@@ -62,7 +62,7 @@ def register(subparsers) -> None:
                              "to DIR/previous/ (previous-2/... if taken; never deleted)")
     parser.add_argument("--no-snapshots", dest="snapshots", action="store_false",
                         help="keep no snapshots of the token matrices in DIR/snapshots/ (by "
-                             "default about 48, log-spaced, at most 64 MiB, for "
+                             "default about 32, log-spaced, at most 64 MiB, for "
                              "`minimodel explore`)")
     parser.add_argument("--json", action="store_true",
                         help="machine-readable output: one JSON object per line (events "

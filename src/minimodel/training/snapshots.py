@@ -39,8 +39,9 @@ from minimodel import autograd
 from minimodel._fileio import atomic_write_bytes, atomic_write_text
 from minimodel.diagnostics import effective_rank
 from minimodel.nn import Embedding, Parameter
+from minimodel.runtime import blas_libraries
 
-MAX_FRAMES = 48
+MAX_FRAMES = 32
 BUDGET_BYTES = 64 * 2**20
 PROBE_ROWS = 4             # sequences (or examples) of the probe batch: a quarter of a step
 BUCKETS = ("unseen", "rare", "middle", "frequent")
@@ -160,7 +161,10 @@ class Snapshots:
         if any(r["step"] == step for r in rows):
             return False
         self.folder.mkdir(parents=True, exist_ok=True)
-        rows.append(self.take(model, step))
+        # One BLAS thread: the probe batch is a few sequences, too small for two threads to
+        # help, and on a busy machine two threads waiting for each other cost 5x.
+        with blas_libraries().limit(limits=1):
+            rows.append(self.take(model, step))
         self._write_index(rows)
         return True
 
