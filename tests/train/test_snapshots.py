@@ -117,3 +117,15 @@ def test_the_folder_is_bounded_by_the_budget(tiny_corpus, tmp_path):
     assert len(snaps.steps) == 5 and snaps.steps[-1] == 10**6
     tiny_budget = Snapshots.for_run(tmp_path, model, Task(), 10**6, budget_bytes=1)
     assert len(tiny_budget.steps) == 2                          # never fewer than first + last
+
+
+def test_a_diverged_model_gets_no_snapshot(tmp_path):
+    model = GPT(GPTConfig(vocab_size=256, block_size=16, n_layer=1, n_head=2, d_model=16))
+
+    class Task:
+        train_ids = np.arange(256)
+        def eval_batches(self, n):
+            yield np.zeros((4, 16), np.int64), np.zeros((4, 16), np.int64)
+    snaps = Snapshots.for_run(tmp_path, model, Task(), 10)
+    model.token_emb.weight.data[3, 0] = np.nan
+    assert snaps.take_if_due(model, 0) is False and snaps.read_index() == []

@@ -157,6 +157,9 @@ class Snapshots:
         """Take the snapshot of ``step`` if the schedule has one there and it is not taken."""
         if step not in self.steps:
             return False
+        embedding, head = token_matrices(model)
+        if not (np.isfinite(embedding.weight.data).all() and np.isfinite(head.weight.data).all()):
+            return False   # a diverged run: no frame; the training loop says what happened
         rows = self.read_index()
         if any(r["step"] == step for r in rows):
             return False
