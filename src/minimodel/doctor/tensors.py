@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from minimodel._fileio import require_file
+from minimodel.interop._files import read_torch_bin
 
 SAFETENSORS = "model.safetensors"
 BIN = "pytorch_model.bin"
@@ -126,19 +127,7 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
 
 
 def _load_bin(path: Path) -> dict[str, np.ndarray]:
-    try:
-        import torch  # heavy and optional: only a pickled checkpoint needs it
-    except ImportError:
-        raise ImportError(f"{path} is a PyTorch pickle and torch is not installed; install "
-                          "torch, or convert the folder to model.safetensors") from None
-    try:
-        # weights_only=True: tensors only; any other pickled object is refused.
-        raw = torch.load(str(path), map_location="cpu", weights_only=True)
-    except Exception as exc:
-        raise ValueError(f"refusing to load {path}: it is not a plain tensor file ({exc})"
-                         ) from None
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path} holds a {type(raw).__name__}, expected a state dict")
+    raw = read_torch_bin(path)  # torch tensors, weights_only
     return {k: v.float().numpy() if v.is_floating_point() else v.numpy()
             for k, v in raw.items()}
 

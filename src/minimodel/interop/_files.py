@@ -254,20 +254,29 @@ def _load_safetensors(path: Path, into: HFWeights) -> None:
     _read_tensors(path, raw, into)
 
 
-def _load_bin(path: Path, into: HFWeights) -> None:
+def read_torch_bin(path: Path) -> dict[str, Any]:
+    """The tensors of a ``pytorch_model.bin`` (torch tensors by name), read with
+    ``weights_only=True``: any pickled object other than tensors is refused."""
     try:
         import torch  # heavy optional dependency: only for pytorch_model.bin
     except ImportError:
-        raise ValueError(f"{path} is a PyTorch pickle; reading it needs torch installed (or "
-                         "convert the folder to model.safetensors)") from None
+        raise ImportError(f"{path} is a PyTorch pickle and torch is not installed; install "
+                          "torch, or convert the folder to model.safetensors") from None
     try:
-        # weights_only=True: rebuild tensors only; any other pickled object is refused.
         raw = torch.load(str(path), map_location="cpu", weights_only=True)
     except Exception as exc:
         raise ValueError(f"refusing to load {path}: it is not a plain tensor file ({exc})"
                          ) from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path} holds a {type(raw).__name__}, expected a state dict")
+    return raw
+
+
+def _load_bin(path: Path, into: HFWeights) -> None:
+    try:
+        raw = read_torch_bin(path)
+    except ImportError as exc:  # import-hf reports every unreadable input as a ValueError
+        raise ValueError(str(exc)) from None
     _read_tensors(path, raw, into)
 
 
