@@ -207,7 +207,7 @@ function selection(view, here) {    // the selected token's trail and ring, its 
   (near || []).forEach(([sim, j]) => {
     ring.x.push(here.x[j]); ring.y.push(here.y[j]); ring.size.push(8);
     const li = document.createElement("li");
-    li.textContent = `${JSON.stringify(view.run.tokens[j])} ${sim.toFixed(3)}`;
+    li.textContent = `"${view.run.tokens[j]}" ${sim.toFixed(3)}`;  // labels come escaped once
     li.dataset.token = view.run.tokens[j];
     view.list.appendChild(li);
   });
