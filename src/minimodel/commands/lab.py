@@ -103,7 +103,9 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
         if not args.json:
             print(_t("read_lesson", lang, number=lesson.number, place=place,
                      title=lesson.titles.get(lang, lesson.titles["en"])))
-        return OK, {"read": str(place), "notebook": f"minimodel lab notebook {lesson.number:02d}"}
+        notebook = f"minimodel lab notebook {lesson.number:02d}" + (
+            f" --lang {lang}" if lang != "en" else "")
+        return OK, {"read": str(place), "notebook": notebook}
     if step.kind == "quiz":
         if args.answers:
             json_flag = ["--json"] if args.json else []

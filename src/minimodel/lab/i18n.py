@@ -243,7 +243,7 @@ LAB_UI: dict[str, dict[str, str]] = {
                           "read it, `minimodel lab next` marks it read and starts its "
                           "questions (or `minimodel lab done {number:02d}`).",
                     "es": "Lección {number:02d}: {title}\n  léela:          {place}\n  como "
-                          "cuaderno:  minimodel lab notebook {number:02d}\n"
+                          "cuaderno:  minimodel lab notebook {number:02d} --lang es\n"
                           "Cuando la hayas leído, `minimodel lab next --lang es` la marca como "
                           "leída y empieza sus preguntas (o `minimodel lab done "
                           "{number:02d}`)."},
