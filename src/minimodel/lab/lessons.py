@@ -194,6 +194,10 @@ def run_blocks(codes: list[str], figure_dir: Path | None = None,
 
     Running stops at the first block that raises (the later ones are not run). Figures left
     open at the end of a block are saved as SVG in ``figure_dir`` (when given) and closed.
+
+    A lesson shows what the library prints as a reader first runs it, so blocks always run with
+    the default settings: ``MINIMODEL_KERNELS`` from the caller's environment is not passed on
+    (with the composites only, a lesson that trains a model drifts in its later digits).
     """
     with tempfile.TemporaryDirectory(prefix="minimodel-lesson-") as work:
         request = Path(work) / "request.json"
@@ -202,6 +206,7 @@ def run_blocks(codes: list[str], figure_dir: Path | None = None,
                                        "figure_dir": str(figure_dir) if figure_dir else None,
                                        "result": str(result)}), encoding="utf-8")
         env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+        env.pop("MINIMODEL_KERNELS", None)
         done = subprocess.run([sys.executable, "-m", "minimodel.lab._lesson_runner",
                                str(request)], cwd=work, env=env, capture_output=True,
                               text=True, timeout=timeout)
