@@ -274,3 +274,13 @@ def test_the_home_page_lists_every_lesson_in_order(site):
         stems = [link for link in links if re.match(r"\d\d-", link)]
         assert stems[:len(load_lessons())] == [lesson.stem for lesson in load_lessons()]
         assert "<!-- lessons:" not in html
+
+
+def test_a_lesson_has_one_practice_section_holding_its_lab_links(site):
+    for rel, heading in (("lessons/07-tied-gradient.html", "Practice"),
+                         ("es/lessons/07-tied-gradient.html", "Práctica")):
+        page = (site / rel).read_text(encoding="utf-8")
+        headings = [html_module.unescape(re.sub(r"<[^>]+>", "", h)).strip(" ¶")
+                    for h in re.findall(r"<h2[^>]*>(.*?)</h2>", page, re.S)]
+        assert headings.count(heading) == 1 and headings[-1] == heading, headings
+        assert "lab/breaks/tied-updated-twice.html" in page.split(f">{heading}")[-1]

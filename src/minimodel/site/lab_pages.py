@@ -36,10 +36,14 @@ def lesson_of(lessons: list[Lesson], kind: str, item: str) -> Lesson | None:
 
 
 def practice_section(lesson: Lesson, lang: str) -> str:
-    """The links appended to a lesson: its quiz questions, breaks and exercises."""
+    """The links appended to a lesson: its quiz questions, breaks and exercises.
+
+    Every lesson ends with its own practice section ("Practice", "Your turn"), so the links
+    join that section instead of opening a second one.
+    """
     # each question id -> the quiz file it lives in (the phase quiz or a lesson's own quiz)
     owner = {qid: quiz for quiz in load_all() for qid in quiz.ids}
-    lines = ["", f"## {w('practice', lang)}", ""]
+    lines = [""]
     for quiz_id in dict.fromkeys(owner[qid].id for qid in lesson.quiz):
         lines.append(f"**{w('quiz', lang)}** ([{w('quiz_page', lang)}]"
                      f"(../quizzes/{quiz_id}.md)):")

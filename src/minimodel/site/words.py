@@ -7,7 +7,6 @@ from __future__ import annotations
 LANGS = ("en", "es")
 
 WORDS = {
-    "practice": {"en": "Practice", "es": "Practica"},
     "quiz": {"en": "Quiz questions", "es": "Preguntas del cuestionario"},
     "breaks": {"en": "Breaks", "es": "Averías"},
     "exercises": {"en": "Exercises", "es": "Ejercicios"},
