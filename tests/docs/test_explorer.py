@@ -41,7 +41,8 @@ def test_the_page_holds_its_data_and_survives_a_script_token():
     blob = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
     assert json.loads(blob.group(1).replace("<\\/", "</"))["runs"][0]["tokens"][1] == "</script>"
     assert not re.search(r'<(?:script|link|img)[^>]+(?:src|href)="(?:https?:)?//', page)
-    assert "window.Plotly = Plotly" in page                  # the WebGL library is inside
+    assert "reglScatterplot" in page                         # the WebGL points library
+    assert "window.Plotly = Plotly" in page                  # and the metric plots' are inside
     spanish = explorer_html([run], lang="es")
     assert '<html lang="es">' in spanish and "instantánea" in spanish
 

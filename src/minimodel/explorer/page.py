@@ -1,9 +1,10 @@
-"""The explorer page: one HTML file with the data, plotly.js (WebGL) and the drawing code.
+"""The explorer page: one HTML file with the data, two plotting libraries and the drawing code.
 
 Everything is inside the file, so it opens from ``file://`` with no network: the runs' data
-as JSON in a ``<script type="application/json">``, plotly.js's gl2d bundle (MIT, from the npm
-registry, shipped in ``explorer/assets/``), then the page's own code below. WebGL draws the
-~50,000 points of GPT-2's vocabulary per panel; the page only moves them.
+as JSON in a ``<script type="application/json">``, regl-scatterplot (WebGL points: the ~50,000
+tokens of GPT-2's vocabulary per panel, moved in place from frame to frame) and plotly.js (the
+small metric plots), both MIT and bundled from the npm registry into ``explorer/assets/``
+(how: ``scripts/explorer_bundle/``), then the page's own code, ``assets/explorer.js``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 ASSETS = Path(__file__).resolve().parent / "assets"
+LIBRARIES = ("regl-scatterplot.min.js", "plotly-gl2d.min.js")   # the points, the metric plots
 
 WORDS = {
     "en": {"title": "Embedding explorer", "token": "token", "play": "play", "pause": "pause",
@@ -64,12 +66,12 @@ def explorer_html(runs: list[dict[str, Any]], lang: str = "en", live: bool = Fal
     """The whole page for ``runs`` (from :func:`minimodel.explorer.frames.run_data`)."""
     if lang not in WORDS:
         raise ValueError(f"--lang must be one of {', '.join(WORDS)}, got {lang!r}")
-    plotly = (ASSETS / "plotly-gl2d.min.js").read_text(encoding="utf-8")
+    libraries = "\n;\n".join((ASSETS / name).read_text(encoding="utf-8") for name in LIBRARIES)
     words = WORDS[lang]
     return (_PAGE.replace("__LANG__", lang).replace("__TITLE__", html.escape(words["title"]))
             .replace("__WORDS__", json.dumps(words, ensure_ascii=False))
             .replace("__DATA__", page_data(runs, lang, live))
-            .replace("__PLOTLY__", plotly.replace("</script", "<\\/script"))
+            .replace("__LIBRARIES__", libraries.replace("</script", "<\\/script"))
             .replace("__SCRIPT__", (ASSETS / "explorer.js").read_text(encoding="utf-8")))
 
 
@@ -86,7 +88,10 @@ header { display: flex; gap: .8rem; align-items: center; flex-wrap: wrap; }
 #panels, #metrics { display: flex; flex-wrap: wrap; gap: .8rem; }
 .panel { border: 1px solid #ccc; border-radius: 6px; padding: .4rem; width: 430px; }
 .panel h2 { font-size: .95rem; margin: .2rem 0 .3rem; }
-.plot { width: 420px; height: 400px; }
+.plot { width: 420px; height: 400px; position: relative; border: 1px solid #eee; }
+.plot canvas { width: 100%; height: 100%; display: block; }
+.plot .tip { position: absolute; left: 6px; top: 4px; font: .8rem ui-monospace, monospace;
+             background: #fffe; padding: 0 .3rem; border-radius: 3px; pointer-events: none; }
 .metric { width: 420px; height: 290px; border: 1px solid #eee; border-radius: 6px; }
 ol.neighbours { font-family: ui-monospace, monospace; font-size: .8rem; margin: .3rem 0;
                 columns: 2; }
@@ -110,7 +115,7 @@ ol.neighbours { font-family: ui-monospace, monospace; font-size: .8rem; margin: 
 <div id="metrics"></div>
 <script>const WORDS = __WORDS__;</script>
 <script type="application/json" id="data">__DATA__</script>
-<script>__PLOTLY__</script>
+<script>__LIBRARIES__</script>
 <script>__SCRIPT__</script>
 </body></html>
 """

@@ -1,6 +1,9 @@
-// The explorer page's code: panels of points (plotly scattergl, WebGL) over a timeline of
-// snapshots, small metric plots linked to the slider, a search that highlights one token in
-// every panel with its trail and its nearest neighbours. Data: see explorer/frames.py.
+// The explorer page's code: panels of points (regl-scatterplot, WebGL) over a timeline of
+// snapshots, small metric plots (plotly.js) linked to the slider, a search that highlights one
+// token in every panel with its trail and its nearest neighbours. Data: see explorer/frames.py.
+//
+// A frame change hands each panel's scatterplot the new positions (`draw(points)`): the
+// library writes them into one WebGL texture and redraws, without rebuilding the plot.
 "use strict";
 let DATA = JSON.parse(document.getElementById("data").textContent);
 const W = WORDS;
@@ -8,7 +11,7 @@ const BUCKET_DASH = ["dot", "dashdot", "dash", "solid"];
 const state = { index: 0, selected: null, projection: "pca", playing: null };
 let panels = [];     // one per (run, matrix): {run, panel, div, list, coords, vectors, ...}
 let steps = [];      // the union of every run's snapshot steps: the slider's positions
-const frameTimes = [];  // ms to move every panel to a new frame (read by the browser tests)
+const frameTimes = [];  // ms from a slider move to every panel drawn (read by the browser tests)
 
 document.querySelectorAll("[data-w]").forEach(el => { el.textContent = W[el.dataset.w]; });
 
@@ -26,10 +29,17 @@ function half(buffer) {            // float16 (IEEE 754 half) -> Float32Array
   }
   return out;
 }
-// Colour by log frequency: -0.05 (never seen) is grey, 0..1 a viridis ramp. Numbers and a
-// colour scale, not 50,000 colour strings: WebGL gets one buffer, nothing to parse per frame.
-const COLOURS = [[0, "#bbbbbb"], [0.047, "#bbbbbb"], [0.048, "#440154"], [0.3, "#3b528b"],
-                 [0.55, "#21918c"], [0.8, "#5ec962"], [1, "#fde725"]];
+// Colour by log frequency: index 0 (never seen) is grey, 1..32 a viridis ramp from rare to
+// frequent. Each point carries its colour index, so WebGL looks colours up in one small table.
+const VIRIDIS = [[0x44, 0x01, 0x54], [0x3b, 0x52, 0x8b], [0x21, 0x91, 0x8c], [0x5e, 0xc9, 0x62],
+                 [0xfd, 0xe7, 0x25]];
+const PALETTE = ["#bbbbbb", ...Array.from({ length: 32 }, (_, i) => {
+  const t = i / 31 * (VIRIDIS.length - 1), k = Math.min(Math.floor(t), VIRIDIS.length - 2);
+  const rgb = VIRIDIS[k].map((c, j) => Math.round(c + (VIRIDIS[k + 1][j] - c) * (t - k)));
+  return `#${rgb.map(c => c.toString(16).padStart(2, "0")).join("")}`;
+})];
+const HIGHLIGHT = "#e4572e";
+const PLOT_WIDTH = 420, PLOT_HEIGHT = 400;   // CSS pixels, as .plot in page.py
 function stepOf(s) { return s === null ? Infinity : s; }
 function frameAt(run, step) {      // the last snapshot of `run` at or before `step`
   let k = 0;
@@ -41,15 +51,17 @@ function panelName(view) {
   return `${view.run.run} · ${view.run.model} · ${key === "E" && view.run.tied ? W.tied_E : W[key]}`;
 }
 
+// The scatterplot draws x, y in [-1, 1]; int16 coordinates span ±32767 (times the panel's
+// scale), so dividing by 32767 · 1.05 leaves a 5 % margin. t-SNE is scaled to its largest value.
 function xy(view, k) {             // 2-D coordinates of frame k (or t-SNE of the last one)
-  const V = view.run.tokens.length;
+  const V = view.run.tokens.length, x = new Float32Array(V), y = new Float32Array(V);
   if (state.projection === "tsne" && view.tsne) {
-    return { x: Array.from({ length: V }, (_, i) => view.tsne[2 * i]),
-             y: Array.from({ length: V }, (_, i) => view.tsne[2 * i + 1]) };
+    const t = view.tsne, m = 1.05 * t.reduce((a, b) => Math.max(a, Math.abs(b)), 1e-12);
+    for (let i = 0; i < V; i++) { x[i] = t[2 * i] / m; y[i] = t[2 * i + 1] / m; }
+    return { x, y };
   }
-  const c = view.coords, s = view.panel.scale, off = k * V * 2;
-  const x = new Float32Array(V), y = new Float32Array(V);
-  for (let i = 0; i < V; i++) { x[i] = c[off + 2 * i] * s; y[i] = c[off + 2 * i + 1] * s; }
+  const c = view.coords, off = k * V * 2, m = 32767 * 1.05;
+  for (let i = 0; i < V; i++) { x[i] = c[off + 2 * i] / m; y[i] = c[off + 2 * i + 1] / m; }
   return { x, y };
 }
 
@@ -68,7 +80,21 @@ function neighbours(view, id) {    // 10 nearest rows by cosine in the last snap
   return sims.slice(0, 10);
 }
 
+// One WebGL context for every panel, its canvas the size of one panel: the scatterplots draw
+// into it in turn and copy the picture to their own canvas. (The library's default is a
+// window-sized canvas, which costs a software renderer several times more per frame.)
+let renderer = null;
+function panelRenderer() {
+  if (!renderer) {
+    const canvas = document.createElement("canvas");
+    canvas.width = PLOT_WIDTH * devicePixelRatio; canvas.height = PLOT_HEIGHT * devicePixelRatio;
+    renderer = reglScatterplot.createRenderer({ canvas });
+  }
+  return renderer;
+}
+
 function buildPanels() {
+  panels.forEach(view => { view.gone = true; view.plot.destroy(); });  // a live reload rebuilds them
   const box = document.getElementById("panels");
   box.innerHTML = "";
   panels = [];
@@ -76,32 +102,30 @@ function buildPanels() {
     const div = document.createElement("div"); div.className = "panel";
     const h = document.createElement("h2");
     const plot = document.createElement("div"); plot.className = "plot";
+    const canvas = document.createElement("canvas"), tip = document.createElement("span");
+    tip.className = "tip"; tip.hidden = true;
+    plot.append(canvas, tip);
     const ol = document.createElement("ol"); ol.className = "neighbours";
     div.append(h, plot, ol); box.appendChild(div);
-    const view = { run, panel, div: plot, list: ol, frame: -1,
+    const logMax = Math.log1p(Math.max(...run.counts, 1));
+    const view = { run, panel, div: plot, list: ol, frame: -1, drawing: null, again: false,
                    coords: new Int16Array(bytes(panel.coords)),
                    vectors: panel.vectors ? half(bytes(panel.vectors)) : null,
-                   tsne: panel.tsne ? new Float32Array(bytes(panel.tsne)) : null };
+                   tsne: panel.tsne ? new Float32Array(bytes(panel.tsne)) : null,
+                   // [x, y, colour index, unused] per token: the library's point format,
+                   // allocated once; a frame change only writes x and y.
+                   points: run.counts.map(c => [0, 0, c > 0 ? 1 + Math.round(Math.log1p(c) / logMax * 31) : 0, 0]) };
     h.textContent = panelName(view);
-    const logMax = Math.log1p(Math.max(...run.counts, 1));
-    const colours = run.counts.map(c => c > 0 ? Math.log1p(c) / logMax : -0.05);
-    const R = 32767 * panel.scale * 1.05;
-    const p = xy(view, panel.frames - 1);
-    Plotly.newPlot(plot, [
-      { type: "scattergl", mode: "markers", x: p.x, y: p.y, text: run.tokens,
-        hovertemplate: "%{text}<extra></extra>", marker: { size: 4, color: colours, colorscale: COLOURS, cmin: -0.05, cmax: 1 } },
-      { type: "scattergl", mode: "lines+markers", x: [], y: [], name: W.trail,
-        line: { color: "#e4572e", width: 1.5 }, marker: { size: 4, color: "#e4572e" },
-        hoverinfo: "skip" },
-      { type: "scattergl", mode: "markers", x: [], y: [], hoverinfo: "skip",
-        marker: { size: [], color: "rgba(0,0,0,0)", line: { color: "#e4572e", width: 2 } } },
-    ], { margin: { l: 30, r: 10, t: 10, b: 25 }, showlegend: false, dragmode: "pan",
-         xaxis: { range: [-R, R], zeroline: false }, yaxis: { range: [-R, R], zeroline: false } },
-    { displaylogo: false, responsive: false, displayModeBar: "hover" });
-    plot.on("plotly_click", ev => {
-      const pt = ev.points.find(q => q.curveNumber === 0);
-      if (pt) select(run.tokens[pt.pointNumber]);
-    });
+    view.plot = reglScatterplot.createScatterplot({
+      renderer: panelRenderer(), canvas, width: PLOT_WIDTH, height: PLOT_HEIGHT,
+      backgroundColor: "#ffffff",
+      pointSize: 3, pointColor: PALETTE, colorBy: "valueA", opacity: 0.9,
+      pointColorActive: HIGHLIGHT, pointSizeSelected: 3, pointOutlineWidth: 2,
+      annotationLineColor: HIGHLIGHT, annotationLineWidth: 1.5 });
+    view.plot.subscribe("select", ({ points }) => { if (points.length) select(run.tokens[points[0]]); });
+    view.plot.subscribe("deselect", () => drawSelection(view));   // a click on empty space
+    view.plot.subscribe("pointover", i => { tip.textContent = run.tokens[i]; tip.hidden = false; });
+    view.plot.subscribe("pointout", () => { tip.hidden = true; });
     panels.push(view);
   }));
 }
@@ -159,67 +183,82 @@ let charts = [];
 function showFrame() {
   const t0 = performance.now();
   const step = steps[state.index];
-  panels.forEach(view => {
+  const drawn = panels.map(view => {
     const k = state.projection === "tsne" ? view.panel.frames - 1 : frameAt(view.run, step);
-    if (k !== view.frame) {
-      view.frame = k;
-      drawFrame(view);
-    }
+    if (k === view.frame) return view.drawing;
+    view.frame = k;
+    return drawFrame(view);
   });
   const shown = stepOf(step) === Infinity ? W.final : `${W.step} ${step}`;
   document.getElementById("step-label").textContent = `${shown} (${state.index + 1}/${steps.length})`;
   document.getElementById("slider").value = String(state.index);
   charts.forEach(div => Plotly.relayout(div, { shapes: [{
     type: "line", xref: "x", yref: "paper", x0: stepOf(step) + 1, x1: stepOf(step) + 1,
-    y0: 0, y1: 1, line: { color: "#e4572e", width: 1.5 } }] }));
-  frameTimes.push(performance.now() - t0);
+    y0: 0, y1: 1, line: { color: HIGHLIGHT, width: 1.5 } }] }));
+  Promise.all(drawn).then(() => frameTimes.push(performance.now() - t0));
 }
 
-function drawFrame(view) {          // the points of view.frame and the selection: one restyle
-  const p = xy(view, view.frame), sel = selection(view, p);
-  Plotly.restyle(view.div, { x: [p.x, sel.trail.x, sel.ring.x], y: [p.y, sel.trail.y, sel.ring.y],
-                             "marker.size": [4, 4, sel.ring.size] }, [0, 1, 2]);
+// One draw at a time per panel (the library refuses a second while one runs): a frame asked
+// for meanwhile is drawn when the current one is on screen. The points, the outlined
+// neighbours and the trail all change before the library's next animation frame, so the
+// panel is rendered once per frame. Resolves once view.frame is on screen.
+function drawFrame(view) {
+  if (view.gone) return null;
+  if (view.drawing) { view.again = true; return view.drawing; }
+  const p = xy(view, view.frame), sel = selection(view, p), points = view.points;
+  for (let i = 0; i < points.length; i++) { points[i][0] = p.x[i]; points[i][1] = p.y[i]; }
+  view.here = p;
+  view.drawing = Promise.all([
+    view.plot.draw(points, { zDataType: "categorical", preventFilterReset: true, select: sel.near }),
+    view.plot.drawAnnotations(sel.marks),
+  ]).then(() => {
+    view.drawing = null;
+    if (view.again) { view.again = false; return drawFrame(view); }
+  });
+  return view.drawing;
 }
 
 function drawSelection(view) {      // only the selection changed: points stay where they are
-  const sel = selection(view, xy(view, view.frame));
-  Plotly.restyle(view.div, { x: [sel.trail.x, sel.ring.x], y: [sel.trail.y, sel.ring.y],
-                             "marker.size": [4, sel.ring.size] }, [1, 2]);
+  const sel = selection(view, view.here);
+  view.plot.select(sel.near, { preventEvent: true });
+  return view.plot.drawAnnotations(sel.marks);
 }
 
-function selection(view, here) {    // the selected token's trail and ring, its neighbour list
+// The selected token's trail (a line through its point in every frame so far), a ring around
+// it, its nearest neighbours (outlined by the scatterplot) and their list under the panel.
+function selection(view, here) {
   const id = state.selected === null ? -1 : view.run.tokens.indexOf(state.selected);
   view.list.innerHTML = "";
   view.div.dataset.selected = String(id);
-  const trail = { x: [], y: [] }, ring = { x: [], y: [], size: [] };
-  if (id < 0) { view.div.dataset.trail = "0"; return { trail, ring }; }
-  if (state.projection === "tsne") { trail.x.push(here.x[id]); trail.y.push(here.y[id]); }
+  if (id < 0) { view.div.dataset.trail = "0"; return { near: [], marks: [] }; }
+  const trail = [];
+  if (state.projection === "tsne") trail.push([here.x[id], here.y[id]]);
   else {                             // the token's own point in every frame up to this one
-    const V = view.run.tokens.length, s = view.panel.scale;
+    const V = view.run.tokens.length, m = 32767 * 1.05;
     for (let k = 0; k <= view.frame; k++) {
-      trail.x.push(view.coords[(k * V + id) * 2] * s);
-      trail.y.push(view.coords[(k * V + id) * 2 + 1] * s);
+      trail.push([view.coords[(k * V + id) * 2] / m, view.coords[(k * V + id) * 2 + 1] / m]);
     }
   }
-  ring.x.push(here.x[id]); ring.y.push(here.y[id]); ring.size.push(14);
+  const ring = Array.from({ length: 25 }, (_, a) => [here.x[id] + 0.04 * Math.cos(a * Math.PI / 12),
+                                                     here.y[id] + 0.04 * Math.sin(a * Math.PI / 12)]);
+  const marks = [{ vertices: ring, lineWidth: 2.5 }];
+  if (trail.length > 1) marks.push({ vertices: trail });
   if (view.nearFor !== id) { view.near = neighbours(view, id); view.nearFor = id; }
-  const near = view.near;
-  (near || []).forEach(([sim, j]) => {
-    ring.x.push(here.x[j]); ring.y.push(here.y[j]); ring.size.push(8);
+  (view.near || []).forEach(([sim, j]) => {
     const li = document.createElement("li");
     li.textContent = `"${view.run.tokens[j]}" ${sim.toFixed(3)}`;  // labels come escaped once
     li.dataset.token = view.run.tokens[j];
     view.list.appendChild(li);
   });
-  if (!near) view.list.textContent = W.no_vectors;
-  view.div.dataset.trail = String(trail.x.length);
-  return { trail, ring };
+  if (!view.near) view.list.textContent = W.no_vectors;
+  view.div.dataset.trail = String(trail.length);
+  return { near: (view.near || []).map(([, j]) => j), marks };
 }
 
 function select(token) {
   state.selected = token;
   document.getElementById("search").value = token;
-  panels.forEach(drawSelection);
+  panels.forEach(view => { if (!view.drawing && view.here) drawSelection(view); });  // else: after the draw
 }
 
 function setIndex(i) { state.index = Math.max(0, Math.min(steps.length - 1, i)); showFrame(); }
@@ -279,6 +318,8 @@ if (DATA.live) {          // `minimodel explore --serve`: ask the server for new
   }, 1500);
 }
 
+// For the browser tests: idle() resolves when every panel has drawn what was asked.
+const idle = () => Promise.all(panels.map(view => view.drawing)).then(() => undefined);
 window.explorer = { state, panels: () => panels, steps: () => steps, setIndex, play, select,
-                    frameTimes, charts: () => charts };
+                    frameTimes, charts: () => charts, idle };
 build();

@@ -1,0 +1,41 @@
+// Bundle regl-scatterplot (and everything it imports) into one minified IIFE that defines
+// `window.reglScatterplot`, plus one licence file naming every package inside the bundle.
+//   cd scripts/explorer_bundle && npm ci && npm run build
+import { build } from "esbuild";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const assets = process.env.ASSETS || "../../src/minimodel/explorer/assets";
+const result = await build({
+  entryPoints: ["entry.js"], bundle: true, minify: true, format: "iife",
+  globalName: "reglScatterplot", target: "es2020", legalComments: "none",
+  outfile: `${assets}/regl-scatterplot.min.js`, metafile: true,
+});
+
+// Which packages ended up in the bundle: the node_modules folders of its inputs.
+const packages = new Set();
+for (const input of Object.keys(result.metafile.inputs)) {
+  const match = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
+  if (match) packages.add(match[1]);
+}
+// regl-scatterplot's own dist file already inlines its other dependencies (camera, gl-matrix,
+// regl-line, earcut...): list them too, and theirs.
+const queue = ["regl-scatterplot"];
+while (queue.length) {
+  const meta = JSON.parse(readFileSync(join("node_modules", queue.pop(), "package.json"), "utf8"));
+  for (const dep of Object.keys(meta.dependencies || {})) {
+    if (!packages.has(dep)) { packages.add(dep); queue.push(dep); }
+  }
+}
+const sections = [...packages].sort().map((name) => {
+  const folder = join("node_modules", name);
+  const meta = JSON.parse(readFileSync(join(folder, "package.json"), "utf8"));
+  const file = ["LICENSE", "LICENSE.md", "LICENSE.txt", "license"].map((f) => join(folder, f))
+    .find((f) => { try { readFileSync(f); return true; } catch { return false; } });
+  const text = file ? readFileSync(file, "utf8").trim() : `${meta.license} (no licence file in the package)`;
+  return `== ${name} ${meta.version} (${meta.license}) ==\n\n${text}\n`;
+});
+writeFileSync(`${assets}/regl-scatterplot-LICENSE.txt`,
+  "regl-scatterplot.min.js bundles these npm packages, each under its own licence:\n\n" +
+  sections.join("\n"));
+console.log(`bundled ${packages.size} packages:`, [...packages].sort().join(", "));
