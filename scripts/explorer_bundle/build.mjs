@@ -1,8 +1,11 @@
-// Bundle regl-scatterplot (and everything it imports) into one minified IIFE that defines
-// `window.reglScatterplot`, plus one licence file naming every package inside the bundle.
+// The explorer page's two libraries, from the npm registry, into explorer/assets/:
+// - regl-scatterplot (and everything it imports) bundled into one minified IIFE that defines
+//   `window.reglScatterplot`, plus one licence file naming every package inside the bundle;
+// - plotly.js's "basic" distribution (scatter plots only: the metric plots), copied as
+//   published, with its licence.
 //   cd scripts/explorer_bundle && npm ci && npm run build
 import { build } from "esbuild";
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const assets = process.env.ASSETS || "../../src/minimodel/explorer/assets";
@@ -39,3 +42,8 @@ writeFileSync(`${assets}/regl-scatterplot-LICENSE.txt`,
   "regl-scatterplot.min.js bundles these npm packages, each under its own licence:\n\n" +
   sections.join("\n"));
 console.log(`bundled ${packages.size} packages:`, [...packages].sort().join(", "));
+
+copyFileSync("node_modules/plotly.js-basic-dist-min/plotly-basic.min.js", `${assets}/plotly-basic.min.js`);
+copyFileSync("node_modules/plotly.js-basic-dist-min/LICENSE", `${assets}/plotly-LICENSE.txt`);
+console.log("copied plotly.js basic", JSON.parse(readFileSync(
+  "node_modules/plotly.js-basic-dist-min/package.json", "utf8")).version);

@@ -117,6 +117,23 @@ def test_a_search_highlights_the_token_in_every_twin(browser, twins, artifacts):
     assert _severe(browser) == []
 
 
+def test_the_spanish_page_draws_the_same_twins(browser, twins, artifacts):
+    page = twins.with_name("twins.es.html")
+    write_explorer([twins.parent / "tied", twins.parent / "untied"], page, lang="es")
+    _open(browser, page.as_uri())
+    _ready(browser)
+    assert browser.find_element("id", "play").text == "reproducir"
+    titles = [h.text for h in browser.find_elements("css selector", ".panel h2")]
+    assert titles[0].endswith("E (atada: entrada y salida)") and titles[2].endswith("W (salida)")
+    browser.execute_script("window.explorer.select('e')")
+    drawn = browser.execute_script(
+        "return window.explorer.idle().then(() => window.explorer.panels().map("
+        "v => [v.plot.get('points').length, v.plot.get('selectedPoints').length]))")
+    assert drawn == [[256, 10]] * 3                              # every byte token, 10 outlined
+    browser.save_screenshot(str(artifacts / "explorer-twins-search-es.png"))
+    assert _severe(browser) == []
+
+
 def test_a_live_page_picks_up_a_new_snapshot(browser, tmp_path, artifacts):
     run = tmp_path / "live"
     assert main(["train", *TINY, "--out", str(run)]) == 0

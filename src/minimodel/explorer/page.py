@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 ASSETS = Path(__file__).resolve().parent / "assets"
-LIBRARIES = ("regl-scatterplot.min.js", "plotly-gl2d.min.js")   # the points, the metric plots
+LIBRARIES = ("regl-scatterplot.min.js", "plotly-basic.min.js")   # the points, the metric plots
 
 WORDS = {
     "en": {"title": "Embedding explorer", "token": "token", "play": "play", "pause": "pause",

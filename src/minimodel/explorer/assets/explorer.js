@@ -119,7 +119,7 @@ function buildPanels() {
     view.plot = reglScatterplot.createScatterplot({
       renderer: panelRenderer(), canvas, width: PLOT_WIDTH, height: PLOT_HEIGHT,
       backgroundColor: "#ffffff",
-      pointSize: 3, pointColor: PALETTE, colorBy: "valueA", opacity: 0.9,
+      pointSize: 4, pointColor: PALETTE, colorBy: "valueA", opacity: 0.9,
       pointColorActive: HIGHLIGHT, pointSizeSelected: 3, pointOutlineWidth: 2,
       annotationLineColor: HIGHLIGHT, annotationLineWidth: 1.5 });
     view.plot.subscribe("select", ({ points }) => { if (points.length) select(run.tokens[points[0]]); });
