@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from safetensors.numpy import save_file
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import WebDriverWait
 
 from minimodel.cli import main
@@ -114,6 +115,38 @@ def test_a_search_highlights_the_token_in_every_twin(browser, twins, artifacts):
         "v => v.plot.get('selectedPoints').length))")
     assert outlined == [10, 10, 10]
     browser.save_screenshot(str(artifacts / "explorer-twins-search.png"))
+    assert _severe(browser) == []
+
+
+def test_hovering_a_point_names_it_and_a_click_selects_it_everywhere(browser, twins):
+    _open(browser, twins.as_uri())
+    _ready(browser)
+    # The tied panel's outermost point (no neighbour under the mouse with it) and where the
+    # scatterplot drew it, in CSS pixels from the canvas's top-left corner.
+    token, x, y = browser.execute_script("""
+        return window.explorer.idle().then(() => {
+          const view = window.explorer.panels()[0], points = view.plot.get('points');
+          let far = 0;
+          points.forEach((p, i) => { if (Math.hypot(p[0], p[1]) > Math.hypot(...points[far].slice(0, 2))) far = i; });
+          return [view.run.tokens[far], ...view.plot.getScreenPosition(far)];
+        });""")
+    canvas = browser.find_elements("css selector", ".plot canvas")[0]
+    size = canvas.size                    # selenium offsets count from the element's centre
+    ActionChains(browser).move_to_element_with_offset(
+        canvas, int(x - size["width"] / 2), int(y - size["height"] / 2)).perform()
+    WebDriverWait(browser, 30).until(
+        lambda b: b.execute_script("return document.querySelector('.plot .tip').textContent")
+        == token)                         # (textContent: the token may be a space)
+    ActionChains(browser).click().perform()
+    WebDriverWait(browser, 30).until(lambda b: b.execute_script(
+        "return window.explorer.state.selected") == token)
+    assert browser.find_element("id", "search").get_attribute("value") == token
+    ids = browser.execute_script(
+        "return window.explorer.panels().map(v => v.run.tokens.indexOf(arguments[0]))", token)
+    selected = browser.execute_script(
+        "return window.explorer.idle().then(() => window.explorer.panels().map("
+        "v => Number(v.div.dataset.selected)))")
+    assert selected == ids and min(ids) >= 0                      # in every twin
     assert _severe(browser) == []
 
 
