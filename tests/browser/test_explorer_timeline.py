@@ -150,6 +150,25 @@ def test_hovering_a_point_names_it_and_a_click_selects_it_everywhere(browser, tw
     assert _severe(browser) == []
 
 
+def test_the_tsne_projection_redraws_the_points_and_the_selection(browser, twins, tmp_path):
+    pytest.importorskip("sklearn", reason="scikit-learn is in the test extra; install it")
+    page = write_explorer([twins.parent / "tied"], tmp_path / "tsne.html", with_tsne=True)
+    _open(browser, page.as_uri())
+    _ready(browser)
+    browser.execute_script("window.explorer.select('e')")
+    pca = _first_x(browser, 0)
+    browser.execute_script("const p = document.getElementById('projection');"
+                           "p.value = 'tsne'; p.dispatchEvent(new Event('change'))")
+    tsne = _first_x(browser, 0)
+    assert np.abs(np.subtract(pca, tsne)).max() > 1e-3            # other coordinates
+    assert max(map(abs, tsne)) <= 1                               # inside the plot
+    state = browser.execute_script(
+        "const v = window.explorer.panels()[0];"
+        "return [v.div.dataset.trail, v.plot.get('selectedPoints').length]")
+    assert state == ["1", 10]                 # one frame: the point itself, its neighbours
+    assert _severe(browser) == []
+
+
 def test_the_spanish_page_draws_the_same_twins(browser, twins, artifacts):
     page = twins.with_name("twins.es.html")
     write_explorer([twins.parent / "tied", twins.parent / "untied"], page, lang="es")

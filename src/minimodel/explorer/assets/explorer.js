@@ -53,16 +53,17 @@ function panelName(view) {
 
 // The scatterplot draws x, y in [-1, 1]; int16 coordinates span ±32767 (times the panel's
 // scale), so dividing by 32767 · 1.05 leaves a 5 % margin. t-SNE is scaled to its largest value.
-function xy(view, k) {             // 2-D coordinates of frame k (or t-SNE of the last one)
-  const V = view.run.tokens.length, x = new Float32Array(V), y = new Float32Array(V);
-  if (state.projection === "tsne" && view.tsne) {
+const SPAN = 32767 * 1.05;
+const showsTsne = view => state.projection === "tsne" && view.tsne !== null;
+function place(view, k) {          // write frame k's 2-D coordinates (or t-SNE's) into view.points
+  const points = view.points, V = points.length;
+  if (showsTsne(view)) {
     const t = view.tsne, m = 1.05 * t.reduce((a, b) => Math.max(a, Math.abs(b)), 1e-12);
-    for (let i = 0; i < V; i++) { x[i] = t[2 * i] / m; y[i] = t[2 * i + 1] / m; }
-    return { x, y };
+    for (let i = 0; i < V; i++) { points[i][0] = t[2 * i] / m; points[i][1] = t[2 * i + 1] / m; }
+    return;
   }
-  const c = view.coords, off = k * V * 2, m = 32767 * 1.05;
-  for (let i = 0; i < V; i++) { x[i] = c[off + 2 * i] / m; y[i] = c[off + 2 * i + 1] / m; }
-  return { x, y };
+  const c = view.coords, off = k * V * 2;
+  for (let i = 0; i < V; i++) { points[i][0] = c[off + 2 * i] / SPAN; points[i][1] = c[off + 2 * i + 1] / SPAN; }
 }
 
 function neighbours(view, id) {    // 10 nearest rows by cosine in the last snapshot
@@ -205,11 +206,10 @@ function showFrame() {
 function drawFrame(view) {
   if (view.gone) return null;
   if (view.drawing) { view.again = true; return view.drawing; }
-  const p = xy(view, view.frame), sel = selection(view, p), points = view.points;
-  for (let i = 0; i < points.length; i++) { points[i][0] = p.x[i]; points[i][1] = p.y[i]; }
-  view.here = p;
+  place(view, view.frame);
+  const sel = selection(view);
   view.drawing = Promise.all([
-    view.plot.draw(points, { zDataType: "categorical", preventFilterReset: true, select: sel.near }),
+    view.plot.draw(view.points, { zDataType: "categorical", preventFilterReset: true, select: sel.near }),
     view.plot.drawAnnotations(sel.marks),
   ]).then(() => {
     view.drawing = null;
@@ -219,28 +219,28 @@ function drawFrame(view) {
 }
 
 function drawSelection(view) {      // only the selection changed: points stay where they are
-  const sel = selection(view, view.here);
+  const sel = selection(view);
   view.plot.select(sel.near, { preventEvent: true });
   return view.plot.drawAnnotations(sel.marks);
 }
 
 // The selected token's trail (a line through its point in every frame so far), a ring around
 // it, its nearest neighbours (outlined by the scatterplot) and their list under the panel.
-function selection(view, here) {
+function selection(view) {
   const id = state.selected === null ? -1 : view.run.tokens.indexOf(state.selected);
   view.list.innerHTML = "";
   view.div.dataset.selected = String(id);
   if (id < 0) { view.div.dataset.trail = "0"; return { near: [], marks: [] }; }
-  const trail = [];
-  if (state.projection === "tsne") trail.push([here.x[id], here.y[id]]);
+  const [x, y] = view.points[id], trail = [];
+  if (showsTsne(view)) trail.push([x, y]);   // t-SNE has one frame: no path
   else {                             // the token's own point in every frame up to this one
-    const V = view.run.tokens.length, m = 32767 * 1.05;
+    const V = view.points.length;
     for (let k = 0; k <= view.frame; k++) {
-      trail.push([view.coords[(k * V + id) * 2] / m, view.coords[(k * V + id) * 2 + 1] / m]);
+      trail.push([view.coords[(k * V + id) * 2] / SPAN, view.coords[(k * V + id) * 2 + 1] / SPAN]);
     }
   }
-  const ring = Array.from({ length: 25 }, (_, a) => [here.x[id] + 0.04 * Math.cos(a * Math.PI / 12),
-                                                     here.y[id] + 0.04 * Math.sin(a * Math.PI / 12)]);
+  const ring = Array.from({ length: 25 }, (_, a) => [x + 0.04 * Math.cos(a * Math.PI / 12),
+                                                     y + 0.04 * Math.sin(a * Math.PI / 12)]);
   const marks = [{ vertices: ring, lineWidth: 2.5 }];
   if (trail.length > 1) marks.push({ vertices: trail });
   if (view.nearFor !== id) { view.near = neighbours(view, id); view.nearFor = id; }
@@ -258,7 +258,10 @@ function selection(view, here) {
 function select(token) {
   state.selected = token;
   document.getElementById("search").value = token;
-  panels.forEach(view => { if (!view.drawing && view.here) drawSelection(view); });  // else: after the draw
+  panels.forEach(view => {
+    if (view.drawing) view.again = true;     // the frame being drawn has the old selection
+    else if (view.frame >= 0) drawSelection(view);
+  });
 }
 
 function setIndex(i) { state.index = Math.max(0, Math.min(steps.length - 1, i)); showFrame(); }
