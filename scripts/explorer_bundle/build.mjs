@@ -4,6 +4,7 @@
 // - plotly.js's "basic" distribution (scatter plots only: the metric plots), copied as
 //   published, with its licence.
 //   cd scripts/explorer_bundle && npm ci && npm run build
+// (ASSETS=some/folder writes there instead: to compare a rebuild with the shipped files.)
 import { build } from "esbuild";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
