@@ -127,8 +127,9 @@ def test_hovering_a_point_names_it_and_a_click_selects_it_everywhere(browser, tw
     token, x, y = browser.execute_script("""
         return window.explorer.idle().then(() => {
           const view = window.explorer.panels()[0], points = view.plot.get('points');
+          const r = i => Math.hypot(points[i][0], points[i][1]);
           let far = 0;
-          points.forEach((p, i) => { if (Math.hypot(p[0], p[1]) > Math.hypot(...points[far].slice(0, 2))) far = i; });
+          points.forEach((p, i) => { if (r(i) > r(far)) far = i; });
           return [view.run.tokens[far], ...view.plot.getScreenPosition(far)];
         });""")
     canvas = browser.find_elements("css selector", ".plot canvas")[0]
@@ -253,8 +254,14 @@ def test_a_gpt2_sized_vocabulary_loads_and_moves(browser, tmp_path, artifacts):
     # (the wait for the browser's next animation frame, then the WebGL draw).
     redraw_ms = sorted(browser.execute_script("""
         const plot = window.explorer.panels()[0].plot, times = [];
-        return (async () => { for (let i = 0; i < 10; i++) { const t = performance.now();
-          await plot.drawAnnotations([]); times.push(performance.now() - t); } return times; })();"""))
+        return (async () => {
+          for (let i = 0; i < 10; i++) {
+            const t = performance.now();
+            await plot.drawAnnotations([]);
+            times.push(performance.now() - t);
+          }
+          return times;
+        })();"""))
     timings = {"vocab": 50_257, "page_MB": round(page.stat().st_size / 1e6, 1),
                "build_s": round(build_s, 2), "load_s": round(load_s, 2),
                "frame_ms_median": round(frame_ms[len(frame_ms) // 2], 1),

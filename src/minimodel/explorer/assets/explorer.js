@@ -38,6 +38,8 @@ const PALETTE = ["#bbbbbb", ...Array.from({ length: 32 }, (_, i) => {
   const rgb = VIRIDIS[k].map((c, j) => Math.round(c + (VIRIDIS[k + 1][j] - c) * (t - k)));
   return `#${rgb.map(c => c.toString(16).padStart(2, "0")).join("")}`;
 })];
+const colourIndex = (count, logMax) =>        // a token's row of PALETTE
+  count > 0 ? 1 + Math.round(Math.log1p(count) / logMax * 31) : 0;
 const HIGHLIGHT = "#e4572e";
 const PLOT_WIDTH = 420, PLOT_HEIGHT = 400;   // CSS pixels, as .plot in page.py
 function stepOf(s) { return s === null ? Infinity : s; }
@@ -63,7 +65,10 @@ function place(view, k) {          // write frame k's 2-D coordinates (or t-SNE'
     return;
   }
   const c = view.coords, off = k * V * 2;
-  for (let i = 0; i < V; i++) { points[i][0] = c[off + 2 * i] / SPAN; points[i][1] = c[off + 2 * i + 1] / SPAN; }
+  for (let i = 0; i < V; i++) {
+    points[i][0] = c[off + 2 * i] / SPAN;
+    points[i][1] = c[off + 2 * i + 1] / SPAN;
+  }
 }
 
 function neighbours(view, id) {    // 10 nearest rows by cosine in the last snapshot
@@ -95,7 +100,7 @@ function panelRenderer() {
 }
 
 function buildPanels() {
-  panels.forEach(view => { view.gone = true; view.plot.destroy(); });  // a live reload rebuilds them
+  panels.forEach(view => { view.gone = true; view.plot.destroy(); });  // a live reload: anew
   const box = document.getElementById("panels");
   box.innerHTML = "";
   panels = [];
@@ -115,7 +120,7 @@ function buildPanels() {
                    tsne: panel.tsne ? new Float32Array(bytes(panel.tsne)) : null,
                    // [x, y, colour index, unused] per token: the library's point format,
                    // allocated once; a frame change only writes x and y.
-                   points: run.counts.map(c => [0, 0, c > 0 ? 1 + Math.round(Math.log1p(c) / logMax * 31) : 0, 0]) };
+                   points: run.counts.map(c => [0, 0, colourIndex(c, logMax), 0]) };
     h.textContent = panelName(view);
     view.plot = reglScatterplot.createScatterplot({
       renderer: panelRenderer(), canvas, width: PLOT_WIDTH, height: PLOT_HEIGHT,
@@ -123,7 +128,9 @@ function buildPanels() {
       pointSize: 4, pointColor: PALETTE, colorBy: "valueA", opacity: 0.9,
       pointColorActive: HIGHLIGHT, pointSizeSelected: 3, pointOutlineWidth: 2,
       annotationLineColor: HIGHLIGHT, annotationLineWidth: 1.5 });
-    view.plot.subscribe("select", ({ points }) => { if (points.length) select(run.tokens[points[0]]); });
+    view.plot.subscribe("select", ({ points }) => {           // a click on a point
+      if (points.length) select(run.tokens[points[0]]);
+    });
     view.plot.subscribe("deselect", () => drawSelection(view));   // a click on empty space
     view.plot.subscribe("pointover", i => { tip.textContent = run.tokens[i]; tip.hidden = false; });
     view.plot.subscribe("pointout", () => { tip.hidden = true; });
@@ -209,7 +216,8 @@ function drawFrame(view) {
   place(view, view.frame);
   const sel = selection(view);
   view.drawing = Promise.all([
-    view.plot.draw(view.points, { zDataType: "categorical", preventFilterReset: true, select: sel.near }),
+    view.plot.draw(view.points, { zDataType: "categorical", preventFilterReset: true,
+                                  select: sel.near }),
     view.plot.drawAnnotations(sel.marks),
   ]).then(() => {
     view.drawing = null;
