@@ -12,6 +12,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlparse
 
 import numpy as np
 import pytest
@@ -32,8 +33,21 @@ def _severe(browser) -> list[str]:
     return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
+def _remote(browser) -> list[str]:
+    """Requests that left the machine since the page was opened (the page must need none)."""
+    remote = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            url = urlparse(message["params"]["request"]["url"])
+            if url.scheme not in ("file", "data", "blob", "about") and url.hostname != "127.0.0.1":
+                remote.append(url.geturl())
+    return remote
+
+
 def _open(browser, url: str) -> None:
     browser.get_log("browser")            # drop what earlier pages logged
+    browser.get_log("performance")
     browser.get(url)
 
 
@@ -79,7 +93,7 @@ def test_the_slider_moves_the_points_and_the_metrics_follow(browser, twins, arti
     browser.save_screenshot(str(artifacts / "explorer-timeline-start.png"))
     browser.execute_script("window.explorer.setIndex(window.explorer.steps().length - 1)")
     assert _first_x(browser, 0) == pytest.approx(at_end)
-    assert _severe(browser) == []
+    assert _severe(browser) == [] and _remote(browser) == []
 
 
 def test_play_walks_the_snapshots_to_the_end(browser, twins):
@@ -116,7 +130,7 @@ def test_a_search_highlights_the_token_in_every_twin(browser, twins, artifacts):
         "v => v.plot.get('selectedPoints').length))")
     assert outlined == [10, 10, 10]
     browser.save_screenshot(str(artifacts / "explorer-twins-search.png"))
-    assert _severe(browser) == []
+    assert _severe(browser) == [] and _remote(browser) == []
 
 
 def test_hovering_a_point_names_it_and_a_click_selects_it_everywhere(browser, twins):
@@ -149,7 +163,7 @@ def test_hovering_a_point_names_it_and_a_click_selects_it_everywhere(browser, tw
         "return window.explorer.idle().then(() => window.explorer.panels().map("
         "v => Number(v.div.dataset.selected)))")
     assert selected == ids and min(ids) >= 0                      # in every twin
-    assert _severe(browser) == []
+    assert _severe(browser) == [] and _remote(browser) == []
 
 
 def test_the_tsne_projection_redraws_the_points_and_the_selection(browser, twins, tmp_path):
@@ -168,7 +182,7 @@ def test_the_tsne_projection_redraws_the_points_and_the_selection(browser, twins
         "const v = window.explorer.panels()[0];"
         "return [v.div.dataset.trail, v.plot.get('selectedPoints').length]")
     assert state == ["1", 10]                 # one frame: the point itself, its neighbours
-    assert _severe(browser) == []
+    assert _severe(browser) == [] and _remote(browser) == []
 
 
 def test_the_spanish_page_draws_the_same_twins(browser, twins, artifacts):
@@ -185,7 +199,7 @@ def test_the_spanish_page_draws_the_same_twins(browser, twins, artifacts):
         "v => [v.plot.get('points').length, v.plot.get('selectedPoints').length]))")
     assert drawn == [[256, 10]] * 3                              # every byte token, 10 outlined
     browser.save_screenshot(str(artifacts / "explorer-twins-search-es.png"))
-    assert _severe(browser) == []
+    assert _severe(browser) == [] and _remote(browser) == []
 
 
 def test_a_live_page_picks_up_a_new_snapshot(browser, tmp_path, artifacts):
@@ -207,7 +221,7 @@ def test_a_live_page_picks_up_a_new_snapshot(browser, tmp_path, artifacts):
             lambda b: b.execute_script("return window.explorer.steps().length") == len(rows))
         assert browser.execute_script("return window.explorer.state.index") == len(rows) - 1
         browser.save_screenshot(str(artifacts / "explorer-live.png"))
-        assert _severe(browser) == []
+        assert _severe(browser) == [] and _remote(browser) == []
         browser.get("about:blank")        # stop the page's polling before the server goes
     finally:
         server.shutdown()
@@ -274,5 +288,5 @@ def test_a_gpt2_sized_vocabulary_loads_and_moves(browser, tmp_path, artifacts):
     (artifacts.parent / "explorer-timings.json").write_text(json.dumps(timings, indent=1))
     print("explorer at V=50,257:", timings)
     browser.save_screenshot(str(artifacts / "explorer-gpt2-size.png"))
-    assert _severe(browser) == []
+    assert _severe(browser) == [] and _remote(browser) == []
     shutil.rmtree(tmp_path / "gpt2-size")
