@@ -136,6 +136,12 @@ def test_a_search_highlights_the_token_in_every_twin(browser, twins, artifacts):
 def test_hovering_a_point_names_it_and_a_click_selects_it_everywhere(browser, twins):
     _open(browser, twins.as_uri())
     _ready(browser)
+    # A frame change keeps the hover index of the frame it was built for (the last one, at
+    # load); the mouse over the panel has it rebuilt for the frame on screen.
+    browser.execute_script("window.explorer.setIndex(0)")
+    index_of = ("return window.explorer.idle().then(() => window.explorer.panels()"
+                ".map(v => [v.indexed, v.frame]))")
+    assert all(built != shown for built, shown in browser.execute_script(index_of))
     # The tied panel's outermost point (no neighbour under the mouse with it) and where the
     # scatterplot drew it, in CSS pixels from the canvas's top-left corner.
     token, x, y = browser.execute_script("""
@@ -150,6 +156,8 @@ def test_hovering_a_point_names_it_and_a_click_selects_it_everywhere(browser, tw
     size = canvas.size                    # selenium offsets count from the element's centre
     ActionChains(browser).move_to_element_with_offset(
         canvas, int(x - size["width"] / 2), int(y - size["height"] / 2)).perform()
+    WebDriverWait(browser, 30).until(lambda b: b.execute_script(index_of)[0] == [0, 0])
+    ActionChains(browser).move_by_offset(1, 0).move_by_offset(-1, 0).perform()  # hover anew
     WebDriverWait(browser, 30).until(
         lambda b: b.execute_script("return document.querySelector('.plot .tip').textContent")
         == token)                         # (textContent: the token may be a space)

@@ -134,6 +134,7 @@ function buildPanels() {
     view.plot.subscribe("deselect", () => drawSelection(view));   // a click on empty space
     view.plot.subscribe("pointover", i => { tip.textContent = run.tokens[i]; tip.hidden = false; });
     view.plot.subscribe("pointout", () => { tip.hidden = true; });
+    canvas.addEventListener("pointermove", () => indexPanel(view));
     panels.push(view);
   }));
 }
@@ -210,20 +211,40 @@ function showFrame() {
 // for meanwhile is drawn when the current one is on screen. The points, the outlined
 // neighbours and the trail all change before the library's next animation frame, so the
 // panel is rendered once per frame. Resolves once view.frame is on screen.
+//
+// The hover index. With every `draw` the library builds a k-d tree of the points (which
+// point is under the mouse?): at V = 50,257 that costs more than writing the positions. A
+// frame change hands it the tree it already has instead (`spatialIndex`: taken as is), so
+// the tree may lag behind the points; it is rebuilt for the frame on screen when the mouse
+// moves over that panel (indexPanel). Meanwhile hover can miss a point that moved, never name
+// a wrong one: the library checks the points the tree proposes at their current positions.
 function drawFrame(view) {
   if (view.gone) return null;
   if (view.drawing) { view.again = true; return view.drawing; }
   place(view, view.frame);
   const sel = selection(view);
+  const drawnFrame = view.frame, building = view.wantIndex || !view.index;
   view.drawing = Promise.all([
     view.plot.draw(view.points, { zDataType: "categorical", preventFilterReset: true,
-                                  select: sel.near }),
+                                  select: sel.near,
+                                  spatialIndex: building ? undefined : view.index }),
     view.plot.drawAnnotations(sel.marks),
   ]).then(() => {
+    if (building) {                 // the library built a tree of this frame: keep it
+      view.index = view.plot.get("spatialIndex");
+      view.indexed = drawnFrame;
+      view.wantIndex = false;
+    }
     view.drawing = null;
     if (view.again) { view.again = false; return drawFrame(view); }
   });
   return view.drawing;
+}
+
+function indexPanel(view) {         // the mouse is over the panel: a tree of what it shows
+  if (view.indexed === view.frame || view.wantIndex) return;
+  view.wantIndex = true;
+  drawFrame(view);
 }
 
 function drawSelection(view) {      // only the selection changed: points stay where they are
@@ -301,7 +322,11 @@ function build() {
   ["pca", ...(DATA.runs.some(r => r.panels.some(p => p.tsne)) ? ["tsne"] : [])].forEach(k => {
     const o = document.createElement("option"); o.value = k; o.textContent = W[k]; projection.appendChild(o); });
   projection.value = state.projection;
-  projection.onchange = () => { state.projection = projection.value; panels.forEach(v => { v.frame = -1; }); showFrame(); };
+  projection.onchange = () => {
+    state.projection = projection.value;
+    panels.forEach(v => { v.frame = -1; v.indexed = null; });   // other coordinates
+    showFrame();
+  };
   const list = document.getElementById("token-list");
   list.innerHTML = "";
   [...new Set(DATA.runs.flatMap(run => run.tokens))].slice(0, 5000).forEach(t => {
