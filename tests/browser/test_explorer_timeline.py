@@ -1,9 +1,10 @@
 """The explorer in a real headless Chromium: the timeline moves the points and the metrics,
 play walks the snapshots, a search (or a click on a point) highlights one token in the tied
 and untied twins, t-SNE redraws, the Spanish page draws the same, a live page picks up a new
-snapshot, and a V = 50,257 run loads and moves. The points are read back from the WebGL
-scatterplot (regl-scatterplot) the page hands them to. Screenshots and the measured browser
-timings go to the test artefacts (no assertion on a time: a loaded machine would flip it)."""
+snapshot, and a V = 50,257 run — one panel, and tied/untied twins (three panels) — loads and
+moves. The points are read back from the WebGL scatterplot (regl-scatterplot) the page hands
+them to. Screenshots and the measured browser timings go to the test artefacts (no assertion
+on a time: a loaded machine would flip it)."""
 
 from __future__ import annotations
 

@@ -242,7 +242,7 @@ function drawFrame(view) {
 }
 
 function indexPanel(view) {         // the mouse is over the panel: a tree of what it shows
-  if (view.indexed === view.frame || view.wantIndex) return;
+  if (view.frame < 0 || view.indexed === view.frame || view.wantIndex) return;
   view.wantIndex = true;
   drawFrame(view);
 }
