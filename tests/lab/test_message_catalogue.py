@@ -1,5 +1,5 @@
 """The one message catalogue (minimodel/messages.yaml): loud failures, and the source and the
-catalogue agree key for key (every key the code says exists; every key in the catalogue is said)."""
+catalogue agree key for key (every key the code says exists; every key in it is said)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from minimodel.messages import catalogue, check_catalogue, say
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "minimodel"
 # Helpers that say a message under a fixed area prefix: (module, name) -> prefix.
-PREFIXED = {("minimodel.lab.quiz.ui", "t"): "quiz.", ("minimodel.lab.i18n", "break_text"): "break."}
+PREFIXED = {("minimodel.lab.quiz.ui", "t"): "quiz.",
+            ("minimodel.lab.i18n", "break_text"): "break."}
 
 
 def test_say_fills_fields_in_english_and_spanish():
@@ -95,7 +96,8 @@ def scan_source() -> tuple[dict[str, str], dict[str, str], set[str], set[str]]:
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 constants.add(node.value)
             if (isinstance(node, ast.JoinedStr) and node.values
-                    and isinstance(node.values[0], ast.Constant) and len(node.values[0].value) > 2):
+                    and isinstance(node.values[0], ast.Constant)
+                    and len(node.values[0].value) > 2):
                 built.add(_pattern(node))
             if not isinstance(node, ast.Call) or not node.args or id(node) in helpers:
                 continue

@@ -163,8 +163,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                "cause_remains": run.cause_remains(),
                                                "seconds": round(run.seconds, 2)})
     if not ok:
-        print(say("break.experiment_failed", lang, code=run.returncode, expected=brk.experiment_exit_code),
-              file=sys.stderr)
+        print(say("break.experiment_failed", lang, code=run.returncode,
+                  expected=brk.experiment_exit_code), file=sys.stderr)
         return FAILED
     if not symptom:  # after a fix, full or partial: the "what to look at" text would describe
         print()          # a symptom that is no longer there
@@ -259,7 +259,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     diff = ws.fix_diff()
     edited = [p for p in ws.changes()["modified"] if p in ws.state["patched_files"]]
     if edited:
-        print(say("break.diff_edited", lang, files=", ".join(edited), root=ws.root), file=sys.stderr)
+        print(say("break.diff_edited", lang, files=", ".join(edited), root=ws.root),
+              file=sys.stderr)
     _record(args, brk.id, None, revealed_fix=True)
     sys.stdout.write(diff)
     return OK

@@ -157,8 +157,8 @@ def cmd_next(args: argparse.Namespace) -> int:
         learning_path.mark(progress, step, "skipped")
         report["skipped"] = step.key
         if not args.json:
-            print(say("lab.skipped", lang, what=_step_label({"kind": step.kind, "id": step.id}, lang,
-                                                       len(step.lesson.quiz))))
+            what = _step_label({"kind": step.kind, "id": step.id}, lang, len(step.lesson.quiz))
+            print(say("lab.skipped", lang, what=what))
         step = learning_path.pending(progress)
     if step is None:
         if args.json:

@@ -108,7 +108,8 @@ def _results_table(report: dict[str, Any], lang: str):
              for r in report.get("recall", {}).get("results", [])]
     for qid, ok, note, unreadable in rows:
         if unreadable:  # not graded: why, instead of a mark
-            table.add_row(qid, Text(f"{say('quiz.unreadable', lang)}: {unreadable}", style="yellow"))
+            table.add_row(qid, Text(f"{say('quiz.unreadable', lang)}: {unreadable}",
+                                    style="yellow"))
         else:
             table.add_row(qid, Text(say("quiz.yes" if ok else "quiz.no", lang) + note,
                                     style="green" if ok else "red"))

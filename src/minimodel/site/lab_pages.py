@@ -95,8 +95,8 @@ def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
         if len(items) == 1:
             parts += [f"## {say(f'site.{key}', lang)}", "", items[0], ""]
         elif items:
-            parts += [f"## {say(f'site.{key}', lang)}", ""] + [f"{i}. {t}" for i, t in enumerate(items, 1)]
-            parts.append("")
+            parts += [f"## {say(f'site.{key}', lang)}", ""]
+            parts += [f"{i}. {t}" for i, t in enumerate(items, 1)] + [""]
     parts += [f"## {say('site.hints', lang)}", ""]
     for i, hint in enumerate(_texts(brk.data, "hints", lang), 1):
         parts += [f'??? note "{i}"', "", "    " + hint.replace("\n", "\n    "), ""]
@@ -198,8 +198,8 @@ def quiz_page(mirror: str, lessons: list[Lesson], lang: str, quiz_id: str = QUIZ
 def lab_index(lang: str) -> str:
     """The lab's landing page: the quiz, then every break and exercise by title."""
     parts = [f"# {say('site.lab', lang)}", "", say("site.lab_intro", lang), "",
-             f"[{say('site.quiz_page', lang)}](../quizzes/{QUIZ_ID}.md)", "", f"## {say('site.breaks', lang)}",
-             ""]
+             f"[{say('site.quiz_page', lang)}](../quizzes/{QUIZ_ID}.md)", "",
+             f"## {say('site.breaks', lang)}", ""]
     parts += [f"- [{load_break(b['id']).text('title', lang)}](breaks/{b['id']}.md)"
               for b in list_breaks()]
     parts += ["", f"## {say('site.exercises', lang)}", ""]

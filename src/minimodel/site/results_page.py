@@ -15,13 +15,13 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
     m, cmp = data["machine"], data["compare"]
     tied, untied = cmp["tied"]["summary"], cmp["untied"]["summary"]
     c = cmp["config"]
-    lines = [f"# {say('site.title', lang)}", "", say("site.intro", lang) + f" {m['cpu']}, {m['cores']} "
-             f"{say('site.cores', lang)}, {number(m['memory_gib'], 'g', lang)} GiB, "
-             f"Python {m['python']}, NumPy {m['numpy']}"
+    lines = [f"# {say('site.title', lang)}", "",
+             say("site.intro", lang) + f" {m['cpu']}, {m['cores']} {say('site.cores', lang)}, "
+             f"{number(m['memory_gib'], 'g', lang)} GiB, Python {m['python']}, NumPy {m['numpy']}"
              f" ({m['blas']}), {m['date']}.", "", f"## {say('site.compare', lang)}", "",
-             f"`{cmp['command']}`: " + say("site.setup", lang).format(
-                 model=c["model"], d=c["d_model"], layers=c["n_layer"], tok=c["tokenizer"],
-                 V=tied["vocab_size"], steps=c["steps"], seed=c["seed"]) + ".",
+             f"`{cmp['command']}`: " + say(
+                 "site.setup", lang, model=c["model"], d=c["d_model"], layers=c["n_layer"],
+                 tok=c["tokenizer"], V=tied["vocab_size"], steps=c["steps"], seed=c["seed"]) + ".",
              "", say("site.row", lang), "|---|---|---|"]
 
     def row(key: str, field_: str, fmt: str) -> None:
@@ -60,11 +60,13 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
         meta = data["bench"].get("meta", {})
         lines += [f"## {say('site.bench', lang)}", "",
                   f"`minimodel bench --cases step`: {meta.get('cpu', '?')}, "
-                  f"{meta.get('cores', '?')} {say('site.cores', lang)}, torch {meta.get('torch', '-')}, transformers "
-                  f"{meta.get('transformers', '-')}, {str(meta.get('date', ''))[:10]}", "",
+                  f"{meta.get('cores', '?')} {say('site.cores', lang)}, "
+                  f"torch {meta.get('torch', '-')}, transformers {meta.get('transformers', '-')}, "
+                  f"{str(meta.get('date', ''))[:10]}", "",
                   say("site.bench_head", lang), "|---|---|---|---|"]
         for r in data["bench"].get("targets", []):
-            met = {True: say("site.yes", lang), False: say("site.no", lang), None: "—"}[r.get("met")]
+            met = ("—" if r.get("met") is None
+                   else say("site.yes" if r["met"] else "site.no", lang))
             value = "—" if r.get("value") is None else number(r["value"], ".3g", lang)
             lines.append(f"| {r['metric']} | {value} | {r['op']} "
                          f"{number(r['bound'], '.3g', lang)} | {met} |")

@@ -144,7 +144,8 @@ def check_details(run: ScriptRun, lang: str = "en") -> list[dict[str, Any]]:
     """Per-check details, plus one synthetic entry when the script crashed or timed out."""
     details = list(run.checks)
     if run.timed_out:
-        details.append({"id": "timeout", "ok": False, "description": say("break.check_timeout", lang),
+        details.append({"id": "timeout", "ok": False,
+                        "description": say("break.check_timeout", lang),
                         "message": say("break.check_timeout_msg", lang, seconds=run.seconds)})
     elif run.returncode != 0 and all(d["ok"] for d in details):
         tail = " / ".join(run.stderr_tail(3)) or f"exit code {run.returncode}"

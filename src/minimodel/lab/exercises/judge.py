@@ -153,12 +153,11 @@ def compare_case(ex: Exercise, expected: list[np.ndarray], got: list[np.ndarray]
         idx = np.unravel_index(int(np.argmax(err)), want.shape) if want.ndim else ()
         where = _fmt_index(idx)
         if not np.isfinite(have64[idx]):
-            return "wrong", (say("judge.nonfinite_hidden", lang, name=name, got=have64[idx], idx=where)
-                             if hidden else say("judge.nonfinite", lang, name=name, got=have64[idx],
-                                                idx=where, want=f"{want64[idx]:.8g}"))
+            return "wrong", say("judge.nonfinite_hidden" if hidden else "judge.nonfinite", lang,
+                                name=name, got=have64[idx], idx=where, want=f"{want64[idx]:.8g}")
         if hidden:
-            return "wrong", say("judge.wrong_hidden", lang, name=name, err=float(err[idx]), idx=where,
-                                allowed=atol + rtol * abs(float(want64[idx])))
+            return "wrong", say("judge.wrong_hidden", lang, name=name, err=float(err[idx]),
+                                idx=where, allowed=atol + rtol * abs(float(want64[idx])))
         return "wrong", say("judge.wrong", lang, name=name, err=float(err[idx]), idx=where,
                             want=float(want64[idx]), got=float(have64[idx]))
     return "passed", say("judge.ok", lang)
@@ -288,7 +287,8 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         first = findings[0]
         result.update(status="forbidden", reason="forbidden",
                       forbidden=[f.as_dict() for f in findings],
-                      message=say("judge.forbidden_static", lang, name=first.name, line=first.line))
+                      message=say("judge.forbidden_static", lang, name=first.name,
+                                  line=first.line))
         return result
 
     integrity.verify(exercise_files(ex))  # the reference and the harness are what was shipped

@@ -57,8 +57,8 @@ def answer_lines(question: Question, lang: str) -> list[str]:
     if kind == "short":
         forms = question.answer[lang] + [f for code in LANGS if code != lang
                                          for f in question.answer[code]]
-        return [f"{say('quiz.accepted', lang)}: " + " · ".join(f"**{f}**" for f in dict.fromkeys(forms))
-                + f" {CHECK}"]
+        return [f"{say('quiz.accepted', lang)}: "
+                + " · ".join(f"**{f}**" for f in dict.fromkeys(forms)) + f" {CHECK}"]
     return [f"{say('quiz.model_answer', lang)}: {pick(question.answer, lang).strip()}", "",
             f"{say('quiz.rubric', lang)}:", ""] + rubric_lines(question, lang)
 
@@ -74,8 +74,8 @@ def question_markdown(question: Question, lang: str, level: int = 2) -> str:
     lines = [f"{'#' * level} {question.id} — {pick(question.title, lang)} ({kind})", "",
              pick(question.prompt, lang).strip(), ""]
     lines += answer_lines(question, lang)
-    lines += ["", f"**{say('quiz.explanation', lang)}.** {pick(question.explanation, lang).strip()}",
-              ""]
+    lines += ["", f"**{say('quiz.explanation', lang)}.** "
+              f"{pick(question.explanation, lang).strip()}", ""]
     return "\n".join(lines)
 
 

@@ -144,7 +144,7 @@ def show_question(console: Console, question: Question, number: int, total: int,
     if question.choices:
         body += "\n\n" + "\n".join(f"{i + 1}. {pick(c, lang)}"
                                    for i, c in enumerate(question.choices))
-    title = f"[{number}/{total}] {question.id} · {say('quiz.kind.' + question.kind, lang)}"
+    title = f"[{number}/{total}] {question.id} · {say(f'quiz.kind.{question.kind}', lang)}"
     console.print(Panel(Markdown(body), title=Text(title + (f" · {note}" if note else "")),
                         subtitle=Text(pick(question.title, lang)), expand=False))
 
@@ -160,8 +160,9 @@ def ask(console: Console, question: Question, lang: str) -> Any:
         if typed:
             console.print(Text(f"{say('quiz.recall.typed', lang)}:", style="bold"))
             console.print(Padding(Text("\n".join(typed)), (0, 0, 0, 4)))
-        console.print(Markdown(f"**{say('quiz.model_answer', lang)}:** {pick(question.answer, lang)}"
-                               f"\n\n**{say('quiz.rubric', lang)}:**\n\n"
+        console.print(Markdown(f"**{say('quiz.model_answer', lang)}:** "
+                               f"{pick(question.answer, lang)}\n\n"
+                               f"**{say('quiz.rubric', lang)}:**\n\n"
                                + "\n".join(rubric_lines(question, lang))))
     while True:
         raw = console.input(Text(say(f"quiz.ask.{question.kind}", lang) + ": ", style="bold"))
@@ -186,24 +187,37 @@ def read_until_empty_line(console: Console, prompt: str) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
+def correction(question: Question, answer: Any, lang: str, indent: str = "") -> list[Text]:
+    """What the learner answered (when there is an answer) and why its unit was wrong (when
+    it was): the lines shown under a wrong answer, at once and on the end screen."""
+    lines = [] if answer is None else [
+        Text(f"{indent}{say('quiz.your_answer', lang)}: {shown_answer(question, answer, lang)}")]
+    if unit := wrong_unit(question, answer, lang):
+        lines.append(Text(indent + unit, style="yellow"))
+    return lines
+
+
+def expected(question: Question, lang: str) -> str:
+    """The expected answer as Markdown, under its heading."""
+    return f"**{say('quiz.expected', lang)}:**\n\n" + "\n".join(answer_lines(question, lang))
+
+
 def feedback(console: Console, question: Question, correct: bool, lang: str,
              answer: Any = None) -> None:
     """Right or wrong (recall: the learner's own mark); when wrong, what the learner answered,
     why a unit was wrong, and the expected answer; then the explanation."""
     if question.kind == "recall":
-        console.print(Text(say("quiz.recalled" if correct else "quiz.not_recalled", lang), style="cyan"))
+        console.print(Text(say("quiz.recalled" if correct else "quiz.not_recalled", lang),
+                           style="cyan"))
     elif correct:
         console.print(Text(say("quiz.right", lang), style="bold green"))
     else:
         console.print(Text(say("quiz.wrong", lang), style="bold red"))
-        if answer is not None:
-            console.print(Text(f"{say('quiz.your_answer', lang)}: {shown_answer(question, answer, lang)}"))
-        unit = wrong_unit(question, answer, lang)
-        if unit:
-            console.print(Text(unit, style="yellow"))
-        console.print(Markdown(f"**{say('quiz.expected', lang)}:**\n\n" +
-                               "\n".join(answer_lines(question, lang))))
-    console.print(Markdown(f"*{say('quiz.explanation', lang)}:* {pick(question.explanation, lang)}"))
+        for line in correction(question, answer, lang):
+            console.print(line)
+        console.print(Markdown(expected(question, lang)))
+    console.print(Markdown(f"*{say('quiz.explanation', lang)}:* "
+                           f"{pick(question.explanation, lang)}"))
     console.print()
 
 
@@ -286,19 +300,17 @@ def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str
         reasons = {r["id"]: r["reason"] for r in report["results"] if r.get("reason")}
         for q in missed:
             console.print(Text(f"  {q.id}  {pick(q.title, lang)}", style="bold"))
-            if q.id in reasons:
-                console.print(Text(f"    {say('quiz.unreadable', lang)}: {reasons[q.id]}", style="yellow"))
-            elif answered and q.id in answered:
-                console.print(Text(f"    {say('quiz.your_answer', lang)}: "
-                                   f"{shown_answer(q, answered[q.id], lang)}"))
-                if unit := wrong_unit(q, answered[q.id], lang):
-                    console.print(Text(f"    {unit}", style="yellow"))
-            console.print(Padding(Markdown(f"**{say('quiz.expected', lang)}:**\n\n"
-                                           + "\n".join(answer_lines(q, lang)) + "\n\n"
-                                           + pick(q.explanation, lang)), (0, 0, 1, 4)))
+            lines = correction(q, (answered or {}).get(q.id), lang, "    ")
+            if q.id in reasons:  # not graded: why, instead of the answer
+                lines = [Text(f"    {say('quiz.unreadable', lang)}: {reasons[q.id]}",
+                              style="yellow")]
+            for text in lines:
+                console.print(text)
+            console.print(Padding(Markdown(expected(q, lang) + "\n\n" + pick(q.explanation, lang)),
+                                  (0, 0, 1, 4)))
     if skipped:
-        console.print(Text(say("quiz.summary.skipped", lang, n=len(skipped)) + " " + ", ".join(skipped),
-                           style="yellow"))
+        console.print(Text(say("quiz.summary.skipped", lang, n=len(skipped)) + " "
+                           + ", ".join(skipped), style="yellow"))
     recall = report["recall"]
     if recall["answered"]:
         console.print(Text(say("quiz.summary.recall", lang, **recall), style="cyan"))
@@ -316,7 +328,8 @@ def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Conso
     queue = review.review_queue(quiz, boxes, include_all=include_all)[:limit]
     if not queue:
         due = review.next_due(boxes)
-        console.print(say("quiz.review.none", lang, due=due) if due else say("quiz.review.none_at_all", lang))
+        console.print(say("quiz.review.none", lang, due=due) if due
+                      else say("quiz.review.none_at_all", lang))
         return 0
     console.print(Text(say("quiz.review.head", lang, n=len(queue)), style="cyan"))
     notes = {item["id"]: say("quiz.reason." + item["reason"], lang) for item in queue}

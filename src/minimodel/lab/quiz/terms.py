@@ -79,5 +79,6 @@ def read_short(raw: str, forms: dict[str, list[str]], lang: str) -> bool:
     for form in sorted(accepted, key=len, reverse=True):
         if f" {form} " in words:
             rest = " ".join(words.replace(f" {form} ", " ", 1).split())
-            raise Unreadable(say("quiz.reask.term_and_words", lang, answer=raw, term=form, words=rest))
+            raise Unreadable(say("quiz.reask.term_and_words", lang, answer=raw, term=form,
+                                 words=rest))
     return False
