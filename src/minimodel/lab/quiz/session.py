@@ -261,6 +261,13 @@ def ask_all(console: Console, questions: list[Question], lang: str,
         feedback(console, question, correct, lang, answer)
 
 
+def stopped(console: Console, stop: BaseException, saved: str) -> int:
+    """Ctrl-C or the end of input: say what was kept; exit code 130 (Ctrl-C) or 1."""
+    console.print()
+    console.print(Text(saved, style="yellow"))
+    return 130 if isinstance(stop, KeyboardInterrupt) else 1
+
+
 def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console,
                      restart: bool = False) -> int:
     """Run a take in the terminal. Exit code: 0 done, 130 Ctrl-C, 1 input ended early."""
@@ -273,9 +280,7 @@ def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console
         ask_all(console, todo, lang, answers, quiz=quiz)
     except (KeyboardInterrupt, EOFError) as stop:
         save_partial(progress, quiz, answers)
-        console.print()
-        console.print(Text(say("quiz.saved", lang, n=len(answers)), style="yellow"))
-        return 130 if isinstance(stop, KeyboardInterrupt) else 1
+        return stopped(console, stop, say("quiz.saved", lang, n=len(answers)))
     report = grade(quiz, answers)
     entry = record_take(progress, quiz, report)
     show_summary(console, quiz, report, lang, best=entry["best_score"], answered=answers)
@@ -340,9 +345,7 @@ def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Conso
         ask_all(console, [quiz.question(item["id"]) for item in queue], lang, answers, notes,
                 on_answer=lambda q, _a, ok: results.__setitem__(q.id, ok))
     except (KeyboardInterrupt, EOFError) as stop:
-        console.print()
-        console.print(Text(say("quiz.review.saved", lang, n=len(results)), style="yellow"))
-        code = 130 if isinstance(stop, KeyboardInterrupt) else 1
+        code = stopped(console, stop, say("quiz.review.saved", lang, n=len(results)))
     if results:
         record_review(progress, quiz, results)
     if code == 0:
