@@ -18,7 +18,7 @@ from minimodel.lab.breaks import list_breaks, load_break
 from minimodel.lab.i18n import pick
 from minimodel.lab.lessons import LESSONS_DIR
 from minimodel.site.build import build
-from minimodel.site.words import REFERENCE, WORDS
+from minimodel.messages import catalogue
 
 LOCAL_SCHEMES = {"file", "data", "blob", "about", "chrome", "devtools"}
 DEMO = Path(__file__).parents[1] / "docs" / "fixtures"   # a lesson with maths and a figure
@@ -167,11 +167,11 @@ def test_search_finds_each_language_in_its_own_pages(browser, site, artifacts):
     assert _search(browser, site / "es" / "index.html", "consulta")
 
 
-ENGLISH_UI = sorted({entry["en"] for key, entry in WORDS.items()
-                     if entry["en"] != entry["es"] and len(entry["en"].split()) <= 4
+# The site's own words (site.* of the catalogue, the API reference's titles among them).
+ENGLISH_UI = sorted({entry["en"] for key, entry in catalogue().items()
+                     if key.startswith("site.") and entry["en"] != entry["es"]
+                     and (len(entry["en"].split()) <= 4 or key.startswith("site.reference."))
                      and "{" not in entry["en"] and entry["en"] not in ("no", "yes")}
-                    | {titles["en"] for _, titles in REFERENCE.values()
-                       if titles["en"] != titles["es"]}
                     | {"Previous", "Next", "Search", "Table of contents", "Hint ladder"})
 
 

@@ -139,7 +139,7 @@ ANSWER_FORMAT_MESSAGES = {
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_answer_format_explanations_follow_the_language(key, lang):
     from minimodel.lab.quiz import check_answer, is_correct
-    from minimodel.lab.quiz.ui import MESSAGES
+    from minimodel.messages import catalogue
 
     kind, right, given, error, english, spanish = ANSWER_FORMAT_MESSAGES[key]
     n_choices = len(right) if kind == "order" else 4
@@ -155,13 +155,14 @@ def test_answer_format_explanations_follow_the_language(key, lang):
         with pytest.raises(error) as raised:
             check_answer(question, given)
         assert str(raised.value) == english
-    assert set(MESSAGES[f"answer.{key}"]) == set(i18n.LANGS)
+    assert set(catalogue()[f"quiz.answer.{key}"]) == set(i18n.LANGS)
 
 
 def test_every_answer_format_message_is_tested():
-    from minimodel.lab.quiz.ui import MESSAGES
+    from minimodel.messages import catalogue
 
-    keys = {key.partition(".")[2] for key in MESSAGES if key.startswith("answer.")}
+    keys = {key.removeprefix("quiz.answer.") for key in catalogue()
+            if key.startswith("quiz.answer.")}
     assert keys == set(ANSWER_FORMAT_MESSAGES)
 
 

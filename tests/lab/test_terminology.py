@@ -16,11 +16,12 @@ GLOSSARY = [{"en": "learning rate", "es": "tasa de aprendizaje",
 def test_the_shipped_spanish_texts_follow_the_glossary():
     texts = list(spanish_texts(page_dirs=()))    # the lab's own texts; pages: see below
     wheres = {re.split(r"(?<=\.yaml)|:", where)[0] for where, _ in texts}
-    # Quizzes, breaks, exercises and the interface messages are all read.
+    # Quizzes, breaks, exercises and the message catalogue are all read.
     assert "quizzes/phase-13-embeddings.yaml" in wheres
     assert any(w.startswith("breaks/") for w in wheres)
     assert any(w.startswith("exercises/") for w in wheres)
-    assert {"ui.py", "i18n.py"} <= wheres
+    assert "messages.yaml" in wheres
+    assert ("messages.yaml.quiz.kind.single.es", "opción única") in texts
     assert len(texts) > 500
     assert glossary_problems(iter(texts)) == []
 
@@ -36,8 +37,11 @@ def test_avoided_terms_are_reported_with_the_word_to_use():
         "q.es: Spanish text uses 'la loss'; the glossary's Spanish for 'loss' is 'pérdida'"]
 
 
-def test_message_tables_in_code_and_nested_yaml_are_read(tmp_path: Path):
+def test_catalogue_message_tables_in_code_and_nested_yaml_are_read(tmp_path: Path):
     content, code = tmp_path / "content", tmp_path / "code"
+    catalogue = tmp_path / "messages.yaml"
+    catalogue.write_text("quiz:\n  k: {en: the loss falls, es: la loss baja}\n",
+                         encoding="utf-8")
     (content / "breaks" / "b").mkdir(parents=True)
     code.mkdir()
     (content / "breaks" / "b" / "break.yaml").write_text(
@@ -46,10 +50,11 @@ def test_message_tables_in_code_and_nested_yaml_are_read(tmp_path: Path):
     (code / "messages.py").write_text(
         'M = {"k": {"en": "loss", "es": "mira " "la loss"}, "f": {"es": f"la loss {1}"}}\n',
         encoding="utf-8")
-    texts = list(spanish_texts(content, (code,), page_dirs=()))
-    assert texts == [("breaks/b/break.yaml.hints[0].es", "sube el learning rate"),
+    texts = list(spanish_texts(content, (code,), page_dirs=(), catalogue=catalogue))
+    assert texts == [("messages.yaml.quiz.k.es", "la loss baja"),
+                     ("breaks/b/break.yaml.hints[0].es", "sube el learning rate"),
                      ("messages.py:1", "mira la loss"), ("messages.py:1", "la loss ")]
-    assert len(glossary_problems(iter(texts), GLOSSARY)) == 3
+    assert len(glossary_problems(iter(texts), GLOSSARY)) == 4
 
 
 def test_lab_validate_reports_the_glossary_section(capsys, monkeypatch):

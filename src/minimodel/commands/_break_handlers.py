@@ -17,6 +17,7 @@ from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, USAGE
 from minimodel.lab.i18n import DEFAULT_LANG
+from minimodel.messages import say
 
 
 def _para(text: str) -> str:
@@ -25,7 +26,7 @@ def _para(text: str) -> str:
     return textwrap.fill(" ".join(text.split()), width=max(40, width))
 
 
-def _say(text: str, style: str | None = None) -> None:
+def _show(text: str, style: str | None = None) -> None:
     """Print like print(), in colour on a terminal (Rich drops the style when piped)."""
     from minimodel._console import Console
     from rich.text import Text
@@ -84,12 +85,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from minimodel.lab.i18n import break_text as t
     from minimodel.lab.i18n import status_label
 
-    table = Table(title=t("list_title", lang))
+    table = Table(title=say("break.list_title", lang))
     for column in ("id", "title", "status"):
-        table.add_column(t(f"col_{column}", lang))
+        table.add_column(say(f"break.col_{column}", lang))
     for row in rows:
         table.add_row(row["id"], Text(row["title"]), status_label(row["status"], lang))
     Console().print(table)
@@ -98,7 +98,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_start(args: argparse.Namespace) -> int:
     from minimodel.lab.breaks import Workspace, WorkspaceError, load_break, start
-    from minimodel.lab.i18n import break_text as t
 
     lang = args.lang or DEFAULT_LANG
     brk = load_break(args.break_id, lang=lang)
@@ -113,18 +112,17 @@ def cmd_start(args: argparse.Namespace) -> int:
         _print_json({"break": brk.id, "workdir": str(ws.root), "notes": str(ws.notes_path),
                      "lang": lang, "files": len(ws.manifest), "restarted": restarted})
         return OK
-    print(t("started", lang, id=brk.id, title=brk.text("title", lang), root=ws.root))
+    print(say("break.started", lang, id=brk.id, title=brk.text("title", lang), root=ws.root))
     if restarted:
-        print(t("restarted", lang))
+        print(say("break.restarted", lang))
     print(_para(brk.text("intro", lang)))
     print()
-    print(t("next_steps", lang, notes=ws.notes_path, root=ws.root))
+    print(say("break.next_steps", lang, notes=ws.notes_path, root=ws.root))
     return OK
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from minimodel.lab.breaks.harness import CAUSE_REMAINS
-    from minimodel.lab.i18n import break_text as t
     from minimodel.lab.breaks.notes import missing_predictions
     from minimodel.lab.breaks.runner import run_script
 
@@ -134,23 +132,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         notes = ws.notes_path.read_text(encoding="utf-8") if ws.notes_path.is_file() else ""
         missing = missing_predictions(notes, len(questions))
         if missing:
-            label = t("prediction", lang)
-            print(t("predictions_missing", lang, notes=ws.notes_path,
+            label = say("break.prediction", lang)
+            print(say("break.predictions_missing", lang, notes=ws.notes_path,
                     missing=", ".join(f"{label} {n}" for n in missing)))
             for n in missing:
                 print(f"\n## {label} {n}\n" + textwrap.indent(_para(questions[n - 1]), "  "))
-            print("\n" + t("predictions_skip", lang))
+            print("\n" + say("break.predictions_skip", lang))
             return USAGE
     script = brk.path("experiment")
-    print(t("running", lang, script=script, root=ws.root))
-    print(t("output", lang), flush=True)
-    labels = {brk.symptom_marker: (t("symptom_label", lang), "bold red"),
-              CAUSE_REMAINS: (t("cause_remains_label", lang), "bold yellow")}
+    print(say("break.running", lang, script=script, root=ws.root))
+    print(say("break.output", lang), flush=True)
+    labels = {brk.symptom_marker: (say("break.symptom_label", lang), "bold red"),
+              CAUSE_REMAINS: (say("break.cause_remains_label", lang), "bold yellow")}
 
     def echo(line: str) -> None:  # live, so a few seconds of training are not a silent wait
         for marker, (label, style) in labels.items():
             if line.startswith(marker):
-                _say(label + line[len(marker):], style)
+                _show(label + line[len(marker):], style)
                 return
         print(line, flush=True)
 
@@ -158,30 +156,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     if run.stderr.strip():
         print(run.stderr.rstrip("\n"), file=sys.stderr)
     if run.timed_out:
-        print(t("timed_out", lang, seconds=run.seconds), file=sys.stderr)
+        print(say("break.timed_out", lang, seconds=run.seconds), file=sys.stderr)
     ok = not run.timed_out and run.returncode == brk.experiment_exit_code
     symptom = bool(run.symptom_lines(brk.symptom_marker))
     _record(args, brk.id, "observed", last_run={"ok": ok, "symptom": symptom,
                                                "cause_remains": run.cause_remains(),
                                                "seconds": round(run.seconds, 2)})
     if not ok:
-        print(t("experiment_failed", lang, code=run.returncode, expected=brk.experiment_exit_code),
-              file=sys.stderr)
+        print(say("break.experiment_failed", lang, code=run.returncode,
+                  expected=brk.experiment_exit_code), file=sys.stderr)
         return FAILED
     if not symptom:  # after a fix, full or partial: the "what to look at" text would describe
         print()          # a symptom that is no longer there
         key = "partial_fix" if run.cause_remains() else "no_symptom"
-        print(_para(t(key, lang, root=ws.root)))
+        print(_para(say(f"break.{key}", lang, root=ws.root)))
         return OK
-    print(t("observe", lang))
+    print(say("break.observe", lang))
     print(_para(brk.text("observe", lang)))
     print()
-    print(t("after_run", lang, root=ws.root))
+    print(say("break.after_run", lang, root=ws.root))
     return OK
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
-    from minimodel.lab.i18n import break_text as t
 
     ws, brk, lang = _open(args)
     hints = brk.texts("hints", lang)
@@ -191,15 +188,14 @@ def cmd_hint(args: argparse.Namespace) -> int:
         _print_json({"break": brk.id, "hint": number, "total": len(hints),
                      "text": hints[number - 1]})
         return OK
-    _say(t("hint", lang, n=number, total=len(hints)) + ":", "bold cyan")
+    _show(say("break.hint", lang, n=number, total=len(hints)) + ":", "bold cyan")
     print(_para(hints[number - 1]))
     if number == len(hints):
-        print(t("hint_last", lang, root=ws.root))
+        print(say("break.hint_last", lang, root=ws.root))
     return OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from minimodel.lab.i18n import break_text as t
     from minimodel.lab.breaks.runner import check_details, is_fixed, run_script
     from minimodel.lab.breaks.tamper import describe, scan_workspace
 
@@ -214,11 +210,11 @@ def cmd_check(args: argparse.Namespace) -> int:
                                       "message": message}], "exit_code": None, "seed": None,
                          "seconds": 0.0})
         else:
-            _say(t("refused", lang), "bold red")
+            _show(say("break.refused", lang), "bold red")
             print(_para(message))
         return FAILED
     if not args.json and sys.stderr.isatty():
-        print(t("checking", lang, root=ws.root), file=sys.stderr, flush=True)
+        print(say("break.checking", lang, root=ws.root), file=sys.stderr, flush=True)
     run = run_script(ws.root, brk.path("check"), lang, args.timeout or brk.timeout,
                      seed=args.seed)
     fixed = is_fixed(run)
@@ -233,45 +229,44 @@ def cmd_check(args: argparse.Namespace) -> int:
                      "seconds": round(run.seconds, 2)})
         return OK if fixed else FAILED
     for d in details:
-        _say(("PASS  " if d["ok"] else "FAIL  ") + d["description"],
+        _show(("PASS  " if d["ok"] else "FAIL  ") + d["description"],
              "green" if d["ok"] else "red")
         if d["message"]:
             print(f"      {d['message']}")
     failed = sum(not d["ok"] for d in details)
     if fixed:
         print()
-        _say(t("fixed", lang, passed=len(details), total=len(details)), "bold green")
-        print(t("why", lang))
+        _show(say("break.fixed", lang, passed=len(details), total=len(details)), "bold green")
+        print(say("break.why", lang))
         print(_para(brk.text("explanation", lang)))
         if brk.references:
-            print(t("references", lang))
+            print(say("break.references", lang))
             for ref in brk.references:
                 print(f"  - {ref}")
         return OK
     if run.stderr.strip() and not run.checks:
         print(run.stderr.rstrip("\n"), file=sys.stderr)
     print()
-    _say(t("not_fixed", lang, failed=failed, total=len(details)), "bold red")
-    print(t("replay_seed", lang, seed=run.seed, root=ws.root))
-    print(t("not_fixed_next", lang, root=ws.root))
+    _show(say("break.not_fixed", lang, failed=failed, total=len(details)), "bold red")
+    print(say("break.replay_seed", lang, seed=run.seed, root=ws.root))
+    print(say("break.not_fixed_next", lang, root=ws.root))
     return FAILED
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from minimodel.lab.i18n import break_text as t
 
     ws, brk, lang = _open(args)
     diff = ws.fix_diff()
     edited = [p for p in ws.changes()["modified"] if p in ws.state["patched_files"]]
     if edited:
-        print(t("diff_edited", lang, files=", ".join(edited), root=ws.root), file=sys.stderr)
+        print(say("break.diff_edited", lang, files=", ".join(edited), root=ws.root),
+              file=sys.stderr)
     _record(args, brk.id, None, revealed_fix=True)
     sys.stdout.write(diff)
     return OK
 
 
 def cmd_reset(args: argparse.Namespace) -> int:
-    from minimodel.lab.i18n import break_text as t
 
     ws, brk, lang = _open(args)
     result = ws.reset(notes=args.notes)
@@ -282,12 +277,12 @@ def cmd_reset(args: argparse.Namespace) -> int:
                      "matches_manifest": True})
         return OK
     if result["restored"] or result["removed"]:
-        print(t("reset_done", lang, restored=len(result["restored"]),
+        print(say("break.reset_done", lang, restored=len(result["restored"]),
                 removed=len(result["removed"])))
         for rel in result["restored"] + result["removed"]:
             print(f"  {rel}")
     else:
-        print(t("reset_clean", lang))
+        print(say("break.reset_clean", lang))
     return OK
 
 

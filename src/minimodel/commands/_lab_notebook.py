@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from minimodel.commands._exit import OK, guarded
+from minimodel.messages import say
 
 DEFAULT_OUT = Path("minimodel-notebooks")
 NOTEBOOK_EXTRA = 'pip install -e ".[notebook]"'
@@ -33,31 +34,13 @@ progress is the same progress. An existing notebook is your work: it is kept unl
 Needs the notebook extra: """ + NOTEBOOK_EXTRA + "\n"
 
 
-MESSAGES = {
-    "wrote": {"en": "wrote {path}", "es": "escrito {path}"},
-    "kept": {"en": "kept your existing notebook {path} (--force rewrites it)",
-             "es": "se conserva tu cuaderno {path} (--force lo reescribe)"},
-    "open_it": {"en": "open it with: {command}", "es": "ábrelo con: {command}"},
-    "install": {"en": "{extra}, then jupyter lab {path}",
-                "es": "{extra} y después jupyter lab {path}"},
-    "opening": {"en": "opening JupyterLab (Ctrl-C here stops it) ...",
-                "es": "abriendo JupyterLab (Ctrl-C aquí lo detiene) ..."},
-    "needs": {"en": "writing a notebook needs jupytext: {extra}",
-              "es": "para escribir un cuaderno hace falta jupytext: {extra}"},
-}
-
-
-def _say(key: str, lang: str, **values: str) -> str:
-    return MESSAGES[key][lang].format(**values)
-
-
 def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
     if not _has("jupytext") or not _has("nbformat"):
-        raise ValueError(_say("needs", args.lang, extra=NOTEBOOK_EXTRA))
+        raise ValueError(say("notebook.command.needs", args.lang, extra=NOTEBOOK_EXTRA))
     from minimodel.lab.lessons import find_lesson
     from minimodel.site.notebooks import write_notebook  # jupytext: an optional dependency
 
@@ -72,13 +55,14 @@ def cmd_notebook(args: argparse.Namespace) -> int:
                           "open_with": " ".join(open_with) if can_open else None}))
         return OK
     lang = args.lang
-    print(_say("wrote" if written else "kept", lang, path=str(path)))
+    print(say("notebook.command.wrote" if written else "notebook.command.kept", lang,
+              path=str(path)))
     if not opened:
         command = f"jupyter lab {path}" if can_open else \
-            _say("install", lang, extra=NOTEBOOK_EXTRA, path=str(path))
-        print(_say("open_it", lang, command=command))
+            say("notebook.command.install", lang, extra=NOTEBOOK_EXTRA, path=str(path))
+        print(say("notebook.command.open_it", lang, command=command))
         return OK
-    print(_say("opening", lang), flush=True)
+    print(say("notebook.command.opening", lang), flush=True)
     return subprocess.call(open_with)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from minimodel.commands import _argtypes as argtypes
 from minimodel.commands._exit import EPILOG as EXIT_CODES
 from minimodel.commands._exit import FAILED, OK, guarded
+from minimodel.messages import say
 
 ORDER = 50
 MAX_TIMEOUT = 3600.0  # seconds; the exercises' own limits are 20-60 s
@@ -53,11 +54,11 @@ def cmd_list(args) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from minimodel.lab.exercises.display import STATUS_STYLE, console, t
+    from minimodel.lab.exercises.display import STATUS_STYLE, console
     from minimodel.lab.i18n import status_label
-    table = Table(title=t("list_title", args.lang))
+    table = Table(title=say("exercise.list_title", args.lang))
     for col in ("id", "title", "status"):
-        table.add_column(t(col, args.lang))
+        table.add_column(say(f"exercise.{col}", args.lang))
     for item in items:
         status = item["status"]
         table.add_row(item["id"], Text(item["titles"].get(args.lang, item["title"])),
@@ -75,14 +76,14 @@ def cmd_show(args) -> int:
 
 def cmd_start(args) -> int:
     from minimodel.lab.exercises import write_stub
-    from minimodel.lab.exercises.display import print_statement, t
+    from minimodel.lab.exercises.display import print_statement
     ex = _exercise(args)
     path = write_stub(ex, args.file, lang=args.lang, force=args.force)  # FileExistsError: 2
     progress = _progress(args)
     prev = progress.get("exercise", ex.id) or {}
     progress.record("exercise", ex.id, prev.get("status", "started"), file=str(path))
     print_statement(ex, args.lang)
-    print(t("wrote", args.lang, path=path, id=ex.id))
+    print(say("exercise.wrote", args.lang, path=path, id=ex.id))
     return OK
 
 
@@ -93,12 +94,12 @@ def cmd_hint(args) -> int:
     level = climb_hint(_progress(args), ex.id, len(hints))
     from rich.markup import escape
 
-    from minimodel.lab.exercises.display import console, t
+    from minimodel.lab.exercises.display import console
     out = console()
-    out.print(f"[bold cyan]{t('hint', args.lang, k=level, n=len(hints))}[/]: "
+    out.print(f"[bold cyan]{say('exercise.hint', args.lang, k=level, n=len(hints))}[/]: "
               f"{escape(hints[level - 1])}")
     if level == len(hints):
-        out.print(f"[dim]{t('last_hint', args.lang)}[/]")
+        out.print(f"[dim]{say('exercise.last_hint', args.lang)}[/]")
     return OK
 
 
@@ -117,7 +118,7 @@ def timeout_seconds(text: str) -> float:
 
 def cmd_check(args) -> int:
     from minimodel.lab.exercises import check_solution
-    from minimodel.lab.exercises.display import print_result, t
+    from minimodel.lab.exercises.display import print_result
     from minimodel.lab.exercise_progress import record_check
     # Everything this command uses after the judge is imported now, before the solution runs
     # (without full isolation a solution could otherwise plant a __pycache__ file for it).
@@ -134,7 +135,7 @@ def cmd_check(args) -> int:
     else:  # a live line on stderr: the judge may take up to its time limit
         with Console(stderr=True).status("") as status:
             def progress(done: int, total: int, elapsed: float, limit: float) -> None:
-                status.update(t("judging", args.lang, file=args.file, done=done,
+                status.update(say("exercise.judging", args.lang, file=args.file, done=done,
                                 total=total, elapsed=elapsed, limit=limit))
             result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
                                     lang=args.lang, progress=progress)
@@ -147,18 +148,18 @@ def cmd_check(args) -> int:
 
 
 def cmd_solution(args) -> int:
-    from minimodel.lab.exercises.display import console, t
+    from minimodel.lab.exercises.display import console
     ex = _exercise(args)
     progress = _progress(args)
     prev = progress.get("exercise", ex.id) or {}
     if not args.yes and prev.get("status") != "passed":
         try:
-            answer = input(t("confirm", args.lang, id=ex.id))
+            answer = input(say("exercise.confirm", args.lang, id=ex.id))
         except EOFError:
             answer = ""
             print()
         if answer.strip().lower() not in ("y", "yes", "s", "si", "sí"):
-            print(t("need_yes", args.lang), file=sys.stderr)
+            print(say("exercise.need_yes", args.lang), file=sys.stderr)
             return FAILED
     source = ex.reference_path.read_text(encoding="utf-8")
     from minimodel.lab.exercise_progress import record_solution_viewed

@@ -17,22 +17,19 @@ from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, guarded
 from minimodel.commands._lab_notebook import register_notebook
-from minimodel.lab.i18n import DEFAULT_LANG, LAB_UI, LANGS, status_label, translate
+from minimodel.lab.i18n import DEFAULT_LANG, LANGS, status_label
+from minimodel.messages import say
 
 ORDER = 80
 
 
-def _t(key: str, lang: str, **values: Any) -> str:
-    return translate(LAB_UI, key, lang, **values)
-
-
 def _step_label(step: dict[str, Any], lang: str, questions: int = 0) -> str:
-    return _t(f"step.{step['kind']}", lang, id=step["id"], n=questions)
+    return say(f"lab.step.{step['kind']}", lang, id=step["id"], n=questions)
 
 
 def _step_state(step: dict[str, Any], lang: str) -> str:
     if step["kind"] == "quiz" and step["attempts"]:
-        return _t("quiz_state", lang, attempts=step["attempts"], right=step["right"],
+        return say("lab.quiz_state", lang, attempts=step["attempts"], right=step["right"],
                   total=step["total"])
     status = "skipped" if step["skipped"] else step["status"]
     return status_label(status, lang)
@@ -52,11 +49,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     from minimodel._console import Console
 
     console = Console()
-    console.print(Text(_t("learner_dir", lang, path=summary["learner_dir"]), style="dim"))
+    console.print(Text(say("lab.learner_dir", lang, path=summary["learner_dir"]), style="dim"))
     table = Table(show_header=False, box=None, pad_edge=False)
     for lesson in summary["path"]:
         number = int(lesson["lesson"].split("-", 1)[0])
-        table.add_row(Text(_t("lesson_head", lang, number=number, title=lesson["title"]),
+        table.add_row(Text(say("lab.lesson_head", lang, number=number, title=lesson["title"]),
                            style="bold"), "")
         for step in lesson["steps"]:
             style = "green" if step["done"] else "yellow" if step["skipped"] else ""
@@ -64,14 +61,14 @@ def cmd_status(args: argparse.Namespace) -> int:
                           Text(_step_state(step, lang), style=style))
     console.print(table)
     for kind, total in summary["totals"].items():
-        console.print(Text(_t(f"total.{kind}", lang, **total)))
+        console.print(Text(say(f"lab.total.{kind}", lang, **total)))
     for quiz in summary["other_quizzes"]:
         if quiz["attempts"]:
-            console.print(Text(_t("other_quiz", lang, **quiz), style="dim"))
-    console.print(Text(_t("done_means", lang), style="dim"))
+            console.print(Text(say("lab.other_quiz", lang, **quiz), style="dim"))
+    console.print(Text(say("lab.done_means", lang), style="dim"))
     nxt = summary["next"]
-    console.print(_t("next_is", lang, what=_step_label(nxt, lang)) if nxt
-                  else _t("path_done", lang))
+    console.print(say("lab.next_is", lang, what=_step_label(nxt, lang)) if nxt
+                  else say("lab.path_done", lang))
     return OK
 
 
@@ -101,7 +98,7 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
         learning_path.mark(progress, step, "opened")
         place = learning_path.reading_place(lesson, lang)
         if not args.json:
-            print(_t("read_lesson", lang, number=lesson.number, place=place,
+            print(say("lab.read_lesson", lang, number=lesson.number, place=place,
                      title=lesson.titles.get(lang, lesson.titles["en"])))
         notebook = f"minimodel lab notebook {lesson.number:02d}" + (
             f" --lang {lang}" if lang != "en" else "")
@@ -115,7 +112,7 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
         if sys.stdin.isatty() and not args.json:
             return _cli(["quiz", "take", step.id, *learner], False)[0], {}
         if not args.json:
-            print(_t("quiz_needs_answers", lang, stem=step.id))
+            print(say("lab.quiz_needs_answers", lang, stem=step.id))
         return OK, {"command": f"minimodel quiz take {step.id}"}
     place = learning_path.work_place(progress, step)
     if step.kind == "break":
@@ -127,7 +124,7 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
             opened = False
         if opened:
             if not args.json:
-                print(_t("break_open", lang, id=step.id, root=place))
+                print(say("lab.break_open", lang, id=step.id, root=place))
             return OK, {"workdir": str(place), "started": False}
         json_flag = ["--json"] if args.json else []
         code, _ = _cli(["break", "start", step.id, "--workdir", str(place), "--force",
@@ -135,7 +132,7 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
         return code, {"workdir": str(place), "started": code == OK}
     if place.exists():
         if not args.json:
-            print(_t("exercise_open", lang, id=step.id, path=place))
+            print(say("lab.exercise_open", lang, id=step.id, path=place))
         return OK, {"file": str(place), "started": False}
     place.parent.mkdir(parents=True, exist_ok=True)
     code, _ = _cli(["exercise", "start", step.id, "--file", str(place), *learner], args.json)
@@ -154,20 +151,20 @@ def cmd_next(args: argparse.Namespace) -> int:
         learning_path.mark(progress, step, "read")     # asking for the next step = moving on
         report["moved_on"] = step.id
         if not args.json:
-            print(_t("moved_on", lang, stem=step.id))
+            print(say("lab.moved_on", lang, stem=step.id))
         step = learning_path.pending(progress)
     if step is not None and args.skip:
         learning_path.mark(progress, step, "skipped")
         report["skipped"] = step.key
         if not args.json:
-            print(_t("skipped", lang, what=_step_label({"kind": step.kind, "id": step.id}, lang,
-                                                       len(step.lesson.quiz))))
+            what = _step_label({"kind": step.kind, "id": step.id}, lang, len(step.lesson.quiz))
+            print(say("lab.skipped", lang, what=what))
         step = learning_path.pending(progress)
     if step is None:
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
         else:
-            print(_t("path_done", lang))
+            print(say("lab.path_done", lang))
         return OK
     code, started = _start(step, progress, args)
     report["step"] = {"kind": step.kind, "id": step.id, "lesson": step.lesson.stem, **started}
@@ -185,7 +182,7 @@ def cmd_done(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"lesson": step.id, "status": "read"}))
     else:
-        print(_t("moved_on", args.lang, stem=step.id))
+        print(say("lab.moved_on", args.lang, stem=step.id))
     return OK
 
 

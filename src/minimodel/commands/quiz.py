@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from minimodel.commands._exit import FAILED, OK, guarded, user_error
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
+from minimodel.messages import say
 
 ORDER = 50
 
@@ -73,11 +74,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from minimodel.lab.quiz.ui import t
-
-    table = Table(title=t("list.heading", args.lang))
+    table = Table(title=say("quiz.list.heading", args.lang))
     for column in ("id", "title", "questions"):
-        table.add_column(t(f"list.{column}", args.lang))
+        table.add_column(say(f"quiz.list.{column}", args.lang))
     for row in rows:  # Text: titles are content, never Rich markup
         table.add_row(row["id"], Text(row["title"]), str(row["questions"]))
     _console().print(table)
@@ -101,19 +100,18 @@ def _results_table(report: dict[str, Any], lang: str):
     from rich.table import Table
     from rich.text import Text
 
-    from minimodel.lab.quiz.ui import t
-
     table = Table()
-    table.add_column(t("question", lang))
-    table.add_column(t("correct", lang))
+    table.add_column(say("quiz.question", lang))
+    table.add_column(say("quiz.correct", lang))
     rows = [(r["id"], r["correct"], "", r.get("reason")) for r in report["results"]]
-    rows += [(r["id"], r["recalled"], " (" + t("recall.mark", lang) + ")", None)
+    rows += [(r["id"], r["recalled"], " (" + say("quiz.recall.mark", lang) + ")", None)
              for r in report.get("recall", {}).get("results", [])]
     for qid, ok, note, unreadable in rows:
         if unreadable:  # not graded: why, instead of a mark
-            table.add_row(qid, Text(f"{t('unreadable', lang)}: {unreadable}", style="yellow"))
+            table.add_row(qid, Text(f"{say('quiz.unreadable', lang)}: {unreadable}",
+                                    style="yellow"))
         else:
-            table.add_row(qid, Text(t("yes" if ok else "no", lang) + note,
+            table.add_row(qid, Text(say("quiz.yes" if ok else "quiz.no", lang) + note,
                                     style="green" if ok else "red"))
     return table
 
@@ -180,17 +178,15 @@ def cmd_review(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(out)
     else:
-        from minimodel.lab.quiz.ui import t
-
         console = _console()
-        console.print(t("score", args.lang, score=out["score"], total=out["total"]))
+        console.print(say("quiz.score", args.lang, score=out["score"], total=out["total"]))
         for item in out.get("unreadable", []):
-            console.print(f"  {item['id']}  {t('unreadable', args.lang)}: {item['reason']}",
+            console.print(f"  {item['id']}  {say('quiz.unreadable', args.lang)}: {item['reason']}",
                           markup=False)
-        console.print(t("review.head", args.lang, n=len(out["queue"])))
+        console.print(say("quiz.review.head", args.lang, n=len(out["queue"])))
         for item in out["queue"]:
-            console.print(f"  {item['id']}  {t('box', args.lang)} {item['box']}  "
-                          f"{t('reason.' + item['reason'], args.lang)}")
+            console.print(f"  {item['id']}  {say('quiz.box', args.lang)} {item['box']}  "
+                          f"{say('quiz.reason.' + item['reason'], args.lang)}")
     return OK
 
 

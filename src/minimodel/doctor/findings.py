@@ -24,7 +24,7 @@ class Finding:
         check: which check made it ("tie", "sizes", "rows", "reachability", "optimizer",
             "ledger").
         status: ok, warning, problem, or skipped (the check could not run here).
-        key: the entry of :data:`minimodel.doctor.texts.TEXTS` that words it.
+        key: the entry of message ``doctor.<key>.*`` of :mod:`minimodel.messages` that words it.
         values: what fills the text's ``{placeholders}``.
         data: extra facts for ``--json`` (lists of ids, exact figures).
     """

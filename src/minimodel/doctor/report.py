@@ -13,7 +13,8 @@ from minimodel.doctor.check_tie import check_tie
 from minimodel.doctor.check_training import check_training
 from minimodel.doctor.findings import PROBLEM, WARNING, Finding
 from minimodel.doctor.subject import Subject, examine
-from minimodel.doctor.texts import CHECK_TITLES, STATUS_WORDS, words
+from minimodel.doctor.texts import words
+from minimodel.messages import say
 
 CHECKS = (check_tie, check_sizes, check_rows, check_reachability, check_training)
 STYLES = {"ok": "green", "warning": "yellow", "problem": "bold red", "skipped": "dim"}
@@ -75,23 +76,19 @@ def print_report(report: Report, lang: str = "en") -> None:
     s = report.subject
     console = Console()
     head = f"{s.roles.head_name} {tuple(s.W.shape)}" if s.W is not None else (
-        f"{s.roles.head_name} (absent)" if lang == "en" else f"{s.roles.head_name} (ausente)")
+        say("doctor.absent", lang, name=s.roles.head_name))
     console.print(f"[bold]{escape(str(s.files.path))}[/] ({s.files.kind}"
                   f"{', ' + s.files.note if s.files.note else ''}): embedding "
                   f"{escape(s.roles.embedding)} {tuple(s.E.shape)}, head {escape(head)}",
                   highlight=False)
-    columns = {"en": ("check", "status", "found", "why it matters", "fix"),
-               "es": ("comprobación", "estado", "hallazgo", "por qué importa", "arreglo")}[lang]
     table = Table(show_lines=True)
-    for name in columns:
-        table.add_column(name, overflow="fold")
+    for column in ("check", "status", "found", "why", "fix"):
+        table.add_column(say(f"doctor.column.{column}", lang), overflow="fold")
     for f in report.findings:
         found, why, fix = words(f.key, f.values, lang)
-        table.add_row(CHECK_TITLES[f.check][lang],
-                      f"[{STYLES[f.status]}]{STATUS_WORDS[f.status][lang]}[/]",
+        table.add_row(say(f"doctor.check.{f.check}", lang),
+                      f"[{STYLES[f.status]}]{say(f'doctor.status.{f.status}', lang)}[/]",
                       escape(found), escape(why), escape(fix))
     console.print(table)
-    n_p, n_w = len(report.problems), len(report.warnings)
-    summary = {"en": f"{n_p} problem(s), {n_w} warning(s)",
-               "es": f"{n_p} problema(s), {n_w} aviso(s)"}[lang]
-    console.print(summary, highlight=False)
+    console.print(say("doctor.summary", lang, problems=len(report.problems),
+                      warnings=len(report.warnings)), highlight=False)

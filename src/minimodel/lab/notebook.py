@@ -32,29 +32,9 @@ from typing import Any, Callable
 from minimodel.lab.exercise_progress import climb_hint, record_check, record_solution_viewed
 from minimodel.lab.exercises import get_exercise
 from minimodel.lab.exercises.judge import check_solution
-from minimodel.lab.i18n import EXERCISE_UI, case_status_label, translate
+from minimodel.lab.i18n import case_status_label
 from minimodel.lab.progress import Progress
-
-WORDS = {
-    "try_first": {"en": "Try first: run ex.check(your_function) or ask for ex.hint(); the "
-                        "reference is shown after at least one attempt or hint.",
-                  "es": "Inténtalo antes: ejecuta ex.check(tu_funcion) o pide ex.hint(); la "
-                        "referencia se muestra tras al menos un intento o una pista."},
-    "recorded": {"en": "Shown after {attempts} attempt(s) and {hints} hint(s); recorded in your "
-                       "progress as solution viewed.",
-                 "es": "Mostrada tras {attempts} intento(s) y {hints} pista(s); queda anotado "
-                       "en tu progreso que has visto la solución."},
-    "cases": {"en": "{passed}/{total} cases passed", "es": "{passed}/{total} casos superados"},
-    "not_solution": {"en": "check() takes your function, a path to a .py file or its source "
-                           "text; got {kind}.",
-                     "es": "check() recibe tu función, la ruta de un archivo .py o su código "
-                           "fuente; ha recibido {kind}."},
-}
-
-
-def _say(key: str, lang: str, **values: Any) -> str:
-    return WORDS[key][lang].format(**values)
-
+from minimodel.messages import say
 
 def _global_names(function: types.FunctionType) -> set[str]:
     """The global names a function's code (and the code nested in it) reads."""
@@ -109,7 +89,7 @@ def solution_source(solution: Callable[..., Any] | str | os.PathLike) -> tuple[s
             return Path(text).read_text(encoding="utf-8"), text
         if "def " in text:
             return text, "source"
-    raise TypeError(_say("not_solution", "en", kind=type(solution).__name__))
+    raise TypeError(say("notebook.not_solution", "en", kind=type(solution).__name__))
 
 
 class Verdict:
@@ -124,10 +104,10 @@ class Verdict:
         return bool(self.result["passed"])
 
     def _headline(self) -> str:
-        verdict = translate(EXERCISE_UI, "passed" if self.passed else "failed", self.lang)
+        verdict = say("exercise.passed" if self.passed else "exercise.failed", self.lang)
         cases = self.result.get("cases", [])
         done = sum(case["status"] == "passed" for case in cases)
-        count = _say("cases", self.lang, passed=done, total=len(cases))
+        count = say("notebook.cases", self.lang, passed=done, total=len(cases))
         return f"{verdict}: {count}. {self.result.get('message', '')}".strip()
 
     def __repr__(self) -> str:
@@ -173,10 +153,10 @@ class NotebookExercise:
         """The next rung of the hint ladder (the last one again once at the top)."""
         hints = self.exercise.hint_list(self.lang)
         level = climb_hint(self.progress, self.exercise.id, len(hints))
-        text = f"{translate(EXERCISE_UI, 'hint', self.lang, k=level, n=len(hints))}: " \
+        text = f"{say('exercise.hint', self.lang, k=level, n=len(hints))}: " \
                f"{hints[level - 1]}"
         if level == len(hints):
-            text += "\n" + translate(EXERCISE_UI, "last_hint", self.lang)
+            text += "\n" + say("exercise.last_hint", self.lang)
         print(text)
         return text
 
@@ -185,12 +165,12 @@ class NotebookExercise:
         entry = self.progress.get("exercise", self.exercise.id) or {}
         attempts, hints = int(entry.get("attempts", 0)), int(entry.get("hint_level", 0))
         if attempts == 0 and hints == 0:
-            print(_say("try_first", self.lang))
+            print(say("notebook.try_first", self.lang))
             return None
         record_solution_viewed(self.progress, self.exercise.id)
         source = self.exercise.reference_path.read_text(encoding="utf-8")
         print(source.rstrip("\n"))
-        print("\n# " + _say("recorded", self.lang, attempts=attempts, hints=hints))
+        print("\n# " + say("notebook.recorded", self.lang, attempts=attempts, hints=hints))
         return source
 
 

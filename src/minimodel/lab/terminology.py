@@ -3,8 +3,9 @@
 The glossary (``content/glossary.yaml``) fixes the Spanish for each term and lists the calques
 and anglicisms to avoid (``learning rate`` for *tasa de aprendizaje*, ``weight decay`` for
 *decaimiento de pesos*...). This module gathers every Spanish text a learner reads in the lab —
-the ``es`` fields of the quizzes, breaks and exercises, the Spanish messages in the lab's
-and the commands' code, the Spanish lessons (``NN-slug.es.md``) and, in a clone, the Spanish
+the ``es`` fields of the quizzes, breaks and exercises, the message catalogue
+(``minimodel/messages.yaml``: the lab's, the site's and the doctor's sentences), any message
+table left in code, the Spanish lessons (``NN-slug.es.md``) and, in a clone, the Spanish
 pages of ``docs/`` — and reports each avoided term with the word to use instead.
 
 Code (fenced blocks and spans between backticks) is skipped: option names such as
@@ -23,10 +24,11 @@ from minimodel.lab.glossary import load_glossary
 from minimodel.lab.pyparse import parse_python
 from minimodel.lab.quiz.schema import load_yaml
 from minimodel.lab.quiz.text import normalise
+from minimodel.messages import CATALOGUE_PATH
 
 LAB_DIR = Path(__file__).resolve().parent
 CONTENT_DIR = LAB_DIR / "content"
-CODE_DIRS = (LAB_DIR, LAB_DIR.parent / "commands")
+CODE_DIRS = tuple(LAB_DIR.parent / name for name in ("lab", "commands", "site", "doctor"))
 # The site's own Spanish pages, present in a clone (not in an installed package).
 DOCS_DIR = LAB_DIR.parents[2] / "docs"
 SPANISH = "es"
@@ -75,9 +77,11 @@ def _code_texts(path: Path) -> Iterator[tuple[str, str]]:
 
 
 def spanish_texts(content_dir: Path = CONTENT_DIR, code_dirs: tuple[Path, ...] = CODE_DIRS,
-                  page_dirs: tuple[Path, ...] | None = None) -> Iterator[tuple[str, str]]:
-    """(where, text) for every Spanish text of the lab content, the interface messages, the
+                  page_dirs: tuple[Path, ...] | None = None,
+                  catalogue: Path = CATALOGUE_PATH) -> Iterator[tuple[str, str]]:
+    """(where, text) for every Spanish text of the lab content, the message catalogue, the
     lessons and the site's pages."""
+    yield from _yaml_texts(load_yaml(catalogue.read_text(encoding="utf-8")), catalogue.name)
     for path in sorted(content_dir.rglob("*.yaml")):
         if path.name == "glossary.yaml" or "labelled" in path.parts:
             continue  # the glossary itself; labelled answers are what learners type, not prose

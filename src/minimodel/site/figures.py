@@ -18,33 +18,7 @@ from matplotlib.figure import Figure
 from minimodel import functional as F
 from minimodel.diagnostics import effective_rank, singular_values
 from minimodel.nn import Embedding, TiedHead
-
-LABELS = {
-    "lookup": {"en": "lookup: scatter-add", "es": "consulta: suma por índices"},
-    "head": {"en": "head: dlogits.T @ h", "es": "cabeza: dlogits.T @ h"},
-    "sum": {"en": "tied E: the sum", "es": "E atada: la suma"},
-    "column": {"en": "column (d = 8)", "es": "columna (d = 8)"},
-    "row": {"en": "row of E (token id, V = 16)", "es": "fila de E (id de token, V = 16)"},
-    "nonzero": {"en": "non-zero gradient entries (black) for ids [3, 7, 3, 12]",
-                "es": "entradas del gradiente distintas de cero (negro) para los ids "
-                      "[3, 7, 3, 12]"},
-    "random": {"en": "random N(0, 1)", "es": "aleatoria N(0, 1)"},
-    "collapsed": {"en": "collapsed (rank 6 + noise)", "es": "colapsada (rango 6 + ruido)"},
-    "index": {"en": "index i of the singular value (of min(V, d) = 128)",
-              "es": "índice i del valor singular (de min(V, d) = 128)"},
-    "step": {"en": "step", "es": "paso"},
-    "loss": {"en": "validation loss (nats/token)", "es": "pérdida de validación (nats/token)"},
-    "erank": {"en": "effective rank", "es": "rango efectivo"},
-    "tied": {"en": "tied", "es": "atado"},
-    "untied": {"en": "untied", "es": "sin atar"},
-    "width": {"en": "d (model width)", "es": "d (anchura del modelo)"},
-    "ms_step": {"en": "ms / step", "es": "ms / paso"},
-}
-
-
-def _label(key: str, lang: str) -> str:
-    return LABELS[key][lang]
-
+from minimodel.messages import say
 
 def _figure(width: float, height: float) -> Figure:
     """A figure drawn without pyplot (no global state, no window)."""
@@ -79,12 +53,12 @@ def figure_tied_gradient(lang: str = "en") -> str:
         ax = fig.add_subplot(1, 3, k + 1)
         ax.imshow(np.abs(grad) > 1e-12, cmap="Greys", vmin=0, vmax=1, aspect="auto",
                   interpolation="nearest")
-        ax.set_title(_label(title, lang), fontsize=9)
-        ax.set_xlabel(_label("column", lang), fontsize=8)
+        ax.set_title(say(f"figure.{title}", lang), fontsize=9)
+        ax.set_xlabel(say("figure.column", lang), fontsize=8)
         if k == 0:
-            ax.set_ylabel(_label("row", lang), fontsize=8)
+            ax.set_ylabel(say("figure.row", lang), fontsize=8)
         ax.tick_params(labelsize=7)
-    fig.suptitle(_label("nonzero", lang), fontsize=9)
+    fig.suptitle(say("figure.nonzero", lang), fontsize=9)
     return _svg(fig)
 
 
@@ -100,10 +74,10 @@ def figure_spectra(lang: str = "en") -> str:
         s = singular_values(matrix)
         erank = f"{effective_rank(matrix):.1f}"
         ax.plot(np.arange(1, len(s) + 1), s / s.sum(),
-                label=f"{_label(name, lang)}: erank "
+                label=f"{say(f'figure.{name}', lang)}: erank "
                       f"{erank.replace('.', ',') if lang == 'es' else erank}")
     ax.set_yscale("log")
-    ax.set_xlabel(_label("index", lang))
+    ax.set_xlabel(say("figure.index", lang))
     ax.set_ylabel("p_i = s_i / sum s")
     ax.legend(fontsize=8)
     return _svg(fig)
@@ -124,8 +98,8 @@ def figure_steps(data: dict[str, Any], lang: str = "en") -> str:
         ax.plot([r["d"] for r in rows], [r[key] for r in rows], "o-", label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(_label("width", lang))
-    ax.set_ylabel(_label("ms_step", lang))
+    ax.set_xlabel(say("figure.width", lang))
+    ax.set_ylabel(say("figure.ms_step", lang))
     ax.legend(fontsize=8)
     return _svg(fig)
 
@@ -137,17 +111,17 @@ def figure_measured(data: dict[str, Any], lang: str = "en") -> str:
     for name in ("tied", "untied"):
         curve = data["compare"][name]["curve"]
         steps = [r["step"] for r in curve]
-        loss_ax.plot(steps, [r["val_loss"] for r in curve], label=_label(name, lang))
+        loss_ax.plot(steps, [r["val_loss"] for r in curve], label=say(f"figure.{name}", lang))
         if all("erank_embedding" in r for r in curve):
             rank_ax.plot(steps, [r["erank_embedding"] for r in curve],
-                         label=f"{_label(name, lang)}: E")
+                         label=f"{say(f'figure.{name}', lang)}: E")
         if name == "untied" and all("erank_head" in r for r in curve):
             rank_ax.plot(steps, [r["erank_head"] for r in curve], "--",
-                         label=f"{_label('untied', lang)}: W")
-    loss_ax.set_xlabel(_label("step", lang))
-    loss_ax.set_ylabel(_label("loss", lang))
-    rank_ax.set_xlabel(_label("step", lang))
-    rank_ax.set_ylabel(_label("erank", lang))
+                         label=f"{say('figure.untied', lang)}: W")
+    loss_ax.set_xlabel(say("figure.step", lang))
+    loss_ax.set_ylabel(say("figure.loss", lang))
+    rank_ax.set_xlabel(say("figure.step", lang))
+    rank_ax.set_ylabel(say("figure.erank", lang))
     for ax in (loss_ax, rank_ax):
         ax.legend(fontsize=8)
     return _svg(fig)

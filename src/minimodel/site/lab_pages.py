@@ -15,7 +15,7 @@ from minimodel.lab.exercises.cases import make_cases
 from minimodel.lab.i18n import pick
 from minimodel.lab.lessons import Lesson
 from minimodel.lab.quiz import load_all
-from minimodel.site.words import w
+from minimodel.messages import say
 
 QUIZ_ID = "phase-13-embeddings"
 
@@ -45,7 +45,7 @@ def practice_section(lesson: Lesson, lang: str) -> str:
     owner = {qid: quiz for quiz in load_all() for qid in quiz.ids}
     lines = [""]
     for quiz_id in dict.fromkeys(owner[qid].id for qid in lesson.quiz):
-        lines.append(f"**{w('quiz', lang)}** ([{w('quiz_page', lang)}]"
+        lines.append(f"**{say('site.quiz', lang)}** ([{say('site.quiz_page', lang)}]"
                      f"(../quizzes/{quiz_id}.md)):")
         lines.append("")
         lines += [f"- {qid}: {pick(owner[qid].question(qid).title, lang)}"
@@ -54,16 +54,16 @@ def practice_section(lesson: Lesson, lang: str) -> str:
     for kind in ("breaks", "exercises"):
         items = getattr(lesson, kind)
         if items:
-            lines.append(f"**{w(kind, lang)}:** " + ", ".join(
+            lines.append(f"**{say(f'site.{kind}', lang)}:** " + ", ".join(
                 f"[`{item}`](../lab/{kind}/{item}.md)" for item in items))
             lines.append("")
-    lines += [w("notebook", lang, lesson=f"{lesson.number:02d}"), ""]
+    lines += [say("site.notebook", lang, lesson=f"{lesson.number:02d}"), ""]
     return "\n".join(lines)
 
 
 def lesson_link(lesson: Lesson, lang: str, to_docs_root: str) -> str:
     """``Lesson: [title](<root>lessons/<stem>.md)`` in ``lang``."""
-    return (f"{w('lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
+    return (f"{say('site.lesson', lang)}: [{lesson.titles.get(lang, lesson.titles['en'])}]"
             f"({to_docs_root}lessons/{lesson.stem}.md)")
 
 
@@ -88,20 +88,20 @@ def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
     """A break's page: story, predictions, observations and the hint ladder; never the fix."""
     brk = load_break(break_id)
     parts = _lab_page_head(brk.text("title", lang), break_id, lesson, lang)
-    parts += [brk.text("summary", lang).strip(), "", f"## {w('story', lang)}", "",
+    parts += [brk.text("summary", lang).strip(), "", f"## {say('site.story', lang)}", "",
               brk.text("intro", lang).strip(), ""]
     for key in ("predict", "observe"):
         items = _texts(brk.data, key, lang)
         if len(items) == 1:
-            parts += [f"## {w(key, lang)}", "", items[0], ""]
+            parts += [f"## {say(f'site.{key}', lang)}", "", items[0], ""]
         elif items:
-            parts += [f"## {w(key, lang)}", ""] + [f"{i}. {t}" for i, t in enumerate(items, 1)]
-            parts.append("")
-    parts += [f"## {w('hints', lang)}", ""]
+            parts += [f"## {say(f'site.{key}', lang)}", ""]
+            parts += [f"{i}. {t}" for i, t in enumerate(items, 1)] + [""]
+    parts += [f"## {say('site.hints', lang)}", ""]
     for i, hint in enumerate(_texts(brk.data, "hints", lang), 1):
         parts += [f'??? note "{i}"', "", "    " + hint.replace("\n", "\n    "), ""]
     lang_option = " --lang es" if lang == "es" else ""
-    parts += [f"## {w('start', lang)}", "", "```bash",
+    parts += [f"## {say('site.start', lang)}", "", "```bash",
               f"minimodel break start {break_id} --workdir work/{break_id}{lang_option}",
               f"minimodel break run --workdir work/{break_id}{lang_option}",
               f"minimodel break check --workdir work/{break_id}{lang_option}", "```", ""]
@@ -112,24 +112,24 @@ def exercise_page(exercise_id: str, lang: str, lesson: Lesson | None) -> str:
     """An exercise's page: statement, signature, rules, the public example, the commands."""
     ex = get_exercise(exercise_id)
     parts = _lab_page_head(ex.text("title", lang), exercise_id, lesson, lang)
-    parts += [f"## {w('statement', lang)}", "", ex.text("statement", lang).strip(), "",
-              f"## {w('signature', lang)}", "", "```python", f"def {ex.signature()}: ...",
+    parts += [f"## {say('site.statement', lang)}", "", ex.text("statement", lang).strip(), "",
+              f"## {say('site.signature', lang)}", "", "```python", f"def {ex.signature()}: ...",
               "```", ""]
-    parts += [f"## {w('rules', lang)}", ""]
+    parts += [f"## {say('site.rules', lang)}", ""]
     if ex.forbidden or ex.forbidden_ops:
-        parts += [f"{w('forbidden', lang)}: " + ", ".join(
+        parts += [f"{say('site.forbidden', lang)}: " + ", ".join(
             f"`{name}`" for name in [*ex.forbidden, *ex.forbidden_ops]), ""]
     tol = ex.full_tolerance()
-    parts += [f"{w('tolerance', lang)}: float64 rtol={tol['rtol']:g} atol={tol['atol']:g}; "
+    parts += [f"{say('site.tolerance', lang)}: float64 rtol={tol['rtol']:g} atol={tol['atol']:g}; "
               f"float32 rtol={tol['rtol_float32']:g} atol={tol['atol_float32']:g}", ""]
     example = make_cases(ex.cases["generator"], seed=0, examples=1,
                          params=ex.cases.get("params"))[0]
-    parts += [f"## {w('example', lang)}", "",
-              f"| {w('argument', lang)} | {w('value', lang)} |", "|---|---|"]
+    parts += [f"## {say('site.example', lang)}", "",
+              f"| {say('site.argument', lang)} | {say('site.value', lang)} |", "|---|---|"]
     parts += [f"| `{name}` | {desc} |" for name, desc in example.describe_inputs().items()]
     file = exercise_id.replace("-", "_") + ".py"
     lang_option = " --lang es" if lang == "es" else ""
-    parts += ["", w("try_it", lang), "", "```bash",
+    parts += ["", say("site.try_it", lang), "", "```bash",
               f"minimodel exercise start {exercise_id} --file {file}{lang_option}",
               f"minimodel exercise check {exercise_id} --file {file}{lang_option}", "```", ""]
     return "\n".join(parts)
@@ -151,7 +151,7 @@ def quiz_page(mirror: str, lessons: list[Lesson], lang: str, quiz_id: str = QUIZ
     explanation) goes into a closed "show the answer" fold, so a reader can try a question
     before seeing its answer.
     """
-    note = w("generated", lang, source=f"src/minimodel/lab/content/quizzes/{quiz_id}.yaml",
+    note = say("site.generated", lang, source=f"src/minimodel/lab/content/quizzes/{quiz_id}.yaml",
              quiz=quiz_id)
     out: list[str] = []
     marked: list[str] = []       # the right options of the current question
@@ -160,9 +160,9 @@ def quiz_page(mirror: str, lessons: list[Lesson], lang: str, quiz_id: str = QUIZ
     def close_fold() -> None:
         nonlocal folded, marked
         if folded is not None or marked:
-            out.extend([f'??? success "{w("show_answer", lang)}"', ""])
+            out.extend([f'??? success "{say("site.show_answer", lang)}"', ""])
             if marked:
-                out.extend([f"    **{w('answer', lang)}:** " + "; ".join(marked), ""])
+                out.extend([f"    **{say('site.answer', lang)}:** " + "; ".join(marked), ""])
             out.extend(("    " + line).rstrip() for line in folded or [])
             out.append("")
         folded, marked = None, []
@@ -197,12 +197,12 @@ def quiz_page(mirror: str, lessons: list[Lesson], lang: str, quiz_id: str = QUIZ
 
 def lab_index(lang: str) -> str:
     """The lab's landing page: the quiz, then every break and exercise by title."""
-    parts = [f"# {w('lab', lang)}", "", w("lab_intro", lang), "",
-             f"[{w('quiz_page', lang)}](../quizzes/{QUIZ_ID}.md)", "", f"## {w('breaks', lang)}",
-             ""]
+    parts = [f"# {say('site.lab', lang)}", "", say("site.lab_intro", lang), "",
+             f"[{say('site.quiz_page', lang)}](../quizzes/{QUIZ_ID}.md)", "",
+             f"## {say('site.breaks', lang)}", ""]
     parts += [f"- [{load_break(b['id']).text('title', lang)}](breaks/{b['id']}.md)"
               for b in list_breaks()]
-    parts += ["", f"## {w('exercises', lang)}", ""]
+    parts += ["", f"## {say('site.exercises', lang)}", ""]
     parts += [f"- [{get_exercise(e['id']).text('title', lang)}](exercises/{e['id']}.md)"
               for e in list_exercises()]
     return "\n".join(parts) + "\n"

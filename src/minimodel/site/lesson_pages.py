@@ -15,7 +15,8 @@ from pathlib import Path
 
 from minimodel.lab.lessons import LANGS, Lesson, LessonRun, run_lesson
 from minimodel.site.lab_pages import practice_section
-from minimodel.site.words import page_name, w
+from minimodel.site.words import page_name
+from minimodel.messages import say
 
 
 class LessonCodeError(ValueError):
@@ -26,7 +27,7 @@ def with_figures(text: str, result: LessonRun, figure_folder: str, lang: str) ->
     """``text`` with, after each block that drew figures, one image per figure."""
     for block, run in reversed(list(zip(result.blocks, result.runs))):
         if run.figures:
-            images = "".join(f"\n\n![{w('figure', lang)}]({figure_folder}/{name})"
+            images = "".join(f"\n\n![{say('site.figure', lang)}]({figure_folder}/{name})"
                              for name in run.figures)
             text = text[:block.end] + images + text[block.end:]
     return text

@@ -21,21 +21,7 @@ import nbformat
 from minimodel._fileio import atomic_write_text
 from minimodel.lab.exercises import get_exercise, stub_text
 from minimodel.lab.lessons import Lesson, split_front_matter, without_output_blocks
-
-TEXT = {
-    "exercise": {"en": "Exercise", "es": "Ejercicio"},
-    "fill_in": {"en": "Fill in the function below, run the cell, then run the check cell "
-                      "under it. The judge runs your function on the public examples and on "
-                      "hidden cases, exactly as `minimodel exercise check {id}` does, and "
-                      "records the attempt in your progress.",
-                "es": "Completa la función de abajo, ejecuta la celda y después la celda de "
-                      "comprobación que la sigue. El juez ejecuta tu función con los ejemplos "
-                      "públicos y con casos ocultos, igual que `minimodel exercise check {id}`, "
-                      "y anota el intento en tu progreso."},
-    "more": {"en": "# Stuck? One hint per call, then the reference once you have tried:",
-             "es": "# ¿Atascado? Una pista por llamada y, cuando lo hayas intentado, la "
-                   "referencia:"},
-}
+from minimodel.messages import say
 
 _CODE_LINK = re.compile(r"\[(`[^`\]]+`|[^\]]+)\]\[minimodel(?:\.\w+)+\]")
 _LESSON_LINK = re.compile(r"\]\((\d\d-[\w-]+)\.md(#[\w-]*)?\)")
@@ -90,12 +76,12 @@ def _stub_without_header(exercise_id: str, lang: str) -> str:
 def exercise_cells(exercise_id: str, lang: str) -> list[nbformat.NotebookNode]:
     """Statement, stub and check cells for one exercise."""
     ex = get_exercise(exercise_id, lang)
-    statement = (f"## {TEXT['exercise'][lang]}: {ex.text('title', lang)}\n\n"
+    statement = (f"## {say('site.notebook.exercise', lang)}: {ex.text('title', lang)}\n\n"
                  f"`{ex.id}`\n\n{ex.text('statement', lang).strip()}\n\n"
-                 + TEXT["fill_in"][lang].format(id=ex.id))
+                 + say("site.notebook.fill_in", lang, id=ex.id))
     check = (f'from minimodel.lab.notebook import exercise\n\n'
              f'ex = exercise("{ex.id}", lang="{lang}")\nex.check({ex.function})')
-    more = f"{TEXT['more'][lang]}\n# ex.hint()\n# ex.solution()"
+    more = f"{say('site.notebook.more', lang)}\n# ex.hint()\n# ex.solution()"
     return [nbformat.v4.new_markdown_cell(statement),
             nbformat.v4.new_code_cell(_stub_without_header(ex.id, lang)),
             nbformat.v4.new_code_cell(check), nbformat.v4.new_code_cell(more)]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from minimodel.site.words import number, w
+from minimodel.site.words import number
+from minimodel.messages import say
 
 
 def measured_page(data: dict[str, Any], lang: str) -> str:
@@ -14,19 +15,19 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
     m, cmp = data["machine"], data["compare"]
     tied, untied = cmp["tied"]["summary"], cmp["untied"]["summary"]
     c = cmp["config"]
-    lines = [f"# {w('title', lang)}", "", w("intro", lang) + f" {m['cpu']}, {m['cores']} "
-             f"{w('cores', lang)}, {number(m['memory_gib'], 'g', lang)} GiB, "
-             f"Python {m['python']}, NumPy {m['numpy']}"
-             f" ({m['blas']}), {m['date']}.", "", f"## {w('compare', lang)}", "",
-             f"`{cmp['command']}`: " + w("setup", lang).format(
-                 model=c["model"], d=c["d_model"], layers=c["n_layer"], tok=c["tokenizer"],
-                 V=tied["vocab_size"], steps=c["steps"], seed=c["seed"]) + ".",
-             "", w("row", lang), "|---|---|---|"]
+    lines = [f"# {say('site.title', lang)}", "",
+             say("site.intro", lang) + f" {m['cpu']}, {m['cores']} {say('site.cores', lang)}, "
+             f"{number(m['memory_gib'], 'g', lang)} GiB, Python {m['python']}, NumPy {m['numpy']}"
+             f" ({m['blas']}), {m['date']}.", "", f"## {say('site.compare', lang)}", "",
+             f"`{cmp['command']}`: " + say(
+                 "site.setup", lang, model=c["model"], d=c["d_model"], layers=c["n_layer"],
+                 tok=c["tokenizer"], V=tied["vocab_size"], steps=c["steps"], seed=c["seed"]) + ".",
+             "", say("site.row", lang), "|---|---|---|"]
 
     def row(key: str, field_: str, fmt: str) -> None:
         values = [s.get(field_) for s in (tied, untied)]
         cells = [number(v, fmt, lang) if v is not None else "—" for v in values]
-        lines.append(f"| {w(key, lang)} | {cells[0]} | {cells[1]} |")
+        lines.append(f"| {say(f'site.{key}', lang)} | {cells[0]} | {cells[1]} |")
 
     row("params", "parameters", ",")
     row("val", "val_loss", ".4f")
@@ -34,11 +35,11 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
     row("erank", "erank_embedding", ".1f")
     row("erank_w", "erank_head", ".1f")
     row("speed", "tokens_per_s", ",.0f")
-    lines += ["", f"## {w('curves', lang)}", "",
-              f"![{w('curves', lang)}](figures/measured-curves.svg)", ""]
+    lines += ["", f"## {say('site.curves', lang)}", "",
+              f"![{say('site.curves', lang)}](figures/measured-curves.svg)", ""]
     if data.get("cbow"):
-        lines += [f"## {w('cbow', lang)}", "", "`python benchmarks/cbow_vs_gensim.py`", "",
-                  w("cbow_head", lang), "|---|---|---|---|---|"]
+        lines += [f"## {say('site.cbow', lang)}", "", "`python benchmarks/cbow_vs_gensim.py`", "",
+                  say("site.cbow_head", lang), "|---|---|---|---|---|"]
         lines += [f"| {r['objective']} | {r['impl']} | "
                   f"{number(r['words_per_s'], ',.0f', lang)} | "
                   f"{number(r['wordsim353'], '.3f', lang)} ({r['wordsim353_coverage']}) | "
@@ -46,24 +47,26 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
                   for r in data["cbow"]]
         lines.append("")
     if data.get("steps"):
-        lines += [f"## {w('steps', lang)}", "", "`python benchmarks/step_vs_d.py` "
-                  f"(B=16, T=128, L=4, H=4, AdamW, 2 {w('threads', lang)}; "
-                  f"{w('plain_import', lang)})", "",
-                  f"![{w('steps', lang)}](figures/measured-steps.svg)", "",
-                  w("steps_head", lang), "|---|---|---|---|---|---|"]
+        lines += [f"## {say('site.steps', lang)}", "", "`python benchmarks/step_vs_d.py` "
+                  f"(B=16, T=128, L=4, H=4, AdamW, 2 {say('site.threads', lang)}; "
+                  f"{say('site.plain_import', lang)})", "",
+                  f"![{say('site.steps', lang)}](figures/measured-steps.svg)", "",
+                  say("site.steps_head", lang), "|---|---|---|---|---|---|"]
         lines += [f"| {r['d']} | {r['V']} | {number(r['minimodel'], '.1f', lang)} | "
                   f"{number(r['nanogpt'], '.1f', lang)} | {number(r['hf-sdpa'], '.1f', lang)} | "
                   f"{number(r['ratio_to_best_peer'], '.2f', lang)} |" for r in data["steps"]]
         lines.append("")
     if data.get("bench"):
         meta = data["bench"].get("meta", {})
-        lines += [f"## {w('bench', lang)}", "",
+        lines += [f"## {say('site.bench', lang)}", "",
                   f"`minimodel bench --cases step`: {meta.get('cpu', '?')}, "
-                  f"{meta.get('cores', '?')} {w('cores', lang)}, torch {meta.get('torch', '-')}, transformers "
-                  f"{meta.get('transformers', '-')}, {str(meta.get('date', ''))[:10]}", "",
-                  w("bench_head", lang), "|---|---|---|---|"]
+                  f"{meta.get('cores', '?')} {say('site.cores', lang)}, "
+                  f"torch {meta.get('torch', '-')}, transformers {meta.get('transformers', '-')}, "
+                  f"{str(meta.get('date', ''))[:10]}", "",
+                  say("site.bench_head", lang), "|---|---|---|---|"]
         for r in data["bench"].get("targets", []):
-            met = {True: w("yes", lang), False: w("no", lang), None: "—"}[r.get("met")]
+            met = ("—" if r.get("met") is None
+                   else say("site.yes" if r["met"] else "site.no", lang))
             value = "—" if r.get("value") is None else number(r["value"], ".3g", lang)
             lines.append(f"| {r['metric']} | {value} | {r['op']} "
                          f"{number(r['bound'], '.3g', lang)} | {met} |")

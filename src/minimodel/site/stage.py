@@ -24,6 +24,7 @@ from minimodel.site.lab_pages import (break_page, exercise_page, lab_index, less
 from minimodel.site.lesson_pages import LessonCodeError, stage_lessons
 from minimodel.site.results_page import measured_page
 from minimodel.site.words import REFERENCE, page_name
+from minimodel.messages import say
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -106,9 +107,9 @@ def stage(target: Path, docs_dir: Path | None = None,
         for e in list_exercises():
             _write(target / "lab" / "exercises" / page_name(e["id"], lang),
                    exercise_page(e["id"], lang, lesson_of(lessons, "exercises", e["id"])))
-        for stem, (module, titles) in REFERENCE.items():
+        for stem, module in REFERENCE.items():
             _write(target / "reference" / page_name(stem, lang),
-                   reference_page(module, titles[lang]))
+                   reference_page(module, say(f"site.reference.{stem}", lang)))
     measured = docs_dir / "measured.json"
     if measured.is_file():
         data = json.loads(measured.read_text(encoding="utf-8"))

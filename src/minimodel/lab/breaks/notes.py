@@ -12,38 +12,11 @@ import re
 import textwrap
 
 from minimodel.lab.breaks.catalog import Break
+from minimodel.messages import say
 
-HEADING = {"en": "Prediction", "es": "Predicción"}
 _PREDICTION = re.compile(r"^##\s+(?:Prediction|Predicci[oó]n)\s+(\d+)\b", re.IGNORECASE)
 _ANY_HEADING = re.compile(r"^#{1,2}\s")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-
-_TEXT = {
-    "en": {
-        "how": "Write a prediction under each question **before** you run the experiment "
-               "(`minimodel break run --workdir {workdir}`). A sentence or two is enough; being "
-               "wrong is useful. `run` refuses to start while a prediction is empty.",
-        "placeholder": "<!-- your prediction here -->",
-        "observed": "What I observed",
-        "observed_hint": "<!-- after `minimodel break run`: what matched your predictions, what "
-                         "did not, and why -->",
-        "fix": "My fix",
-        "fix_hint": "<!-- where the bug was and how you fixed it; then `minimodel break check` -->",
-    },
-    "es": {
-        "how": "Escribe una predicción bajo cada pregunta **antes** de ejecutar el experimento "
-               "(`minimodel break run --workdir {workdir}`). Basta con una o dos frases; "
-               "equivocarse también enseña. `run` no arranca mientras haya una predicción vacía.",
-        "placeholder": "<!-- tu predicción aquí -->",
-        "observed": "Lo que observé",
-        "observed_hint": "<!-- después de `minimodel break run`: qué coincidió con tus "
-                         "predicciones, qué no y por qué -->",
-        "fix": "Mi arreglo",
-        "fix_hint": "<!-- dónde estaba el fallo y cómo lo arreglaste; después "
-                    "`minimodel break check` -->",
-    },
-}
-
 
 WIDTH = 92
 
@@ -59,13 +32,16 @@ def _quote(text: str) -> str:
 
 def render_notes(brk: Break, lang: str, workdir: str) -> str:
     """The initial NOTES.md of a workspace, in ``lang``."""
-    t = _TEXT[lang]
+    def note(key: str, **values: str) -> str:
+        return say(f"break.notes.{key}", lang, **values)
+
     parts = [f"# {brk.text('title', lang)} (`{brk.id}`)", "", _wrap(brk.text("intro", lang)), "",
-             _wrap(t["how"].format(workdir=workdir)), ""]
+             _wrap(note("how", workdir=workdir)), ""]
     for i, question in enumerate(brk.texts("predict", lang), 1):
-        parts += [f"## {HEADING[lang]} {i}", "", _quote(question), "", t["placeholder"], ""]
-    parts += [f"## {t['observed']}", "", t["observed_hint"], "",
-              f"## {t['fix']}", "", t["fix_hint"], ""]
+        parts += [f"## {say('break.prediction', lang)} {i}", "", _quote(question), "",
+                  note("placeholder"), ""]
+    parts += [f"## {note('observed')}", "", note("observed_hint"), "",
+              f"## {note('fix')}", "", note("fix_hint"), ""]
     return "\n".join(parts)
 
 

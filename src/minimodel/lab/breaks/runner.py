@@ -30,6 +30,7 @@ from typing import Any, Callable
 from minimodel.lab.breaks.harness import (CAUSE_REMAINS, LANG_ENV, SEED_ENV, SYMPTOM,
                                           WORKSPACE_ENV, WRONG_COPY_EXIT)
 from minimodel.lab.subprocess_runner import clean_env, run_child
+from minimodel.messages import say
 
 HARNESS = Path(__file__).with_name("harness.py")
 HARNESS_MODULE = "minimodel_break_harness"
@@ -141,16 +142,15 @@ def parse_checks(stdout: str, token: str) -> list[dict[str, Any]]:
 
 def check_details(run: ScriptRun, lang: str = "en") -> list[dict[str, Any]]:
     """Per-check details, plus one synthetic entry when the script crashed or timed out."""
-    from minimodel.lab.i18n import break_text as t
-
     details = list(run.checks)
     if run.timed_out:
-        details.append({"id": "timeout", "ok": False, "description": t("check_timeout", lang),
-                        "message": t("check_timeout_msg", lang, seconds=run.seconds)})
+        details.append({"id": "timeout", "ok": False,
+                        "description": say("break.check_timeout", lang),
+                        "message": say("break.check_timeout_msg", lang, seconds=run.seconds)})
     elif run.returncode != 0 and all(d["ok"] for d in details):
         tail = " / ".join(run.stderr_tail(3)) or f"exit code {run.returncode}"
         details.append({"id": "crashed", "ok": False,
-                        "description": t("check_crashed", lang), "message": tail})
+                        "description": say("break.check_crashed", lang), "message": tail})
     return details
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from minimodel.lab.pyparse import parse_python
+from minimodel.messages import say
 
 # Identifiers, attribute names and imported modules a library fix never needs.
 SUSPICIOUS = frozenset({
@@ -111,9 +112,4 @@ def scan_workspace(ws) -> list[Finding]:
 
 def describe(findings: list[Finding], lang: str) -> str:
     where = ", ".join(str(f) for f in findings[:5]) + (" ..." if len(findings) > 5 else "")
-    if lang == "es":
-        return (f"tus cambios tocan la maquinaria de las comprobaciones: {where}. Un arreglo de "
-                "la biblioteca nunca lo necesita; quítalo (minimodel break diff muestra nuestro "
-                "arreglo).")
-    return (f"your changes reach into the check machinery: {where}. A fix of the library never "
-            "needs that; remove it (minimodel break diff shows our fix).")
+    return say("break.tampered", lang, where=where)

@@ -10,16 +10,11 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from minimodel.lab.i18n import (EXERCISE_UI, case_label, case_name, case_status_label,
-                                isolation_reason_label, translate)
+from minimodel.lab.i18n import case_label, case_name, case_status_label, isolation_reason_label
+from minimodel.messages import say
 
 STATUS_STYLE = {"passed": "green", "wrong": "red", "shape": "magenta", "dtype": "magenta",
                 "error": "red", "forbidden": "bold red", "timeout": "yellow", "not run": "dim"}
-
-
-def t(key: str, lang: str, **values: Any) -> str:
-    """A string of ``minimodel exercise`` in ``lang`` (see ``EXERCISE_UI``)."""
-    return translate(EXERCISE_UI, key, lang, **values)
 
 
 def console():
@@ -79,13 +74,13 @@ def _case_table(cases: list[dict[str, Any]], lang: str):
 
     table = Table(show_lines=False)
     for col in ("case", "kind", "status", "detail"):
-        table.add_column(t(col, lang), overflow="fold")
+        table.add_column(say(f"exercise.{col}", lang), overflow="fold")
     previous = None
     for case in cases:
         style = STATUS_STYLE.get(case["status"], "white")
         detail = case["message"] + "".join(f"\n  {w}" for w in case.get("where", []))
         if detail == previous and case["status"] != "passed":
-            detail = t("same", lang)  # a run of identical failures reads as one
+            detail = say("exercise.same", lang)  # a run of identical failures reads as one
         else:
             previous = detail
         table.add_row(case_name(case["name"], lang), escape(case_label(case["label"], lang)),
@@ -100,25 +95,25 @@ def print_result(result: dict[str, Any], lang: str) -> None:
     out = console()
     tol = result["tolerance"]
     out.print(f"[bold]{result['exercise']}[/]  {escape(result['file'])}")
-    out.print("[dim]" + t("seed", lang, seed=result["seed"], rtol=tol["rtol"],
+    out.print("[dim]" + say("exercise.seed", lang, seed=result["seed"], rtol=tol["rtol"],
                           atol=tol["atol"], rtol32=tol["rtol_float32"],
                           atol32=tol["atol_float32"]) + "[/]")
     if result.get("isolation"):
         key = "isolation_full" if result["isolation"] == "full" else "isolation_partial"
         reason = isolation_reason_label(result.get("isolation_reason", ""), lang)
-        out.print("[dim]" + escape(t(key, lang, reason=reason)) + "[/]")
+        out.print("[dim]" + escape(say(f"exercise.{key}", lang, reason=reason)) + "[/]")
     for f in result.get("forbidden", []):
-        where = t("line", lang, line=f["line"]) if f.get("line") else ""
+        where = say("exercise.line", lang, line=f["line"]) if f.get("line") else ""
         out.print("[bold red]" + escape(where + f"{f['name']} ({f['how']})") + "[/]")
     if any(case["status"] != "not run" for case in result["cases"]):
         out.print(_case_table(result["cases"], lang))
     if result.get("hung_at"):
-        out.print(t("hung", lang))
+        out.print(say("exercise.hung", lang))
         for line in result["hung_at"][:4]:
             out.print(f"  {escape(line)}")
     for line in result.get("stderr_tail", [])[-6:]:
         out.print(f"[dim]  {escape(line)}[/]")
-    verdict = t("passed", lang) if result["passed"] else t("failed", lang)
+    verdict = say("exercise.passed", lang) if result["passed"] else say("exercise.failed", lang)
     colour = "green" if result["passed"] else STATUS_STYLE.get(result["status"], "red")
     status = case_status_label(result["status"], lang)
     # "FAILED (timeout)" says why; "PASSED (passed)" would say the same word twice.

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from minimodel.lab.i18n import ISOLATION_REASONS, translate
+from minimodel.messages import say
 
 try:
     import resource
@@ -97,7 +97,7 @@ def probe() -> Isolation:
 
 def _reason(key: str, **values: str) -> str:
     """The English reason (the JSON keeps it; the text output translates it on display)."""
-    return translate(ISOLATION_REASONS, key, "en", **values)
+    return say(f"isolation.{key}", "en", **values)
 
 
 def python_roots() -> list[str]:

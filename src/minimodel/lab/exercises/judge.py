@@ -40,86 +40,10 @@ from minimodel.lab.exercises.astscan import (DEFAULT_ALLOWED_MODULES, DEFAULT_FO
 from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.sandbox import ChildRun, run_solution
-
-MSG: dict[str, dict[str, str]] = {
-    "ok": {"en": "matches within tolerance", "es": "coincide dentro de la tolerancia"},
-    "n_outputs": {"en": "expected {want} outputs ({names}), got {got}",
-                  "es": "se esperaban {want} salidas ({names}), se obtuvieron {got}"},
-    "shape": {"en": "{name}: expected shape {want}, got {got}",
-              "es": "{name}: forma esperada {want}, obtenida {got}"},
-    "dtype": {"en": "{name}: expected dtype {want}, got {got} (keep the inputs' float dtype)",
-              "es": "{name}: dtype esperado {want}, obtenido {got} (conserva el dtype de "
-                    "las entradas)"},
-    "nonfinite": {"en": "{name}: got {got} at index {idx}, expected {want}",
-                  "es": "{name}: se obtuvo {got} en el índice {idx}, se esperaba {want}"},
-    "wrong": {"en": "{name}: largest error {err:.3g} at index {idx}: expected {want:.8g}, "
-                    "got {got:.8g}",
-              "es": "{name}: mayor error {err:.3g} en el índice {idx}: se esperaba {want:.8g}, "
-                    "se obtuvo {got:.8g}"},
-    "sparse": {"en": "{name}: rows {rows} must be exactly zero (those ids are in no context)",
-               "es": "{name}: las filas {rows} deben ser exactamente cero (esos ids no están "
-                     "en ningún contexto)"},
-    "raised": {"en": "raised {type}: {message}", "es": "lanzó {type}: {message}"},
-    "not_run": {"en": "not run (the process stopped earlier)",
-                "es": "no ejecutado (el proceso se detuvo antes)"},
-    "timeout": {"en": "still running after {timeout:g} s", "es": "seguía en marcha tras {timeout:g} s"},
-    "forbidden_static": {"en": "uses {name} (line {line}), which this exercise forbids",
-                         "es": "usa {name} (línea {line}), prohibido en este ejercicio"},
-    "wrong_hidden": {"en": "{name}: largest error {err:.3g} (allowed {allowed:.3g}) at index {idx}",
-                     "es": "{name}: mayor error {err:.3g} (se admite {allowed:.3g}) en el índice "
-                           "{idx}"},
-    "nonfinite_hidden": {"en": "{name}: got {got} at index {idx}, where the reference is finite",
-                         "es": "{name}: se obtuvo {got} en el índice {idx}, donde la referencia "
-                               "es finita"},
-    "tests": {"en": "this case tests: {clauses}", "es": "este caso comprueba: {clauses}"},
-    "startup": {"en": "the judge's sandbox did not start (exit code {code}); nothing of the "
-                      "solution ran",
-                "es": "el entorno aislado del juez no arrancó (código de salida {code}); no se "
-                      "ejecutó nada de la solución"},
-    "practice": {"en": "practice run: a seed you chose replays the cases, so a pass is not "
-                       "recorded; check without --seed to record it",
-                 "es": "ensayo: una semilla elegida por ti repite los casos, así que un acierto "
-                       "no se registra; comprueba sin --seed para registrarlo"},
-    "load_error": {"en": "could not load the file: {type}: {message}",
-                   "es": "no se pudo cargar el archivo: {type}: {message}"},
-    "crashed": {"en": "the process ended abruptly (exit code {code})",
-                "es": "el proceso terminó de golpe (código de salida {code})"},
-    "memory": {"en": "the process ran out of its memory limit ({mb} MB)",
-               "es": "el proceso agotó su límite de memoria ({mb} MB)"},
-    "summary": {"en": "{passed} of {total} cases passed", "es": "{passed} de {total} casos correctos"},
-    "file_is_folder": {"en": "solution file {path} is a folder; pass the .py file inside it "
-                             "with --file",
-                       "es": "el archivo de solución {path} es una carpeta; pasa con --file el "
-                             "archivo .py que contiene"},
-    "file_missing": {"en": "solution file {path} does not exist; create it with "
-                           "`minimodel exercise start {id} --file {path}`",
-                     "es": "el archivo de solución {path} no existe; créalo con "
-                           "`minimodel exercise start {id} --file {path}`"},
-    "file_not_utf8": {"en": "solution file {path} is not a UTF-8 Python source file (byte "
-                            "{byte} at position {pos} is not UTF-8); pass the .py file with your "
-                            "function, saved as UTF-8 text",
-                      "es": "el archivo de solución {path} no es un archivo fuente de Python en "
-                            "UTF-8 (el byte {byte} en la posición {pos} no es UTF-8); pasa el "
-                            "archivo .py con tu función, guardado como texto UTF-8"},
-    "no_function": {"en": "the file defines no function named {function!r}",
-                    "es": "el archivo no define ninguna función llamada {function!r}"},
-    "needs_torch": {"en": "FRAMEWORK = 'torch' needs `import torch` at the top of the file",
-                    "es": "FRAMEWORK = 'torch' necesita `import torch` al principio del archivo"},
-    "stub": {"en": "the starter stub is not filled in yet: replace "
-                   "`raise NotImplementedError(...)` with your code ({passed} of {total} cases "
-                   "passed)",
-             "es": "el esqueleto inicial aún está sin completar: sustituye `raise "
-                   "NotImplementedError(...)` por tu código ({passed} de {total} casos correctos)"},
-}
-
+from minimodel.messages import say
 
 # Load errors the sandboxed child reports with a "key" (it knows no language).
 LOAD_ERRORS = ("no_function", "needs_torch")
-
-
-def msg(key: str, lang: str, **kw: Any) -> str:
-    table = MSG[key]
-    return (table.get(lang) or table["en"]).format(**kw)
 
 
 def forbidden_names(ex: Exercise) -> list[str]:
@@ -201,17 +125,17 @@ def compare_case(ex: Exercise, expected: list[np.ndarray], got: list[np.ndarray]
     message gives the size and place of the error, never the expected value."""
     names = [o["name"] for o in ex.outputs]
     if len(got) != len(expected):
-        return "shape", msg("n_outputs", lang, want=len(expected), names=", ".join(names),
+        return "shape", say("judge.n_outputs", lang, want=len(expected), names=", ".join(names),
                             got=len(got))
     tol = ex.full_tolerance()
     for spec, want, have, is_py in zip(ex.outputs, expected, got, python_scalar + [False] * 9):
         name = spec["name"]
         if have.shape != want.shape:
-            return "shape", msg("shape", lang, name=name, want=want.shape, got=have.shape)
+            return "shape", say("judge.shape", lang, name=name, want=want.shape, got=have.shape)
         # A 0-d result (a loss, a rank) may come back as a Python number; an array keeps the
         # expected dtype (a float64 0-d array for float32 inputs is a dtype error).
         if have.dtype != want.dtype and not (is_py and want.ndim == 0):
-            return "dtype", msg("dtype", lang, name=name, want=want.dtype, got=have.dtype)
+            return "dtype", say("judge.dtype", lang, name=name, want=want.dtype, got=have.dtype)
         single = want.dtype == np.float32 or have.dtype == np.float32
         rtol = tol["rtol_float32"] if single else tol["rtol"]
         atol = tol["atol_float32"] if single else tol["atol"]
@@ -219,7 +143,7 @@ def compare_case(ex: Exercise, expected: list[np.ndarray], got: list[np.ndarray]
         if spec.get("sparse_rows") and want.ndim == 2:  # zero rows must stay exactly zero
             extra = np.flatnonzero(~np.any(want64 != 0, axis=1) & np.any(have64 != 0, axis=1))
             if extra.size:
-                return "wrong", msg("sparse", lang, name=name, rows=extra[:8].tolist())
+                return "wrong", say("judge.sparse", lang, name=name, rows=extra[:8].tolist())
         close = np.isclose(have64, want64, rtol=rtol, atol=atol, equal_nan=True)
         if close.all():
             continue
@@ -229,22 +153,21 @@ def compare_case(ex: Exercise, expected: list[np.ndarray], got: list[np.ndarray]
         idx = np.unravel_index(int(np.argmax(err)), want.shape) if want.ndim else ()
         where = _fmt_index(idx)
         if not np.isfinite(have64[idx]):
-            return "wrong", (msg("nonfinite_hidden", lang, name=name, got=have64[idx], idx=where)
-                             if hidden else msg("nonfinite", lang, name=name, got=have64[idx],
-                                                idx=where, want=f"{want64[idx]:.8g}"))
+            return "wrong", say("judge.nonfinite_hidden" if hidden else "judge.nonfinite", lang,
+                                name=name, got=have64[idx], idx=where, want=f"{want64[idx]:.8g}")
         if hidden:
-            return "wrong", msg("wrong_hidden", lang, name=name, err=float(err[idx]), idx=where,
-                                allowed=atol + rtol * abs(float(want64[idx])))
-        return "wrong", msg("wrong", lang, name=name, err=float(err[idx]), idx=where,
+            return "wrong", say("judge.wrong_hidden", lang, name=name, err=float(err[idx]),
+                                idx=where, allowed=atol + rtol * abs(float(want64[idx])))
+        return "wrong", say("judge.wrong", lang, name=name, err=float(err[idx]), idx=where,
                             want=float(want64[idx]), got=float(have64[idx]))
-    return "passed", msg("ok", lang)
+    return "passed", say("judge.ok", lang)
 
 
 def _case_entry(ex: Exercise, case: Case, status: str, message: str, lang: str,
                 **extra: Any) -> dict[str, Any]:
     clauses = clauses_of(ex, case, lang)
     if clauses and status not in ("passed", "not run"):
-        message += "; " + msg("tests", lang, clauses="; ".join(clauses))
+        message += "; " + say("judge.tests", lang, clauses="; ".join(clauses))
     return {"name": case.name, "hidden": case.hidden, "label": case.label, "status": status,
             "message": message, "inputs": case.describe_inputs(), "clauses": clauses, **extra}
 
@@ -264,17 +187,17 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[list[np.ndarray]]
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
             if i == stopped_at and run.timed_out and run.started:
-                status, text, where = "timeout", msg("timeout", lang, timeout=timeout), \
+                status, text, where = "timeout", say("judge.timeout", lang, timeout=timeout), \
                     run.hung_at[:3]
             elif i == stopped_at and not finished and run.out_of_memory:
-                status, text = "error", msg("memory", lang, mb=ex.memory_mb)
+                status, text = "error", say("judge.memory", lang, mb=ex.memory_mb)
             elif i == stopped_at and not finished and run.started:
-                status, text = "error", msg("crashed", lang, code=run.returncode)
+                status, text = "error", say("judge.crashed", lang, code=run.returncode)
             else:
-                status, text = "not run", msg("not_run", lang)
+                status, text = "not run", say("judge.not_run", lang)
         elif not ev.get("ok"):
             status, where = "error", list(ev.get("where", []))
-            text = msg("raised", lang, type=ev.get("type"), message=ev.get("message"))
+            text = say("judge.raised", lang, type=ev.get("type"), message=ev.get("message"))
         else:
             status, text = compare_case(ex, expected[i], run.outputs[i],
                                         list(ev.get("python_scalar", [])), lang, case.hidden)
@@ -282,27 +205,27 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[list[np.ndarray]]
         statuses.append(status)
 
     if not run.started:
-        return "error", msg("startup", lang, code=run.returncode), entries
+        return "error", say("judge.startup", lang, code=run.returncode), entries
     if run.timed_out:
         hung = "; ".join(run.hung_at[:1])
-        return "timeout", msg("timeout", lang, timeout=timeout) + (f" ({hung})" if hung else
+        return "timeout", say("judge.timeout", lang, timeout=timeout) + (f" ({hung})" if hung else
                                                                     ""), entries
     if load_error:
         key = load_error.get("key")  # the child's own messages, in English: said in lang here
-        message = (msg(key, lang, function=ex.function) if key in LOAD_ERRORS
+        message = (say(f"judge.{key}", lang, function=ex.function) if key in LOAD_ERRORS
                    else load_error.get("message"))
-        return "error", msg("load_error", lang, type=load_error.get("type"),
+        return "error", say("judge.load_error", lang, type=load_error.get("type"),
                             message=message), entries
     passed = statuses.count("passed")
-    summary = msg("summary", lang, passed=passed, total=len(cases))
+    summary = say("judge.summary", lang, passed=passed, total=len(cases))
     if not finished:
-        why = msg("memory", lang, mb=ex.memory_mb) if run.out_of_memory else \
-            msg("crashed", lang, code=run.returncode)
+        why = say("judge.memory", lang, mb=ex.memory_mb) if run.out_of_memory else \
+            say("judge.crashed", lang, code=run.returncode)
         return "error", f"{why}; {summary}", entries
     if "error" in statuses:
         if all(e["status"] == "error" and "NotImplementedError" in e["message"]
                for e in entries):
-            return "error", msg("stub", lang, passed=passed, total=len(cases)), entries
+            return "error", say("judge.stub", lang, passed=passed, total=len(cases)), entries
         return "error", summary, entries
     if passed < len(cases):
         return "wrong", summary, entries
@@ -313,14 +236,14 @@ def read_solution(path: Path, ex: Exercise, lang: str) -> str:
     """The learner's file as text (a UTF-8 BOM is dropped); clear errors for folders,
     missing files and other encodings."""
     if path.is_dir():
-        raise IsADirectoryError(msg("file_is_folder", lang, path=path))
+        raise IsADirectoryError(say("judge.file_is_folder", lang, path=path))
     if not path.is_file():
-        raise FileNotFoundError(msg("file_missing", lang, path=path, id=ex.id))
+        raise FileNotFoundError(say("judge.file_missing", lang, path=path, id=ex.id))
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
         byte = f"0x{exc.object[exc.start]:02x}" if exc.start < len(exc.object) else "?"
-        raise ValueError(msg("file_not_utf8", lang, path=path, byte=byte,
+        raise ValueError(say("judge.file_not_utf8", lang, path=path, byte=byte,
                              pos=exc.start)) from None
 
 
@@ -364,7 +287,8 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         first = findings[0]
         result.update(status="forbidden", reason="forbidden",
                       forbidden=[f.as_dict() for f in findings],
-                      message=msg("forbidden_static", lang, name=first.name, line=first.line))
+                      message=say("judge.forbidden_static", lang, name=first.name,
+                                  line=first.line))
         return result
 
     integrity.verify(exercise_files(ex))  # the reference and the harness are what was shipped
@@ -376,7 +300,7 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     reason = next((e["status"] for e in entries if e["status"] not in ("passed", "not run")),
                   None)
     if practice and status == "passed":
-        message += " (" + msg("practice", lang) + ")"
+        message += " (" + say("judge.practice", lang) + ")"
     result.update(status=status, passed=status == "passed", message=message, cases=entries,
                   reason=reason if status != "passed" else None, hung_at=run.hung_at,
                   duration_s=round(run.duration, 3), **run.isolation)

@@ -27,7 +27,8 @@ from typing import Any, Callable
 import jsonschema
 import yaml
 
-from minimodel.lab.i18n import DEFAULT_LANG, EXERCISE_UI, LANGS, pick, translate
+from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
+from minimodel.messages import say
 from minimodel.lab.lessons import lesson_positions, path_order
 from minimodel.lab.patching import PatchError, apply_patch_to_texts
 
@@ -228,8 +229,7 @@ def get_exercise(exercise_id: str, lang: str = DEFAULT_LANG) -> Exercise:
         if ex.id == exercise_id:
             return ex
     known = ", ".join(e.id for e in _all())
-    raise ValueError(translate(EXERCISE_UI, "unknown_exercise", lang, id=exercise_id,
-                               known=known))
+    raise ValueError(say("exercise.unknown_exercise", lang, id=exercise_id, known=known))
 
 
 def list_exercises() -> list[dict[str, Any]]:

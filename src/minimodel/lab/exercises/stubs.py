@@ -7,24 +7,7 @@ from pathlib import Path
 
 from minimodel._fileio import atomic_write_text
 from minimodel.lab.exercises.registry import Exercise
-from minimodel.lab.i18n import EXERCISE_UI, translate
-
-_HEADER = {
-    "en": "Exercise {id}: {title}\n\nFill in the function below, then run:\n"
-          "    minimodel exercise check {id} --file {file}\n"
-          "{frameworks}",
-    "es": "Ejercicio {id}: {title}\n\nCompleta la función de abajo y ejecuta:\n"
-          "    minimodel exercise check {id} --file {file} --lang es\n"
-          "{frameworks}",
-}
-_FRAMEWORKS = {
-    "en": {"both": "Use NumPy (or PyTorch with FRAMEWORK = \"torch\" at module level).",
-           "numpy": "Use NumPy: this exercise is NumPy-only (torch is not available)."},
-    "es": {"both": "Usa NumPy (o PyTorch con FRAMEWORK = \"torch\" a nivel de módulo).",
-           "numpy": "Usa NumPy: este ejercicio es solo de NumPy (torch no está disponible)."},
-}
-_TODO = {"en": "write your solution here", "es": "escribe aquí tu solución"}
-
+from minimodel.messages import say
 
 def default_stub_path(ex: Exercise) -> Path:
     """``./embedding_lookup.py`` for ``embedding-lookup``."""
@@ -34,12 +17,12 @@ def default_stub_path(ex: Exercise) -> Path:
 def stub_text(ex: Exercise, lang: str = "en", file: str | None = None) -> str:
     """The starter file: module docstring, imports, the signature and a documented stub body."""
     file = file or str(default_stub_path(ex))
-    frameworks = _FRAMEWORKS.get(lang, _FRAMEWORKS["en"])["numpy" if "torch" in ex.forbidden
-                                                          else "both"]
-    header = _HEADER.get(lang, _HEADER["en"]).format(id=ex.id, title=ex.text("title", lang),
-                                                     file=file, frameworks=frameworks)
+    frameworks = say("exercise.stub.numpy" if "torch" in ex.forbidden else "exercise.stub.both",
+                     lang)
+    header = say("exercise.stub.header", lang, id=ex.id, title=ex.text("title", lang), file=file,
+                 frameworks=frameworks)
     doc = textwrap.indent(ex.text("stub_doc", lang).strip(), "    ")
-    todo = _TODO.get(lang, _TODO["en"])
+    todo = say("exercise.stub.todo", lang)
     return (f'"""{header}\n"""\n\nimport numpy as np\n\n\n'
             f'def {ex.signature()}:\n    """\n{doc}\n    """\n'
             f'    raise NotImplementedError("{todo}")\n')
@@ -50,9 +33,9 @@ def write_stub(ex: Exercise, path: str | Path | None = None, lang: str = "en",
     """Write the starter file atomically; FileExistsError if it exists and not ``force``."""
     path = Path(path) if path is not None else default_stub_path(ex)
     if path.is_dir():  # --force must never mean "replace a folder"
-        raise IsADirectoryError(translate(EXERCISE_UI, "stub_is_folder", lang, path=path,
-                                          example=path / default_stub_path(ex).name))
+        raise IsADirectoryError(say("exercise.stub_is_folder", lang, path=path,
+                                     example=path / default_stub_path(ex).name))
     if path.exists() and not force:
-        raise FileExistsError(translate(EXERCISE_UI, "stub_exists", lang, path=path))
+        raise FileExistsError(say("exercise.stub_exists", lang, path=path))
     atomic_write_text(path, stub_text(ex, lang, str(path)))
     return path

@@ -44,7 +44,7 @@ from minimodel.lab.quiz.numbers import (Number, Unreadable, effective_tolerance,
 from minimodel.lab.quiz.schema import AUTO_GRADED, load_yaml
 from minimodel.lab.quiz.terms import read_short
 from minimodel.lab.quiz.text import canonical_phrase
-from minimodel.lab.quiz.ui import t
+from minimodel.messages import say
 
 # --- numbers ------------------------------------------------------------------------------
 
@@ -72,10 +72,10 @@ def read_number(question: Question, raw: str, lang: str = DEFAULT_LANG) -> Numbe
     cannot be read one way, including a Spanish ``65.536`` whose two readings grade apart."""
     readings = read_numeric(raw, question.answer, question.prompt, lang)
     if not readings:
-        raise Unreadable(t("reask.not_number", lang, answer=raw))
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
     if len({numeric_right(question, n) for n in readings}) > 1:
         first, second = (format_number(n.value, lang) for n in readings[:2])
-        raise Unreadable(t("reask.ambiguous", lang, answer=raw, first=first, second=second))
+        raise Unreadable(say("quiz.reask.ambiguous", lang, answer=raw, first=first, second=second))
     return readings[0]
 
 
@@ -115,21 +115,21 @@ def check_answer(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> A
 
     def in_range(i: int) -> int:
         if not 0 <= i < n:
-            raise ValueError(t("answer.out_of_range", lang, qid=qid, index=i, last=n - 1))
+            raise ValueError(say("quiz.answer.out_of_range", lang, qid=qid, index=i, last=n - 1))
         return i
 
     if kind == "single":
         if not _is_int(answer):
-            raise TypeError(t("answer.single", lang, qid=qid, answer=answer))
+            raise TypeError(say("quiz.answer.single", lang, qid=qid, answer=answer))
         return in_range(answer)
     if kind == "multi":
         if not isinstance(answer, list) or not all(_is_int(i) for i in answer):
-            raise TypeError(t("answer.multi", lang, qid=qid, answer=answer))
+            raise TypeError(say("quiz.answer.multi", lang, qid=qid, answer=answer))
         return sorted({in_range(i) for i in answer})
     if kind == "order":
         if (not isinstance(answer, list) or not all(_is_int(i) for i in answer)
                 or sorted(answer) != list(range(n))):
-            raise ValueError(t("answer.order", lang, qid=qid, n=n,
+            raise ValueError(say("quiz.answer.order", lang, qid=qid, n=n,
                                example=list(range(n))[::-1], answer=answer))
         return list(answer)
     if kind == "numeric":
@@ -141,24 +141,24 @@ def check_answer(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> A
             try:
                 return read_number(question, answer, lang)
             except Unreadable as exc:
-                raise Unreadable(t("answer.unreadable", lang, qid=qid, reason=exc.reason),
+                raise Unreadable(say("quiz.answer.unreadable", lang, qid=qid, reason=exc.reason),
                                  exc.reason) from None
         if _is_int(answer) or isinstance(answer, float):
             if not math.isfinite(answer):
-                raise ValueError(t("answer.not_finite", lang, qid=qid, answer=answer))
+                raise ValueError(say("quiz.answer.not_finite", lang, qid=qid, answer=answer))
             return Number(float(answer))
-        raise TypeError(t("answer.numeric", lang, qid=qid, answer=answer))
+        raise TypeError(say("quiz.answer.numeric", lang, qid=qid, answer=answer))
     if kind == "short":
         if isinstance(answer, dict):  # the exported form: its first accepted form
             forms = [f for lang_forms in answer.values() if isinstance(lang_forms, list)
                      for f in lang_forms if isinstance(f, str)]
             answer = forms[0] if forms else answer
         if not isinstance(answer, str) or not canonical_phrase(answer):
-            raise TypeError(t("answer.short", lang, qid=qid, answer=answer))
+            raise TypeError(say("quiz.answer.short", lang, qid=qid, answer=answer))
         try:
             read_short(answer, question.answer, lang)
         except Unreadable as exc:
-            raise Unreadable(t("answer.unreadable", lang, qid=qid, reason=exc.reason),
+            raise Unreadable(say("quiz.answer.unreadable", lang, qid=qid, reason=exc.reason),
                                  exc.reason) from None
         return answer
     # recall: the learner's own judgement against the rubric
@@ -172,7 +172,7 @@ def check_answer(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> A
         except ValueError:
             pass
     if not isinstance(answer, bool):
-        raise TypeError(t("answer.recall", lang, qid=qid, answer=answer))
+        raise TypeError(say("quiz.answer.recall", lang, qid=qid, answer=answer))
     return answer
 
 
@@ -203,11 +203,11 @@ def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG,
     ``lang`` is the language of the messages, per-question details included.
     """
     if not isinstance(answers, dict):
-        raise ValueError(t("error.not_mapping", lang, type=type(answers).__name__))
+        raise ValueError(say("quiz.error.not_mapping", lang, type=type(answers).__name__))
     unknown = [str(k) for k in answers if k not in quiz.ids]
     problems = []
     if unknown:
-        problems.append(t("error.unknown_ids", lang, ids=", ".join(unknown), quiz=quiz.id,
+        problems.append(say("quiz.error.unknown_ids", lang, ids=", ".join(unknown), quiz=quiz.id,
                           first=quiz.ids[0], last=quiz.ids[-1]))
     checked: dict[str, Any] = {}
     for qid, answer in answers.items():
@@ -217,11 +217,11 @@ def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG,
             checked[qid] = check_answer(quiz.question(qid), answer, lang)
         except Unreadable as exc:
             if unreadable is None:
-                problems.append(t("error.malformed", lang, problem=exc))
+                problems.append(say("quiz.error.malformed", lang, problem=exc))
             else:
                 unreadable[qid] = exc.reason
         except (TypeError, ValueError) as exc:
-            problems.append(t("error.malformed", lang, problem=exc))
+            problems.append(say("quiz.error.malformed", lang, problem=exc))
     if problems:
         raise ValueError("; ".join(problems))
     return checked
@@ -288,11 +288,11 @@ def read_answers(path: str | os.PathLike, lang: str = DEFAULT_LANG) -> dict[str,
     try:
         text = path.read_text(encoding="utf-8")
     except IsADirectoryError:
-        raise ValueError(t("error.answers_dir", lang, path=path)) from None
+        raise ValueError(say("quiz.error.answers_dir", lang, path=path)) from None
     except UnicodeDecodeError:
-        raise ValueError(t("error.answers_not_utf8", lang, path=path)) from None
+        raise ValueError(say("quiz.error.answers_not_utf8", lang, path=path)) from None
     except OSError as exc:
-        raise ValueError(t("error.answers_unreadable", lang, path=path,
+        raise ValueError(say("quiz.error.answers_unreadable", lang, path=path,
                            reason=exc.strerror)) from exc
     try:
         data = json.loads(text)
@@ -301,12 +301,12 @@ def read_answers(path: str | os.PathLike, lang: str = DEFAULT_LANG) -> dict[str,
             data = load_yaml(text)
         except yaml.YAMLError as exc:
             reason = " ".join(str(exc).split())
-            raise ValueError(t("error.answers_not_json_yaml", lang, path=path,
+            raise ValueError(say("quiz.error.answers_not_json_yaml", lang, path=path,
                                reason=reason)) from None
     if data is None:
-        raise ValueError(t("error.answers_empty", lang, path=path))
+        raise ValueError(say("quiz.error.answers_empty", lang, path=path))
     if not isinstance(data, dict):
-        raise ValueError(t("error.answers_not_mapping", lang, path=path,
+        raise ValueError(say("quiz.error.answers_not_mapping", lang, path=path,
                            type=type(data).__name__))
     return {str(k): v for k, v in data.items()}
 

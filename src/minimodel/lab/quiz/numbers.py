@@ -42,7 +42,7 @@ from typing import Any
 
 from minimodel.lab.quiz.arithmetic import FUNCTIONS, evaluate
 from minimodel.lab.quiz.text import normalise
-from minimodel.lab.quiz.ui import t
+from minimodel.messages import say
 
 NUMBER_WORDS = {
     word: value
@@ -212,7 +212,7 @@ def _values(number: str, lang: str, raw: str) -> list[tuple[float, int | None]]:
     try:
         return [(evaluate(number), None)]
     except ValueError:
-        raise Unreadable(t("reask.not_number", lang, answer=raw)) from None
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw)) from None
 
 
 def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
@@ -224,12 +224,12 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
         text = stripped
     text = _rewrite_notation(text)
     if not text:
-        raise Unreadable(t("reask.not_number", lang, answer=raw))
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
     number, words = _split_words(text)
     if not number and words and words[0] in NUMBER_WORDS:
         number, words = words[0], words[1:]
     if not number:
-        raise Unreadable(t("reask.not_number", lang, answer=raw))
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
     scale = 1.0
     while words and words[0] in SCALE_WORDS:
         scale *= SCALE_WORDS[words.pop(0)]
@@ -242,13 +242,13 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
         if word in KNOWN_UNITS and not wrong_unit:
             wrong_unit = word
             continue
-        raise Unreadable(t("reask.words", lang, answer=raw, word=word,
-                           units=named or t("reask.no_unit", lang)))
+        raise Unreadable(say("quiz.reask.words", lang, answer=raw, word=word,
+                           units=named or say("quiz.reask.no_unit", lang)))
     values = _values(number, lang, raw)
     asked = asked_decimals(answer, prompt)
     if asked is not None and scale == 1:  # "Give 3 decimals": a shorter number is asked again
         precise = [(v, d) for v, d in values if d is None or d >= asked]
         if not precise:
-            raise Unreadable(t("reask.decimals", lang, answer=raw, n=asked))
+            raise Unreadable(say("quiz.reask.decimals", lang, answer=raw, n=asked))
         values = precise
     return [Number(v * scale, wrong_unit) for v, _ in values if math.isfinite(v * scale)]

@@ -13,7 +13,7 @@ from minimodel._fileio import atomic_write_text
 from minimodel.lab.i18n import LANGS, pick
 from minimodel.lab.quiz.grading import expected_value
 from minimodel.lab.quiz.loader import Question, Quiz, load_all
-from minimodel.lab.quiz.ui import t
+from minimodel.messages import say
 
 # src/minimodel/lab/quiz/render.py -> parents[4] is the repository root in a source checkout.
 REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -50,17 +50,17 @@ def answer_lines(question: Question, lang: str) -> list[str]:
                 for i, c in enumerate(question.choices)]
     if kind == "order":
         return [f"{i + 1}. {pick(c, lang)}" for i, c in enumerate(question.choices)] + [
-            "", f"{t('right_order', lang)}: **"
+            "", f"{say('quiz.right_order', lang)}: **"
             + ", ".join(str(i + 1) for i in question.answer) + f"** {CHECK}"]
     if kind == "numeric":
-        return [f"{t('value', lang)}: **{expected_value(question, lang)}** {CHECK}"]
+        return [f"{say('quiz.value', lang)}: **{expected_value(question, lang)}** {CHECK}"]
     if kind == "short":
         forms = question.answer[lang] + [f for code in LANGS if code != lang
                                          for f in question.answer[code]]
-        return [f"{t('accepted', lang)}: " + " · ".join(f"**{f}**" for f in dict.fromkeys(forms))
-                + f" {CHECK}"]
-    return [f"{t('model_answer', lang)}: {pick(question.answer, lang).strip()}", "",
-            f"{t('rubric', lang)}:", ""] + rubric_lines(question, lang)
+        return [f"{say('quiz.accepted', lang)}: "
+                + " · ".join(f"**{f}**" for f in dict.fromkeys(forms)) + f" {CHECK}"]
+    return [f"{say('quiz.model_answer', lang)}: {pick(question.answer, lang).strip()}", "",
+            f"{say('quiz.rubric', lang)}:", ""] + rubric_lines(question, lang)
 
 
 def rubric_lines(question: Question, lang: str) -> list[str]:
@@ -70,12 +70,12 @@ def rubric_lines(question: Question, lang: str) -> list[str]:
 
 def question_markdown(question: Question, lang: str, level: int = 2) -> str:
     """One question as Markdown: heading with id, title and kind; prompt; answers; explanation."""
-    kind = t(f"kind.{question.kind}", lang)
+    kind = say(f"quiz.kind.{question.kind}", lang)
     lines = [f"{'#' * level} {question.id} — {pick(question.title, lang)} ({kind})", "",
              pick(question.prompt, lang).strip(), ""]
     lines += answer_lines(question, lang)
-    lines += ["", f"**{t('explanation', lang)}.** {pick(question.explanation, lang).strip()}",
-              ""]
+    lines += ["", f"**{say('quiz.explanation', lang)}.** "
+              f"{pick(question.explanation, lang).strip()}", ""]
     return "\n".join(lines)
 
 
@@ -84,11 +84,9 @@ def render_quiz(quiz: Quiz, lang: str) -> str:
     links = " · ".join(f"[{LANG_NAMES.get(code, code)}]({mirror_name(quiz.id, code)})"
                        for code in LANGS)
     source = _source(quiz)
-    note = {"en": f"Generated from `{source}` by `minimodel quiz render`; do not edit by hand.",
-            "es": f"Generado a partir de `{source}` con `minimodel quiz render`; no lo edites "
-                  "a mano."}
-    parts = [f"<!-- {pick(note, 'en')} -->", f"# {pick(quiz.title, lang)}", "", links, "",
-             f"> {pick(note, lang)}", ""]
+    parts = [f"<!-- {say('quiz.mirror_note', 'en', source=source)} -->",
+             f"# {pick(quiz.title, lang)}", "", links, "",
+             f"> {say('quiz.mirror_note', lang, source=source)}", ""]
     if quiz.description:
         parts += [pick(quiz.description, lang).strip(), ""]
     body = "\n".join(parts) + "\n" + "\n".join(question_markdown(q, lang) for q in quiz.questions)

@@ -32,7 +32,7 @@ from minimodel.lab.quiz.numbers import Number, Unreadable, declared_units
 from minimodel.lab.quiz.loader import Question, Quiz
 from minimodel.lab.quiz.render import answer_lines, rubric_lines
 from minimodel.lab.quiz.schema import AUTO_GRADED
-from minimodel.lab.quiz.ui import t
+from minimodel.messages import say
 
 
 def record_take(progress: Progress, quiz: Quiz, report: dict[str, Any],
@@ -144,7 +144,7 @@ def show_question(console: Console, question: Question, number: int, total: int,
     if question.choices:
         body += "\n\n" + "\n".join(f"{i + 1}. {pick(c, lang)}"
                                    for i, c in enumerate(question.choices))
-    title = f"[{number}/{total}] {question.id} · {t('kind.' + question.kind, lang)}"
+    title = f"[{number}/{total}] {question.id} · {say(f'quiz.kind.{question.kind}', lang)}"
     console.print(Panel(Markdown(body), title=Text(title + (f" · {note}" if note else "")),
                         subtitle=Text(pick(question.title, lang)), expand=False))
 
@@ -156,21 +156,22 @@ def ask(console: Console, question: Question, lang: str) -> Any:
     shows the model answer and its rubric and asks for the learner's own yes/no mark.
     """
     if question.kind == "recall":
-        typed = read_until_empty_line(console, t("ask.recall.think", lang) + " ")
+        typed = read_until_empty_line(console, say("quiz.ask.recall.think", lang) + " ")
         if typed:
-            console.print(Text(f"{t('recall.typed', lang)}:", style="bold"))
+            console.print(Text(f"{say('quiz.recall.typed', lang)}:", style="bold"))
             console.print(Padding(Text("\n".join(typed)), (0, 0, 0, 4)))
-        console.print(Markdown(f"**{t('model_answer', lang)}:** {pick(question.answer, lang)}"
-                               f"\n\n**{t('rubric', lang)}:**\n\n"
+        console.print(Markdown(f"**{say('quiz.model_answer', lang)}:** "
+                               f"{pick(question.answer, lang)}\n\n"
+                               f"**{say('quiz.rubric', lang)}:**\n\n"
                                + "\n".join(rubric_lines(question, lang))))
     while True:
-        raw = console.input(Text(t(f"ask.{question.kind}", lang) + ": ", style="bold"))
+        raw = console.input(Text(say(f"quiz.ask.{question.kind}", lang) + ": ", style="bold"))
         try:
             return parse_input(question, raw, lang)
         except Unreadable as exc:
             console.print(Text(exc.reason, style="yellow"))
         except ValueError:
-            console.print(Text(t(f"bad.{question.kind}", lang, n=len(question.choices)),
+            console.print(Text(say(f"quiz.bad.{question.kind}", lang, n=len(question.choices)),
                                style="yellow"))
 
 
@@ -186,24 +187,37 @@ def read_until_empty_line(console: Console, prompt: str) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
+def correction(question: Question, answer: Any, lang: str, indent: str = "") -> list[Text]:
+    """What the learner answered (when there is an answer) and why its unit was wrong (when
+    it was): the lines shown under a wrong answer, at once and on the end screen."""
+    lines = [] if answer is None else [
+        Text(f"{indent}{say('quiz.your_answer', lang)}: {shown_answer(question, answer, lang)}")]
+    if unit := wrong_unit(question, answer, lang):
+        lines.append(Text(indent + unit, style="yellow"))
+    return lines
+
+
+def expected(question: Question, lang: str) -> str:
+    """The expected answer as Markdown, under its heading."""
+    return f"**{say('quiz.expected', lang)}:**\n\n" + "\n".join(answer_lines(question, lang))
+
+
 def feedback(console: Console, question: Question, correct: bool, lang: str,
              answer: Any = None) -> None:
     """Right or wrong (recall: the learner's own mark); when wrong, what the learner answered,
     why a unit was wrong, and the expected answer; then the explanation."""
     if question.kind == "recall":
-        console.print(Text(t("recalled" if correct else "not_recalled", lang), style="cyan"))
+        console.print(Text(say("quiz.recalled" if correct else "quiz.not_recalled", lang),
+                           style="cyan"))
     elif correct:
-        console.print(Text(t("right", lang), style="bold green"))
+        console.print(Text(say("quiz.right", lang), style="bold green"))
     else:
-        console.print(Text(t("wrong", lang), style="bold red"))
-        if answer is not None:
-            console.print(Text(f"{t('your_answer', lang)}: {shown_answer(question, answer, lang)}"))
-        unit = wrong_unit(question, answer, lang)
-        if unit:
-            console.print(Text(unit, style="yellow"))
-        console.print(Markdown(f"**{t('expected', lang)}:**\n\n" +
-                               "\n".join(answer_lines(question, lang))))
-    console.print(Markdown(f"*{t('explanation', lang)}:* {pick(question.explanation, lang)}"))
+        console.print(Text(say("quiz.wrong", lang), style="bold red"))
+        for line in correction(question, answer, lang):
+            console.print(line)
+        console.print(Markdown(expected(question, lang)))
+    console.print(Markdown(f"*{say('quiz.explanation', lang)}:* "
+                           f"{pick(question.explanation, lang)}"))
     console.print()
 
 
@@ -219,8 +233,8 @@ def wrong_unit(question: Question, answer: Any, lang: str) -> str:
         return ""
     units = (question.answer.get("unit") or {}).get(lang) or ", ".join(
         sorted(u for u in declared_units(question.answer, question.prompt) if u.isalpha())) \
-        or t("reask.no_unit", lang)
-    return t("wrong_unit", lang, units=units, unit=number.wrong_unit)
+        or say("quiz.reask.no_unit", lang)
+    return say("quiz.wrong_unit", lang, units=units, unit=number.wrong_unit)
 
 
 def ask_all(console: Console, questions: list[Question], lang: str,
@@ -247,21 +261,26 @@ def ask_all(console: Console, questions: list[Question], lang: str,
         feedback(console, question, correct, lang, answer)
 
 
+def stopped(console: Console, stop: BaseException, saved: str) -> int:
+    """Ctrl-C or the end of input: say what was kept; exit code 130 (Ctrl-C) or 1."""
+    console.print()
+    console.print(Text(saved, style="yellow"))
+    return 130 if isinstance(stop, KeyboardInterrupt) else 1
+
+
 def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console,
                      restart: bool = False) -> int:
     """Run a take in the terminal. Exit code: 0 done, 130 Ctrl-C, 1 input ended early."""
     answers = {} if restart else saved_partial(progress, quiz)
     if answers:
-        console.print(Text(t("resume", lang, n=len(answers)), style="cyan"))
+        console.print(Text(say("quiz.resume", lang, n=len(answers)), style="cyan"))
     console.rule(Text(pick(quiz.title, lang)))
     todo = [q for q in quiz.questions if q.id not in answers]
     try:
         ask_all(console, todo, lang, answers, quiz=quiz)
     except (KeyboardInterrupt, EOFError) as stop:
         save_partial(progress, quiz, answers)
-        console.print()
-        console.print(Text(t("saved", lang, n=len(answers)), style="yellow"))
-        return 130 if isinstance(stop, KeyboardInterrupt) else 1
+        return stopped(console, stop, say("quiz.saved", lang, n=len(answers)))
     report = grade(quiz, answers)
     entry = record_take(progress, quiz, report)
     show_summary(console, quiz, report, lang, best=entry["best_score"], answered=answers)
@@ -274,39 +293,37 @@ def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str
     learner answered (or why it could not be read), the expected answer and the explanation;
     the unanswered ones by id; the self-marked recall questions, counted apart from the score;
     and the command that brings them back for review."""
-    line = t("score", lang, score=report["score"], total=report["total"])
+    line = say("quiz.score", lang, score=report["score"], total=report["total"])
     if best is not None:
-        line += " · " + t("best", lang, best=best, total=report["total"])
+        line += " · " + say("quiz.best", lang, best=best, total=report["total"])
     console.print(Text(line, style="bold"))
     wrong = [r["id"] for r in report["results"] if not r["correct"]]
     skipped = [qid for qid in wrong if answered is not None and qid not in answered]
     missed = [quiz.question(qid) for qid in wrong if qid not in skipped]
     if missed:
-        console.print(Text(t("summary.missed", lang, n=len(missed)), style="red"))
+        console.print(Text(say("quiz.summary.missed", lang, n=len(missed)), style="red"))
         reasons = {r["id"]: r["reason"] for r in report["results"] if r.get("reason")}
         for q in missed:
             console.print(Text(f"  {q.id}  {pick(q.title, lang)}", style="bold"))
-            if q.id in reasons:
-                console.print(Text(f"    {t('unreadable', lang)}: {reasons[q.id]}", style="yellow"))
-            elif answered and q.id in answered:
-                console.print(Text(f"    {t('your_answer', lang)}: "
-                                   f"{shown_answer(q, answered[q.id], lang)}"))
-                if unit := wrong_unit(q, answered[q.id], lang):
-                    console.print(Text(f"    {unit}", style="yellow"))
-            console.print(Padding(Markdown(f"**{t('expected', lang)}:**\n\n"
-                                           + "\n".join(answer_lines(q, lang)) + "\n\n"
-                                           + pick(q.explanation, lang)), (0, 0, 1, 4)))
+            lines = correction(q, (answered or {}).get(q.id), lang, "    ")
+            if q.id in reasons:  # not graded: why, instead of the answer
+                lines = [Text(f"    {say('quiz.unreadable', lang)}: {reasons[q.id]}",
+                              style="yellow")]
+            for text in lines:
+                console.print(text)
+            console.print(Padding(Markdown(expected(q, lang) + "\n\n" + pick(q.explanation, lang)),
+                                  (0, 0, 1, 4)))
     if skipped:
-        console.print(Text(t("summary.skipped", lang, n=len(skipped)) + " " + ", ".join(skipped),
-                           style="yellow"))
+        console.print(Text(say("quiz.summary.skipped", lang, n=len(skipped)) + " "
+                           + ", ".join(skipped), style="yellow"))
     recall = report["recall"]
     if recall["answered"]:
-        console.print(Text(t("summary.recall", lang, **recall), style="cyan"))
+        console.print(Text(say("quiz.summary.recall", lang, **recall), style="cyan"))
         for r in recall["results"]:
             if not r["recalled"]:
                 console.print(Text(f"  {r['id']}  {pick(quiz.question(r['id']).title, lang)}"))
     if wrong or recall["answered"] > recall["recalled"]:
-        console.print(Text(t("summary.review", lang, quiz=quiz.id)))
+        console.print(Text(say("quiz.summary.review", lang, quiz=quiz.id)))
 
 
 def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Console,
@@ -316,10 +333,11 @@ def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Conso
     queue = review.review_queue(quiz, boxes, include_all=include_all)[:limit]
     if not queue:
         due = review.next_due(boxes)
-        console.print(t("review.none", lang, due=due) if due else t("review.none_at_all", lang))
+        console.print(say("quiz.review.none", lang, due=due) if due
+                      else say("quiz.review.none_at_all", lang))
         return 0
-    console.print(Text(t("review.head", lang, n=len(queue)), style="cyan"))
-    notes = {item["id"]: t("reason." + item["reason"], lang) for item in queue}
+    console.print(Text(say("quiz.review.head", lang, n=len(queue)), style="cyan"))
+    notes = {item["id"]: say("quiz.reason." + item["reason"], lang) for item in queue}
     results: dict[str, bool] = {}
     answers: dict[str, Any] = {}
     code = 0
@@ -327,13 +345,11 @@ def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Conso
         ask_all(console, [quiz.question(item["id"]) for item in queue], lang, answers, notes,
                 on_answer=lambda q, _a, ok: results.__setitem__(q.id, ok))
     except (KeyboardInterrupt, EOFError) as stop:
-        console.print()
-        console.print(Text(t("review.saved", lang, n=len(results)), style="yellow"))
-        code = 130 if isinstance(stop, KeyboardInterrupt) else 1
+        code = stopped(console, stop, say("quiz.review.saved", lang, n=len(results)))
     if results:
         record_review(progress, quiz, results)
     if code == 0:
         graded = [qid for qid in results if quiz.question(qid).kind in AUTO_GRADED]
-        console.print(Text(t("score", lang, score=sum(results[q] for q in graded),
+        console.print(Text(say("quiz.score", lang, score=sum(results[q] for q in graded),
                              total=len(graded)), style="bold"))
     return code

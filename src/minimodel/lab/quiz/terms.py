@@ -24,7 +24,7 @@ import re
 
 from minimodel.lab.quiz.numbers import Unreadable
 from minimodel.lab.quiz.text import canonical_phrase, normalise
-from minimodel.lab.quiz.ui import t
+from minimodel.messages import say
 
 NEGATIONS = {"not", "no", "never", "nor", "isn", "isnt", "ni", "nunca"}
 MATRIX_WORDS = {"the", "e", "w", "embedding", "embeddings", "matrix", "matriz", "token", "tokens",
@@ -79,5 +79,6 @@ def read_short(raw: str, forms: dict[str, list[str]], lang: str) -> bool:
     for form in sorted(accepted, key=len, reverse=True):
         if f" {form} " in words:
             rest = " ".join(words.replace(f" {form} ", " ", 1).split())
-            raise Unreadable(t("reask.term_and_words", lang, answer=raw, term=form, words=rest))
+            raise Unreadable(say("quiz.reask.term_and_words", lang, answer=raw, term=form,
+                                 words=rest))
     return False

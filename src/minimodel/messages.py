@@ -1,0 +1,105 @@
+"""The one message catalogue: every sentence the lab, the site and the doctor show a learner.
+
+The texts live in ``messages.yaml`` beside this module, grouped by area::
+
+    quiz:
+      score: {en: "Score: {score}/{total}", es: "Puntuación: {score}/{total}"}
+
+and are read with ``say("quiz.score", "es", score=3, total=5)`` -> ``"Puntuación: 3/5"``.
+
+Why here, at the bottom of the import layers: the lab, the site and the doctor all read it, and
+the doctor may not import the lab. The catalogue is checked once when first read (both
+languages, the same ``{fields}`` in each), and ``say`` fails loudly on an unknown key, an
+unknown language or a field the template needs and the call does not give: a missing sentence
+is a bug to see in the tests, never an English fallback a Spanish reader stumbles on. (Values
+the template does not name are allowed: one set of values serves variants such as
+``lab.step.lesson`` and ``lab.step.quiz``.)
+"""
+
+from __future__ import annotations
+
+import string
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+LANGS = ("en", "es")
+DEFAULT_LANG = "en"
+CATALOGUE_PATH = Path(__file__).with_name("messages.yaml")
+
+
+def check_lang(lang: str) -> str:
+    """Return ``lang`` if supported, else raise a ValueError that lists the choices."""
+    if lang not in LANGS:
+        raise ValueError(f"unsupported language {lang!r}; choose one of {', '.join(LANGS)}")
+    return lang
+
+
+def pick(text: dict | str, lang: str) -> str:
+    """The ``lang`` version of a content text ``{"en": ..., "es": ...}`` (plain strings pass;
+    a missing or empty translation falls back to English: content is checked by its own
+    validator, interface messages by :func:`say`)."""
+    if isinstance(text, str):
+        return text
+    check_lang(lang)
+    return text.get(lang) or text[DEFAULT_LANG]
+
+
+def fields(template: str) -> set[str]:
+    """The ``{field}`` names of a format template: ``"{n:02d} of {total}"`` -> {n, total}."""
+    return {name.split(".")[0].split("[")[0]
+            for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def check_catalogue(data: object) -> dict[str, dict[str, str]]:
+    """``{area: {key: {lang: text}}}`` -> ``{"area.key": {lang: text}}``; ValueError naming
+    every entry without a language, or whose languages ask for different fields."""
+    flat: dict[str, dict[str, str]] = {}
+    problems = []
+    for area, entries in (data or {}).items():
+        for key, texts in (entries or {}).items():
+            name = f"{area}.{key}"
+            flat[name] = texts
+            missing = [lang for lang in LANGS if not isinstance(texts.get(lang), str)]
+            if missing:
+                problems.append(f"{name} has no {'/'.join(missing)} text")
+            elif len({frozenset(fields(texts[lang])) for lang in LANGS}) > 1:
+                problems.append(f"{name}: the languages use different fields "
+                                + ", ".join(f"{lang} {sorted(fields(texts[lang]))}"
+                                            for lang in LANGS))
+    if problems:
+        raise ValueError(f"{CATALOGUE_PATH.name}: " + "; ".join(problems))
+    return flat
+
+
+@cache
+def catalogue() -> dict[str, dict[str, str]]:
+    """Every message, by its full key (read and checked once)."""
+    return check_catalogue(yaml.safe_load(CATALOGUE_PATH.read_text(encoding="utf-8")))
+
+
+def template(key: str, lang: str) -> str:
+    """The raw ``lang`` template of message ``key`` (KeyError naming the key when unknown)."""
+    check_lang(lang)
+    texts = catalogue().get(key)
+    if texts is None:
+        raise KeyError(f"no message {key!r} in {CATALOGUE_PATH.name}; add it (in every "
+                       "language) or fix the key")
+    return texts[lang]
+
+
+def say(key: str, lang: str, **values: object) -> str:
+    """Message ``key`` in ``lang`` with its ``{fields}`` filled in from ``values``.
+
+    Raises:
+        KeyError: ``key`` is not in the catalogue.
+        ValueError: ``lang`` is not one of LANGS, or a field of the template is not in
+            ``values``.
+    """
+    text = template(key, lang)
+    missing = fields(text) - set(values)
+    if missing:
+        raise ValueError(f"message {key!r} needs the field(s) {', '.join(sorted(missing))}; "
+                         f"got {', '.join(sorted(values)) or 'none'}")
+    return text.format(**values)
