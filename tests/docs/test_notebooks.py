@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
+import sys
 import textwrap
 
 import nbformat
+import numpy as np
 import pytest
 
 from minimodel.cli import main
@@ -80,6 +83,50 @@ def test_a_function_is_sent_with_the_imports_and_helpers_it_uses(tmp_path):
     assert shown_as == "embed()"
     with pytest.raises(TypeError, match="check\\(\\) takes your function"):
         solution_source(42)
+
+
+def test_constants_ufuncs_and_classes_go_along_and_the_rest_is_refused(tmp_path, monkeypatch):
+    # Regression: a notebook helper `_erf = np.vectorize(...)` (lesson 11's own trick) made
+    # ex.check(gelu) crash with AttributeError: 'vectorize' object has no attribute
+    # '__qualname__'; and a notebook variable named like an attribute (`mean`, read as
+    # `x.mean()`) must not be pulled in.
+    cells = tmp_path / "cells.py"
+    cells.write_text(textwrap.dedent("""\
+        import math
+        import numpy as np
+        from numpy import sqrt
+        C = 0.044715
+        mean = np.zeros(3)
+        _erf = np.vectorize(math.erf)
+
+
+        class Scale:
+            k = 0.5
+
+
+        def gelu(x):
+            inner = sqrt(2 / math.pi) * (x + C * x ** 3)
+            return Scale.k * x * (1 + np.tanh(inner)) + 0 * x.mean()
+
+
+        def gelu_erf(x):
+            return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+        """), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("__main__", cells)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(sys.modules, "__main__", module)   # where a kernel's classes live
+    source, _ = solution_source(module.gelu)
+    assert source.splitlines()[:4] == ["import math", "import numpy as np",
+                                       "from numpy import sqrt", "C = 0.044715"]
+    assert "class Scale:" in source and "mean =" not in source
+    namespace: dict = {}
+    exec(source, namespace)            # the judge's fresh process sees the same function
+    assert abs(namespace["gelu"](np.array(1.0)) - 0.8412) < 1e-4
+    for lang, words in (("en", "reads the notebook variable _erf (a vectorize)"),
+                        ("es", "lee la variable del cuaderno _erf (un vectorize)")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            solution_source(module.gelu_erf, lang)
 
 
 RIGHT = "def embed(ids, E):\n    return E[ids]\n"

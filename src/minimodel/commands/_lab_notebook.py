@@ -61,7 +61,7 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     from minimodel.lab.lessons import find_lesson
     from minimodel.site.notebooks import write_notebook  # jupytext: an optional dependency
 
-    lesson = find_lesson(args.lesson)
+    lesson = find_lesson(args.lesson, lang=args.lang)
     path, written = write_notebook(lesson, args.lang, Path(args.out), force=args.force)
     open_with = [sys.executable, "-m", "jupyterlab", str(path)]
     can_open = _has("jupyterlab")

@@ -152,14 +152,19 @@ def load_lessons(lessons_dir: Path = LESSONS_DIR) -> list[Lesson]:
     return lessons
 
 
-def find_lesson(key: str, lessons_dir: Path = LESSONS_DIR) -> Lesson:
-    """A lesson by number (``5``, ``05``), slug (``lm-head-and-logits``) or stem."""
+NO_LESSON = {"en": "no lesson {key!r}; the lessons are: {names}",
+             "es": "no hay ninguna lección {key!r}; las lecciones son: {names}"}
+
+
+def find_lesson(key: str, lessons_dir: Path = LESSONS_DIR, lang: str = "en") -> Lesson:
+    """A lesson by number (``5``, ``05``), slug (``lm-head-and-logits``) or stem; an unknown
+    key is a ValueError in ``lang`` that lists the lessons."""
     lessons = load_lessons(lessons_dir)
     for lesson in lessons:
         if key in (lesson.stem, lesson.slug) or (key.isdigit() and int(key) == lesson.number):
             return lesson
     names = ", ".join(f"{lesson.number:02d} {lesson.slug}" for lesson in lessons)
-    raise ValueError(f"no lesson {key!r}; the lessons are: {names}")
+    raise ValueError(NO_LESSON.get(lang, NO_LESSON["en"]).format(key=key, names=names))
 
 
 def code_blocks(text: str) -> list[CodeBlock]:

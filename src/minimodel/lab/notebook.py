@@ -21,9 +21,12 @@ learner folder (``$MINIMODEL_LEARNER_DIR`` or ``~/.minimodel``) by
 
 from __future__ import annotations
 
+import ast
+import dis
 import html
 import inspect
 import os
+import sys
 import textwrap
 import types
 from pathlib import Path
@@ -45,6 +48,12 @@ WORDS = {
                  "es": "Mostrada tras {attempts} intento(s) y {hints} pista(s); queda anotado "
                        "en tu progreso que has visto la solución."},
     "cases": {"en": "{passed}/{total} cases passed", "es": "{passed}/{total} casos superados"},
+    "cannot_send": {"en": "{function}() reads the notebook variable {name} (a {kind}), which "
+                          "cannot be sent to the judge's fresh process; create it inside the "
+                          "function or in a def the function calls.",
+                    "es": "{function}() lee la variable del cuaderno {name} (un {kind}), que no "
+                          "se puede enviar al proceso limpio del juez; créala dentro de la "
+                          "función o en una def a la que llame."},
     "not_solution": {"en": "check() takes your function, a path to a .py file or its source "
                            "text; got {kind}.",
                      "es": "check() recibe tu función, la ruta de un archivo .py o su código "
@@ -57,59 +66,100 @@ def _say(key: str, lang: str, **values: Any) -> str:
 
 
 def _global_names(function: types.FunctionType) -> set[str]:
-    """The global names a function's code (and the code nested in it) reads."""
+    """The global names a function's code (and the code nested in it) reads.
+
+    Only loads of globals count, not attribute names: ``x.mean()`` must not pull in a
+    notebook variable that happens to be called ``mean``.
+    """
     names: set[str] = set()
     codes = [function.__code__]
     while codes:
         code = codes.pop()
-        names.update(code.co_names)
+        names.update(ins.argval for ins in dis.get_instructions(code)
+                     if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"))
         codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
     return names
 
 
-def _imports_for(function: types.FunctionType) -> list[str]:
-    """The import lines and notebook helpers a function needs, from the names it uses.
+def _is_literal(value: Any) -> bool:
+    """A constant whose ``repr`` is Python source for an equal value (``C = 0.044715``)."""
+    try:
+        return type(value) in (bool, int, float, complex, str, bytes, tuple, list, dict) \
+            and ast.literal_eval(repr(value)) == value
+    except (ValueError, SyntaxError, TypeError):
+        return False
+
+
+def _importable(value: Any) -> str | None:
+    """``from module import name`` for an object its module exposes by name, else None."""
+    module = getattr(value, "__module__", None)
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)  # ufuncs
+    if not module or not name or module in ("__main__", "builtins"):
+        return None
+    owner = sys.modules.get(module)
+    return f"from {module} import {name}" if getattr(owner, name, None) is value else None
+
+
+def _imports_for(function: types.FunctionType, lang: str = "en") -> list[str]:
+    """The import lines, constants and notebook helpers a function needs, from the globals
+    it reads.
 
     A cell's ``import numpy as np`` lives in the notebook's globals, not in the function's
     source; the judge runs the source in a fresh process, so every global name the function
-    (or a helper it calls) reads that is a module, an imported function or a helper defined
-    in the notebook is written out again before it.
+    (or a helper it calls) reads that is a module, an imported function, a constant or a
+    helper defined in the notebook is written out again before it. Anything else (an array,
+    ``np.vectorize(...)``) cannot be sent: a clear error says to move it into the function.
     """
     imports: dict[str, str] = {}
+    constants: dict[str, str] = {}
     helpers: dict[str, str] = {}
     todo, seen = [function], {function}
     while todo:
         current = todo.pop()
         for name in sorted(_global_names(current)):
-            value = current.__globals__.get(name)
+            if name not in current.__globals__:
+                continue                                  # a builtin, or a typo the judge reports
+            value = current.__globals__[name]
             if isinstance(value, types.ModuleType):
                 module = value.__name__
                 imports[name] = (f"import {module}" if module == name else
                                  f"import {module} as {name}")
-            elif inspect.isfunction(value) and value.__module__ == "__main__":
+            elif (inspect.isfunction(value) or inspect.isclass(value)) \
+                    and value.__module__ == "__main__":
                 if value not in seen:      # a helper defined in the notebook: its source too
                     seen.add(value)
-                    todo.append(value)
-                    helpers[name] = textwrap.dedent(inspect.getsource(value))
-            elif callable(value) and getattr(value, "__module__", None) not in (None,
-                                                                                "builtins"):
-                imports[name] = (f"from {value.__module__} import {value.__qualname__}"
-                                 + ("" if value.__qualname__ == name else f" as {name}"))
-    return [imports[name] for name in sorted(imports)] + list(reversed(helpers.values()))
+                    todo += ([f for f in vars(value).values() if inspect.isfunction(f)]
+                             if inspect.isclass(value) else [value])
+                    try:   # a class's source is not found in a kernel before Python 3.13
+                        helpers[name] = textwrap.dedent(inspect.getsource(value))
+                    except (OSError, TypeError):
+                        raise ValueError(_say("cannot_send", lang, function=function.__name__,
+                                              name=name, kind="class")) from None
+            elif _importable(value):
+                line = _importable(value)
+                imports[name] = line + ("" if line.endswith(f" import {name}") else f" as {name}")
+            elif _is_literal(value):
+                constants[name] = f"{name} = {value!r}"
+            else:
+                raise ValueError(_say("cannot_send", lang, function=function.__name__,
+                                      name=name, kind=type(value).__name__))
+    return ([imports[name] for name in sorted(imports)]
+            + [constants[name] for name in sorted(constants)] + list(reversed(helpers.values())))
 
 
-def solution_source(solution: Callable[..., Any] | str | os.PathLike) -> tuple[str, str]:
+def solution_source(solution: Callable[..., Any] | str | os.PathLike,
+                    lang: str = "en") -> tuple[str, str]:
     """``(source, shown_as)`` of a function, a ``.py`` path or a source text."""
     if inspect.isfunction(solution):
         body = textwrap.dedent(inspect.getsource(solution))
-        return "\n".join([*_imports_for(solution), "", body]), f"{solution.__name__}()"
+        return "\n".join([*_imports_for(solution, lang), "", body]), f"{solution.__name__}()"
     if isinstance(solution, (str, os.PathLike)):
         text = str(solution)
         if "\n" not in text and text.endswith(".py") and Path(text).is_file():
             return Path(text).read_text(encoding="utf-8"), text
         if "def " in text:
             return text, "source"
-    raise TypeError(_say("not_solution", "en", kind=type(solution).__name__))
+    raise TypeError(_say("not_solution", lang, kind=type(solution).__name__))
 
 
 class Verdict:
@@ -162,7 +212,7 @@ class NotebookExercise:
     def check(self, solution: Callable[..., Any] | str | os.PathLike, *,
               seed: int | None = None, timeout: float | None = None) -> Verdict:
         """Judge ``solution`` on the exercise's cases and record the attempt."""
-        source, shown_as = solution_source(solution)
+        source, shown_as = solution_source(solution, self.lang)
         result = check_solution(self.exercise, source=source, seed=seed, timeout=timeout,
                                 lang=self.lang)
         result["file"] = shown_as
