@@ -174,11 +174,14 @@ class Verdict:
         return bool(self.result["passed"])
 
     def _headline(self) -> str:
+        """``PASSED: 7 of 7 cases passed``: the judge's message already counts the cases
+        ("PASSED: 7/7 cases passed. 7 of 7 cases passed" said it twice)."""
         verdict = translate(EXERCISE_UI, "passed" if self.passed else "failed", self.lang)
+        if self.result.get("message"):
+            return f"{verdict}: {self.result['message']}"
         cases = self.result.get("cases", [])
         done = sum(case["status"] == "passed" for case in cases)
-        count = _say("cases", self.lang, passed=done, total=len(cases))
-        return f"{verdict}: {count}. {self.result.get('message', '')}".strip()
+        return f"{verdict}: {_say('cases', self.lang, passed=done, total=len(cases))}"
 
     def __repr__(self) -> str:
         lines = [self._headline()]
@@ -211,16 +214,28 @@ class NotebookExercise:
 
     def check(self, solution: Callable[..., Any] | str | os.PathLike, *,
               seed: int | None = None, timeout: float | None = None) -> Verdict:
-        """Judge ``solution`` on the exercise's cases and record the attempt."""
-        source, shown_as = solution_source(solution, self.lang)
+        """Judge ``solution`` on the exercise's cases and record the attempt.
+
+        A solution that cannot be sent to the judge (not a function, a file or a source; or a
+        function reading a notebook variable that cannot travel) is a failed verdict saying
+        why, not a traceback; nothing is recorded since the judge did not run.
+        """
+        try:
+            source, shown_as = solution_source(solution, self.lang)
+        except (TypeError, ValueError) as exc:
+            return Verdict({"passed": False, "cases": [], "message": str(exc)}, self.lang)
         result = check_solution(self.exercise, source=source, seed=seed, timeout=timeout,
                                 lang=self.lang)
         result["file"] = shown_as
         record_check(self.progress, self.exercise.id, result, f"notebook:{shown_as}")
         return Verdict(result, self.lang)
 
-    def hint(self) -> str:
-        """The next rung of the hint ladder (the last one again once at the top)."""
+    def hint(self) -> None:
+        """Print the next rung of the hint ladder (the last one again once at the top).
+
+        Prints and returns None, as ``solution`` does: a returned text would be shown a
+        second time, quoted, when the call is a cell's last line.
+        """
         hints = self.exercise.hint_list(self.lang)
         level = climb_hint(self.progress, self.exercise.id, len(hints))
         text = f"{translate(EXERCISE_UI, 'hint', self.lang, k=level, n=len(hints))}: " \
@@ -228,20 +243,18 @@ class NotebookExercise:
         if level == len(hints):
             text += "\n" + translate(EXERCISE_UI, "last_hint", self.lang)
         print(text)
-        return text
 
-    def solution(self) -> str | None:
-        """The reference solution, once there was at least one check or hint."""
+    def solution(self) -> None:
+        """Print the reference solution, once there was at least one check or hint."""
         entry = self.progress.get("exercise", self.exercise.id) or {}
         attempts, hints = int(entry.get("attempts", 0)), int(entry.get("hint_level", 0))
         if attempts == 0 and hints == 0:
             print(_say("try_first", self.lang))
-            return None
+            return
         record_solution_viewed(self.progress, self.exercise.id)
         source = self.exercise.reference_path.read_text(encoding="utf-8")
         print(source.rstrip("\n"))
         print("\n# " + _say("recorded", self.lang, attempts=attempts, hints=hints))
-        return source
 
 
 def exercise(exercise_id: str, lang: str = "en",
