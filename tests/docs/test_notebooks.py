@@ -67,6 +67,24 @@ def test_the_command_writes_the_notebook(tmp_path, capsys):
     assert "the lessons are" in capsys.readouterr().err
 
 
+def test_all_writes_every_lesson_so_links_between_notebooks_land(tmp_path, capsys):
+    lessons = load_lessons()
+    mine = tmp_path / f"{lessons[2].stem}.es.ipynb"
+    mine.write_text("{}", encoding="utf-8")                    # a learner's notebook: kept
+    assert main(["lab", "notebook", "all", "--lang", "es", "--out", str(tmp_path),
+                 "--no-open", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [n["lesson"] for n in report["notebooks"]] == [lesson.stem for lesson in lessons]
+    assert [n["written"] for n in report["notebooks"]].count(False) == 1
+    assert mine.read_text(encoding="utf-8") == "{}"
+    notebook = nbformat.read(tmp_path / f"{lessons[12].stem}.es.ipynb", as_version=4)
+    markdown = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    targets = set(re.findall(r"\]\((\d\d-[\w-]+\.es\.ipynb)", markdown))
+    assert targets and all((tmp_path / name).is_file() for name in targets)
+    assert main(["lab", "notebook", "01", "--out", str(tmp_path / "one"), "--no-open"]) == 0
+    assert "minimodel lab notebook all" in capsys.readouterr().out     # the others are missing
+
+
 def test_a_function_is_sent_with_the_imports_and_helpers_it_uses(tmp_path):
     cells = tmp_path / "cells.py"        # top-level code, as a notebook's cells define it
     cells.write_text("import numpy as np\nfrom numpy import take\n\n\n"
