@@ -216,6 +216,56 @@ def test_a_lessons_code_drawn_figure_is_shown(browser, site):
         assert width > 100, lang
 
 
+def test_every_lesson_page_shows_its_maths_figures_outputs_and_practice(browser, site,
+                                                                        artifacts):
+    """All twenty lessons in both languages, as a newcomer reads them: the maths typeset (no
+    raw $...$, no KaTeX error), every figure loaded and drawn by that language's own run,
+    every code block of the source on the page with an output block after each one that
+    prints, and the practice links (questions, breaks, exercises) leading to pages that
+    exist, in the same language."""
+    from minimodel.lab.lessons import code_blocks, load_lessons
+
+    problems = []
+    for lesson in load_lessons():
+        for lang, prefix in (("en", site), ("es", site / "es")):
+            page = prefix / "lessons" / f"{lesson.stem}.html"
+            _open(browser, page)
+            found = browser.execute_script("""
+                const art = document.querySelector('article');
+                const imgs = [...art.querySelectorAll('img')];
+                return {raw: (art.innerText.match(/\\$[^$\\n]{1,60}\\$/g) || []),
+                        katex: art.querySelectorAll('.katex').length,
+                        errors: art.querySelectorAll('.katex-error').length,
+                        figures: imgs.map(i => [i.src, i.naturalWidth]),
+                        pre: art.querySelectorAll('pre').length,
+                        links: [...art.querySelectorAll('a[href]')].map(a => a.href)
+                                 .filter(h => /\\/(quizzes|lab)\\//.test(h))};""")
+            text = lesson.path(lang, LESSONS_DIR).read_text(encoding="utf-8")
+            blocks = code_blocks(text)
+            where = f"{lang}/{lesson.stem}"
+            if found["raw"] or found["errors"] or ("$" in text and not found["katex"]):
+                problems.append(f"{where}: maths not typeset {found['raw'][:2]}")
+            for src, width in found["figures"]:
+                if f"/figures/{lesson.stem}/{lang}/" not in src or width == 0:
+                    problems.append(f"{where}: figure {src} missing or another language's")
+            printed = sum(block.expected is not None for block in blocks)
+            if found["pre"] < len(blocks) + printed:
+                problems.append(f"{where}: {found['pre']} code/output blocks on the page, "
+                                f"the source has {len(blocks)} + {printed} outputs")
+            kinds = {"quiz": "/quizzes/", "breaks": "/lab/breaks/", "exercises": "/lab/exercises/"}
+            for kind, part in kinds.items():
+                if getattr(lesson, kind) and not any(part in h for h in found["links"]):
+                    problems.append(f"{where}: no link to its {kind}")
+            for href in found["links"]:
+                target = Path(urlparse(href).path)
+                in_es = "/es/" in urlparse(href).path
+                if not target.is_file() or in_es != (lang == "es"):
+                    problems.append(f"{where}: practice link {href} is broken or leaves {lang}")
+        if lesson.number in (4, 13, 19):
+            browser.save_screenshot(str(artifacts / f"lesson-{lesson.stem}.es.png"))
+    assert problems == []
+
+
 def test_code_blocks_fit_at_1280_px(browser, site, artifacts):
     browser.set_window_size(1280, 900)
     try:

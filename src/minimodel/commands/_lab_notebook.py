@@ -22,10 +22,12 @@ NOTEBOOK_EXTRA = 'pip install -e ".[notebook]"'
 EPILOG = """\
 examples:
   minimodel lab notebook 05                  # write minimodel-notebooks/05-....ipynb, open it
+  minimodel lab notebook all --no-open       # every lesson (links between lessons then work)
   minimodel lab notebook layer-norm --lang es
   minimodel lab notebook 01 --out ~/notes --no-open
   minimodel lab notebook 01 --json --no-open
       -> {"lesson", "lang", "path", "written", "opened", "open_with"}
+         (with all: {"lang", "folder", "notebooks": [{"lesson", "path", "written"}], ...})
 
 The notebook is generated from the lesson's source: its code cells are the lesson's code
 blocks, and each exercise of the lesson ends it with a cell that checks your function through
@@ -41,10 +43,12 @@ def _has(module: str) -> bool:
 def cmd_notebook(args: argparse.Namespace) -> int:
     if not _has("jupytext") or not _has("nbformat"):
         raise ValueError(say("notebook.command.needs", args.lang, extra=NOTEBOOK_EXTRA))
-    from minimodel.lab.lessons import find_lesson
-    from minimodel.site.notebooks import write_notebook  # jupytext: an optional dependency
+    from minimodel.lab.lessons import find_lesson, load_lessons
+    from minimodel.site.notebooks import notebook_name, write_notebook  # jupytext: optional
 
-    lesson = find_lesson(args.lesson)
+    if args.lesson == "all":
+        return _all_notebooks(args)
+    lesson = find_lesson(args.lesson, lang=args.lang)
     path, written = write_notebook(lesson, args.lang, Path(args.out), force=args.force)
     open_with = [sys.executable, "-m", "jupyterlab", str(path)]
     can_open = _has("jupyterlab")
@@ -55,14 +59,43 @@ def cmd_notebook(args: argparse.Namespace) -> int:
                           "open_with": " ".join(open_with) if can_open else None}))
         return OK
     lang = args.lang
-    print(say("notebook.command.wrote" if written else "notebook.command.kept", lang,
-              path=str(path)))
+    print(say("notebook.command.wrote" if written else "notebook.command.kept", lang, path=str(path)))
+    if any(not (path.parent / notebook_name(other, lang)).exists() for other in load_lessons()):
+        print(say("notebook.command.links", lang))    # a lesson a link may lead to is not written
     if not opened:
         command = f"jupyter lab {path}" if can_open else \
             say("notebook.command.install", lang, extra=NOTEBOOK_EXTRA, path=str(path))
         print(say("notebook.command.open_it", lang, command=command))
         return OK
     print(say("notebook.command.opening", lang), flush=True)
+    return subprocess.call(open_with)
+
+
+def _all_notebooks(args: argparse.Namespace) -> int:
+    """``lab notebook all``: every lesson's notebook in one folder (a learner's own kept), so
+    the links between lessons land on notebooks; JupyterLab opens the folder."""
+    from minimodel.lab.lessons import load_lessons
+    from minimodel.site.notebooks import write_notebook
+
+    folder = Path(args.out)
+    made = [(lesson.stem, *write_notebook(lesson, args.lang, folder, force=args.force))
+            for lesson in load_lessons() if lesson.path(args.lang).is_file()]
+    written = sum(1 for _, _, new in made if new)
+    open_with = [sys.executable, "-m", "jupyterlab", str(folder)]
+    can_open = _has("jupyterlab")
+    if args.json:
+        print(json.dumps({"lang": args.lang, "folder": str(folder), "notebooks": [
+            {"lesson": stem, "path": str(path), "written": new} for stem, path, new in made],
+            "opened": False, "open_with": " ".join(open_with) if can_open else None}))
+        return OK
+    print(say("notebook.command.all", args.lang, written=written, kept=len(made) - written,
+              folder=folder))
+    if not can_open or args.no_open:
+        command = f"jupyter lab {folder}" if can_open else \
+            say("notebook.command.install", args.lang, extra=NOTEBOOK_EXTRA, path=str(folder))
+        print(say("notebook.command.open_it", args.lang, command=command))
+        return OK
+    print(say("notebook.command.opening", args.lang), flush=True)
     return subprocess.call(open_with)
 
 
@@ -74,7 +107,7 @@ def register_notebook(sub) -> None:
                     "one check cell per exercise) and open it in JupyterLab if installed.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("lesson", help="the lesson: number (5, 05), slug (lm-head-and-logits) or "
-                                  "file stem (05-lm-head-and-logits)")
+                                  "file stem (05-lm-head-and-logits); all: every lesson")
     p.add_argument("--lang", choices=["en", "es"], default="en", help="language (default en)")
     p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                    help=f"folder for the notebook (default ./{DEFAULT_OUT}/)")

@@ -67,9 +67,21 @@ def cmd_status(args: argparse.Namespace) -> int:
             console.print(Text(say("lab.other_quiz", lang, **quiz), style="dim"))
     console.print(Text(say("lab.done_means", lang), style="dim"))
     nxt = summary["next"]
-    console.print(say("lab.next_is", lang, what=_step_label(nxt, lang)) if nxt
+    console.print(say("lab.next_is", lang, what=_next_label(summary, lang)) if nxt
                   else say("lab.path_done", lang))
     return OK
+
+
+def _next_label(summary: dict[str, Any], lang: str) -> str:
+    """The next step named with its lesson ("01-embedding-lookup · its questions (1)"): on
+    its own line, "read the lesson" or "its questions" does not say which."""
+    nxt = summary["next"]
+    for lesson in summary["path"]:
+        for step in lesson["steps"]:
+            if (step["kind"], step["id"]) == (nxt["kind"], nxt["id"]):
+                label = _step_label(step, lang, step.get("questions", 0))
+                return f"{lesson['lesson']} · {label}"
+    return _step_label(nxt, lang)
 
 
 def _cli(argv: list[str], capture: bool) -> tuple[int, str]:
@@ -178,7 +190,7 @@ def cmd_done(args: argparse.Namespace) -> int:
     from minimodel.lab.progress import Progress
 
     progress = Progress(args.learner_dir)
-    step = learning_path.mark_read(progress, args.lesson)
+    step = learning_path.mark_read(progress, args.lesson, args.lang)
     if args.json:
         print(json.dumps({"lesson": step.id, "status": "read"}))
     else:

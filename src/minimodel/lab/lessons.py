@@ -43,6 +43,8 @@ from typing import Any
 
 import yaml
 
+from minimodel.messages import say
+
 LESSONS_DIR = Path(__file__).resolve().parent / "content" / "lessons"
 LANGS = ("en", "es")
 
@@ -152,14 +154,15 @@ def load_lessons(lessons_dir: Path = LESSONS_DIR) -> list[Lesson]:
     return lessons
 
 
-def find_lesson(key: str, lessons_dir: Path = LESSONS_DIR) -> Lesson:
-    """A lesson by number (``5``, ``05``), slug (``lm-head-and-logits``) or stem."""
+def find_lesson(key: str, lessons_dir: Path = LESSONS_DIR, lang: str = "en") -> Lesson:
+    """A lesson by number (``5``, ``05``), slug (``lm-head-and-logits``) or stem; an unknown
+    key is a ValueError in ``lang`` that lists the lessons."""
     lessons = load_lessons(lessons_dir)
     for lesson in lessons:
         if key in (lesson.stem, lesson.slug) or (key.isdigit() and int(key) == lesson.number):
             return lesson
     names = ", ".join(f"{lesson.number:02d} {lesson.slug}" for lesson in lessons)
-    raise ValueError(f"no lesson {key!r}; the lessons are: {names}")
+    raise ValueError(say("lab.no_lesson", lang, wanted=repr(key), names=names))
 
 
 def code_blocks(text: str) -> list[CodeBlock]:

@@ -56,9 +56,14 @@ def steps(lessons: list[Lesson] | None = None) -> list[Step]:
     return out
 
 
-def state(step: Step, progress: Progress) -> dict[str, Any]:
+def state(step: Step, progress: Progress,
+          questions: dict[str, Any] | None = None) -> dict[str, Any]:
     """``{"status", "done", "skipped"}`` plus, for a quiz, ``attempts``, ``right`` (best
-    take), ``total`` (the graded questions) and ``questions`` (all, self-marked recall too)."""
+    take), ``total`` (the graded questions) and ``questions`` (all, self-marked recall too).
+
+    ``questions`` is :func:`all_questions` when the caller walks many steps: reading and
+    checking every quiz file once per quiz step made ``lab status`` take seconds.
+    """
     marks = progress.get("path", step.key) or {}
     if step.kind == "lesson":
         status = marks.get("status", "not started")
@@ -68,7 +73,7 @@ def state(step: Step, progress: Progress) -> dict[str, Any]:
         attempts = int(record.get("attempts", 0))
         out = {"status": "taken" if attempts else record.get("status", "not started"),
                "done": attempts > 0, "attempts": attempts, "right": record.get("best_score"),
-               "total": record.get("total", _graded(step.lesson.quiz)),
+               "total": record.get("total", _graded(step.lesson.quiz, questions)),
                "questions": len(step.lesson.quiz)}
     else:
         status = (progress.get(step.kind, step.id) or {}).get("status", "not started")
@@ -77,16 +82,17 @@ def state(step: Step, progress: Progress) -> dict[str, Any]:
     return out
 
 
-def _graded(question_ids: list[str]) -> int:
+def _graded(question_ids: list[str], questions: dict[str, Any] | None = None) -> int:
     """How many of these questions are graded (recall questions are self-marked)."""
-    questions = all_questions()
+    questions = all_questions() if questions is None else questions
     return sum(questions[q].kind in AUTO_GRADED for q in question_ids if q in questions)
 
 
 def pending(progress: Progress, lessons: list[Lesson] | None = None) -> Step | None:
     """The first step neither done nor skipped (None at the end of the path)."""
+    questions = all_questions()
     for step in steps(lessons):
-        found = state(step, progress)
+        found = state(step, progress, questions)
         if not found["done"] and not found["skipped"]:
             return step
     return None
@@ -97,9 +103,9 @@ def mark(progress: Progress, step: Step, status: str) -> None:
     progress.record("path", step.key, status)
 
 
-def mark_read(progress: Progress, key: str) -> Step:
+def mark_read(progress: Progress, key: str, lang: str = "en") -> Step:
     """``lab done LESSON``: the lesson (number, slug or stem) is read."""
-    lesson = find_lesson(key)
+    lesson = find_lesson(key, lang=lang)
     step = Step("lesson", lesson.stem, lesson)
     mark(progress, step, "read")
     return step
@@ -128,9 +134,11 @@ def work_place(progress: Progress, step: Step) -> Path:
 def summary(progress: Progress, lang: str) -> list[dict[str, Any]]:
     """The path lesson by lesson: ``[{"lesson", "title", "steps": [{"kind", "id", ...state}]}]``."""
     out: list[dict[str, Any]] = []
+    questions = all_questions()
     for step in steps():
         if step.kind == "lesson":
             out.append({"lesson": step.id, "title": step.lesson.titles.get(
                 lang, step.lesson.titles["en"]), "steps": []})
-        out[-1]["steps"].append({"kind": step.kind, "id": step.id, **state(step, progress)})
+        out[-1]["steps"].append({"kind": step.kind, "id": step.id,
+                                 **state(step, progress, questions)})
     return out

@@ -44,8 +44,10 @@ def practice_section(lesson: Lesson, lang: str) -> str:
     # each question id -> the quiz file it lives in (the phase quiz or a lesson's own quiz)
     owner = {qid: quiz for quiz in load_all() for qid in quiz.ids}
     lines = [""]
-    for quiz_id in dict.fromkeys(owner[qid].id for qid in lesson.quiz):
-        lines.append(f"**{say('site.quiz', lang)}** ([{say('site.quiz_page', lang)}]"
+    # the link is named after its own quiz: a lesson's quiz is not "the phase 13 quiz"
+    for quiz in {owner[qid].id: owner[qid] for qid in lesson.quiz}.values():
+        quiz_id = quiz.id
+        lines.append(f"**{say('site.quiz', lang)}** ([{pick(quiz.title, lang)}]"
                      f"(../quizzes/{quiz_id}.md)):")
         lines.append("")
         lines += [f"- {qid}: {pick(owner[qid].question(qid).title, lang)}"
