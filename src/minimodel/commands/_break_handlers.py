@@ -1,5 +1,5 @@
 """What each ``minimodel break`` subcommand does: the learner's flow (list, start, run, hint,
-check, diff, reset) and the maintainers' tools (validate, rehash).
+check, diff, reset) and the maintainers' tool (validate).
 
 The options are declared in :mod:`minimodel.commands.break_`; the engine (workspaces, patches,
 child processes, texts) lives in :mod:`minimodel.lab.breaks`. Each handler records the
@@ -303,12 +303,3 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print("ok: every break applies, shows its symptom, fails its checks and is fixed by its "
               "diff" if not problems else f"{len(problems)} problem(s)")
     return OK if not problems else FAILED
-
-
-def cmd_rehash(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks import rehash
-
-    stamped = rehash(args.break_id, keys=args.key)
-    print(f"stamped {len(stamped)} Spanish text(s) as translated from the current English: "
-          f"{', '.join(stamped) or '-'}")
-    return OK

@@ -154,8 +154,9 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help='print {"restored", "removed", ...}')
 
     p = _sub(sub, "validate", "check every break against the current library (maintainers)",
-             "For every break, in a temporary workspace: texts complete in en/es and no stale\n"
-             "Spanish; the bug patch applies; the experiment shows its symptom; the checks fail\n"
+             "For every break, in a temporary workspace: its fields and files are there (its\n"
+             "translations: `minimodel lab validate --section translations`); the bug patch\n"
+             "applies; the experiment shows its symptom; the checks fail\n"
              "when broken and pass after the fix diff (our patch code and `patch -p1`); reset\n"
              "restores the manifest. Exit 1 when there is any problem.",
              ["minimodel break validate", "minimodel break validate --json"],
@@ -163,15 +164,3 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help='print {"ok", "problems"}')
     p.add_argument("--no-patch-command", action="store_true",
                    help="do not also apply the fix with the `patch` program")
-
-    p = _sub(sub, "rehash", "mark Spanish texts as translated from the current English",
-             "Stamp es_source_hash in a break.yaml with the hash of the current English text:\n"
-             "for the texts named with --key, or else only those whose hash is missing/TODO.\n"
-             "Do this after updating the Spanish of a text whose English changed.",
-             ["minimodel break rehash tie-by-copy",
-              "minimodel break rehash tie-by-copy --key intro --key 'hints[2]'"],
-              handlers.cmd_rehash)
-    p.add_argument("break_id", metavar="ID")
-    p.add_argument("--key", action="append", default=None, metavar="KEY",
-                   help="text to stamp: title, summary, intro, observe, explanation, "
-                        "predict[N] or hints[N] (repeatable)")

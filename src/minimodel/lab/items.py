@@ -12,7 +12,7 @@ reason), so a forgotten link is an error, not a silent orphan.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -20,7 +20,7 @@ import yaml
 from minimodel.lab.breaks import load_all as load_breaks
 from minimodel.lab.exercises.registry import all_exercises
 from minimodel.lab.lessons import FRONT_MATTER, Lesson, linked_ids, load_lessons
-from minimodel.lab.quiz.loader import all_questions
+from minimodel.lab.quiz.loader import every_question
 
 KINDS = ("question", "break", "exercise")
 LESSONLESS_PATH = Path(__file__).resolve().parent / "content" / "lessonless.yaml"
@@ -28,12 +28,14 @@ LESSONLESS_PATH = Path(__file__).resolve().parent / "content" / "lessonless.yaml
 
 @dataclass(frozen=True)
 class Item:
-    """One lab item; ``lesson`` is the stem of the lesson that lists it (None if none does)."""
+    """One lab item; ``lesson`` is the stem of the lesson that lists it (None if none does),
+    ``path`` the YAML file that holds its texts."""
 
     id: str
     kind: str
     titles: dict[str, str]
     lesson: str | None = None
+    path: Path | None = None
 
 
 def load_lessonless(path: Path = LESSONLESS_PATH) -> dict[str, list[str]]:
@@ -46,10 +48,12 @@ def load_lessonless(path: Path = LESSONLESS_PATH) -> dict[str, list[str]]:
 
 def _raw_items() -> list[Item]:
     """Every item with its titles, lesson not yet set."""
-    items = [Item(q.id, "question", dict(q.title)) for q in all_questions().values()]
-    items += [Item(b.id, "break", {lang: b.text("title", lang) for lang in ("en", "es")})
-              for b in load_breaks()]
-    items += [Item(e.id, "exercise", dict(e.title)) for e in all_exercises()]
+    items = [Item(q.id, "question", dict(q.title), path=q.path)
+             for q in every_question()]
+    items += [Item(b.id, "break", {lang: b.text("title", lang) for lang in ("en", "es")},
+                   path=b.folder / "break.yaml") for b in load_breaks()]
+    items += [Item(e.id, "exercise", dict(e.title), path=e.folder / "exercise.yaml")
+              for e in all_exercises()]
     return items
 
 
@@ -61,7 +65,7 @@ def load_items(lessons: list[Lesson] | None = None) -> list[Item]:
         for kind in KINDS:
             for item_id in linked_ids(lesson, kind):
                 owner.setdefault((kind, item_id), lesson.stem)
-    return [Item(i.id, i.kind, i.titles, owner.get((i.kind, i.id))) for i in _raw_items()]
+    return [replace(i, lesson=owner.get((i.kind, i.id))) for i in _raw_items()]
 
 
 def link_problems(lessons: list[Lesson] | None = None, items: list[Item] | None = None,
@@ -76,7 +80,9 @@ def link_problems(lessons: list[Lesson] | None = None, items: list[Item] | None 
     lessonless = load_lessonless() if lessonless is None else lessonless
     known = {(i.kind, i.id) for i in items}
     owners: dict[tuple[str, str], list[str]] = {}
-    problems = []
+    problems = [f"{kind} id {item_id!r} is used by more than one file; give each its own id"
+                for kind, item_id in sorted(known) if sum(
+                    (i.kind, i.id) == (kind, item_id) for i in items) > 1]
     for lesson in lessons:
         for kind in KINDS:
             for item_id in linked_ids(lesson, kind):

@@ -15,7 +15,7 @@ Public functions: :func:`list_breaks`, :func:`load_break`, :func:`validate_all`.
 
 from __future__ import annotations
 
-from minimodel.lab.breaks.catalog import Break, list_breaks, load_all, load_break, rehash
+from minimodel.lab.breaks.catalog import Break, list_breaks, load_all, load_break
 from minimodel.lab.patching import PatchError, apply_patch_to_texts, make_diff, parse_patch
 from minimodel.lab.breaks.workspace import Workspace, WorkspaceError, start
 
@@ -28,5 +28,5 @@ def validate_all(use_patch_command: bool = True) -> list[str]:
 
 
 __all__ = ["Break", "PatchError", "Workspace", "WorkspaceError", "apply_patch_to_texts",
-           "list_breaks", "load_all", "load_break", "make_diff", "parse_patch", "rehash",
-           "start", "validate_all"]
+           "list_breaks", "load_all", "load_break", "make_diff", "parse_patch", "start",
+           "validate_all"]

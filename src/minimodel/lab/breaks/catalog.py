@@ -16,19 +16,17 @@ A break folder holds::
 that exactly those fail in a fresh broken workspace, so a check that silently stopped working is
 noticed even while another check of the same break fails.
 
-Every bilingual text is ``{en: ..., es: ..., es_source_hash: ...}``. ``es_source_hash`` is the
-hash of the English text the Spanish was translated from (the first 12 hex digits of its
-sha256, as in the quizzes), so editing the English makes ``validate_all()`` flag the Spanish as
-stale until someone updates it and re-stamps the hash (``minimodel break rehash``).
+Every bilingual text is ``{en: ..., es: ..., es_source_hash: ...}``, as in the quizzes: the
+stamp is the hash of the English the Spanish was translated from (:mod:`minimodel.lab.freshness`,
+``minimodel lab rehash``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -36,16 +34,10 @@ from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 from minimodel.lab.lessons import lesson_positions, path_order
 
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "breaks"
-HASH_LEN = 12
 TEXT_FIELDS = ("title", "summary", "intro", "observe", "explanation")
 LIST_FIELDS = ("predict", "hints")
 MIN_FAKES = 3
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-
-
-def english_hash(text: str) -> str:
-    """Hash of an English text as stored in ``es_source_hash`` (whitespace at the ends ignored)."""
-    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:HASH_LEN]
 
 
 @dataclass
@@ -108,14 +100,6 @@ class Break:
         return {"id": self.id, "title": self.text("title", lang),
                 "summary": self.text("summary", lang), "hints": len(self.data.get("hints") or []),
                 "predictions": len(self.data.get("predict") or [])}
-
-    def text_nodes(self) -> Iterator[tuple[str, Any]]:
-        """``(where, node)`` for every bilingual text of the break."""
-        for key in TEXT_FIELDS:
-            yield key, self.data.get(key)
-        for key in LIST_FIELDS:
-            for i, node in enumerate(self.data.get(key) or []):
-                yield f"{key}[{i + 1}]", node
 
 
 def _load(folder: Path) -> Break:
@@ -185,6 +169,9 @@ def structure_problems(brk: Break) -> list[str]:
     for key in TEXT_FIELDS + LIST_FIELDS:
         if key not in brk.data:
             p.append(f"{where}: field {key!r} is missing")
+        nodes = brk.data.get(key) if key in LIST_FIELDS else [brk.data.get(key)]
+        if any(not isinstance(node, dict) for node in nodes or []):
+            p.append(f"{where}: field {key!r} must hold {{en, es, es_source_hash}} texts")
     hints, predict = brk.data.get("hints") or [], brk.data.get("predict") or []
     if not 3 <= len(hints) <= 4:
         p.append(f"{where}: has {len(hints)} hints; the ladder needs 3 or 4")
@@ -208,62 +195,3 @@ def structure_problems(brk: Break) -> list[str]:
     for name in sorted(set(on_disk) - set(listed)):
         p.append(f"{where}: fakes/{name}.patch is not listed under 'fakes' in break.yaml")
     return p
-
-
-def rehash(break_id: str, keys: list[str] | None = None,
-           content_dir: Path | None = None) -> list[str]:
-    """Stamp ``es_source_hash`` with the hash of the current English text.
-
-    Only the texts named in ``keys`` (``"title"``, ``"hints[2]"``...) or, with ``keys=None``,
-    only the ones whose hash is missing or ``TODO``: stamping a stale translation blindly would
-    hide it. The YAML file is edited line by line, so comments and layout are kept. Returns the
-    stamped names.
-    """
-    from minimodel._fileio import atomic_write_text
-
-    brk = load_break(break_id, content_dir)
-    path = brk.folder / "break.yaml"
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    root = yaml.compose("".join(lines))
-    stamped: list[str] = []
-    for name, node in _hash_nodes(root):
-        en = _scalar(node, "en")
-        value_node = _value_node(node, "es_source_hash")
-        if en is None or value_node is None:
-            continue
-        stored = value_node.value
-        if keys is None and stored not in ("", "TODO", None):
-            continue
-        if keys is not None and name not in keys:
-            continue
-        line, col = value_node.start_mark.line, value_node.start_mark.column
-        end = value_node.end_mark.column if value_node.end_mark.line == line else len(lines[line])
-        lines[line] = lines[line][:col] + f'"{english_hash(en)}"' + lines[line][end:]
-        stamped.append(name)
-    if stamped:
-        atomic_write_text(path, "".join(lines))
-    return stamped
-
-
-def _scalar(mapping: yaml.MappingNode, key: str) -> str | None:
-    node = _value_node(mapping, key)
-    return node.value if isinstance(node, yaml.ScalarNode) else None
-
-
-def _value_node(mapping: yaml.MappingNode, key: str):
-    for k, v in mapping.value:
-        if isinstance(k, yaml.ScalarNode) and k.value == key:
-            return v
-    return None
-
-
-def _hash_nodes(root: yaml.Node) -> Iterator[tuple[str, yaml.MappingNode]]:
-    if not isinstance(root, yaml.MappingNode):
-        return
-    for k, v in root.value:
-        if k.value in TEXT_FIELDS and isinstance(v, yaml.MappingNode):
-            yield k.value, v
-        elif k.value in LIST_FIELDS and isinstance(v, yaml.SequenceNode):
-            for i, item in enumerate(v.value):
-                if isinstance(item, yaml.MappingNode):
-                    yield f"{k.value}[{i + 1}]", item

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from minimodel._fileio import atomic_write_text
+from minimodel.lab.freshness import without_stamps
 from minimodel.lab.i18n import DEFAULT_LANG
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.quiz import schema
@@ -37,6 +37,7 @@ class Question:
     answer: Any
     explanation: dict[str, str]
     rubric: list[dict[str, str]] = field(default_factory=list)
+    path: Path | None = None   # the quiz file that holds it
 
     def export(self) -> dict[str, Any]:
         """The stable machine-readable form; ``rubric`` only for recall."""
@@ -99,11 +100,13 @@ def read_checked(path: Path) -> tuple[Any, list[str]]:
 
 
 def build(data: dict[str, Any], path: Path) -> Quiz:
-    """A Quiz from parsed YAML that :func:`read_checked` found sound."""
+    """A Quiz from parsed YAML that :func:`read_checked` found sound (texts without their
+    translation stamps)."""
+    data = without_stamps(data)
     questions = [
         Question(id=q["id"], kind=q["kind"], title=q["title"], prompt=q["prompt"],
                  choices=list(q.get("choices") or []), answer=q["answer"],
-                 explanation=q["explanation"], rubric=list(q.get("rubric") or []))
+                 explanation=q["explanation"], rubric=list(q.get("rubric") or []), path=path)
         for q in data["questions"]
     ]
     return Quiz(id=data["id"], title=data["title"], questions=questions, path=path,
@@ -121,15 +124,22 @@ def list_quizzes(content_dir: str | os.PathLike | None = None) -> list[str]:
     return lessons + [p.stem for p in quiz_files(content_dir) if p.stem not in lessons]
 
 
-def all_questions(content_dir: str | os.PathLike | None = None) -> dict[str, Question]:
-    """Every question of every (valid) quiz file by id, the first file's when an id repeats
-    (``validate`` reports the repeat)."""
-    questions: dict[str, Question] = {}
+def every_question(content_dir: str | os.PathLike | None = None) -> list[Question]:
+    """Every question of every valid quiz file, a repeated id included (the links section of
+    ``minimodel lab validate`` reports it)."""
+    questions = []
     for path in quiz_files(content_dir):
         data, problems = read_checked(path)
         if not problems:
-            for question in build(data, path).questions:
-                questions.setdefault(question.id, question)
+            questions += build(data, path).questions
+    return questions
+
+
+def all_questions(content_dir: str | os.PathLike | None = None) -> dict[str, Question]:
+    """Every question by id, the first file's when an id repeats."""
+    questions: dict[str, Question] = {}
+    for question in every_question(content_dir):
+        questions.setdefault(question.id, question)
     return questions
 
 
@@ -204,17 +214,3 @@ def _checked(path: Path) -> tuple[dict[str, Any], Path]:
     if problems:
         raise ValueError(f"quiz file {path} is invalid: " + "; ".join(problems))
     return data, path
-
-
-def rehash(quiz_id: str, translated: str | None = None, questions: list[str] | None = None,
-           content_dir: str | os.PathLike | None = None) -> list[str]:
-    """Update the hash lines of a quiz file (atomically); returns the remaining hash problems."""
-    path = quiz_path(quiz_id, content_dir)
-    data, problems = read_checked(path)
-    if problems:
-        raise ValueError(f"fix {path.name} before rehashing: " + "; ".join(problems))
-    text = path.read_text(encoding="utf-8")
-    new_text = schema.rehash_text(text, translated, set(questions) if questions else None)
-    if new_text != text:
-        atomic_write_text(path, new_text)
-    return schema.hash_problems(schema.load_yaml(new_text))
