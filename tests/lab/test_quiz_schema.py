@@ -77,9 +77,7 @@ BREAKS = {
     "missing es": (lambda d: _q(d, "q-13-02")["prompt"].pop("es"),
                    "question q-13-02 field prompt: 'es' is a required property"),
     "blank en": (lambda d: _q(d, "q-13-02")["explanation"].update(en="   "),
-                 "question q-13-02 explanation: the 'en' text is blank"),
-    "duplicate id": (lambda d: _q(d, "q-13-02").update(id="q-13-01"),
-                     "question id q-13-01 is used twice"),
+                 "question q-13-02 explanation: the 'en' text is missing or blank"),
     "negative tolerance": (lambda d: _q(d, "q-13-15")["answer"].update(tolerance=-0.1),
                            "question q-13-15 field answer.tolerance: -0.1 is less than the "
                            "minimum of 0"),

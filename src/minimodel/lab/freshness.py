@@ -1,4 +1,4 @@
-"""Both languages present, and each Spanish text translated from the current English.
+"""Each Spanish text translated from the current English, each lesson in both languages.
 
 Every bilingual text of a quiz question or a break carries, beside its two languages, the
 hash of the English it was translated from::
@@ -28,6 +28,8 @@ import yaml
 
 from minimodel._fileio import atomic_write_text
 from minimodel.lab.i18n import LANGS
+from minimodel.lab.items import Item
+from minimodel.lab.items import texts as item_texts
 from minimodel.lab.lessons import FRONT_MATTER, LESSONS_DIR, load_lessons, split_front_matter
 
 HASH_LEN = 12
@@ -58,7 +60,7 @@ def _scalar(mapping: yaml.MappingNode, key: str) -> str | None:
     return node.value if isinstance(node, yaml.ScalarNode) else None
 
 
-def item_node(root: yaml.Node, item_id: str) -> yaml.MappingNode | None:
+def _item_node(root: yaml.Node, item_id: str) -> yaml.MappingNode | None:
     """The mapping whose ``id`` is ``item_id``: the file itself (a break) or an entry of one
     of its lists (a quiz file's ``questions``)."""
     candidates = [root] if isinstance(root, yaml.MappingNode) else []
@@ -68,7 +70,7 @@ def item_node(root: yaml.Node, item_id: str) -> yaml.MappingNode | None:
     return next((n for n in candidates if _scalar(n, "id") == item_id), None)
 
 
-def texts(node: yaml.Node, name: str = "") -> Iterator[tuple[str, yaml.MappingNode]]:
+def _text_nodes(node: yaml.Node, name: str = "") -> Iterator[tuple[str, yaml.MappingNode]]:
     """``(name, mapping)`` for every bilingual text under ``node``: a mapping whose ``en`` is a
     string; lists number their entries from 1 (``hints[2]``)."""
     if isinstance(node, yaml.MappingNode):
@@ -76,28 +78,28 @@ def texts(node: yaml.Node, name: str = "") -> Iterator[tuple[str, yaml.MappingNo
             yield name, node
             return
         for key, value in node.value:
-            yield from texts(value, f"{name}.{key.value}" if name else key.value)
+            yield from _text_nodes(value, f"{name}.{key.value}" if name else key.value)
     elif isinstance(node, yaml.SequenceNode):
         for i, value in enumerate(node.value, 1):
-            yield from texts(value, f"{name}[{i}]")
+            yield from _text_nodes(value, f"{name}[{i}]")
 
 
-def text_problems(item_id: str, kind: str, node: yaml.MappingNode) -> list[str]:
-    """Each text of one item missing a language, never stamped, or stamped from older English."""
+def stale_texts(item: Item) -> list[str]:
+    """Each text of one item whose Spanish was never stamped or was stamped from older English
+    (a missing or blank language is :func:`minimodel.lab.items.text_problems`'s)."""
     problems = []
-    for name, text in texts(node):
-        where = f"{kind} {item_id} {name}"
-        missing = [lang for lang in LANGS if not (_scalar(text, lang) or "").strip()]
-        stamp, now = _scalar(text, STAMP), english_hash(_scalar(text, "en"))
-        if missing:
-            problems += [f"{where}: the {lang!r} text is missing or blank; write it" for lang in missing]
-        elif stamp in (None, "", "TODO"):
+    for name, text in item_texts(item.data):
+        where, stamp = f"{item.kind} {item.id} {name}", text.get(STAMP)
+        now = english_hash(text["en"])
+        if not all(isinstance(text.get(lang), str) and text[lang].strip() for lang in LANGS):
+            continue
+        if stamp in (None, "", "TODO"):
             problems.append(f"{where}: the Spanish has no {STAMP}; once it is reviewed, run "
-                            f"`minimodel lab rehash {item_id}`")
+                            f"`minimodel lab rehash {item.id}`")
         elif stamp != now:
             problems.append(f"{where}: the Spanish was translated from another English (stamp "
                             f"{stamp!r}, English now {now!r}); update 'es', then run "
-                            f"`minimodel lab rehash {item_id} --key {name}`")
+                            f"`minimodel lab rehash {item.id} --key {name}`")
     return problems
 
 
@@ -109,10 +111,10 @@ def stamp(path: Path, item_id: str, keys: list[str] | None = None) -> list[str]:
     so comments and layout are kept. Returns the stamped names.
     """
     source = path.read_text(encoding="utf-8").rstrip("\n") + "\n"
-    node = item_node(yaml.compose(source), item_id)
+    node = _item_node(yaml.compose(source), item_id)
     if node is None:
         raise ValueError(f"{path.name} has no item with id {item_id!r}")
-    found = dict(texts(node))
+    found = dict(_text_nodes(node))
     unknown = sorted(set(keys or []) - set(found))
     if unknown:
         raise ValueError(f"{item_id} has no text {', '.join(unknown)}; its texts are "
@@ -142,7 +144,7 @@ def stamp(path: Path, item_id: str, keys: list[str] | None = None) -> list[str]:
     return stamped
 
 
-def rehash(items: list, item_id: str, keys: list[str] | None = None) -> list[str]:
+def rehash(items: list[Item], item_id: str, keys: list[str] | None = None) -> list[str]:
     """Stamp the texts of the question or break called ``item_id`` among ``items``
     (:func:`minimodel.lab.items.load_items`; see :func:`stamp`)."""
     item = next((i for i in items if i.id == item_id and i.kind in TRANSLATED), None)
@@ -169,14 +171,8 @@ def lesson_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
     return problems
 
 
-def translation_problems(items: list) -> list[str]:
+def translation_problems(items: list[Item]) -> list[str]:
     """Every missing or stale translation of the questions and breaks among ``items``
     (:func:`minimodel.lab.items.load_items`) and of the lessons."""
-    problems: list[str] = []
-    roots: dict[Path, yaml.Node] = {}
-    for item in items:
-        if item.kind in TRANSLATED:
-            if item.path not in roots:
-                roots[item.path] = yaml.compose(item.path.read_text(encoding="utf-8"))
-            problems += text_problems(item.id, item.kind, item_node(roots[item.path], item.id))
-    return problems + lesson_problems()
+    return [p for item in items if item.kind in TRANSLATED for p in stale_texts(item)] + \
+        lesson_problems()

@@ -28,12 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
+from minimodel.lab.items import FOLDERS, item_files, read_yaml, text_problems
 from minimodel.lab.lessons import lesson_positions, path_order
 
-CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "breaks"
+CONTENT_DIR = FOLDERS["break"][0]
 TEXT_FIELDS = ("title", "summary", "intro", "observe", "explanation")
 LIST_FIELDS = ("predict", "hints")
 MIN_FAKES = 3
@@ -104,10 +103,7 @@ class Break:
 
 def _load(folder: Path) -> Break:
     path = folder / "break.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not valid YAML ({exc})") from exc
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping at the top level")
     files = {"patch": str(data.get("patch", "bug.patch")),
@@ -118,10 +114,7 @@ def _load(folder: Path) -> Break:
 
 
 def break_folders(content_dir: Path | None = None) -> list[Path]:
-    root = content_dir or CONTENT_DIR
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.iterdir() if (p / "break.yaml").is_file())
+    return [path.parent for path in item_files("break", content_dir)]
 
 
 def load_all(content_dir: Path | None = None) -> list[Break]:
@@ -155,8 +148,8 @@ def list_breaks() -> list[dict[str, Any]]:
 
 
 def structure_problems(brk: Break) -> list[str]:
-    """Missing fields and files of one break (no running; the translations are checked by
-    :mod:`minimodel.lab.freshness`)."""
+    """Missing fields, texts and files of one break (no running; the translations' freshness
+    is :mod:`minimodel.lab.freshness`'s)."""
     p: list[str] = []
     where = f"break {brk.id}"
     if brk.id != brk.folder.name:
@@ -172,6 +165,7 @@ def structure_problems(brk: Break) -> list[str]:
         nodes = brk.data.get(key) if key in LIST_FIELDS else [brk.data.get(key)]
         if any(not isinstance(node, dict) for node in nodes or []):
             p.append(f"{where}: field {key!r} must hold {{en, es, es_source_hash}} texts")
+    p += text_problems({key: brk.data.get(key) for key in TEXT_FIELDS + LIST_FIELDS}, where)
     hints, predict = brk.data.get("hints") or [], brk.data.get("predict") or []
     if not 3 <= len(hints) <= 4:
         p.append(f"{where}: has {len(hints)} hints; the ladder needs 3 or 4")

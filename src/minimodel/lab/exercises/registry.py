@@ -24,14 +24,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-import jsonschema
-import yaml
-
 from minimodel.lab.i18n import DEFAULT_LANG, EXERCISE_UI, LANGS, pick, translate
+from minimodel.lab.items import FOLDERS, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import lesson_positions, path_order
 from minimodel.lab.patching import PatchError, apply_patch_to_texts
 
-CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "exercises"
+CONTENT_DIR = FOLDERS["exercise"][0]
 SRC_DIR = Path(__file__).resolve().parents[3]  # the folder holding the minimodel package
 
 # Statuses a whole check can end with and the finer per-case ones.
@@ -188,13 +186,10 @@ def _load_module(path: Path) -> ModuleType:
 def parse_exercise(folder: Path) -> Exercise:
     """Read and schema-check one exercise folder; raise ValueError naming the file on problems."""
     path = folder / "exercise.yaml"
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        jsonschema.validate(raw, _SCHEMA)
-    except (yaml.YAMLError, jsonschema.ValidationError) as exc:
-        msg = getattr(exc, "message", str(exc))
-        where = "/".join(str(p) for p in getattr(exc, "absolute_path", []))
-        raise ValueError(f"{path}: invalid exercise definition at '{where}': {msg}") from exc
+    raw = read_yaml(path)
+    problems = schema_problems(raw, _SCHEMA)
+    if problems:
+        raise ValueError(f"{path}: invalid exercise definition: {'; '.join(problems)}")
     if raw["id"] != folder.name:
         raise ValueError(f"{path}: id {raw['id']!r} must equal the folder name {folder.name!r}")
     if len(raw["hints"]["en"]) != len(raw["hints"]["es"]):
@@ -205,8 +200,7 @@ def parse_exercise(folder: Path) -> Exercise:
 
 @lru_cache(maxsize=1)
 def _parsed() -> tuple[Exercise, ...]:
-    folders = sorted(p for p in CONTENT_DIR.iterdir() if (p / "exercise.yaml").is_file())
-    return tuple(parse_exercise(f) for f in folders)
+    return tuple(parse_exercise(path.parent) for path in item_files("exercise", CONTENT_DIR))
 
 
 def _all() -> list[Exercise]:

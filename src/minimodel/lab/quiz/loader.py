@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from minimodel.lab.freshness import without_stamps
 from minimodel.lab.i18n import DEFAULT_LANG
+from minimodel.lab.items import FOLDERS, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.quiz import schema
 
-CONTENT_DIR = Path(__file__).resolve().parents[1] / "content" / "quizzes"
+CONTENT_DIR = FOLDERS["question"][0]
 
 
 @dataclass(frozen=True)
@@ -81,19 +80,16 @@ def content_folder(content_dir: str | os.PathLike | None) -> Path:
 
 def quiz_files(content_dir: str | os.PathLike | None = None) -> list[Path]:
     """The quiz YAML files, sorted by name (an empty list when the folder is missing)."""
-    folder = content_folder(content_dir)
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    return item_files("question", content_folder(content_dir))
 
 
 def read_checked(path: Path) -> tuple[Any, list[str]]:
     """Parse one file; problems are returned (not raised) so validate can list them all."""
     try:
-        data = schema.load_yaml(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        return None, [f"not valid YAML: {exc}".replace("\n", " ")]
-    problems = schema.schema_problems(data)
+        data = read_yaml(path)
+    except ValueError as exc:
+        return None, ["not valid YAML" + str(exc).split("not valid YAML", 1)[1]]
+    problems = schema_problems(data, schema.QUIZ_SCHEMA)
     if not problems:
         problems = schema.semantic_problems(data, expected_id=path.stem)
     return data, problems
@@ -195,22 +191,17 @@ def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
     """
     if content_dir is None and _is_lesson(quiz_id):
         return lesson_quiz(quiz_id, lang=lang)
-    path = quiz_path(quiz_id, content_dir, lang=lang)
+    return _load_file(quiz_path(quiz_id, content_dir, lang=lang))
+
+
+def load_all(content_dir: str | os.PathLike | None = None) -> list[Quiz]:
+    """Every quiz file, loaded and validated (the lessons' quizzes are views of them)."""
+    return [_load_file(path) for path in quiz_files(content_dir)]
+
+
+def _load_file(path: Path) -> Quiz:
     data, problems = read_checked(path)
     if problems:
         raise ValueError(f"quiz file {path} is invalid: " + "; ".join(problems)
                          + " (run `minimodel quiz validate` for the full list)")
     return build(data, path)
-
-
-def load_all(content_dir: str | os.PathLike | None = None) -> list[Quiz]:
-    """Every quiz file, loaded and validated (the lessons' quizzes are views of them)."""
-    return [load_quiz(path.stem, content_dir) if content_dir is not None
-            else build(*_checked(path)) for path in quiz_files(content_dir)]
-
-
-def _checked(path: Path) -> tuple[dict[str, Any], Path]:
-    data, problems = read_checked(path)
-    if problems:
-        raise ValueError(f"quiz file {path} is invalid: " + "; ".join(problems))
-    return data, path

@@ -26,10 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
-import yaml
-
 from minimodel.lab.i18n import LANGS
+from minimodel.lab.items import load_yaml, text_problems  # noqa: F401 - load_yaml re-exported
 from minimodel.lab.quiz.text import canonical_phrase
 
 KINDS = ("single", "multi", "order", "numeric", "short", "recall")
@@ -120,55 +118,16 @@ QUIZ_SCHEMA: dict[str, Any] = {
 }
 
 
-def load_yaml(text: str) -> Any:
-    """``yaml.safe_load`` through libyaml when available (same safety, ~10x faster)."""
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
-def _where(error: jsonschema.ValidationError, data: Any) -> str:
-    """Readable location of a schema error, naming the question id when there is one."""
-    path = list(error.absolute_path)
-    if len(path) >= 2 and path[0] == "questions" and isinstance(path[1], int):
-        try:
-            qid = data["questions"][path[1]].get("id", f"#{path[1]}")
-        except (AttributeError, IndexError, KeyError, TypeError):
-            qid = f"#{path[1]}"
-        rest = ".".join(str(p) for p in path[2:])
-        return f"question {qid}" + (f" field {rest}" if rest else "")
-    return "field " + ".".join(str(p) for p in path) if path else "top level"
-
-
-def schema_problems(data: Any) -> list[str]:
-    """Every JSON-schema violation of ``data`` as a one-line message."""
-    validator = jsonschema.Draft202012Validator(QUIZ_SCHEMA)
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
-    return [f"{_where(e, data)}: {e.message}" for e in errors]
-
-
-def _blank_texts(value: Any, where: str) -> list[str]:
-    """Texts that are present but only whitespace (the schema only checks minLength)."""
-    if isinstance(value, dict):
-        return [f"{where}: the {lang!r} text is blank; write it or remove the question"
-                for lang in LANGS if isinstance(value.get(lang), str) and not value[lang].strip()]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _blank_texts(v, f"{where} choice {i}")]
-    return []
-
-
 def semantic_problems(data: dict[str, Any], expected_id: str | None = None) -> list[str]:
-    """Checks a JSON schema cannot express. Assumes :func:`schema_problems` found nothing."""
+    """Checks a JSON schema cannot express (a repeated id is the links section's:
+    :func:`minimodel.lab.items.link_problems`). Assumes the schema found nothing."""
     problems: list[str] = []
     if expected_id is not None and data["id"] != expected_id:
         problems.append(f"quiz id {data['id']!r} differs from its file name {expected_id!r}; "
                         "rename one so they match")
-    seen: set[str] = set()
     for q in data["questions"]:
         qid, kind, answer = q["id"], q["kind"], q["answer"]
-        if qid in seen:
-            problems.append(f"question id {qid} is used twice; give each question its own id")
-        seen.add(qid)
-        for field in ("title", "prompt", "explanation", "choices", "rubric"):
-            problems += _blank_texts(q.get(field), f"question {qid} {field}")
+        problems += text_problems(q, f"question {qid}")
         n = len(q.get("choices") or [])
         indices = [answer] if kind == "single" else answer if kind in ("multi", "order") else []
         for index in indices:
@@ -181,8 +140,6 @@ def semantic_problems(data: dict[str, Any], expected_id: str | None = None) -> l
         if kind == "order" and answer == list(range(n)):
             problems.append(f"question {qid}: the choices are already in the right order; "
                             "shuffle them in the file so the order is not given away")
-        if kind == "recall":
-            problems += _blank_texts(answer, f"question {qid} model answer")
         if kind == "short":
             problems += _short_form_problems(qid, answer)
     return problems
