@@ -8,13 +8,12 @@ hash of the English it was translated from::
       es: ¿Qué filas de E reciben gradiente?
       es_source_hash: "3f2a9c0d41be"    # english_hash(en) when the Spanish was written
 
-So editing an English text flags exactly the Spanish text next to it, until someone updates
-the Spanish and runs ``minimodel lab rehash ITEM --key NAME``. A text is any mapping with an
-``en`` string inside an item (``title``, ``choices[2]``, ``hints[3]``, ``answer.unit``...);
-a new text may start without a stamp (or with ``es_source_hash: TODO``): ``lab rehash ITEM``
-stamps those. Lessons are files instead: ``NN-slug.es.md`` beside ``NN-slug.md``, with the
-same front-matter lists. :func:`translation_problems` is the one check
-(``minimodel lab validate --section translations``).
+So editing an English text flags exactly the Spanish text next to it until someone updates
+the Spanish and runs ``minimodel lab rehash ITEM --key NAME`` (a text is named as in
+:func:`minimodel.lab.items.texts`: ``title``, ``choices[2]``, ``answer.unit``...). A new text
+starts without a stamp (or ``TODO``); ``lab rehash ITEM`` stamps those. Lessons are files:
+``NN-slug.es.md`` beside ``NN-slug.md``, with the same front-matter lists.
+:func:`translation_problems` is the one check (``lab validate --section translations``).
 """
 
 from __future__ import annotations

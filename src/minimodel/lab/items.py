@@ -1,25 +1,18 @@
 """The lab's content model: every quiz question, break and exercise is an :class:`Item`.
 
-An item has an id, a kind (``question``, ``break``, ``exercise``), its texts in English and
-Spanish (``{en, es}`` mappings anywhere in its YAML), the file that holds it and its lesson.
-The files are read here, once, for every kind::
+An item has an id, a kind (``question``, ``break``, ``exercise``), texts in English and
+Spanish (``{en, es}`` mappings anywhere in its YAML), its file and its lesson. Every kind's
+files are read here (:data:`FOLDERS`, :func:`read_yaml`: errors name file, line and column),
+and here are the checks they share: JSON-schema errors named by item id
+(:func:`schema_problems`), both languages in every text (:func:`text_problems`), one id per
+item and the lesson links (:func:`link_problems`). :mod:`.quiz.loader`,
+:mod:`.breaks.catalog` and :mod:`.exercises.registry` build their objects on top.
 
-    content/quizzes/<quiz-id>.yaml            questions: [{id, kind, title, prompt, ...}]
-    content/breaks/<id>/break.yaml            one break (its patch and scripts beside it)
-    content/exercises/<id>/exercise.yaml      one exercise (its reference and wrong/ beside it)
+The lesson is never written in the item's file: it comes from the lessons' front matter
+(``quiz:``, ``breaks:``, ``exercises:``), the ONE place where a lesson links to its items. An
+item no lesson lists must be named in ``content/lessonless.yaml`` (with the reason), so a
+forgotten link is an error, not a silent orphan::
 
-and the checks every kind shares live here too: YAML that parses (:func:`read_yaml`), a JSON
-schema whose errors name the item (:func:`schema_problems`), both languages in every text
-(:func:`text_problems`), one id per item and the lesson links (:func:`link_problems`). The
-kinds' own modules (:mod:`.quiz.loader`, :mod:`.breaks.catalog`,
-:mod:`.exercises.registry`) build their objects from these items' data.
-
-The lesson is never written in the item's own file: it comes from the lessons' front matter
-(``quiz:``, ``breaks:``, ``exercises:``), the ONE place where a lesson links to its lab items.
-An item no lesson lists must be named in ``content/lessonless.yaml`` (with the reason), so a
-forgotten link is an error, not a silent orphan.
-
-    from minimodel.lab.items import load_items
     [item for item in load_items() if item.lesson is None]   # the lesson-less ones
 """
 

@@ -55,10 +55,6 @@ class Break:
     def texts(self, key: str, lang: str) -> list[str]:
         return [pick(item, lang).strip() for item in self.data.get(key) or []]
 
-    @property
-    def title(self) -> str:
-        return self.text("title", "en")
-
     def path(self, role: str) -> Path:
         return self.folder / self.files[role]
 
@@ -113,13 +109,9 @@ def _load(folder: Path) -> Break:
                  order=int(data.get("order", 100)), files=files)
 
 
-def break_folders(content_dir: Path | None = None) -> list[Path]:
-    return [path.parent for path in item_files("break", content_dir)]
-
-
 def load_all(content_dir: Path | None = None) -> list[Break]:
     """Every break, in the lessons' order (then ``order`` for the lesson-less ones)."""
-    breaks = [_load(folder) for folder in break_folders(content_dir)]
+    breaks = [_load(path.parent) for path in item_files("break", content_dir)]
     positions = lesson_positions("break")
     return sorted(breaks, key=lambda b: (path_order(b.id, b.order, positions), b.id))
 

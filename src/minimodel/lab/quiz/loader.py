@@ -120,22 +120,14 @@ def list_quizzes(content_dir: str | os.PathLike | None = None) -> list[str]:
     return lessons + [p.stem for p in quiz_files(content_dir) if p.stem not in lessons]
 
 
-def every_question(content_dir: str | os.PathLike | None = None) -> list[Question]:
-    """Every question of every valid quiz file, a repeated id included (the links section of
-    ``minimodel lab validate`` reports it)."""
-    questions = []
+def all_questions(content_dir: str | os.PathLike | None = None) -> dict[str, Question]:
+    """Every question of every valid quiz file by id, the first file's when an id repeats
+    (the links section of ``minimodel lab validate`` reports the repeat)."""
+    questions: dict[str, Question] = {}
     for path in quiz_files(content_dir):
         data, problems = read_checked(path)
-        if not problems:
-            questions += build(data, path).questions
-    return questions
-
-
-def all_questions(content_dir: str | os.PathLike | None = None) -> dict[str, Question]:
-    """Every question by id, the first file's when an id repeats."""
-    questions: dict[str, Question] = {}
-    for question in every_question(content_dir):
-        questions.setdefault(question.id, question)
+        for question in [] if problems else build(data, path).questions:
+            questions.setdefault(question.id, question)
     return questions
 
 
