@@ -168,7 +168,7 @@ def test_the_shipped_links_and_translations_are_sound(capsys):
 
 
 @pytest.mark.parametrize("argv", [["lab"], ["lab", "status"], ["lab", "validate"],
-                                  ["lab", "next"], ["lab", "done"]])
+                                  ["lab", "next"], ["lab", "done"], ["lab", "rehash"]])
 def test_lab_help_has_examples(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main([*argv, "--help"])

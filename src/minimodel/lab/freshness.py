@@ -70,10 +70,10 @@ def _item_node(root: yaml.Node, item_id: str) -> yaml.MappingNode | None:
 
 
 def _text_nodes(node: yaml.Node, name: str = "") -> Iterator[tuple[str, yaml.MappingNode]]:
-    """``(name, mapping)`` for every bilingual text under ``node``: a mapping whose ``en`` is a
-    string; lists number their entries from 1 (``hints[2]``)."""
+    """``(name, mapping)`` for every bilingual text under ``node``, named as by
+    :func:`minimodel.lab.items.texts`."""
     if isinstance(node, yaml.MappingNode):
-        if _scalar(node, "en") is not None:
+        if any(_scalar(node, lang) is not None for lang in LANGS):
             yield name, node
             return
         for key, value in node.value:
@@ -88,10 +88,10 @@ def stale_texts(item: Item) -> list[str]:
     (a missing or blank language is :func:`minimodel.lab.items.text_problems`'s)."""
     problems = []
     for name, text in item_texts(item.data):
-        where, stamp = f"{item.kind} {item.id} {name}", text.get(STAMP)
-        now = english_hash(text["en"])
         if not all(isinstance(text.get(lang), str) and text[lang].strip() for lang in LANGS):
             continue
+        where, stamp = f"{item.kind} {item.id} {name}", text.get(STAMP)
+        now = english_hash(text["en"])
         if stamp in (None, "", "TODO"):
             problems.append(f"{where}: the Spanish has no {STAMP}; once it is reviewed, run "
                             f"`minimodel lab rehash {item.id}`")
@@ -121,7 +121,8 @@ def stamp(path: Path, item_id: str, keys: list[str] | None = None) -> list[str]:
     edits: list[tuple[int, int, str]] = []   # (start, end, replacement) in the file's text
     stamped = []
     for name, text in found.items():
-        if name not in keys if keys else _scalar(text, STAMP) not in (None, "", "TODO"):
+        skip = name not in keys if keys else _scalar(text, STAMP) not in (None, "", "TODO")
+        if skip or _scalar(text, "en") is None:    # no English: nothing to stamp it with
             continue
         stamped.append(name)
         value = f'"{english_hash(_scalar(text, "en"))}"'

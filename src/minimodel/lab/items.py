@@ -100,10 +100,10 @@ def schema_problems(data: Any, schema: dict[str, Any]) -> list[str]:
 
 
 def texts(data: Any, name: str = "") -> list[tuple[str, dict[str, Any]]]:
-    """``(name, text)`` for every bilingual text in parsed YAML: a mapping whose ``en`` is a
-    string (``title``, ``choices[2]``, ``hints[3]``; lists number from 1)."""
+    """``(name, text)`` for every bilingual text in parsed YAML: a mapping with an ``en`` or
+    ``es`` string (``title``, ``choices[2]``, ``hints[3]``; lists number from 1)."""
     if isinstance(data, dict):
-        if isinstance(data.get("en"), str):
+        if any(isinstance(data.get(lang), str) for lang in LANGS):
             return [(name, data)]
         return [t for key, value in data.items()
                 for t in texts(value, f"{name}.{key}" if name else str(key))]
