@@ -34,6 +34,10 @@ FOLDERS = {"question": (CONTENT_DIR / "quizzes", "*.yaml"),
            "break": (CONTENT_DIR / "breaks", "*/break.yaml"),
            "exercise": (CONTENT_DIR / "exercises", "*/exercise.yaml")}
 LESSONLESS_PATH = CONTENT_DIR / "lessonless.yaml"
+# The JSON schema of one text; es_source_hash is the translation's stamp (lab.freshness).
+TEXT_SCHEMA = {"type": "object", "required": list(LANGS), "additionalProperties": False,
+               "properties": {**{lang: {"type": "string", "minLength": 1} for lang in LANGS},
+                              "es_source_hash": {"type": "string"}}}
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from minimodel.lab.i18n import DEFAULT_LANG, EXERCISE_UI, LANGS, pick, translate
-from minimodel.lab.items import FOLDERS, item_files, read_yaml, schema_problems
+from minimodel.lab.items import FOLDERS, TEXT_SCHEMA, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import lesson_positions, path_order
 from minimodel.lab.patching import PatchError, apply_patch_to_texts
 
@@ -37,8 +37,6 @@ OVERALL_STATUSES = ("passed", "wrong", "error", "timeout", "forbidden")
 CASE_STATUSES = ("passed", "wrong", "shape", "dtype", "error", "forbidden", "timeout",
                  "not run")
 
-_TEXT = {"type": "object", "required": list(LANGS),
-         "properties": {lang: {"type": "string", "minLength": 1} for lang in LANGS}}
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["id", "order", "function", "args", "outputs", "title", "statement", "hints",
@@ -53,7 +51,7 @@ _SCHEMA: dict[str, Any] = {
         "outputs": {"type": "array", "minItems": 1, "items": {
             "type": "object", "required": ["name"], "additionalProperties": False,
             "properties": {"name": {"type": "string"}, "sparse_rows": {"type": "boolean"}}}},
-        "title": _TEXT, "statement": _TEXT, "stub_doc": _TEXT,
+        "title": TEXT_SCHEMA, "statement": TEXT_SCHEMA, "stub_doc": TEXT_SCHEMA,
         "hints": {"type": "object", "required": list(LANGS), "properties": {
             lang: {"type": "array", "minItems": 2, "items": {"type": "string", "minLength": 1}}
             for lang in LANGS}},

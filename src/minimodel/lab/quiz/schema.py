@@ -27,7 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 from minimodel.lab.i18n import LANGS
-from minimodel.lab.items import load_yaml, text_problems  # noqa: F401 - load_yaml re-exported
+from minimodel.lab.items import TEXT_SCHEMA, text_problems
+from minimodel.lab.items import load_yaml  # noqa: F401 - re-exported (grading, terminology)
 from minimodel.lab.quiz.text import canonical_phrase
 
 KINDS = ("single", "multi", "order", "numeric", "short", "recall")
@@ -36,15 +37,6 @@ AUTO_GRADED = ("single", "multi", "order", "numeric", "short")
 # q-13-01 (the first quiz) or q-<lesson slug>-<k> (q-layer-norm-1)
 QUESTION_ID = r"^q-[a-z0-9]+(-[a-z0-9]+)*-[0-9]+$"
 QUIZ_ID = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-
-_TEXT = {
-    "type": "object",
-    "required": list(LANGS),
-    "properties": {**{lang: {"type": "string", "minLength": 1} for lang in LANGS},
-                   "es_source_hash": {"type": "string"}},   # checked by lab.freshness
-    "additionalProperties": False,
-}
-
 
 def _when(kind: str, answer: dict, choices: dict, rubric: dict | None = None) -> dict:
     then: dict[str, Any] = {"properties": {"answer": answer, "choices": choices,
@@ -71,7 +63,7 @@ QUIZ_SCHEMA: dict[str, Any] = {
         "questions": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/question"}},
     },
     "$defs": {
-        "text": _TEXT,
+        "text": TEXT_SCHEMA,
         "question": {
             "type": "object",
             "required": ["id", "kind", "title", "prompt", "answer", "explanation"],
