@@ -43,16 +43,20 @@ def _progress(args: argparse.Namespace):
     return Progress(args.learner_dir)
 
 
-def _record(args: argparse.Namespace, break_id: str, status: str | None, **detail: Any) -> None:
+def _record(args: argparse.Namespace, break_id: str, status: str | None,
+            count: str | None = None, **detail: Any) -> None:
     """Record progress. Statuses: started -> observed (ran) -> attempted (checked) -> fixed.
 
     ``status=None`` keeps the current one (hints, diff, reset). "fixed" is sticky: a later
     reset or failing check does not undo it (``last_check`` tells the latest result).
+    ``count`` names a counter of the entry to add one to (``checks_run``, ``resets``).
     """
     progress = _progress(args)
-    previous = (progress.get("break", break_id) or {}).get("status")
-    if previous == "fixed" or status is None:
-        status = previous or "started"
+    entry = progress.get("break", break_id) or {}
+    if entry.get("status") == "fixed" or status is None:
+        status = entry.get("status") or "started"
+    if count:
+        detail[count] = int(entry.get(count, 0)) + 1
     progress.record("break", break_id, status, **detail)
 
 
@@ -97,24 +101,19 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_start(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks import Workspace, WorkspaceError, load_break, start
+    from minimodel.lab.breaks import load_break, start
     from minimodel.lab.i18n import break_text as t
 
     lang = args.lang or DEFAULT_LANG
     brk = load_break(args.break_id, lang=lang)
-    try:
-        previous = Workspace.open(args.workdir)
-    except WorkspaceError:
-        previous = None
     ws = start(brk, args.workdir, lang=lang, force=args.force)
-    restarted = previous is not None and previous.break_id == brk.id
     _record(args, brk.id, "started", workdir=str(ws.root), lang=lang)
     if args.json:
         _print_json({"break": brk.id, "workdir": str(ws.root), "notes": str(ws.notes_path),
-                     "lang": lang, "files": len(ws.manifest), "restarted": restarted})
+                     "lang": lang, "files": len(ws.manifest), "restarted": ws.restarted})
         return OK
     print(t("started", lang, id=brk.id, title=brk.text("title", lang), root=ws.root))
-    if restarted:
+    if ws.restarted:
         print(t("restarted", lang))
     print(_para(brk.text("intro", lang)))
     print()
@@ -185,7 +184,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     hints = brk.texts("hints", lang)
-    number, _new = ws.next_hint(len(hints))
+    number = ws.next_hint(len(hints))
     _record(args, brk.id, None, hints_used=ws.hints_shown)
     if args.json:
         _print_json({"break": brk.id, "hint": number, "total": len(hints),
@@ -223,10 +222,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                      seed=args.seed)
     fixed = is_fixed(run)
     details = check_details(run, lang)
-    progress = _progress(args)
-    checks_run = int((progress.get("break", brk.id) or {}).get("checks_run", 0)) + 1
-    _record(args, brk.id, "fixed" if fixed else "attempted", last_check=fixed,
-            checks_run=checks_run, hints_used=ws.hints_shown)
+    _record(args, brk.id, "fixed" if fixed else "attempted", count="checks_run",
+            last_check=fixed, hints_used=ws.hints_shown)
     if args.json:
         _print_json({"fixed": fixed, "break": brk.id, "workdir": str(ws.root),
                      "details": details, "exit_code": run.returncode, "seed": run.seed,
@@ -275,8 +272,7 @@ def cmd_reset(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     result = ws.reset(notes=args.notes)
-    resets = int((_progress(args).get("break", brk.id) or {}).get("resets", 0)) + 1
-    _record(args, brk.id, None, resets=resets)
+    _record(args, brk.id, None, count="resets")
     if args.json:
         _print_json({"break": brk.id, "workdir": str(ws.root), **result,
                      "matches_manifest": True})

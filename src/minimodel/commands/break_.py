@@ -94,8 +94,8 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help='print {"break", "workdir", ...}')
 
     p = _sub(sub, "run", "run the experiment that shows the symptom (predict first)",
-             "Run the break's experiment in a child process with PYTHONPATH=DIR, so that\n"
-             "`import minimodel` is the workspace copy, and show its output. Refuses (exit 2)\n"
+             "Run the break's experiment in a child process where `import minimodel` is the\n"
+             "workspace copy DIR/minimodel, and show its output. Refuses (exit 2)\n"
              "until every 'Prediction N' section of DIR/NOTES.md has some text.",
              ["minimodel break run --workdir /tmp/b1",
               "minimodel break run --workdir /tmp/b1 --skip-predictions --lang es"],

@@ -16,6 +16,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from minimodel._fileio import atomic_write_json
+
 LAB_DIR = Path(__file__).resolve().parent
 PACKAGE_DIR = LAB_DIR.parent
 MANIFEST = LAB_DIR / "content" / "MANIFEST.json"
@@ -50,8 +52,6 @@ def current() -> dict[str, str]:
 
 
 def write_manifest() -> Path:
-    from minimodel._fileio import atomic_write_json
-
     return atomic_write_json(MANIFEST, {"sha256": current()}, indent=1)
 
 

@@ -29,10 +29,8 @@ from typing import Callable, NoReturn
 SYMPTOM = "SYMPTOM:"
 CAUSE_REMAINS = "CAUSE REMAINS:"
 TOKEN = ""  # set by the runner's bootstrap before any workspace code runs
-WORKSPACE_ENV = "MINIMODEL_BREAK_WORKSPACE"
 LANG_ENV = "MINIMODEL_BREAK_LANG"
 SEED_ENV = "MINIMODEL_BREAK_SEED"
-WRONG_COPY_EXIT = 97
 
 
 def lang() -> str:
@@ -55,25 +53,10 @@ def symptom(en: str, es: str) -> None:
 
 
 def use_workspace():
-    """Import minimodel and stop unless it is the workspace copy; returns the module.
-
-    Why: the whole point of a break is to run the *broken* copy. If ``import minimodel``
-    found the installed package instead, the experiment would show nothing and a check would
-    pass without any fix.
-    """
+    """The ``minimodel`` module the script tests: the runner's bootstrap has already mapped it
+    to the workspace copy and refused to start otherwise."""
     import minimodel
 
-    where = os.path.realpath(os.path.dirname(minimodel.__file__))
-    workspace = os.environ.get(WORKSPACE_ENV)
-    if workspace:
-        expected = os.path.join(os.path.realpath(workspace), "minimodel")
-        if where != expected:
-            print(tr(f"error: `import minimodel` found {where}, not the workspace copy "
-                     f"{expected}; run this script through `minimodel break run/check`",
-                     f"error: `import minimodel` encontró {where}, no la copia del espacio de "
-                     f"trabajo {expected}; ejecuta este script con `minimodel break run/check`"),
-                  file=sys.stderr)
-            sys.exit(WRONG_COPY_EXIT)
     return minimodel
 
 
@@ -125,12 +108,8 @@ class Checks:
 
     def failing(self) -> list[tuple[str, str]]:
         """``[(check_id, message)]`` of the checks that do not hold, silently."""
-        out = []
-        for check_id, _, fn in self.cases:
-            problem = self._run_one(fn)
-            if problem is not None:
-                out.append((check_id, problem))
-        return out
+        return [(check_id, problem) for check_id, _, fn in self.cases
+                if (problem := self._run_one(fn)) is not None]
 
     def finish(self) -> NoReturn:
         passed = failed = 0

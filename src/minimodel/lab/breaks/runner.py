@@ -27,12 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from minimodel.lab.breaks.harness import (CAUSE_REMAINS, LANG_ENV, SEED_ENV, SYMPTOM,
-                                          WORKSPACE_ENV, WRONG_COPY_EXIT)
+from minimodel.lab.breaks.harness import CAUSE_REMAINS, LANG_ENV, SEED_ENV, SYMPTOM
+from minimodel.lab.i18n import break_text as t
 from minimodel.lab.subprocess_runner import clean_env, run_child
 
 HARNESS = Path(__file__).with_name("harness.py")
 HARNESS_MODULE = "minimodel_break_harness"
+WORKSPACE_ENV = "MINIMODEL_BREAK_WORKSPACE"
+WRONG_COPY_EXIT = 97
 
 BOOTSTRAP = f"""\
 import importlib.machinery, os, runpy, sys
@@ -89,15 +91,6 @@ class ScriptRun:
         return self.stderr.strip().splitlines()[-lines:]
 
 
-def child_env(workdir: Path, lang: str, seed: int | None = None) -> dict[str, str]:
-    """A clean environment (``-I`` ignores PYTHON* variables anyway) that carries the seed of
-    the invariants' random sizes."""
-    extra = {WORKSPACE_ENV: str(workdir), LANG_ENV: lang}
-    if seed is not None:
-        extra[SEED_ENV] = str(int(seed))
-    return clean_env(keep=("PATH", "HOME", "TMPDIR", "SYSTEMROOT"), **extra)
-
-
 def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str = "en",
                timeout: float = 120.0, echo: Callable[[str], None] | None = None,
                seed: int | None = None) -> ScriptRun:
@@ -110,12 +103,16 @@ def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str 
     workdir = Path(workdir).resolve()
     token = secrets.token_hex(8)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    # A clean environment (``-I`` ignores PYTHON* variables anyway) plus the workspace, the
+    # language and the seed of the invariants' random sizes.
+    env = clean_env(keep=("PATH", "HOME", "TMPDIR", "SYSTEMROOT"), **{
+        WORKSPACE_ENV: str(workdir), LANG_ENV: lang, SEED_ENV: str(seed)})
     harness_dir = Path(tempfile.mkdtemp(prefix="minimodel-harness-"))
     try:
         shutil.copyfile(HARNESS, harness_dir / f"{HARNESS_MODULE}.py")
         shown = (lambda line: echo(line.replace(f" {token} ", " "))) if echo else None
         done = run_child([sys.executable, "-I", "-B", "-c", BOOTSTRAP, str(harness_dir),
-                          str(script)], cwd=workdir, env=child_env(workdir, lang, seed),
+                          str(script)], cwd=workdir, env=env,
                          timeout=timeout, on_line=shown, stdin_text=token + "\n")
     finally:
         shutil.rmtree(harness_dir, ignore_errors=True)
@@ -141,8 +138,6 @@ def parse_checks(stdout: str, token: str) -> list[dict[str, Any]]:
 
 def check_details(run: ScriptRun, lang: str = "en") -> list[dict[str, Any]]:
     """Per-check details, plus one synthetic entry when the script crashed or timed out."""
-    from minimodel.lab.i18n import break_text as t
-
     details = list(run.checks)
     if run.timed_out:
         details.append({"id": "timeout", "ok": False, "description": t("check_timeout", lang),

@@ -43,22 +43,18 @@ def _tail(run: ScriptRun) -> str:
     return f"exit code {run.returncode}: " + " / ".join(lines)
 
 
-def apply_diff_with_own_code(ws: Workspace, diff: str) -> list[str]:
-    """Apply a ``a/minimodel/...`` diff to the workspace with our patch code; returns the
-    patched paths."""
-    texts: dict[str, str] = {}
-    for fp in parse_patch(diff):
-        rel = fp.target(1)
-        texts[rel] = (ws.root / rel).read_text(encoding="utf-8")
-    new = apply_patch_to_texts(diff, texts, strip=1)
-    for rel, text in new.items():
+def apply_diff_with_own_code(ws: Workspace, diff: str) -> None:
+    """Apply a ``a/minimodel/...`` diff to the workspace with our patch code."""
+    texts = {fp.target(1): (ws.root / fp.target(1)).read_text(encoding="utf-8")
+             for fp in parse_patch(diff)}
+    for rel, text in apply_patch_to_texts(diff, texts, strip=1).items():
         (ws.root / rel).write_bytes(text.encode("utf-8"))
-    return sorted(new)
 
 
-def apply_fix_with_own_code(ws: Workspace) -> list[str]:
-    """Apply ``ws.fix_diff()`` with our patch code; returns the patched paths."""
-    return apply_diff_with_own_code(ws, ws.fix_diff())
+def _differ_from_library(ws: Workspace, package_dir: Path) -> list[str]:
+    """The patched files of ``ws`` whose bytes are not the library's."""
+    return [rel for rel in ws.state["patched_files"]
+            if (ws.root / rel).read_bytes() != (package_dir.parent / rel).read_bytes()]
 
 
 def apply_fix_with_patch_command(ws: Workspace) -> str | None:
@@ -107,12 +103,11 @@ def validate_break(brk: Break, use_patch_command: bool = True,
             problems += _fake_rejected(brk, ws, fake["name"])
 
         try:
-            apply_fix_with_own_code(ws)
+            apply_diff_with_own_code(ws, ws.fix_diff())
         except PatchError as exc:
             return problems + [f"{where}: the fix diff does not apply with our patch code: {exc}"]
-        for rel in ws.state["patched_files"]:
-            if (ws.root / rel).read_bytes() != (package_dir.parent / rel).read_bytes():
-                problems.append(f"{where}: after the fix diff, {rel} differs from the library")
+        problems += [f"{where}: after the fix diff, {rel} differs from the library"
+                     for rel in _differ_from_library(ws, package_dir)]
         fixed = run_script(ws.root, check, "en", brk.timeout)
         if not is_fixed(fixed):
             failed = [f"{c['id']}: {c['message']}" for c in fixed.checks if not c["ok"]]
@@ -136,10 +131,8 @@ def validate_break(brk: Break, use_patch_command: bool = True,
             elif outcome == "":
                 # Same bytes as after our own patch code (checked above to pass), so the
                 # checks need not run a third time.
-                for rel in ws.state["patched_files"]:
-                    if (ws.root / rel).read_bytes() != (package_dir.parent / rel).read_bytes():
-                        problems.append(f"{where}: after `patch -p1`, {rel} differs from the "
-                                        "library")
+                problems += [f"{where}: after `patch -p1`, {rel} differs from the library"
+                             for rel in _differ_from_library(ws, package_dir)]
     return problems
 
 
@@ -204,8 +197,6 @@ def validate_all(use_patch_command: bool = True, workers: int = 2) -> list[str]:
         return [str(exc)]
     if not breaks:
         return ["no breaks found in minimodel/lab/content/breaks"]
-    problems: list[str] = []   # a repeated id: the links section (lab.items)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for found in pool.map(lambda b: validate_break(b, use_patch_command), breaks):
-            problems.extend(found)
-    return problems
+        found = pool.map(lambda b: validate_break(b, use_patch_command), breaks)
+        return [problem for problems in found for problem in problems]
