@@ -426,7 +426,7 @@ def test_check_scripts_report_failures_bilingually_not_with_bare_assert():
     for brk in load_all():
         tree = ast.parse(brk.path("check").read_text(encoding="utf-8"))
         asserts = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)]
-        assert asserts == [], f"{brk.id}/{brk.files['check']} uses assert at lines {asserts}"
+        assert asserts == [], f"{brk.id}/{brk.path('check').name} uses assert at lines {asserts}"
 
 
 def test_run_streams_the_experiment_output_as_it_comes(tmp_path):

@@ -122,7 +122,7 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.harness import CAUSE_REMAINS
+    from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
     from minimodel.lab.i18n import break_text as t
     from minimodel.lab.breaks.notes import missing_predictions
     from minimodel.lab.breaks.runner import run_script
@@ -143,7 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     script = brk.path("experiment")
     print(t("running", lang, script=script, root=ws.root))
     print(t("output", lang), flush=True)
-    labels = {brk.symptom_marker: (t("symptom_label", lang), "bold red"),
+    labels = {SYMPTOM: (t("symptom_label", lang), "bold red"),
               CAUSE_REMAINS: (t("cause_remains_label", lang), "bold yellow")}
 
     def echo(line: str) -> None:  # live, so a few seconds of training are not a silent wait
@@ -158,13 +158,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(run.stderr.rstrip("\n"), file=sys.stderr)
     if run.timed_out:
         print(t("timed_out", lang, seconds=run.seconds), file=sys.stderr)
-    ok = not run.timed_out and run.returncode == brk.experiment_exit_code
-    symptom = bool(run.symptom_lines(brk.symptom_marker))
+    ok = not run.timed_out and run.returncode == 0
+    symptom = bool(run.symptom_lines())
     _record(args, brk.id, "observed", last_run={"ok": ok, "symptom": symptom,
                                                "cause_remains": run.cause_remains(),
                                                "seconds": round(run.seconds, 2)})
     if not ok:
-        print(t("experiment_failed", lang, code=run.returncode, expected=brk.experiment_exit_code),
+        print(t("experiment_failed", lang, code=run.returncode, expected=0),
               file=sys.stderr)
         return FAILED
     if not symptom:  # after a fix, full or partial: the "what to look at" text would describe

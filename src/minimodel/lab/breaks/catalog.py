@@ -3,7 +3,7 @@
 A break folder holds::
 
     break.yaml      id, order, bilingual texts (title, summary, intro, predict, observe, hints,
-                    explanation), references, the names of the files below
+                    explanation), references, timeout_seconds
     bug.patch       the bug, a unified diff against the library (``a/minimodel/...``)
     invariants.py   the invariants behind the bug, checked on fresh random sizes in every code
                     path (``break check`` runs it; exit 0 only when the cause is gone)
@@ -24,7 +24,7 @@ stamp is the hash of the English the Spanish was translated from (:mod:`minimode
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ CONTENT_DIR = FOLDERS["break"][0]
 TEXT_FIELDS = ("title", "summary", "intro", "observe", "explanation")
 LIST_FIELDS = ("predict", "hints")
 MIN_FAKES = 3
+FILES = {"patch": "bug.patch", "experiment": "experiment.py", "check": "invariants.py"}
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -47,7 +48,6 @@ class Break:
     folder: Path
     data: dict[str, Any]
     order: int = 100
-    files: dict[str, str] = field(default_factory=dict)  # role -> file name in the folder
 
     def text(self, key: str, lang: str) -> str:
         return pick(self.data.get(key) or "", lang).strip()
@@ -56,19 +56,12 @@ class Break:
         return [pick(item, lang).strip() for item in self.data.get(key) or []]
 
     def path(self, role: str) -> Path:
-        return self.folder / self.files[role]
+        """The file of ``role``: ``patch``, ``experiment`` or ``check``."""
+        return self.folder / FILES[role]
 
     @property
     def patch_text(self) -> str:
         return self.path("patch").read_text(encoding="utf-8")
-
-    @property
-    def symptom_marker(self) -> str:
-        return str(self.data.get("symptom_marker", "SYMPTOM:"))
-
-    @property
-    def experiment_exit_code(self) -> int:
-        return int(self.data.get("experiment_exit_code", 0))
 
     @property
     def timeout(self) -> float:
@@ -102,11 +95,8 @@ def _load(folder: Path) -> Break:
     data = read_yaml(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping at the top level")
-    files = {"patch": str(data.get("patch", "bug.patch")),
-             "experiment": str(data.get("experiment", "experiment.py")),
-             "check": str(data.get("check", "invariants.py"))}
     return Break(id=str(data.get("id", folder.name)), folder=folder, data=data,
-                 order=int(data.get("order", 100)), files=files)
+                 order=int(data.get("order", 100)))
 
 
 def load_all(content_dir: Path | None = None) -> list[Break]:
@@ -150,7 +140,7 @@ def structure_problems(brk: Break) -> list[str]:
         p.append(f"{where}: id must be lowercase words joined by '-'")
     for role in ("patch", "experiment", "check"):
         if not brk.path(role).is_file():
-            p.append(f"{where}: {role} file {brk.files[role]} is missing from {brk.folder}")
+            p.append(f"{where}: {role} file {FILES[role]} is missing from {brk.folder}")
     for key in TEXT_FIELDS + LIST_FIELDS:
         if key not in brk.data:
             p.append(f"{where}: field {key!r} is missing")

@@ -28,7 +28,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from minimodel.lab.breaks.catalog import Break, load_all, structure_problems
+from minimodel.lab.breaks.catalog import FILES, Break, load_all, structure_problems
+from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
 from minimodel.lab.patching import PatchError, apply_patch_to_texts, parse_patch
 from minimodel.lab.breaks.runner import ScriptRun, is_fixed, run_script
 from minimodel.lab.breaks.workspace import (Workspace, WorkspaceError, installed_package_dir,
@@ -88,16 +89,16 @@ def validate_break(brk: Break, use_patch_command: bool = True,
             ws = start(brk, Path(tmp) / "ws", lang="en", package_dir=package_dir)
         except (PatchError, WorkspaceError) as exc:
             return problems + [f"{where}: the bug patch no longer applies to the current "
-                               f"library ({exc}); regenerate {brk.files['patch']}"]
+                               f"library ({exc}); regenerate {FILES['patch']}"]
         experiment, check = brk.path("experiment"), brk.path("check")
 
         run = run_script(ws.root, experiment, "en", brk.timeout)
-        if run.returncode != brk.experiment_exit_code:
-            problems.append(f"{where}: the experiment exited with {run.returncode}, declared "
-                            f"{brk.experiment_exit_code} ({_tail(run)})")
-        if not run.symptom_lines(brk.symptom_marker):
+        if run.returncode != 0:
+            problems.append(f"{where}: the experiment exited with {run.returncode}, not 0 "
+                            f"({_tail(run)})")
+        if not run.symptom_lines():
             problems.append(f"{where}: the experiment on the broken workspace printed no "
-                            f"{brk.symptom_marker!r} line")
+                            f"{SYMPTOM!r} line")
         problems += _declared_failures(brk, run_script(ws.root, check, "es", brk.timeout))
         for fake in brk.fakes:
             problems += _fake_rejected(brk, ws, fake["name"])
@@ -114,12 +115,12 @@ def validate_break(brk: Break, use_patch_command: bool = True,
             problems.append(f"{where}: the checks do not pass after the fix diff "
                             f"({'; '.join(failed) or _tail(fixed)}){_seed(fixed)}")
         after = run_script(ws.root, experiment, "es", brk.timeout)
-        if after.returncode != brk.experiment_exit_code:
+        if after.returncode != 0:
             problems.append(f"{where}: the experiment on the fixed workspace exited with "
                             f"{after.returncode} ({_tail(after)})")
-        if after.symptom_lines(brk.symptom_marker) or after.cause_remains():
-            problems.append(f"{where}: the experiment still prints {brk.symptom_marker!r} after "
-                            f"the fix: {after.symptom_lines(brk.symptom_marker)[0]}")
+        if after.symptom_lines() or after.cause_remains():
+            problems.append(f"{where}: the experiment still prints {SYMPTOM!r} after the fix: "
+                            f"{(after.symptom_lines() or after.symptom_lines(CAUSE_REMAINS))[0]}")
 
         ws.reset()
         if not ws.matches_manifest():
@@ -177,9 +178,9 @@ def _fake_rejected(brk: Break, ws: Workspace, name: str) -> list[str]:
     elif not any(not c["ok"] for c in checked.checks):
         problems.append(f"{where}: the invariants crashed instead of failing ({_tail(checked)})")
     story = run_script(ws.root, brk.path("experiment"), "en", brk.timeout)
-    if not story.symptom_lines(brk.symptom_marker) and not story.cause_remains():
-        problems.append(f"{where}: the experiment prints neither {brk.symptom_marker!r} nor "
-                        f"'CAUSE REMAINS:' under this fake fix, so `break run` would look "
+    if not story.symptom_lines() and not story.cause_remains():
+        problems.append(f"{where}: the experiment prints neither {SYMPTOM!r} nor "
+                        f"{CAUSE_REMAINS!r} under this fake fix, so `break run` would look "
                         f"fixed{_seed(story)}")
     ws.reset()
     return problems
