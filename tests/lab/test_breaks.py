@@ -22,7 +22,7 @@ from minimodel.lab.breaks.workspace import installed_package_dir, sha256_bytes
 from minimodel.lab.patching import PatchError, apply_patch_to_texts, make_diff, parse_patch
 from minimodel.lab.progress import Progress
 
-SUBCOMMANDS = ["list", "start", "run", "hint", "check", "diff", "reset", "validate"]
+SUBCOMMANDS = ["list", "start", "run", "hint", "check", "diff", "reset"]
 
 
 def tree_hashes(root: Path) -> dict[str, str]:
@@ -126,8 +126,7 @@ def test_every_subcommand_has_help_with_examples(capsys):
         assert exc.value.code == 0
         out = capsys.readouterr().out
         assert "examples:" in out and f"minimodel break {name}" in out
-        if name != "validate":
-            assert "--lang" in out and "--learner-dir" in out
+        assert "--lang" in out and "--learner-dir" in out
 
 
 def test_list_json_contract(capsys, tmp_path):

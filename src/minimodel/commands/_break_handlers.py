@@ -1,5 +1,5 @@
 """What each ``minimodel break`` subcommand does: the learner's flow (list, start, run, hint,
-check, diff, reset) and the maintainers' tool (validate).
+check, diff, reset); maintainers check every break with ``minimodel lab validate``.
 
 The options are declared in :mod:`minimodel.commands.break_`; the engine (workspaces, patches,
 child processes, texts) lives in :mod:`minimodel.lab.breaks`. Each handler records the
@@ -285,17 +285,3 @@ def cmd_reset(args: argparse.Namespace) -> int:
     else:
         print(t("reset_clean", lang))
     return OK
-
-
-def cmd_validate(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks import validate_all
-
-    problems = validate_all(use_patch_command=not args.no_patch_command)
-    if args.json:
-        _print_json({"ok": not problems, "problems": problems})
-    else:
-        for problem in problems:
-            print(f"- {problem}")
-        print("ok: every break applies, shows its symptom, fails its checks and is fixed by its "
-              "diff" if not problems else f"{len(problems)} problem(s)")
-    return OK if not problems else FAILED

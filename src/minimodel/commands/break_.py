@@ -152,15 +152,3 @@ def register(subparsers) -> None:
     p.add_argument("--notes", action="store_true",
                    help="also restore NOTES.md (erases your predictions)")
     p.add_argument("--json", action="store_true", help='print {"restored", "removed", ...}')
-
-    p = _sub(sub, "validate", "check every break against the current library (maintainers)",
-             "For every break, in a temporary workspace: its fields and files are there (its\n"
-             "translations: `minimodel lab validate --section translations`); the bug patch\n"
-             "applies; the experiment shows its symptom; the checks fail\n"
-             "when broken and pass after the fix diff (our patch code and `patch -p1`); reset\n"
-             "restores the manifest. Exit 1 when there is any problem.",
-             ["minimodel break validate", "minimodel break validate --json"],
-             handlers.cmd_validate)
-    p.add_argument("--json", action="store_true", help='print {"ok", "problems"}')
-    p.add_argument("--no-patch-command", action="store_true",
-                   help="do not also apply the fix with the `patch` program")

@@ -73,8 +73,7 @@ def apply_fix_with_patch_command(ws: Workspace) -> str | None:
     return ""
 
 
-def validate_break(brk: Break, use_patch_command: bool = True,
-                   package_dir: Path | None = None) -> list[str]:
+def validate_break(brk: Break, package_dir: Path | None = None) -> list[str]:
     """Problems of one break (an empty list when it is sound).
 
     ``package_dir`` is the library to validate against (default: the imported minimodel).
@@ -125,15 +124,14 @@ def validate_break(brk: Break, use_patch_command: bool = True,
         ws.reset()
         if not ws.matches_manifest():
             problems.append(f"{where}: reset did not restore the start manifest")
-        if use_patch_command:
-            outcome = apply_fix_with_patch_command(ws)
-            if outcome:
-                problems.append(f"{where}: `patch -p1` refused the fix diff: {outcome}")
-            elif outcome == "":
-                # Same bytes as after our own patch code (checked above to pass), so the
-                # checks need not run a third time.
-                problems += [f"{where}: after `patch -p1`, {rel} differs from the library"
-                             for rel in _differ_from_library(ws, package_dir)]
+        outcome = apply_fix_with_patch_command(ws)
+        if outcome:
+            problems.append(f"{where}: `patch -p1` refused the fix diff: {outcome}")
+        elif outcome == "":
+            # Same bytes as after our own patch code (checked above to pass), so the checks
+            # need not run a third time.
+            problems += [f"{where}: after `patch -p1`, {rel} differs from the library"
+                         for rel in _differ_from_library(ws, package_dir)]
     return problems
 
 
@@ -186,7 +184,7 @@ def _fake_rejected(brk: Break, ws: Workspace, name: str) -> list[str]:
     return problems
 
 
-def validate_all(use_patch_command: bool = True, workers: int = 2) -> list[str]:
+def validate_all(workers: int = 2) -> list[str]:
     """Problems across every break; ``[]`` means the catalogue is sound.
 
     Breaks are validated in parallel (each in its own temporary workspace and child
@@ -199,5 +197,5 @@ def validate_all(use_patch_command: bool = True, workers: int = 2) -> list[str]:
     if not breaks:
         return ["no breaks found in minimodel/lab/content/breaks"]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        found = pool.map(lambda b: validate_break(b, use_patch_command), breaks)
+        found = pool.map(validate_break, breaks)
         return [problem for problems in found for problem in problems]
