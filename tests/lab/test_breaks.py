@@ -16,7 +16,6 @@ import pytest
 from minimodel.cli import main
 from minimodel.lab.breaks import (Workspace, WorkspaceError, list_breaks, load_all, load_break,
                                   start)
-from minimodel.lab.breaks.catalog import structure_problems
 from minimodel.lab.breaks.notes import missing_predictions
 from minimodel.lab.breaks.workspace import installed_package_dir, sha256_bytes
 from minimodel.lab.patching import PatchError, apply_patch_to_texts, make_diff, parse_patch

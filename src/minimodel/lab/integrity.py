@@ -69,15 +69,10 @@ def problems(paths: list[Path] | None = None) -> list[str]:
     recorded = _recorded()
     if paths is None:
         now = current()
-        changed = [k for k in now if recorded.get(k) != now[k]]
-        missing = [k for k in recorded if k not in now]
-        return sorted(changed + missing)
-    out = []
-    for path in paths:
-        key = _key(Path(path).resolve())
-        if not Path(path).is_file() or recorded.get(key) != digest(Path(path)):
-            out.append(key)
-    return out
+        return sorted([k for k in now if recorded.get(k) != now[k]]
+                      + [k for k in recorded if k not in now])
+    return [_key(Path(path).resolve()) for path in paths if not Path(path).is_file()
+            or recorded.get(_key(Path(path).resolve())) != digest(Path(path))]
 
 
 def verify(paths: list[Path] | None = None) -> None:

@@ -138,9 +138,9 @@ def structure_problems(brk: Break) -> list[str]:
         p.append(f"{where}: id differs from its folder name {brk.folder.name!r}; rename one")
     if not ID_PATTERN.match(brk.id):
         p.append(f"{where}: id must be lowercase words joined by '-'")
-    for role in ("patch", "experiment", "check"):
+    for role, name in FILES.items():
         if not brk.path(role).is_file():
-            p.append(f"{where}: {role} file {FILES[role]} is missing from {brk.folder}")
+            p.append(f"{where}: {role} file {name} is missing from {brk.folder}")
     for key in TEXT_FIELDS + LIST_FIELDS:
         if key not in brk.data:
             p.append(f"{where}: field {key!r} is missing")

@@ -12,8 +12,8 @@ import re
 import textwrap
 
 from minimodel.lab.breaks.catalog import Break
+from minimodel.lab.i18n import break_text
 
-HEADING = {"en": "Prediction", "es": "Predicción"}
 _PREDICTION = re.compile(r"^##\s+(?:Prediction|Predicci[oó]n)\s+(\d+)\b", re.IGNORECASE)
 _ANY_HEADING = re.compile(r"^#{1,2}\s")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -63,7 +63,7 @@ def render_notes(brk: Break, lang: str, workdir: str) -> str:
     parts = [f"# {brk.text('title', lang)} (`{brk.id}`)", "", _wrap(brk.text("intro", lang)), "",
              _wrap(t["how"].format(workdir=workdir)), ""]
     for i, question in enumerate(brk.texts("predict", lang), 1):
-        parts += [f"## {HEADING[lang]} {i}", "", _quote(question), "", t["placeholder"], ""]
+        parts += [f"## {break_text('prediction', lang)} {i}", "", _quote(question), "", t["placeholder"], ""]
     parts += [f"## {t['observed']}", "", t["observed_hint"], "",
               f"## {t['fix']}", "", t["fix_hint"], ""]
     return "\n".join(parts)

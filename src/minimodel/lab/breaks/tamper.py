@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from pathlib import Path
 
 from minimodel.lab.pyparse import parse_python
 

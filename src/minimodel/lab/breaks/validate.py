@@ -1,24 +1,14 @@
 """``validate_all()``: every break still works against the *current* library source.
 
-The library keeps changing (performance work, refactors), and a break is a patch against it,
-so each break is exercised end to end in a temporary workspace:
-
-1. every field and file is there (the translations are :mod:`minimodel.lab.freshness`'s);
-2. the bug patch applies to the current library;
-3. the experiment exits with its declared code and prints the symptom marker;
-4. on the broken workspace, exactly the invariants named in ``fails_under_bug`` FAIL and every
-   other one PASSes (a check that silently stopped working is caught even while another check
-   of the same break fails);
-5. every fake fix (``fakes/NAME.patch``, applied on top of the bug) is rejected by at least one
-   invariant, and the experiment still prints the symptom under it;
-6. the fix diff (our difflib diff, applied by our own patch code) restores the original library
-   text exactly, the checks PASS and the experiment no longer prints the symptom;
-7. ``reset`` brings back the just-started files (manifest), and the same fix applied by the
-   real ``patch -p1`` command (when it is on PATH) gives the library text byte for byte
-   (hence the same passing checks as in step 6).
-
-The invariants draw fresh random sizes on every run; a problem names the seed, which
-``minimodel break check --seed N`` replays.
+The library keeps changing and a break is a patch against it, so each break is exercised end
+to end in a temporary workspace: its fields and files are there; the bug patch applies; the
+experiment exits 0 and prints ``SYMPTOM:``; exactly the invariants named in ``fails_under_bug``
+FAIL (a check that silently stopped working is caught even while another one fails); every
+fake fix (``fakes/NAME.patch``, on top of the bug) fails some invariant and leaves a symptom;
+the fix diff, applied by our patch code and by ``patch -p1`` when installed, restores the
+library byte for byte, after which the checks PASS and the symptom is gone; ``reset`` brings
+back the start manifest. The invariants draw fresh random sizes on every run; a problem names
+the seed, which ``minimodel break check --seed N`` replays.
 """
 
 from __future__ import annotations
@@ -79,7 +69,7 @@ def validate_break(brk: Break, package_dir: Path | None = None) -> list[str]:
     ``package_dir`` is the library to validate against (default: the imported minimodel).
     """
     problems = structure_problems(brk)
-    if any(not brk.path(role).is_file() for role in ("patch", "experiment", "check")):
+    if any(not brk.path(role).is_file() for role in FILES):
         return problems
     where = f"break {brk.id}"
     package_dir = (package_dir or installed_package_dir()).resolve()
