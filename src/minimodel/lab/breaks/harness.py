@@ -1,13 +1,11 @@
 """Helpers for the ``experiment.py`` and ``invariants.py`` scripts of the breaks.
 
-These scripts run in a child process against a learner's *workspace copy* of minimodel. This
-module and the scripts themselves come from the **installed** package (the runner copies this
-file out of it and puts the break's installed folder first on ``sys.path``); only the
-``minimodel`` package is taken from the workspace. So editing the workspace's copy of the lab
-cannot change a verdict. Standard library only.
+They run in a child process (:mod:`minimodel.lab.breaks.runner`) where only ``minimodel`` comes
+from the learner's workspace; this module and the scripts come from the installed package, so
+editing the workspace's copy of the lab cannot change a verdict. Standard library only.
 
-Output protocol (parsed by :mod:`minimodel.lab.breaks.runner`), each machine line carrying
-the run's one-time token, so that a line printed by library code is not taken for a verdict:
+Output protocol (parsed by the runner); a verdict line carries the run's one-time token, so
+that a line printed by library code is not taken for one:
 
     SYMPTOM: <text>                          experiment: the story's symptom, as seen
     CAUSE REMAINS: <text>                    experiment: the story looks fixed, the cause is not
@@ -33,23 +31,13 @@ LANG_ENV = "MINIMODEL_BREAK_LANG"
 SEED_ENV = "MINIMODEL_BREAK_SEED"
 
 
-def lang() -> str:
-    value = os.environ.get(LANG_ENV, "en")
-    return value if value in ("en", "es") else "en"
-
-
 def tr(en: str, es: str) -> str:
-    """The text in the current language."""
-    return es if lang() == "es" else en
+    """The text in the run's language."""
+    return es if os.environ.get(LANG_ENV) == "es" else en
 
 
 def say(en: str, es: str) -> None:
     print(tr(en, es), flush=True)
-
-
-def symptom(en: str, es: str) -> None:
-    """Print the machine-readable symptom line (the marker is the same in both languages)."""
-    print(f"{SYMPTOM} {tr(en, es)}", flush=True)
 
 
 def use_workspace():
@@ -135,10 +123,9 @@ def conclude(checks: Checks, story_failed: bool, symptom_en: str, symptom_es: st
     (the hints, not ``break run``, lead to the cause). "OK" is printed only when both agree, so
     a fix that merely hides the story's symptom gets a ``CAUSE REMAINS:`` line instead.
     """
-    failing = [check_id for check_id, _ in checks.failing()]
     if story_failed:
-        symptom(symptom_en, symptom_es)
-    elif failing:
+        print(f"{SYMPTOM} {tr(symptom_en, symptom_es)}", flush=True)  # marker not translated
+    elif checks.failing():
         print(CAUSE_REMAINS + " " + tr(
             "this example no longer shows the problem, but it is still there on other sizes "
             "or code paths (`minimodel break check` shows where)",

@@ -1,20 +1,14 @@
 """Refuse workspace edits that reach into the check machinery instead of fixing the library.
 
-The invariants run in the same Python process as the learner's copy of minimodel (they must
-import it to test it), so code added to that copy could in principle patch the checks in
-memory, print a verdict, or end the process early with exit code 0. The runner already keeps
-the harness and the invariants out of the workspace and marks verdict lines with a one-time
-token; this scan closes the rest: before ``break check`` runs, every Python file the learner
-changed or added is parsed, and names that a fix of these bugs never needs — but a forged
-verdict does — are refused if the original file did not already use them:
-
-* the harness and the checks: ``minimodel_break_harness``, ``invariants``, ``Checks``...;
-* the interpreter's machinery: ``sys.modules``, frames and tracing, ``gc``, ``atexit``,
-  ``builtins``, import hooks, ``exec``/``eval``/``compile``;
-* the process: exiting (``sys.exit``, ``os._exit``), writing to stdout/stderr directly,
-  signals, subprocesses, ``ctypes``.
-
-A file that no longer parses is left to the checks (they report the SyntaxError).
+The invariants run in the same process as the learner's copy of minimodel (they must import it
+to test it), so code added there could patch the checks in memory, print a verdict or exit 0
+early. The runner keeps the harness and invariants out of the workspace and tokens its verdict
+lines; this scan closes the rest. Before ``break check``, every Python file the learner changed
+or added is parsed, and names a fix of these bugs never needs but a forged verdict does (the
+harness and checks; ``sys.modules``, frames, tracing, ``gc``, ``atexit``, ``builtins``, import
+hooks, ``exec``/``eval``; exiting, writing to stdout/stderr, signals, subprocesses, ``ctypes``)
+are refused unless the original file already used them. A file that no longer parses is left
+to the checks (they report the SyntaxError).
 """
 
 from __future__ import annotations
