@@ -61,11 +61,10 @@ def _record(args: argparse.Namespace, break_id: str, status: str | None,
 
 
 def _open(args: argparse.Namespace):
-    from minimodel.lab.breaks import Workspace
+    from minimodel.lab.breaks import Workspace, load_break
 
     ws = Workspace.open(args.workdir)
-    lang = args.lang or ws.lang
-    return ws, ws.load_break(), lang
+    return ws, load_break(ws.break_id), args.lang or ws.lang
 
 
 # --- handlers ------------------------------------------------------------------------------

@@ -48,19 +48,21 @@ def _differ_from_library(ws: Workspace, package_dir: Path) -> list[str]:
             if (ws.root / rel).read_bytes() != (package_dir.parent / rel).read_bytes()]
 
 
-def apply_fix_with_patch_command(ws: Workspace) -> str | None:
-    """Apply ``ws.fix_diff()`` with ``patch -p1 -d DIR``; None when patch is not installed,
-    else "" on success or patch's complaint."""
+def _patch_command_problems(ws: Workspace, where: str, package_dir: Path) -> list[str]:
+    """``patch -p1 -d DIR`` applies the fix diff and gives the library's bytes (nothing to check
+    when ``patch`` is not installed). The same bytes as after our own patch code, whose checks
+    passed, so the checks need not run a third time."""
     exe = shutil.which("patch")
     if exe is None:
-        return None
+        return []
     done = run_child([exe, "-p1", "--batch", "--forward", "-d", ws.root], timeout=60,
                      env=clean_env(), stdin_text=ws.fix_diff())
-    if done.timed_out:
-        return "`patch` did not finish within 60 s"
-    if done.returncode != 0:
-        return (done.stdout + done.stderr).strip() or f"exit code {done.returncode}"
-    return ""
+    if done.timed_out or done.returncode != 0:
+        said = ("`patch` did not finish within 60 s" if done.timed_out
+                else (done.stdout + done.stderr).strip() or f"exit code {done.returncode}")
+        return [f"{where}: `patch -p1` refused the fix diff: {said}"]
+    return [f"{where}: after `patch -p1`, {rel} differs from the library"
+            for rel in _differ_from_library(ws, package_dir)]
 
 
 def validate_break(brk: Break, package_dir: Path | None = None) -> list[str]:
@@ -108,21 +110,14 @@ def validate_break(brk: Break, package_dir: Path | None = None) -> list[str]:
             problems.append(f"{where}: the experiment on the fixed workspace exited with "
                             f"{after.returncode} ({_tail(after)})")
         if after.symptom_lines() or after.cause_remains():
-            problems.append(f"{where}: the experiment still prints {SYMPTOM!r} after the fix: "
+            problems.append(f"{where}: the experiment still reports a problem after the fix: "
                             f"{(after.symptom_lines() or after.symptom_lines(CAUSE_REMAINS))[0]}")
 
-        ws.reset()
-        if not ws.matches_manifest():
-            problems.append(f"{where}: reset did not restore the start manifest")
-        outcome = apply_fix_with_patch_command(ws)
-        if outcome:
-            problems.append(f"{where}: `patch -p1` refused the fix diff: {outcome}")
-        elif outcome == "":
-            # Same bytes as after our own patch code (checked above to pass), so the checks
-            # need not run a third time.
-            problems += [f"{where}: after `patch -p1`, {rel} differs from the library"
-                         for rel in _differ_from_library(ws, package_dir)]
-    return problems
+        try:
+            ws.reset()  # raises unless the start manifest is back
+        except WorkspaceError as exc:
+            return problems + [f"{where}: reset did not restore the start manifest ({exc})"]
+        return problems + _patch_command_problems(ws, where, package_dir)
 
 
 def _seed(run: ScriptRun) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 
 import minimodel
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
-from minimodel.lab.breaks.catalog import Break, load_break
+from minimodel.lab.breaks.catalog import Break
 from minimodel.lab.breaks.notes import render_notes
 from minimodel.lab.patching import apply_patch_to_texts, make_diff
 
@@ -125,9 +125,6 @@ class Workspace:
     @property
     def notes_path(self) -> Path:
         return self.root / NOTES_FILE
-
-    def load_break(self) -> Break:
-        return load_break(self.break_id)
 
     def save_state(self) -> None:
         atomic_write_json(self.root / STATE_FILE, self.state)
