@@ -59,11 +59,11 @@ def _quote(text: str) -> str:
 
 def render_notes(brk: Break, lang: str, workdir: str) -> str:
     """The initial NOTES.md of a workspace, in ``lang``."""
-    t = _TEXT[lang]
+    t, heading = _TEXT[lang], break_text("prediction", lang)
     parts = [f"# {brk.text('title', lang)} (`{brk.id}`)", "", _wrap(brk.text("intro", lang)), "",
              _wrap(t["how"].format(workdir=workdir)), ""]
     for i, question in enumerate(brk.texts("predict", lang), 1):
-        parts += [f"## {break_text('prediction', lang)} {i}", "", _quote(question), "", t["placeholder"], ""]
+        parts += [f"## {heading} {i}", "", _quote(question), "", t["placeholder"], ""]
     parts += [f"## {t['observed']}", "", t["observed_hint"], "",
               f"## {t['fix']}", "", t["fix_hint"], ""]
     return "\n".join(parts)
