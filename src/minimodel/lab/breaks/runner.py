@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from minimodel.lab.breaks.harness import CAUSE_REMAINS, LANG_ENV, SEED_ENV, SYMPTOM
 from minimodel.lab.i18n import break_text as t
-from minimodel.lab.subprocess_runner import clean_env, run_child
+from minimodel.lab.subprocess_runner import ChildResult, clean_env, run_child
 
 HARNESS = Path(__file__).with_name("harness.py")
 HARNESS_MODULE = "minimodel_break_harness"
@@ -69,14 +69,10 @@ _CHECK_LINE = re.compile(r"^(PASS|FAIL) (\S+) (\S+) \| (.*?)(?: \| (.*))?$")
 
 
 @dataclass
-class ScriptRun:
-    """Outcome of one child run."""
+class ScriptRun(ChildResult):
+    """One child run (``returncode`` None after a timeout), its verdict lines and its seed."""
 
     returncode: int | None
-    stdout: str
-    stderr: str
-    seconds: float
-    timed_out: bool = False
     checks: list[dict[str, Any]] = field(default_factory=list)
     seed: int = 0  # the invariants' random sizes: `break check --seed N` replays them
 
@@ -86,9 +82,6 @@ class ScriptRun:
     def cause_remains(self) -> bool:
         """The story looks fixed but the invariants still fail (a partial fix)."""
         return bool(self.symptom_lines(CAUSE_REMAINS))
-
-    def stderr_tail(self, lines: int = 12) -> list[str]:
-        return self.stderr.strip().splitlines()[-lines:]
 
 
 def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str = "en",
@@ -116,11 +109,10 @@ def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str 
                          timeout=timeout, on_line=shown, stdin_text=token + "\n")
     finally:
         shutil.rmtree(harness_dir, ignore_errors=True)
-    run = ScriptRun(None if done.timed_out else done.returncode, done.stdout, done.stderr,
-                    done.seconds, timed_out=done.timed_out, seed=seed)
-    run.checks = parse_checks(run.stdout, token)
-    run.stdout = run.stdout.replace(f" {token} ", " ")  # what the learner reads
-    return run
+    return ScriptRun(None if done.timed_out else done.returncode,
+                     done.stdout.replace(f" {token} ", " "),  # what the learner reads
+                     done.stderr, done.seconds, done.timed_out, done.truncated,
+                     checks=parse_checks(done.stdout, token), seed=seed)
 
 
 def parse_checks(stdout: str, token: str) -> list[dict[str, Any]]:
