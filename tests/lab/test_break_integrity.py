@@ -203,7 +203,7 @@ def test_validate_notices_an_accepted_fake(tmp_path):
     fakes = yaml.safe_load((folder / "break.yaml").read_text(encoding="utf-8"))["fakes"]
     edit_yaml(folder, fakes=fakes + [{"name": "the-real-fix", "idea": "not a fake at all"}])
     brk = load_all(content)[0]
-    problems = validate_break(brk, use_patch_command=False)
+    problems = validate_break(brk)
     assert any("fake 'the-real-fix'" in p and "ACCEPT" in p for p in problems), problems
     assert any("fake 'the-real-fix'" in p and "neither 'SYMPTOM:' nor 'CAUSE REMAINS:'" in p
                for p in problems)
@@ -215,7 +215,7 @@ def test_validate_notices_a_check_that_stopped_failing_under_the_bug(tmp_path):
     content = copy_break(tmp_path, BREAK)
     folder = content / BREAK
     edit_yaml(folder, fails_under_bug=["refuses-mismatch", "every-path-agrees", "one-matrix"])
-    problems = validate_break(load_all(content)[0], use_patch_command=False)
+    problems = validate_break(load_all(content)[0])
     assert any("'one-matrix' PASSES on the broken workspace" in p for p in problems), problems
 
 
@@ -224,7 +224,7 @@ def test_validate_notices_an_undeclared_failure_and_a_missing_fake(tmp_path):
     folder = content / BREAK
     edit_yaml(folder, fails_under_bug=["refuses-mismatch"])
     (folder / "fakes" / "vague-error.patch").unlink()
-    problems = validate_break(load_all(content)[0], use_patch_command=False)
+    problems = validate_break(load_all(content)[0])
     assert any("'every-path-agrees' FAILS on the broken workspace without being declared" in p
                for p in problems), problems
     assert any("fake 'vague-error' is listed but" in p for p in problems)

@@ -343,12 +343,13 @@ def test_leitner_moves():
 
 def test_the_optional_decimals_and_units_fields_validate_and_grade():
     """Backward compatible: absent, they are derived from the prompt and ``unit``."""
+    from minimodel.lab.items import schema_problems
     from minimodel.lab.quiz import schema
 
     data = yaml.safe_load((quiz.CONTENT_DIR / "phase-13-embeddings.yaml").read_text("utf-8"))
     q20 = next(q for q in data["questions"] if q["id"] == "q-13-20")
     q20["answer"].update(decimals=2, units=["directions", "direcciones"])
-    assert schema.schema_problems(data) == []
+    assert schema_problems(data, schema.QUIZ_SCHEMA) == []
     question = make("numeric", q20["answer"])
     assert quiz.is_correct(question, "4.00 directions") and quiz.is_correct(question, "4.00")
     assert quiz.is_correct(question, "4,00 direcciones", "es")

@@ -1,5 +1,5 @@
 """What each ``minimodel break`` subcommand does: the learner's flow (list, start, run, hint,
-check, diff, reset) and the maintainers' tools (validate, rehash).
+check, diff, reset); maintainers check every break with ``minimodel lab validate``.
 
 The options are declared in :mod:`minimodel.commands.break_`; the engine (workspaces, patches,
 child processes, texts) lives in :mod:`minimodel.lab.breaks`. Each handler records the
@@ -44,25 +44,28 @@ def _progress(args: argparse.Namespace):
     return Progress(args.learner_dir)
 
 
-def _record(args: argparse.Namespace, break_id: str, status: str | None, **detail: Any) -> None:
+def _record(args: argparse.Namespace, break_id: str, status: str | None,
+            count: str | None = None, **detail: Any) -> None:
     """Record progress. Statuses: started -> observed (ran) -> attempted (checked) -> fixed.
 
     ``status=None`` keeps the current one (hints, diff, reset). "fixed" is sticky: a later
     reset or failing check does not undo it (``last_check`` tells the latest result).
+    ``count`` names a counter of the entry to add one to (``checks_run``, ``resets``).
     """
     progress = _progress(args)
-    previous = (progress.get("break", break_id) or {}).get("status")
-    if previous == "fixed" or status is None:
-        status = previous or "started"
+    entry = progress.get("break", break_id) or {}
+    if entry.get("status") == "fixed" or status is None:
+        status = entry.get("status") or "started"
+    if count:
+        detail[count] = int(entry.get(count, 0)) + 1
     progress.record("break", break_id, status, **detail)
 
 
 def _open(args: argparse.Namespace):
-    from minimodel.lab.breaks import Workspace
+    from minimodel.lab.breaks import Workspace, load_break
 
     ws = Workspace.open(args.workdir)
-    lang = args.lang or ws.lang
-    return ws, ws.load_break(), lang
+    return ws, load_break(ws.break_id), args.lang or ws.lang
 
 
 # --- handlers ------------------------------------------------------------------------------
@@ -97,23 +100,18 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_start(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks import Workspace, WorkspaceError, load_break, start
+    from minimodel.lab.breaks import load_break, start
 
     lang = args.lang or DEFAULT_LANG
     brk = load_break(args.break_id, lang=lang)
-    try:
-        previous = Workspace.open(args.workdir)
-    except WorkspaceError:
-        previous = None
     ws = start(brk, args.workdir, lang=lang, force=args.force)
-    restarted = previous is not None and previous.break_id == brk.id
     _record(args, brk.id, "started", workdir=str(ws.root), lang=lang)
     if args.json:
         _print_json({"break": brk.id, "workdir": str(ws.root), "notes": str(ws.notes_path),
-                     "lang": lang, "files": len(ws.manifest), "restarted": restarted})
+                     "lang": lang, "files": len(ws.manifest), "restarted": ws.restarted})
         return OK
     print(say("break.started", lang, id=brk.id, title=brk.text("title", lang), root=ws.root))
-    if restarted:
+    if ws.restarted:
         print(say("break.restarted", lang))
     print(_para(brk.text("intro", lang)))
     print()
@@ -122,7 +120,7 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.harness import CAUSE_REMAINS
+    from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
     from minimodel.lab.breaks.notes import missing_predictions
     from minimodel.lab.breaks.runner import run_script
 
@@ -142,7 +140,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     script = brk.path("experiment")
     print(say("break.running", lang, script=script, root=ws.root))
     print(say("break.output", lang), flush=True)
-    labels = {brk.symptom_marker: (say("break.symptom_label", lang), "bold red"),
+    labels = {SYMPTOM: (say("break.symptom_label", lang), "bold red"),
               CAUSE_REMAINS: (say("break.cause_remains_label", lang), "bold yellow")}
 
     def echo(line: str) -> None:  # live, so a few seconds of training are not a silent wait
@@ -157,14 +155,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(run.stderr.rstrip("\n"), file=sys.stderr)
     if run.timed_out:
         print(say("break.timed_out", lang, seconds=run.seconds), file=sys.stderr)
-    ok = not run.timed_out and run.returncode == brk.experiment_exit_code
-    symptom = bool(run.symptom_lines(brk.symptom_marker))
+    ok = not run.timed_out and run.returncode == 0
+    symptom = bool(run.symptom_lines())
     _record(args, brk.id, "observed", last_run={"ok": ok, "symptom": symptom,
                                                "cause_remains": run.cause_remains(),
                                                "seconds": round(run.seconds, 2)})
     if not ok:
         print(say("break.experiment_failed", lang, code=run.returncode,
-                  expected=brk.experiment_exit_code), file=sys.stderr)
+                  expected=0), file=sys.stderr)
         return FAILED
     if not symptom:  # after a fix, full or partial: the "what to look at" text would describe
         print()          # a symptom that is no longer there
@@ -182,7 +180,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     hints = brk.texts("hints", lang)
-    number, _new = ws.next_hint(len(hints))
+    number = ws.next_hint(len(hints))
     _record(args, brk.id, None, hints_used=ws.hints_shown)
     if args.json:
         _print_json({"break": brk.id, "hint": number, "total": len(hints),
@@ -219,10 +217,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                      seed=args.seed)
     fixed = is_fixed(run)
     details = check_details(run, lang)
-    progress = _progress(args)
-    checks_run = int((progress.get("break", brk.id) or {}).get("checks_run", 0)) + 1
-    _record(args, brk.id, "fixed" if fixed else "attempted", last_check=fixed,
-            checks_run=checks_run, hints_used=ws.hints_shown)
+    _record(args, brk.id, "fixed" if fixed else "attempted", count="checks_run",
+            last_check=fixed, hints_used=ws.hints_shown)
     if args.json:
         _print_json({"fixed": fixed, "break": brk.id, "workdir": str(ws.root),
                      "details": details, "exit_code": run.returncode, "seed": run.seed,
@@ -270,8 +266,7 @@ def cmd_reset(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     result = ws.reset(notes=args.notes)
-    resets = int((_progress(args).get("break", brk.id) or {}).get("resets", 0)) + 1
-    _record(args, brk.id, None, resets=resets)
+    _record(args, brk.id, None, count="resets")
     if args.json:
         _print_json({"break": brk.id, "workdir": str(ws.root), **result,
                      "matches_manifest": True})
@@ -283,27 +278,4 @@ def cmd_reset(args: argparse.Namespace) -> int:
             print(f"  {rel}")
     else:
         print(say("break.reset_clean", lang))
-    return OK
-
-
-def cmd_validate(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks import validate_all
-
-    problems = validate_all(use_patch_command=not args.no_patch_command)
-    if args.json:
-        _print_json({"ok": not problems, "problems": problems})
-    else:
-        for problem in problems:
-            print(f"- {problem}")
-        print("ok: every break applies, shows its symptom, fails its checks and is fixed by its "
-              "diff" if not problems else f"{len(problems)} problem(s)")
-    return OK if not problems else FAILED
-
-
-def cmd_rehash(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks import rehash
-
-    stamped = rehash(args.break_id, keys=args.key)
-    print(f"stamped {len(stamped)} Spanish text(s) as translated from the current English: "
-          f"{', '.join(stamped) or '-'}")
     return OK

@@ -94,8 +94,8 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help='print {"break", "workdir", ...}')
 
     p = _sub(sub, "run", "run the experiment that shows the symptom (predict first)",
-             "Run the break's experiment in a child process with PYTHONPATH=DIR, so that\n"
-             "`import minimodel` is the workspace copy, and show its output. Refuses (exit 2)\n"
+             "Run the break's experiment in a child process where `import minimodel` is the\n"
+             "workspace copy DIR/minimodel, and show its output. Refuses (exit 2)\n"
              "until every 'Prediction N' section of DIR/NOTES.md has some text.",
              ["minimodel break run --workdir /tmp/b1",
               "minimodel break run --workdir /tmp/b1 --skip-predictions --lang es"],
@@ -152,26 +152,3 @@ def register(subparsers) -> None:
     p.add_argument("--notes", action="store_true",
                    help="also restore NOTES.md (erases your predictions)")
     p.add_argument("--json", action="store_true", help='print {"restored", "removed", ...}')
-
-    p = _sub(sub, "validate", "check every break against the current library (maintainers)",
-             "For every break, in a temporary workspace: texts complete in en/es and no stale\n"
-             "Spanish; the bug patch applies; the experiment shows its symptom; the checks fail\n"
-             "when broken and pass after the fix diff (our patch code and `patch -p1`); reset\n"
-             "restores the manifest. Exit 1 when there is any problem.",
-             ["minimodel break validate", "minimodel break validate --json"],
-             handlers.cmd_validate)
-    p.add_argument("--json", action="store_true", help='print {"ok", "problems"}')
-    p.add_argument("--no-patch-command", action="store_true",
-                   help="do not also apply the fix with the `patch` program")
-
-    p = _sub(sub, "rehash", "mark Spanish texts as translated from the current English",
-             "Stamp es_source_hash in a break.yaml with the hash of the current English text:\n"
-             "for the texts named with --key, or else only those whose hash is missing/TODO.\n"
-             "Do this after updating the Spanish of a text whose English changed.",
-             ["minimodel break rehash tie-by-copy",
-              "minimodel break rehash tie-by-copy --key intro --key 'hints[2]'"],
-              handlers.cmd_rehash)
-    p.add_argument("break_id", metavar="ID")
-    p.add_argument("--key", action="append", default=None, metavar="KEY",
-                   help="text to stamp: title, summary, intro, observe, explanation, "
-                        "predict[N] or hints[N] (repeatable)")

@@ -221,6 +221,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return OK if ok else FAILED
 
 
+def cmd_rehash(args: argparse.Namespace) -> int:
+    from minimodel.lab.freshness import rehash
+    from minimodel.lab.items import load_items
+
+    stamped = rehash(load_items(), args.item_id, keys=args.key)
+    if args.json:
+        print(json.dumps({"item": args.item_id, "stamped": stamped}))
+    else:
+        print(f"stamped {len(stamped)} Spanish text(s) of {args.item_id} as translated from the "
+              f"current English: {', '.join(stamped) or '-'}")
+    return OK
+
+
 def _learner(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help="language (default en)")
     p.add_argument("--learner-dir", metavar="DIR", default=None,
@@ -228,7 +241,7 @@ def _learner(p: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers) -> None:
-    """Add ``minimodel lab next|done|status|validate``."""
+    """Add ``minimodel lab next|done|status|validate|rehash``."""
     from minimodel.lab.overview import SECTIONS
 
     fmt = argparse.RawDescriptionHelpFormatter
@@ -301,5 +314,24 @@ def register(subparsers) -> None:
                    help="run only this section (repeatable)")
     p.add_argument("--json", action="store_true", help="print the problems as JSON")
     p.set_defaults(func=guarded(cmd_validate))
+
+    p = sub.add_parser(
+        "rehash", help="mark Spanish texts as translated from the current English (authors)",
+        description="Every bilingual text of a question or a break keeps es_source_hash, the\n"
+                    "hash of the English its Spanish was translated from; `lab validate` flags\n"
+                    "a text whose English changed since. After updating such a Spanish text,\n"
+                    "stamp it with --key NAME, as `lab validate` names it (title, prompt,\n"
+                    "choices[2], hints[3], answer.unit...). Without --key only the texts with no\n"
+                    "stamp yet (new ones, or TODO) are stamped: stamping a stale translation\n"
+                    "blindly would hide it.",
+        epilog="examples:\n  minimodel lab rehash q-layer-norm-2 --key prompt\n"
+               "  minimodel lab rehash tie-by-copy --key intro --key 'hints[2]'\n"
+               "  minimodel lab rehash q-13-30        # a new question: stamp all its texts",
+        formatter_class=fmt)
+    p.add_argument("item_id", metavar="ITEM", help="a question id (q-...) or a break id")
+    p.add_argument("--key", action="append", default=None, metavar="NAME",
+                   help="the text to stamp (repeatable)")
+    p.add_argument("--json", action="store_true", help='print {"item", "stamped"}')
+    p.set_defaults(func=guarded(cmd_rehash))
 
     register_notebook(sub)   # minimodel lab notebook (commands/_lab_notebook.py)

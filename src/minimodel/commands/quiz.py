@@ -225,17 +225,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return FAILED if problems else OK
 
 
-def cmd_rehash(args: argparse.Namespace) -> int:
-    from minimodel.lab.quiz import rehash
-
-    remaining = rehash(args.quiz_id, translated=args.translated, questions=args.question)
-    for problem in remaining:
-        print(problem)
-    print(f"hashes updated; {len(remaining)} translation(s) still to review"
-          if remaining else "hashes updated; every translation is current")
-    return OK
-
-
 # --- parser --------------------------------------------------------------------------------
 
 
@@ -338,19 +327,7 @@ def register(subparsers) -> None:
 
     p = _sub(sub, "validate", "check the quiz files",
              "Check every quiz file: YAML syntax, JSON schema, answer indices, unique ids,\n"
-             "non-blank English and Spanish texts, and stale translation hashes.\n"
+             "non-blank English and Spanish texts (their freshness: `minimodel lab validate`).\n"
              "Exit 1 when there is any problem.",
              "examples:\n  minimodel quiz validate\n  minimodel quiz validate --json", cmd_validate)
     p.add_argument("--json", action="store_true", help='print {"ok", "problems"}')
-
-    p = _sub(sub, "rehash", "record edited English / reviewed translations",
-             "Update the content hashes of a quiz file. Always records the current English\n"
-             "text; with --translated LANG also marks that translation as made from it\n"
-             "(for the questions given with --question, or all).",
-             "examples:\n  minimodel quiz rehash phase-13-embeddings\n"
-             "  minimodel quiz rehash phase-13-embeddings --translated es --question q-13-04",
-             cmd_rehash)
-    p.add_argument("quiz_id", metavar="QUIZ_ID")
-    p.add_argument("--translated", choices=LANGS[1:], help="mark this translation as current")
-    p.add_argument("--question", action="append", metavar="QID",
-                   help="limit --translated to this question (repeatable)")

@@ -1,61 +1,157 @@
-"""Both languages present, and each translation made from the current English.
+"""Each Spanish text translated from the current English, each lesson in both languages.
 
-The content keeps, next to every translated text, the hash of the English it was translated
-from, so editing the English flags exactly the Spanish that needs a look:
+Every bilingual text of a quiz question or a break carries, beside its two languages, the
+hash of the English it was translated from::
 
-* quiz questions: ``source_hash`` (the English now) and ``translated_from: {es: ...}``
-  (``minimodel quiz rehash``, :func:`minimodel.lab.quiz.schema.hash_problems`);
-* breaks: ``es_source_hash`` on each text (``minimodel break rehash``);
-* lessons: ``NN-slug.es.md`` beside ``NN-slug.md``, whose front matter lists the same items.
+    prompt:
+      en: Which rows of E receive a gradient?
+      es: ¿Qué filas de E reciben gradiente?
+      es_source_hash: "3f2a9c0d41be"    # english_hash(en) when the Spanish was written
 
-:func:`translation_problems` is the one check over all of them (``minimodel lab validate``).
+So editing an English text flags exactly the Spanish text next to it until someone updates
+the Spanish and runs ``minimodel lab rehash ITEM --key NAME`` (a text is named as in
+:func:`minimodel.lab.items.texts`: ``title``, ``choices[2]``, ``answer.unit``...). A new text
+starts without a stamp (or ``TODO``); ``lab rehash ITEM`` stamps those. Lessons are files:
+``NN-slug.es.md`` beside ``NN-slug.md``, with the same front-matter lists.
+:func:`translation_problems` is the one check (``lab validate --section translations``).
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import yaml
+
+from minimodel._fileio import atomic_write_text
 from minimodel.lab.i18n import LANGS
-from minimodel.lab.lessons import FRONT_MATTER
-from minimodel.lab.lessons import LESSONS_DIR, load_lessons, split_front_matter
+from minimodel.lab.items import Item
+from minimodel.lab.items import texts as item_texts
+from minimodel.lab.lessons import FRONT_MATTER, LESSONS_DIR, load_lessons, split_front_matter
+
+HASH_LEN = 12
+STAMP = "es_source_hash"
+TRANSLATED = ("question", "break")   # the item kinds whose texts carry stamps
 
 
-def break_problems(breaks: list | None = None) -> list[str]:
-    """Texts of the breaks (all, or ``breaks``) missing a language, or whose Spanish predates
-    the English."""
-    from minimodel.lab.breaks.catalog import english_hash, load_all
+def english_hash(text: str) -> str:
+    """First 12 hex digits of the sha256 of an English text (whitespace at the ends ignored)."""
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:HASH_LEN]
 
+
+def without_stamps(value: Any) -> Any:
+    """``value`` (parsed YAML) with every ``es_source_hash`` removed: what a loader keeps."""
+    if isinstance(value, dict):
+        return {k: without_stamps(v) for k, v in value.items() if k != STAMP}
+    if isinstance(value, list):
+        return [without_stamps(v) for v in value]
+    return value
+
+
+def _get(mapping: yaml.MappingNode, key: str) -> yaml.Node | None:
+    return next((v for k, v in mapping.value if k.value == key), None)
+
+
+def _scalar(mapping: yaml.MappingNode, key: str) -> str | None:
+    node = _get(mapping, key)
+    return node.value if isinstance(node, yaml.ScalarNode) else None
+
+
+def _item_node(root: yaml.Node, item_id: str) -> yaml.MappingNode | None:
+    """The mapping whose ``id`` is ``item_id``: the file itself (a break) or an entry of one
+    of its lists (a quiz file's ``questions``)."""
+    candidates = [root] if isinstance(root, yaml.MappingNode) else []
+    for _, value in candidates[0].value if candidates else []:
+        if isinstance(value, yaml.SequenceNode):
+            candidates += [n for n in value.value if isinstance(n, yaml.MappingNode)]
+    return next((n for n in candidates if _scalar(n, "id") == item_id), None)
+
+
+def _text_nodes(node: yaml.Node, name: str = "") -> Iterator[tuple[str, yaml.MappingNode]]:
+    """``(name, mapping)`` for every bilingual text under ``node``, named as by
+    :func:`minimodel.lab.items.texts`."""
+    if isinstance(node, yaml.MappingNode):
+        if any(_scalar(node, lang) is not None for lang in LANGS):
+            yield name, node
+            return
+        for key, value in node.value:
+            yield from _text_nodes(value, f"{name}.{key.value}" if name else key.value)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, value in enumerate(node.value, 1):
+            yield from _text_nodes(value, f"{name}[{i}]")
+
+
+def stale_texts(item: Item) -> list[str]:
+    """Each text of one item whose Spanish was never stamped or was stamped from older English
+    (a missing or blank language is :func:`minimodel.lab.items.text_problems`'s)."""
     problems = []
-    for brk in load_all() if breaks is None else breaks:
-        for name, node in brk.text_nodes():
-            where = f"break {brk.id} {name}"
-            if node is None:      # a missing field: the breaks section says so
-                continue
-            if not isinstance(node, dict):
-                problems.append(f"{where}: expected {{en, es, es_source_hash}}")
-                continue
-            problems += [f"{where}: the {lang!r} text is missing or blank" for lang in LANGS
-                         if not isinstance(node.get(lang), str) or not node[lang].strip()]
-            if isinstance(node.get("en"), str) and \
-                    node.get("es_source_hash") != english_hash(node["en"]):
-                problems.append(f"{where}: the Spanish was translated from another English "
-                                f"(stamp {node.get('es_source_hash')!r}, English now "
-                                f"{english_hash(node['en'])!r}); update 'es', then run "
-                                f"`minimodel break rehash {brk.id} --key {name}`")
+    for name, text in item_texts(item.data):
+        if not all(isinstance(text.get(lang), str) and text[lang].strip() for lang in LANGS):
+            continue
+        where, stamp = f"{item.kind} {item.id} {name}", text.get(STAMP)
+        now = english_hash(text["en"])
+        if stamp in (None, "", "TODO"):
+            problems.append(f"{where}: the Spanish has no {STAMP}; once it is reviewed, run "
+                            f"`minimodel lab rehash {item.id}`")
+        elif stamp != now:
+            problems.append(f"{where}: the Spanish was translated from another English (stamp "
+                            f"{stamp!r}, English now {now!r}); update 'es', then run "
+                            f"`minimodel lab rehash {item.id} --key {name}`")
     return problems
 
 
-def quiz_problems(content_dir=None) -> list[str]:
-    """Questions whose English changed without a rehash, or whose Spanish is stale."""
-    from minimodel.lab.quiz.loader import quiz_files, read_checked
-    from minimodel.lab.quiz.schema import hash_problems
+def stamp(path: Path, item_id: str, keys: list[str] | None = None) -> list[str]:
+    """Write ``es_source_hash`` (the hash of the current English) into the texts of one item.
 
-    problems = []
-    for path in quiz_files(content_dir):
-        data, invalid = read_checked(path)
-        if not invalid:   # invalid files are the quiz section's problem
-            problems += [f"{path.name}: {p}" for p in hash_problems(data)]
-    return problems
+    Only the texts named in ``keys`` or, with ``keys=None``, only those without a stamp (or
+    ``TODO``): stamping a stale translation blindly would hide it. The file is edited in place,
+    so comments and layout are kept. Returns the stamped names.
+    """
+    source = path.read_text(encoding="utf-8").rstrip("\n") + "\n"
+    node = _item_node(yaml.compose(source), item_id)
+    if node is None:
+        raise ValueError(f"{path.name} has no item with id {item_id!r}")
+    found = dict(_text_nodes(node))
+    unknown = sorted(set(keys or []) - set(found))
+    if unknown:
+        raise ValueError(f"{item_id} has no text {', '.join(unknown)}; its texts are "
+                         f"{', '.join(found)}")
+    edits: list[tuple[int, int, str]] = []   # (start, end, replacement) in the file's text
+    stamped = []
+    for name, text in found.items():
+        skip = name not in keys if keys else _scalar(text, STAMP) not in (None, "", "TODO")
+        if skip or _scalar(text, "en") is None:    # no English: nothing to stamp it with
+            continue
+        stamped.append(name)
+        value = f'"{english_hash(_scalar(text, "en"))}"'
+        old = _get(text, STAMP)
+        if old is not None:
+            edits.append((old.start_mark.index, old.end_mark.index, value))
+        elif text.flow_style:                       # {en: ..., es: ...}: before the brace
+            end = text.end_mark.index - 1
+            edits.append((end, end, f", {STAMP}: {value}"))
+        else:                                       # a new line under the last one
+            last = text.value[-1][1].end_mark
+            column = text.value[0][0].start_mark.column
+            at = last.index if last.column == 0 else source.find("\n", last.index) + 1
+            edits.append((at, at, f"{' ' * column}{STAMP}: {value}\n"))
+    for start, end, value in sorted(edits, reverse=True):
+        source = source[:start] + value + source[end:]
+    if edits:
+        atomic_write_text(path, source)
+    return stamped
+
+
+def rehash(items: list[Item], item_id: str, keys: list[str] | None = None) -> list[str]:
+    """Stamp the texts of the question or break called ``item_id`` among ``items``
+    (:func:`minimodel.lab.items.load_items`; see :func:`stamp`)."""
+    item = next((i for i in items if i.id == item_id and i.kind in TRANSLATED), None)
+    if item is None:
+        raise ValueError(f"no question or break has the id {item_id!r}; run `minimodel quiz "
+                         "list` or `minimodel break list` for the ids")
+    return stamp(item.path, item_id, keys)
 
 
 def lesson_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
@@ -75,6 +171,8 @@ def lesson_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
     return problems
 
 
-def translation_problems() -> list[str]:
-    """Every missing or stale translation of the lab's content."""
-    return quiz_problems() + break_problems() + lesson_problems()
+def translation_problems(items: list[Item]) -> list[str]:
+    """Every missing or stale translation of the questions and breaks among ``items``
+    (:func:`minimodel.lab.items.load_items`) and of the lessons."""
+    return [p for item in items if item.kind in TRANSLATED for p in stale_texts(item)] + \
+        lesson_problems()

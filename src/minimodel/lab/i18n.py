@@ -12,7 +12,7 @@ import re
 
 from minimodel.messages import DEFAULT_LANG, LANGS, catalogue, check_lang, pick, say
 
-__all__ = ["DEFAULT_LANG", "LANGS", "break_text", "case_label", "case_name",
+__all__ = ["DEFAULT_LANG", "LANGS", "case_label", "case_name",
            "case_status_label", "check_lang", "isolation_reason_label", "pick", "say",
            "status_label"]
 
@@ -44,11 +44,6 @@ def case_name(name: str, lang: str) -> str:
     if kind in ("example", "hidden"):
         return f"{say(f'exercise.{kind}', lang)} {number}"
     return name
-
-
-def break_text(key: str, lang: str, **values: object) -> str:
-    """A ``minimodel break`` message: ``say("break." + key, ...)``."""
-    return say(f"break.{key}", lang, **values)
 
 
 def _template_pattern(template: str) -> "re.Pattern[str]":

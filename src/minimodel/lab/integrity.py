@@ -16,6 +16,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from minimodel._fileio import atomic_write_json
+
 LAB_DIR = Path(__file__).resolve().parent
 PACKAGE_DIR = LAB_DIR.parent
 MANIFEST = LAB_DIR / "content" / "MANIFEST.json"
@@ -50,8 +52,6 @@ def current() -> dict[str, str]:
 
 
 def write_manifest() -> Path:
-    from minimodel._fileio import atomic_write_json
-
     return atomic_write_json(MANIFEST, {"sha256": current()}, indent=1)
 
 
@@ -69,15 +69,10 @@ def problems(paths: list[Path] | None = None) -> list[str]:
     recorded = _recorded()
     if paths is None:
         now = current()
-        changed = [k for k in now if recorded.get(k) != now[k]]
-        missing = [k for k in recorded if k not in now]
-        return sorted(changed + missing)
-    out = []
-    for path in paths:
-        key = _key(Path(path).resolve())
-        if not Path(path).is_file() or recorded.get(key) != digest(Path(path)):
-            out.append(key)
-    return out
+        return sorted([k for k in now if recorded.get(k) != now[k]]
+                      + [k for k in recorded if k not in now])
+    return [_key(Path(path).resolve()) for path in paths if not Path(path).is_file()
+            or recorded.get(_key(Path(path).resolve())) != digest(Path(path))]
 
 
 def verify(paths: list[Path] | None = None) -> None:

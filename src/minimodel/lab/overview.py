@@ -81,8 +81,9 @@ def _links() -> list[str]:
 
 def _translations() -> list[str]:
     from minimodel.lab.freshness import translation_problems
+    from minimodel.lab.items import load_items
 
-    return translation_problems()
+    return translation_problems(load_items())
 
 
 def _exercises() -> list[str]:

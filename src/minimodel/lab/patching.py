@@ -1,15 +1,11 @@
 """Unified diffs: parse, apply (like ``patch -p1``) and make (with :mod:`difflib`).
 
 Used by the breaks (the bug patch, the fix diff) and the exercises (known-wrong solutions
-stored as small diffs against the reference). Why our own applier instead of calling
-``patch``: a break must start on any machine, including ones without GNU patch (Windows), and
-a failed hunk must become a clear error *before* the workspace is touched. The applier is
-strict about content (every context and removed line must match exactly) and lenient about
-position (a hunk may sit a few lines away from where the diff says, as ``patch`` allows), so
-unrelated edits elsewhere in a library file do not break a patch, while a change to the lines
-a patch touches does — and ``validate_all()`` reports it.
-
-Only modifications of existing text files are supported: no creation, deletion or renames.
+stored as small diffs). Our own applier, not GNU ``patch``: a break must start on machines
+without it, and a hunk that does not fit must fail *before* the workspace is touched. It is
+strict about content (context and removed lines match exactly) and lenient about position (a
+hunk may sit a few lines from where the diff says). Only modifications of existing text files:
+no creation, deletion or renames.
 """
 
 from __future__ import annotations
@@ -30,7 +26,6 @@ class PatchError(ValueError):
 class Hunk:
     old_start: int
     old_len: int
-    new_start: int
     new_len: int
     lines: list[tuple[str, str]] = field(default_factory=list)  # (" "|"-"|"+", line text)
 
@@ -83,9 +78,8 @@ def parse_patch(text: str) -> list[FilePatch]:
             match = _HUNK.match(lines[i])
             if not match:
                 raise PatchError(f"line {i + 1}: malformed hunk header {lines[i].rstrip()!r}")
-            a, b, c, d = match.groups()
-            hunk = Hunk(int(a), int(b) if b is not None else 1,
-                        int(c), int(d) if d is not None else 1)
+            a, b, _, d = match.groups()
+            hunk = Hunk(int(a), int(b) if b is not None else 1, int(d) if d is not None else 1)
             i += 1
             old_seen = new_seen = 0
             while old_seen < hunk.old_len or new_seen < hunk.new_len:
@@ -138,15 +132,15 @@ def apply_file_patch(text: str, patch: FilePatch) -> str:
     delta = 0  # how far the hunks actually sit from where the diff says
     for number, hunk in enumerate(patch.hunks, 1):
         old = hunk.old_lines
-        expected = (hunk.old_start - 1 if hunk.old_len else hunk.old_start) + delta
-        pos = _find(source, old, expected, cursor)
+        said = hunk.old_start - 1 if hunk.old_len else hunk.old_start  # 0-based, as the diff says
+        pos = _find(source, old, said + delta, cursor)
         if pos is None:
             first = next((line for line in old if line.strip()), "").strip()
             raise PatchError(
                 f"{patch.target()}: hunk {number} of {len(patch.hunks)} (around line "
                 f"{hunk.old_start}) does not match the file; the lines it expects, starting with "
                 f"{first!r}, have changed")
-        delta = pos - (hunk.old_start - 1 if hunk.old_len else hunk.old_start)
+        delta = pos - said
         out.extend(source[cursor:pos])
         out.extend(hunk.new_lines)
         cursor = pos + len(old)

@@ -1,14 +1,10 @@
-"""Parse Python source safely from several threads at once.
+"""Parse Python source safely from several threads at once (``lab validate`` uses a pool).
 
-``lab validate`` checks exercises and breaks on a thread pool, and each check parses learner or
-reference source with :func:`ast.parse`. CPython before 3.11.8 / 3.12.1 keeps the depth counter
-of its AST conversion in interpreter-wide state (CPython issue gh-106905): two threads parsing
-at the same moment can corrupt each other's count and one of them fails with
-``SystemError: AST constructor recursion depth mismatch``. A lock around our own parses costs
-nothing measurable (parsing is milliseconds), but it cannot cover every parse in the process:
-Python 3.11's ``traceback`` module parses source lines to place its ``^^^`` markers, in whatever
-thread formats an exception. The counter is reset at the start of every parse, so the error is
-spurious and a second attempt gives the right tree: we retry a few times before giving up.
+CPython before 3.11.8 / 3.12.1 keeps the depth counter of its AST conversion in
+interpreter-wide state (gh-106905): two threads parsing at once can fail with a spurious
+``SystemError: AST constructor recursion depth mismatch``. A lock covers our own parses; parses
+outside it (3.11's ``traceback`` places its ``^^^`` markers by parsing) can still collide, and
+since the counter is reset on every parse, a retry gives the right tree.
 """
 
 from __future__ import annotations

@@ -20,19 +20,32 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from minimodel.lab.glossary import load_glossary
+from minimodel.lab.items import load_yaml, read_yaml
 from minimodel.lab.pyparse import parse_python
-from minimodel.lab.quiz.schema import load_yaml
 from minimodel.lab.quiz.text import normalise
 from minimodel.messages import CATALOGUE_PATH
 
 LAB_DIR = Path(__file__).resolve().parent
 CONTENT_DIR = LAB_DIR / "content"
+GLOSSARY_PATH = CONTENT_DIR / "glossary.yaml"
 CODE_DIRS = tuple(LAB_DIR.parent / name for name in ("lab", "commands", "site", "doctor"))
 # The site's own Spanish pages, present in a clone (not in an installed package).
 DOCS_DIR = LAB_DIR.parents[2] / "docs"
 SPANISH = "es"
 _FENCED = re.compile(r"^(```+|~~~+).*?^\1[ \t]*$", re.M | re.S)
+
+
+def load_glossary(path: Path = GLOSSARY_PATH) -> list[dict[str, Any]]:
+    """Every term, each with ``en`` and ``es`` and optional ``avoid`` (list) and ``note``."""
+    terms = (read_yaml(path) or {}).get("terms")
+    if not isinstance(terms, list) or not terms:
+        raise ValueError(f"{path}: expected a non-empty list under 'terms'")
+    for i, term in enumerate(terms):
+        if not isinstance(term, dict) or not term.get("en") or not term.get("es"):
+            raise ValueError(f"{path}: term {i} needs non-empty 'en' and 'es', got {term!r}")
+        if not isinstance(term.get("avoid", []), list):
+            raise ValueError(f"{path}: term {term['en']!r}: 'avoid' must be a list")
+    return terms
 
 
 def _markdown_texts(folder: Path) -> Iterator[tuple[str, str]]:

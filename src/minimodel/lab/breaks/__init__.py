@@ -9,24 +9,13 @@ flow, driven by ``minimodel break``:
     check   behavioural checks against the copy: fixed or not
     diff    the fix as a unified diff (``patch -p1 -d DIR`` applies it)
     reset   back to the just-started files, byte for byte
-
-Public functions: :func:`list_breaks`, :func:`load_break`, :func:`validate_all`.
 """
 
 from __future__ import annotations
 
-from minimodel.lab.breaks.catalog import Break, list_breaks, load_all, load_break, rehash
-from minimodel.lab.patching import PatchError, apply_patch_to_texts, make_diff, parse_patch
+from minimodel.lab.breaks.catalog import Break, list_breaks, load_all, load_break
+from minimodel.lab.breaks.validate import validate_all
 from minimodel.lab.breaks.workspace import Workspace, WorkspaceError, start
 
-
-def validate_all(use_patch_command: bool = True) -> list[str]:
-    """Problems across every break (``[]`` when sound); see :mod:`.validate`."""
-    from minimodel.lab.breaks.validate import validate_all as _validate_all
-
-    return _validate_all(use_patch_command=use_patch_command)
-
-
-__all__ = ["Break", "PatchError", "Workspace", "WorkspaceError", "apply_patch_to_texts",
-           "list_breaks", "load_all", "load_break", "make_diff", "parse_patch", "rehash",
+__all__ = ["Break", "Workspace", "WorkspaceError", "list_breaks", "load_all", "load_break",
            "start", "validate_all"]

@@ -3,7 +3,7 @@
 A break folder holds::
 
     break.yaml      id, order, bilingual texts (title, summary, intro, predict, observe, hints,
-                    explanation), references, the names of the files below
+                    explanation), references, timeout_seconds
     bug.patch       the bug, a unified diff against the library (``a/minimodel/...``)
     invariants.py   the invariants behind the bug, checked on fresh random sizes in every code
                     path (``break check`` runs it; exit 0 only when the cause is gone)
@@ -16,36 +16,29 @@ A break folder holds::
 that exactly those fail in a fresh broken workspace, so a check that silently stopped working is
 noticed even while another check of the same break fails.
 
-Every bilingual text is ``{en: ..., es: ..., es_source_hash: ...}``. ``es_source_hash`` is the
-hash of the English text the Spanish was translated from (the first 12 hex digits of its
-sha256, as in the quizzes), so editing the English makes ``validate_all()`` flag the Spanish as
-stale until someone updates it and re-stamps the hash (``minimodel break rehash``).
+Every bilingual text is ``{en: ..., es: ..., es_source_hash: ...}``, as in the quizzes: the
+stamp is the hash of the English the Spanish was translated from (:mod:`minimodel.lab.freshness`,
+``minimodel lab rehash``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
-
-import yaml
+from typing import Any
 
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
+from minimodel.lab.items import FOLDERS, item_files, read_yaml, text_problems
 from minimodel.lab.lessons import lesson_positions, path_order
+from minimodel.messages import say
 
-CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "breaks"
-HASH_LEN = 12
+CONTENT_DIR = FOLDERS["break"][0]
 TEXT_FIELDS = ("title", "summary", "intro", "observe", "explanation")
 LIST_FIELDS = ("predict", "hints")
 MIN_FAKES = 3
+FILES = {"patch": "bug.patch", "experiment": "experiment.py", "check": "invariants.py"}
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-
-
-def english_hash(text: str) -> str:
-    """Hash of an English text as stored in ``es_source_hash`` (whitespace at the ends ignored)."""
-    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:HASH_LEN]
 
 
 @dataclass
@@ -56,7 +49,6 @@ class Break:
     folder: Path
     data: dict[str, Any]
     order: int = 100
-    files: dict[str, str] = field(default_factory=dict)  # role -> file name in the folder
 
     def text(self, key: str, lang: str) -> str:
         return pick(self.data.get(key) or "", lang).strip()
@@ -64,24 +56,13 @@ class Break:
     def texts(self, key: str, lang: str) -> list[str]:
         return [pick(item, lang).strip() for item in self.data.get(key) or []]
 
-    @property
-    def title(self) -> str:
-        return self.text("title", "en")
-
     def path(self, role: str) -> Path:
-        return self.folder / self.files[role]
+        """The file of ``role``: ``patch``, ``experiment`` or ``check``."""
+        return self.folder / FILES[role]
 
     @property
     def patch_text(self) -> str:
         return self.path("patch").read_text(encoding="utf-8")
-
-    @property
-    def symptom_marker(self) -> str:
-        return str(self.data.get("symptom_marker", "SYMPTOM:"))
-
-    @property
-    def experiment_exit_code(self) -> int:
-        return int(self.data.get("experiment_exit_code", 0))
 
     @property
     def timeout(self) -> float:
@@ -109,40 +90,19 @@ class Break:
                 "summary": self.text("summary", lang), "hints": len(self.data.get("hints") or []),
                 "predictions": len(self.data.get("predict") or [])}
 
-    def text_nodes(self) -> Iterator[tuple[str, Any]]:
-        """``(where, node)`` for every bilingual text of the break."""
-        for key in TEXT_FIELDS:
-            yield key, self.data.get(key)
-        for key in LIST_FIELDS:
-            for i, node in enumerate(self.data.get(key) or []):
-                yield f"{key}[{i + 1}]", node
-
 
 def _load(folder: Path) -> Break:
     path = folder / "break.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not valid YAML ({exc})") from exc
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping at the top level")
-    files = {"patch": str(data.get("patch", "bug.patch")),
-             "experiment": str(data.get("experiment", "experiment.py")),
-             "check": str(data.get("check", "invariants.py"))}
     return Break(id=str(data.get("id", folder.name)), folder=folder, data=data,
-                 order=int(data.get("order", 100)), files=files)
-
-
-def break_folders(content_dir: Path | None = None) -> list[Path]:
-    root = content_dir or CONTENT_DIR
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.iterdir() if (p / "break.yaml").is_file())
+                 order=int(data.get("order", 100)))
 
 
 def load_all(content_dir: Path | None = None) -> list[Break]:
     """Every break, in the lessons' order (then ``order`` for the lesson-less ones)."""
-    breaks = [_load(folder) for folder in break_folders(content_dir)]
+    breaks = [_load(path.parent) for path in item_files("break", content_dir)]
     positions = lesson_positions("break")
     return sorted(breaks, key=lambda b: (path_order(b.id, b.order, positions), b.id))
 
@@ -150,14 +110,12 @@ def load_all(content_dir: Path | None = None) -> list[Break]:
 def load_break(break_id: str, content_dir: Path | None = None, *,
                lang: str = DEFAULT_LANG) -> Break:
     """The break called ``break_id``; a ValueError (in ``lang``) lists the known ids otherwise."""
-    from minimodel.lab.i18n import break_text as t
-
     breaks = load_all(content_dir)
     for brk in breaks:
         if brk.id == break_id:
             return brk
     known = ", ".join(b.id for b in breaks) or "(none)"
-    raise ValueError(t("unknown_break", lang, id=break_id, known=known))
+    raise ValueError(say("break.unknown_break", lang, id=break_id, known=known))
 
 
 def list_breaks() -> list[dict[str, Any]]:
@@ -171,20 +129,24 @@ def list_breaks() -> list[dict[str, Any]]:
 
 
 def structure_problems(brk: Break) -> list[str]:
-    """Missing fields and files of one break (no running; the translations are checked by
-    :mod:`minimodel.lab.freshness`)."""
+    """Missing fields, texts and files of one break (no running; the translations' freshness
+    is :mod:`minimodel.lab.freshness`'s)."""
     p: list[str] = []
     where = f"break {brk.id}"
     if brk.id != brk.folder.name:
         p.append(f"{where}: id differs from its folder name {brk.folder.name!r}; rename one")
     if not ID_PATTERN.match(brk.id):
         p.append(f"{where}: id must be lowercase words joined by '-'")
-    for role in ("patch", "experiment", "check"):
+    for role, name in FILES.items():
         if not brk.path(role).is_file():
-            p.append(f"{where}: {role} file {brk.files[role]} is missing from {brk.folder}")
+            p.append(f"{where}: {role} file {name} is missing from {brk.folder}")
     for key in TEXT_FIELDS + LIST_FIELDS:
         if key not in brk.data:
             p.append(f"{where}: field {key!r} is missing")
+        nodes = brk.data.get(key) if key in LIST_FIELDS else [brk.data.get(key)]
+        if any(not isinstance(node, dict) for node in nodes or []):
+            p.append(f"{where}: field {key!r} must hold {{en, es, es_source_hash}} texts")
+    p += text_problems({key: brk.data.get(key) for key in TEXT_FIELDS + LIST_FIELDS}, where)
     hints, predict = brk.data.get("hints") or [], brk.data.get("predict") or []
     if not 3 <= len(hints) <= 4:
         p.append(f"{where}: has {len(hints)} hints; the ladder needs 3 or 4")
@@ -208,62 +170,3 @@ def structure_problems(brk: Break) -> list[str]:
     for name in sorted(set(on_disk) - set(listed)):
         p.append(f"{where}: fakes/{name}.patch is not listed under 'fakes' in break.yaml")
     return p
-
-
-def rehash(break_id: str, keys: list[str] | None = None,
-           content_dir: Path | None = None) -> list[str]:
-    """Stamp ``es_source_hash`` with the hash of the current English text.
-
-    Only the texts named in ``keys`` (``"title"``, ``"hints[2]"``...) or, with ``keys=None``,
-    only the ones whose hash is missing or ``TODO``: stamping a stale translation blindly would
-    hide it. The YAML file is edited line by line, so comments and layout are kept. Returns the
-    stamped names.
-    """
-    from minimodel._fileio import atomic_write_text
-
-    brk = load_break(break_id, content_dir)
-    path = brk.folder / "break.yaml"
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    root = yaml.compose("".join(lines))
-    stamped: list[str] = []
-    for name, node in _hash_nodes(root):
-        en = _scalar(node, "en")
-        value_node = _value_node(node, "es_source_hash")
-        if en is None or value_node is None:
-            continue
-        stored = value_node.value
-        if keys is None and stored not in ("", "TODO", None):
-            continue
-        if keys is not None and name not in keys:
-            continue
-        line, col = value_node.start_mark.line, value_node.start_mark.column
-        end = value_node.end_mark.column if value_node.end_mark.line == line else len(lines[line])
-        lines[line] = lines[line][:col] + f'"{english_hash(en)}"' + lines[line][end:]
-        stamped.append(name)
-    if stamped:
-        atomic_write_text(path, "".join(lines))
-    return stamped
-
-
-def _scalar(mapping: yaml.MappingNode, key: str) -> str | None:
-    node = _value_node(mapping, key)
-    return node.value if isinstance(node, yaml.ScalarNode) else None
-
-
-def _value_node(mapping: yaml.MappingNode, key: str):
-    for k, v in mapping.value:
-        if isinstance(k, yaml.ScalarNode) and k.value == key:
-            return v
-    return None
-
-
-def _hash_nodes(root: yaml.Node) -> Iterator[tuple[str, yaml.MappingNode]]:
-    if not isinstance(root, yaml.MappingNode):
-        return
-    for k, v in root.value:
-        if k.value in TEXT_FIELDS and isinstance(v, yaml.MappingNode):
-            yield k.value, v
-        elif k.value in LIST_FIELDS and isinstance(v, yaml.SequenceNode):
-            for i, item in enumerate(v.value):
-                if isinstance(item, yaml.MappingNode):
-                    yield f"{k.value}[{i + 1}]", item

@@ -1,13 +1,11 @@
 """Helpers for the ``experiment.py`` and ``invariants.py`` scripts of the breaks.
 
-These scripts run in a child process against a learner's *workspace copy* of minimodel. This
-module and the scripts themselves come from the **installed** package (the runner copies this
-file out of it and puts the break's installed folder first on ``sys.path``); only the
-``minimodel`` package is taken from the workspace. So editing the workspace's copy of the lab
-cannot change a verdict. Standard library only.
+They run in a child process (:mod:`minimodel.lab.breaks.runner`) where only ``minimodel`` comes
+from the learner's workspace; this module and the scripts come from the installed package, so
+editing the workspace's copy of the lab cannot change a verdict. Standard library only.
 
-Output protocol (parsed by :mod:`minimodel.lab.breaks.runner`), each machine line carrying
-the run's one-time token, so that a line printed by library code is not taken for a verdict:
+Output protocol (parsed by the runner); a verdict line carries the run's one-time token, so
+that a line printed by library code is not taken for one:
 
     SYMPTOM: <text>                          experiment: the story's symptom, as seen
     CAUSE REMAINS: <text>                    experiment: the story looks fixed, the cause is not
@@ -29,51 +27,24 @@ from typing import Callable, NoReturn
 SYMPTOM = "SYMPTOM:"
 CAUSE_REMAINS = "CAUSE REMAINS:"
 TOKEN = ""  # set by the runner's bootstrap before any workspace code runs
-WORKSPACE_ENV = "MINIMODEL_BREAK_WORKSPACE"
 LANG_ENV = "MINIMODEL_BREAK_LANG"
 SEED_ENV = "MINIMODEL_BREAK_SEED"
-WRONG_COPY_EXIT = 97
-
-
-def lang() -> str:
-    value = os.environ.get(LANG_ENV, "en")
-    return value if value in ("en", "es") else "en"
 
 
 def tr(en: str, es: str) -> str:
-    """The text in the current language."""
-    return es if lang() == "es" else en
+    """The text in the run's language."""
+    return es if os.environ.get(LANG_ENV) == "es" else en
 
 
 def say(en: str, es: str) -> None:
     print(tr(en, es), flush=True)
 
 
-def symptom(en: str, es: str) -> None:
-    """Print the machine-readable symptom line (the marker is the same in both languages)."""
-    print(f"{SYMPTOM} {tr(en, es)}", flush=True)
-
-
 def use_workspace():
-    """Import minimodel and stop unless it is the workspace copy; returns the module.
-
-    Why: the whole point of a break is to run the *broken* copy. If ``import minimodel``
-    found the installed package instead, the experiment would show nothing and a check would
-    pass without any fix.
-    """
+    """The ``minimodel`` module the script tests: the runner's bootstrap has already mapped it
+    to the workspace copy and refused to start otherwise."""
     import minimodel
 
-    where = os.path.realpath(os.path.dirname(minimodel.__file__))
-    workspace = os.environ.get(WORKSPACE_ENV)
-    if workspace:
-        expected = os.path.join(os.path.realpath(workspace), "minimodel")
-        if where != expected:
-            print(tr(f"error: `import minimodel` found {where}, not the workspace copy "
-                     f"{expected}; run this script through `minimodel break run/check`",
-                     f"error: `import minimodel` encontró {where}, no la copia del espacio de "
-                     f"trabajo {expected}; ejecuta este script con `minimodel break run/check`"),
-                  file=sys.stderr)
-            sys.exit(WRONG_COPY_EXIT)
     return minimodel
 
 
@@ -125,12 +96,8 @@ class Checks:
 
     def failing(self) -> list[tuple[str, str]]:
         """``[(check_id, message)]`` of the checks that do not hold, silently."""
-        out = []
-        for check_id, _, fn in self.cases:
-            problem = self._run_one(fn)
-            if problem is not None:
-                out.append((check_id, problem))
-        return out
+        return [(check_id, problem) for check_id, _, fn in self.cases
+                if (problem := self._run_one(fn)) is not None]
 
     def finish(self) -> NoReturn:
         passed = failed = 0
@@ -156,10 +123,9 @@ def conclude(checks: Checks, story_failed: bool, symptom_en: str, symptom_es: st
     (the hints, not ``break run``, lead to the cause). "OK" is printed only when both agree, so
     a fix that merely hides the story's symptom gets a ``CAUSE REMAINS:`` line instead.
     """
-    failing = [check_id for check_id, _ in checks.failing()]
     if story_failed:
-        symptom(symptom_en, symptom_es)
-    elif failing:
+        print(f"{SYMPTOM} {tr(symptom_en, symptom_es)}", flush=True)  # marker not translated
+    elif checks.failing():
         print(CAUSE_REMAINS + " " + tr(
             "this example no longer shows the problem, but it is still there on other sizes "
             "or code paths (`minimodel break check` shows where)",

@@ -27,13 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from minimodel.lab.breaks.harness import (CAUSE_REMAINS, LANG_ENV, SEED_ENV, SYMPTOM,
-                                          WORKSPACE_ENV, WRONG_COPY_EXIT)
-from minimodel.lab.subprocess_runner import clean_env, run_child
+from minimodel.lab.breaks.harness import CAUSE_REMAINS, LANG_ENV, SEED_ENV, SYMPTOM
+from minimodel.lab.subprocess_runner import ChildResult, clean_env, run_child
 from minimodel.messages import say
 
 HARNESS = Path(__file__).with_name("harness.py")
 HARNESS_MODULE = "minimodel_break_harness"
+WORKSPACE_ENV = "MINIMODEL_BREAK_WORKSPACE"
+WRONG_COPY_EXIT = 97
 
 BOOTSTRAP = f"""\
 import importlib.machinery, os, runpy, sys
@@ -68,14 +69,10 @@ _CHECK_LINE = re.compile(r"^(PASS|FAIL) (\S+) (\S+) \| (.*?)(?: \| (.*))?$")
 
 
 @dataclass
-class ScriptRun:
-    """Outcome of one child run."""
+class ScriptRun(ChildResult):
+    """One child run (``returncode`` None after a timeout), its verdict lines and its seed."""
 
     returncode: int | None
-    stdout: str
-    stderr: str
-    seconds: float
-    timed_out: bool = False
     checks: list[dict[str, Any]] = field(default_factory=list)
     seed: int = 0  # the invariants' random sizes: `break check --seed N` replays them
 
@@ -85,18 +82,6 @@ class ScriptRun:
     def cause_remains(self) -> bool:
         """The story looks fixed but the invariants still fail (a partial fix)."""
         return bool(self.symptom_lines(CAUSE_REMAINS))
-
-    def stderr_tail(self, lines: int = 12) -> list[str]:
-        return self.stderr.strip().splitlines()[-lines:]
-
-
-def child_env(workdir: Path, lang: str, seed: int | None = None) -> dict[str, str]:
-    """A clean environment (``-I`` ignores PYTHON* variables anyway) that carries the seed of
-    the invariants' random sizes."""
-    extra = {WORKSPACE_ENV: str(workdir), LANG_ENV: lang}
-    if seed is not None:
-        extra[SEED_ENV] = str(int(seed))
-    return clean_env(keep=("PATH", "HOME", "TMPDIR", "SYSTEMROOT"), **extra)
 
 
 def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str = "en",
@@ -111,20 +96,23 @@ def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str 
     workdir = Path(workdir).resolve()
     token = secrets.token_hex(8)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    # A clean environment (``-I`` ignores PYTHON* variables anyway) plus the workspace, the
+    # language and the seed of the invariants' random sizes.
+    env = clean_env(keep=("PATH", "HOME", "TMPDIR", "SYSTEMROOT"), **{
+        WORKSPACE_ENV: str(workdir), LANG_ENV: lang, SEED_ENV: str(seed)})
     harness_dir = Path(tempfile.mkdtemp(prefix="minimodel-harness-"))
     try:
         shutil.copyfile(HARNESS, harness_dir / f"{HARNESS_MODULE}.py")
         shown = (lambda line: echo(line.replace(f" {token} ", " "))) if echo else None
         done = run_child([sys.executable, "-I", "-B", "-c", BOOTSTRAP, str(harness_dir),
-                          str(script)], cwd=workdir, env=child_env(workdir, lang, seed),
+                          str(script)], cwd=workdir, env=env,
                          timeout=timeout, on_line=shown, stdin_text=token + "\n")
     finally:
         shutil.rmtree(harness_dir, ignore_errors=True)
-    run = ScriptRun(None if done.timed_out else done.returncode, done.stdout, done.stderr,
-                    done.seconds, timed_out=done.timed_out, seed=seed)
-    run.checks = parse_checks(run.stdout, token)
-    run.stdout = run.stdout.replace(f" {token} ", " ")  # what the learner reads
-    return run
+    return ScriptRun(None if done.timed_out else done.returncode,
+                     done.stdout.replace(f" {token} ", " "),  # what the learner reads
+                     done.stderr, done.seconds, done.timed_out, done.truncated,
+                     checks=parse_checks(done.stdout, token), seed=seed)
 
 
 def parse_checks(stdout: str, token: str) -> list[dict[str, Any]]:

@@ -1,27 +1,20 @@
 """Refuse workspace edits that reach into the check machinery instead of fixing the library.
 
-The invariants run in the same Python process as the learner's copy of minimodel (they must
-import it to test it), so code added to that copy could in principle patch the checks in
-memory, print a verdict, or end the process early with exit code 0. The runner already keeps
-the harness and the invariants out of the workspace and marks verdict lines with a one-time
-token; this scan closes the rest: before ``break check`` runs, every Python file the learner
-changed or added is parsed, and names that a fix of these bugs never needs — but a forged
-verdict does — are refused if the original file did not already use them:
-
-* the harness and the checks: ``minimodel_break_harness``, ``invariants``, ``Checks``...;
-* the interpreter's machinery: ``sys.modules``, frames and tracing, ``gc``, ``atexit``,
-  ``builtins``, import hooks, ``exec``/``eval``/``compile``;
-* the process: exiting (``sys.exit``, ``os._exit``), writing to stdout/stderr directly,
-  signals, subprocesses, ``ctypes``.
-
-A file that no longer parses is left to the checks (they report the SyntaxError).
+The invariants run in the same process as the learner's copy of minimodel (they must import it
+to test it), so code added there could patch the checks in memory, print a verdict or exit 0
+early. The runner keeps the harness and invariants out of the workspace and tokens its verdict
+lines; this scan closes the rest. Before ``break check``, every Python file the learner changed
+or added is parsed, and names a fix of these bugs never needs but a forged verdict does (the
+harness and checks; ``sys.modules``, frames, tracing, ``gc``, ``atexit``, ``builtins``, import
+hooks, ``exec``/``eval``; exiting, writing to stdout/stderr, signals, subprocesses, ``ctypes``)
+are refused unless the original file already used them. A file that no longer parses is left
+to the checks (they report the SyntaxError).
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from pathlib import Path
 
 from minimodel.lab.pyparse import parse_python
 from minimodel.messages import say
@@ -48,11 +41,16 @@ class Finding:
         return f"`{self.name}` at {self.path}:{self.line}"
 
 
-def _names(tree: ast.AST) -> list[tuple[str, int]]:
+def _names(text: str | None) -> list[tuple[str, int]]:
     """(identifier, line) for every name, attribute, import and string constant that names a
-    suspicious thing (strings too: ``getattr(sys, "modules")``)."""
+    suspicious thing (strings too: ``getattr(sys, "modules")``); none for no text or text that
+    does not parse."""
+    try:
+        tree = parse_python(text) if text is not None else None
+    except (SyntaxError, ValueError):
+        tree = None
     found = []
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if tree is not None else []:
         if isinstance(node, ast.Name):
             found.append((node.id, node.lineno))
         elif isinstance(node, ast.Attribute):
@@ -61,45 +59,28 @@ def _names(tree: ast.AST) -> list[tuple[str, int]]:
             modules = [alias.name for alias in node.names]
             if isinstance(node, ast.ImportFrom) and node.module:
                 modules.append(node.module)
-            for module in modules:
-                for part in module.split("."):
-                    found.append((part, node.lineno))
+            found += [(part, node.lineno) for module in modules for part in module.split(".")]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            for word in node.value.replace(".", " ").split():
-                if word.isidentifier():
-                    found.append((word, node.lineno))
+            found += [(word, node.lineno) for word in node.value.replace(".", " ").split()]
     return [(name, line) for name, line in found if name in SUSPICIOUS]
-
-
-def _parse(text: str) -> ast.AST | None:
-    try:
-        return parse_python(text)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def scan_file(rel: str, new_text: str, old_text: str | None) -> list[Finding]:
     """Suspicious names in ``new_text`` that ``old_text`` (the file at start; None for an added
-    file) did not already use."""
-    new_tree = _parse(new_text)
-    if new_tree is None:
-        return []
-    old_tree = _parse(old_text) if old_text is not None else None
-    already = {name for name, _ in _names(old_tree)} if old_tree is not None else set()
-    seen: set[str] = set()
-    findings = []
-    for name, line in sorted(_names(new_tree), key=lambda item: item[1]):
-        if name not in already and name not in seen:
-            seen.add(name)
-            findings.append(Finding(rel, line, name))
-    return findings
+    file) did not already use, each once at its first line."""
+    already = {name for name, _ in _names(old_text)}
+    first: dict[str, int] = {}
+    for name, line in sorted(_names(new_text), key=lambda item: item[1]):
+        if name not in already:
+            first.setdefault(name, line)
+    return [Finding(rel, line, name) for name, line in first.items()]
 
 
 def scan_workspace(ws) -> list[Finding]:
     """Findings over every ``.py`` file the learner modified or added in workspace ``ws``."""
     changes = ws.changes()
     findings: list[Finding] = []
-    for rel in sorted(changes.get("modified", []) + changes.get("added", [])):
+    for rel in sorted(changes["modified"] + changes["added"]):
         if not rel.endswith(".py"):
             continue
         try:

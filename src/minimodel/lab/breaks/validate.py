@@ -1,24 +1,14 @@
 """``validate_all()``: every break still works against the *current* library source.
 
-The library keeps changing (performance work, refactors), and a break is a patch against it,
-so each break is exercised end to end in a temporary workspace:
-
-1. the text is complete in English and Spanish and no Spanish text is stale;
-2. the bug patch applies to the current library;
-3. the experiment exits with its declared code and prints the symptom marker;
-4. on the broken workspace, exactly the invariants named in ``fails_under_bug`` FAIL and every
-   other one PASSes (a check that silently stopped working is caught even while another check
-   of the same break fails);
-5. every fake fix (``fakes/NAME.patch``, applied on top of the bug) is rejected by at least one
-   invariant, and the experiment still prints the symptom under it;
-6. the fix diff (our difflib diff, applied by our own patch code) restores the original library
-   text exactly, the checks PASS and the experiment no longer prints the symptom;
-7. ``reset`` brings back the just-started files (manifest), and the same fix applied by the
-   real ``patch -p1`` command (when it is on PATH) gives the library text byte for byte
-   (hence the same passing checks as in step 6).
-
-The invariants draw fresh random sizes on every run; a problem names the seed, which
-``minimodel break check --seed N`` replays.
+The library keeps changing and a break is a patch against it, so each break is exercised end
+to end in a temporary workspace: its fields and files are there; the bug patch applies; the
+experiment exits 0 and prints ``SYMPTOM:``; exactly the invariants named in ``fails_under_bug``
+FAIL (a check that silently stopped working is caught even while another one fails); every
+fake fix (``fakes/NAME.patch``, on top of the bug) fails some invariant and leaves a symptom;
+the fix diff, applied by our patch code and by ``patch -p1`` when installed, restores the
+library byte for byte, after which the checks PASS and the symptom is gone; ``reset`` brings
+back the start manifest. The invariants draw fresh random sizes on every run; a problem names
+the seed, which ``minimodel break check --seed N`` replays.
 """
 
 from __future__ import annotations
@@ -28,7 +18,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from minimodel.lab.breaks.catalog import Break, load_all, structure_problems
+from minimodel.lab.breaks.catalog import FILES, Break, load_all, structure_problems
+from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
 from minimodel.lab.patching import PatchError, apply_patch_to_texts, parse_patch
 from minimodel.lab.breaks.runner import ScriptRun, is_fixed, run_script
 from minimodel.lab.breaks.workspace import (Workspace, WorkspaceError, installed_package_dir,
@@ -43,47 +34,44 @@ def _tail(run: ScriptRun) -> str:
     return f"exit code {run.returncode}: " + " / ".join(lines)
 
 
-def apply_diff_with_own_code(ws: Workspace, diff: str) -> list[str]:
-    """Apply a ``a/minimodel/...`` diff to the workspace with our patch code; returns the
-    patched paths."""
-    texts: dict[str, str] = {}
-    for fp in parse_patch(diff):
-        rel = fp.target(1)
-        texts[rel] = (ws.root / rel).read_text(encoding="utf-8")
-    new = apply_patch_to_texts(diff, texts, strip=1)
-    for rel, text in new.items():
+def apply_diff_with_own_code(ws: Workspace, diff: str) -> None:
+    """Apply a ``a/minimodel/...`` diff to the workspace with our patch code."""
+    texts = {fp.target(1): (ws.root / fp.target(1)).read_text(encoding="utf-8")
+             for fp in parse_patch(diff)}
+    for rel, text in apply_patch_to_texts(diff, texts, strip=1).items():
         (ws.root / rel).write_bytes(text.encode("utf-8"))
-    return sorted(new)
 
 
-def apply_fix_with_own_code(ws: Workspace) -> list[str]:
-    """Apply ``ws.fix_diff()`` with our patch code; returns the patched paths."""
-    return apply_diff_with_own_code(ws, ws.fix_diff())
+def _differ_from_library(ws: Workspace, package_dir: Path) -> list[str]:
+    """The patched files of ``ws`` whose bytes are not the library's."""
+    return [rel for rel in ws.state["patched_files"]
+            if (ws.root / rel).read_bytes() != (package_dir.parent / rel).read_bytes()]
 
 
-def apply_fix_with_patch_command(ws: Workspace) -> str | None:
-    """Apply ``ws.fix_diff()`` with ``patch -p1 -d DIR``; None when patch is not installed,
-    else "" on success or patch's complaint."""
+def _patch_command_problems(ws: Workspace, where: str, package_dir: Path) -> list[str]:
+    """``patch -p1 -d DIR`` applies the fix diff and gives the library's bytes (nothing to check
+    when ``patch`` is not installed). The same bytes as after our own patch code, whose checks
+    passed, so the checks need not run a third time."""
     exe = shutil.which("patch")
     if exe is None:
-        return None
+        return []
     done = run_child([exe, "-p1", "--batch", "--forward", "-d", ws.root], timeout=60,
                      env=clean_env(), stdin_text=ws.fix_diff())
-    if done.timed_out:
-        return "`patch` did not finish within 60 s"
-    if done.returncode != 0:
-        return (done.stdout + done.stderr).strip() or f"exit code {done.returncode}"
-    return ""
+    if done.timed_out or done.returncode != 0:
+        said = ("`patch` did not finish within 60 s" if done.timed_out
+                else (done.stdout + done.stderr).strip() or f"exit code {done.returncode}")
+        return [f"{where}: `patch -p1` refused the fix diff: {said}"]
+    return [f"{where}: after `patch -p1`, {rel} differs from the library"
+            for rel in _differ_from_library(ws, package_dir)]
 
 
-def validate_break(brk: Break, use_patch_command: bool = True,
-                   package_dir: Path | None = None) -> list[str]:
+def validate_break(brk: Break, package_dir: Path | None = None) -> list[str]:
     """Problems of one break (an empty list when it is sound).
 
     ``package_dir`` is the library to validate against (default: the imported minimodel).
     """
     problems = structure_problems(brk)
-    if any(not brk.path(role).is_file() for role in ("patch", "experiment", "check")):
+    if any(not brk.path(role).is_file() for role in FILES):
         return problems
     where = f"break {brk.id}"
     package_dir = (package_dir or installed_package_dir()).resolve()
@@ -92,55 +80,44 @@ def validate_break(brk: Break, use_patch_command: bool = True,
             ws = start(brk, Path(tmp) / "ws", lang="en", package_dir=package_dir)
         except (PatchError, WorkspaceError) as exc:
             return problems + [f"{where}: the bug patch no longer applies to the current "
-                               f"library ({exc}); regenerate {brk.files['patch']}"]
+                               f"library ({exc}); regenerate {FILES['patch']}"]
         experiment, check = brk.path("experiment"), brk.path("check")
 
         run = run_script(ws.root, experiment, "en", brk.timeout)
-        if run.returncode != brk.experiment_exit_code:
-            problems.append(f"{where}: the experiment exited with {run.returncode}, declared "
-                            f"{brk.experiment_exit_code} ({_tail(run)})")
-        if not run.symptom_lines(brk.symptom_marker):
+        if run.returncode != 0:
+            problems.append(f"{where}: the experiment exited with {run.returncode}, not 0 "
+                            f"({_tail(run)})")
+        if not run.symptom_lines():
             problems.append(f"{where}: the experiment on the broken workspace printed no "
-                            f"{brk.symptom_marker!r} line")
+                            f"{SYMPTOM!r} line")
         problems += _declared_failures(brk, run_script(ws.root, check, "es", brk.timeout))
         for fake in brk.fakes:
             problems += _fake_rejected(brk, ws, fake["name"])
 
         try:
-            apply_fix_with_own_code(ws)
+            apply_diff_with_own_code(ws, ws.fix_diff())
         except PatchError as exc:
             return problems + [f"{where}: the fix diff does not apply with our patch code: {exc}"]
-        for rel in ws.state["patched_files"]:
-            if (ws.root / rel).read_bytes() != (package_dir.parent / rel).read_bytes():
-                problems.append(f"{where}: after the fix diff, {rel} differs from the library")
+        problems += [f"{where}: after the fix diff, {rel} differs from the library"
+                     for rel in _differ_from_library(ws, package_dir)]
         fixed = run_script(ws.root, check, "en", brk.timeout)
         if not is_fixed(fixed):
             failed = [f"{c['id']}: {c['message']}" for c in fixed.checks if not c["ok"]]
             problems.append(f"{where}: the checks do not pass after the fix diff "
                             f"({'; '.join(failed) or _tail(fixed)}){_seed(fixed)}")
         after = run_script(ws.root, experiment, "es", brk.timeout)
-        if after.returncode != brk.experiment_exit_code:
+        if after.returncode != 0:
             problems.append(f"{where}: the experiment on the fixed workspace exited with "
                             f"{after.returncode} ({_tail(after)})")
-        if after.symptom_lines(brk.symptom_marker) or after.cause_remains():
-            problems.append(f"{where}: the experiment still prints {brk.symptom_marker!r} after "
-                            f"the fix: {after.symptom_lines(brk.symptom_marker)[0]}")
+        if after.symptom_lines() or after.cause_remains():
+            problems.append(f"{where}: the experiment still reports a problem after the fix: "
+                            f"{(after.symptom_lines() or after.symptom_lines(CAUSE_REMAINS))[0]}")
 
-        ws.reset()
-        if not ws.matches_manifest():
-            problems.append(f"{where}: reset did not restore the start manifest")
-        if use_patch_command:
-            outcome = apply_fix_with_patch_command(ws)
-            if outcome:
-                problems.append(f"{where}: `patch -p1` refused the fix diff: {outcome}")
-            elif outcome == "":
-                # Same bytes as after our own patch code (checked above to pass), so the
-                # checks need not run a third time.
-                for rel in ws.state["patched_files"]:
-                    if (ws.root / rel).read_bytes() != (package_dir.parent / rel).read_bytes():
-                        problems.append(f"{where}: after `patch -p1`, {rel} differs from the "
-                                        "library")
-    return problems
+        try:
+            ws.reset()  # raises unless the start manifest is back
+        except WorkspaceError as exc:
+            return problems + [f"{where}: reset did not restore the start manifest ({exc})"]
+        return problems + _patch_command_problems(ws, where, package_dir)
 
 
 def _seed(run: ScriptRun) -> str:
@@ -184,15 +161,15 @@ def _fake_rejected(brk: Break, ws: Workspace, name: str) -> list[str]:
     elif not any(not c["ok"] for c in checked.checks):
         problems.append(f"{where}: the invariants crashed instead of failing ({_tail(checked)})")
     story = run_script(ws.root, brk.path("experiment"), "en", brk.timeout)
-    if not story.symptom_lines(brk.symptom_marker) and not story.cause_remains():
-        problems.append(f"{where}: the experiment prints neither {brk.symptom_marker!r} nor "
-                        f"'CAUSE REMAINS:' under this fake fix, so `break run` would look "
+    if not story.symptom_lines() and not story.cause_remains():
+        problems.append(f"{where}: the experiment prints neither {SYMPTOM!r} nor "
+                        f"{CAUSE_REMAINS!r} under this fake fix, so `break run` would look "
                         f"fixed{_seed(story)}")
     ws.reset()
     return problems
 
 
-def validate_all(use_patch_command: bool = True, workers: int = 2) -> list[str]:
+def validate_all(workers: int = 2) -> list[str]:
     """Problems across every break; ``[]`` means the catalogue is sound.
 
     Breaks are validated in parallel (each in its own temporary workspace and child
@@ -204,11 +181,6 @@ def validate_all(use_patch_command: bool = True, workers: int = 2) -> list[str]:
         return [str(exc)]
     if not breaks:
         return ["no breaks found in minimodel/lab/content/breaks"]
-    problems: list[str] = []
-    ids = [b.id for b in breaks]
-    for dup in sorted({i for i in ids if ids.count(i) > 1}):
-        problems.append(f"break id {dup!r} is used by more than one folder")
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for found in pool.map(lambda b: validate_break(b, use_patch_command), breaks):
-            problems.extend(found)
-    return problems
+        found = pool.map(validate_break, breaks)
+        return [problem for problems in found for problem in problems]

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import minimodel
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
-from minimodel.lab.breaks.catalog import Break, load_break
+from minimodel.lab.breaks.catalog import Break
 from minimodel.lab.breaks.notes import render_notes
 from minimodel.lab.patching import apply_patch_to_texts, make_diff
 
@@ -41,7 +42,7 @@ PACKAGE = "minimodel"
 FORMAT = 1
 SKIP_DIR_NAMES = {"__pycache__", ".pytest_cache", ".mypy_cache"}
 SKIP_SUFFIXES = (".pyc", ".pyo")
-SKIP_RELATIVE = {"lab/content"}  # relative to the package folder
+SKIP_RELATIVE = frozenset({"lab/content"})  # relative to the package folder
 
 
 class WorkspaceError(ValueError):
@@ -54,39 +55,30 @@ def sha256_bytes(data: bytes) -> str:
 
 def installed_package_dir() -> Path:
     """The folder of the minimodel package this process imported."""
-    import minimodel
-
     return Path(minimodel.__file__).resolve().parent
+
+
+def _files(base: Path, skip: frozenset[str] = frozenset()) -> list[Path]:
+    """Every file under ``base`` but caches and the ``skip`` folders (relative to ``base``)."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        here = Path(dirpath)
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIR_NAMES
+                       and (here / d).relative_to(base).as_posix() not in skip]
+        found += [here / name for name in filenames if not name.endswith(SKIP_SUFFIXES)]
+    return found
 
 
 def package_files(package_dir: Path | None = None) -> dict[str, bytes]:
     """Every file a workspace copies: ``"minimodel/..."`` -> bytes, in sorted order."""
     root = (package_dir or installed_package_dir()).resolve()
-    files: dict[str, bytes] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = Path(dirpath).relative_to(root).as_posix()
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIR_NAMES
-                             and (f"{rel_dir}/{d}" if rel_dir != "." else d) not in SKIP_RELATIVE)
-        for name in sorted(filenames):
-            if name.endswith(SKIP_SUFFIXES):
-                continue
-            rel = f"{rel_dir}/{name}" if rel_dir != "." else name
-            files[f"{PACKAGE}/{rel}"] = (Path(dirpath) / name).read_bytes()
-    return dict(sorted(files.items()))
-
-
-def _inside(child: Path, parent: Path) -> bool:
-    try:
-        child.relative_to(parent)
-        return True
-    except ValueError:
-        return False
+    return dict(sorted((f"{PACKAGE}/{path.relative_to(root).as_posix()}", path.read_bytes())
+                       for path in _files(root, SKIP_RELATIVE)))
 
 
 def _refuse_installed(workdir: Path, package_dir: Path) -> None:
     """Never let a workspace overlap the installed package (we delete/replace DIR/minimodel)."""
-    target = workdir / PACKAGE
-    if _inside(workdir, package_dir) or _inside(package_dir, target):
+    if workdir.is_relative_to(package_dir) or package_dir.is_relative_to(workdir / PACKAGE):
         raise WorkspaceError(
             f"refusing to use {workdir} as a workspace: it overlaps the installed minimodel "
             f"package at {package_dir}; choose a scratch folder such as /tmp/my-break")
@@ -98,6 +90,7 @@ class Workspace:
 
     root: Path
     state: dict[str, Any] = field(default_factory=dict)
+    restarted: bool = False  # set by start(): this break's workspace was already there
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -133,9 +126,6 @@ class Workspace:
     def notes_path(self) -> Path:
         return self.root / NOTES_FILE
 
-    def load_break(self) -> Break:
-        return load_break(self.break_id)
-
     def save_state(self) -> None:
         atomic_write_json(self.root / STATE_FILE, self.state)
 
@@ -149,18 +139,8 @@ class Workspace:
     # ------------------------------------------------------------------ inspection
     def current_hashes(self) -> dict[str, str]:
         """sha256 of every file now under DIR/minimodel (``__pycache__`` ignored)."""
-        out: dict[str, str] = {}
-        base = self.root / PACKAGE
-        if not base.is_dir():
-            return out
-        for dirpath, dirnames, filenames in os.walk(base):
-            dirnames[:] = [d for d in dirnames if d not in SKIP_DIR_NAMES]
-            for name in filenames:
-                if name.endswith(SKIP_SUFFIXES):
-                    continue
-                path = Path(dirpath) / name
-                out[path.relative_to(self.root).as_posix()] = sha256_bytes(path.read_bytes())
-        return dict(sorted(out.items()))
+        return dict(sorted((path.relative_to(self.root).as_posix(), sha256_bytes(path.read_bytes()))
+                           for path in _files(self.root / PACKAGE)))
 
     def changes(self) -> dict[str, list[str]]:
         """Files ``modified``, ``added`` and ``removed`` since the break started."""
@@ -233,13 +213,12 @@ class Workspace:
     def hints_shown(self) -> int:
         return int(self.state.get("hints_shown", 0))
 
-    def next_hint(self, total: int) -> tuple[int, bool]:
-        """Climb one rung (stays on the last). Returns (hint number, whether it was new)."""
-        shown = self.hints_shown
-        number = min(shown + 1, total)
-        self.state["hints_shown"] = max(shown, number)
+    def next_hint(self, total: int) -> int:
+        """Climb one rung (stays on the last) and return its number."""
+        number = min(self.hints_shown + 1, total)
+        self.state["hints_shown"] = max(self.hints_shown, number)
         self.save_state()
-        return number, number > shown
+        return number
 
 
 def build_files(brk: Break, package_dir: Path | None = None
@@ -272,14 +251,14 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
         try:
             previous = Workspace.open(root)
         except WorkspaceError:
-            previous = None
-        if (previous is None or previous.break_id != brk.id) and not force:
-            what = (f"a workspace of the break {previous.break_id!r}" if previous
-                    else "not empty and not a break workspace")
-            raise WorkspaceError(f"{root} is {what}; choose an empty folder or pass --force "
-                                 f"to replace {root / PACKAGE}, {NOTES_FILE} and {STATE_FILE} "
-                                 "there")
-        if previous is not None and previous.break_id != brk.id:
+            pass
+        if previous is None or previous.break_id != brk.id:
+            if not force:
+                what = (f"a workspace of the break {previous.break_id!r}" if previous
+                        else "not empty and not a break workspace")
+                raise WorkspaceError(f"{root} is {what}; choose an empty folder or pass --force "
+                                     f"to replace {root / PACKAGE}, {NOTES_FILE} and "
+                                     f"{STATE_FILE} there")
             previous = None
 
     files, originals = build_files(brk, package_dir)  # fails before anything is written
@@ -297,8 +276,7 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
         path.write_bytes(data)
 
     notes_text = render_notes(brk, lang, str(root))
-    keep_notes = previous is not None and (root / NOTES_FILE).is_file()
-    if not keep_notes:
+    if previous is None or not (root / NOTES_FILE).is_file():  # a restart keeps the notes
         atomic_write_text(root / NOTES_FILE, notes_text)
 
     buffer = io.BytesIO()
@@ -309,8 +287,6 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
             zf.writestr(f"original/{rel}", data)
         zf.writestr("NOTES.md", notes_text.encode("utf-8"))
     atomic_write_bytes(root / STATE_DIR / START_ZIP, buffer.getvalue())
-
-    import minimodel
 
     state = {
         "format": FORMAT,
@@ -323,6 +299,6 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
         "hints_shown": previous.hints_shown if previous is not None else 0,
         "manifest": {rel: sha256_bytes(data) for rel, data in files.items()},
     }
-    ws = Workspace(root, state)
+    ws = Workspace(root, state, restarted=previous is not None)
     ws.save_state()
     return ws

@@ -24,15 +24,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-import jsonschema
-import yaml
-
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
-from minimodel.messages import say
+from minimodel.lab.items import FOLDERS, TEXT_SCHEMA, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import lesson_positions, path_order
 from minimodel.lab.patching import PatchError, apply_patch_to_texts
+from minimodel.messages import say
 
-CONTENT_DIR = Path(__file__).resolve().parent.parent / "content" / "exercises"
+CONTENT_DIR = FOLDERS["exercise"][0]
 SRC_DIR = Path(__file__).resolve().parents[3]  # the folder holding the minimodel package
 
 # Statuses a whole check can end with and the finer per-case ones.
@@ -40,8 +38,6 @@ OVERALL_STATUSES = ("passed", "wrong", "error", "timeout", "forbidden")
 CASE_STATUSES = ("passed", "wrong", "shape", "dtype", "error", "forbidden", "timeout",
                  "not run")
 
-_TEXT = {"type": "object", "required": list(LANGS),
-         "properties": {lang: {"type": "string", "minLength": 1} for lang in LANGS}}
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["id", "order", "function", "args", "outputs", "title", "statement", "hints",
@@ -56,7 +52,7 @@ _SCHEMA: dict[str, Any] = {
         "outputs": {"type": "array", "minItems": 1, "items": {
             "type": "object", "required": ["name"], "additionalProperties": False,
             "properties": {"name": {"type": "string"}, "sparse_rows": {"type": "boolean"}}}},
-        "title": _TEXT, "statement": _TEXT, "stub_doc": _TEXT,
+        "title": TEXT_SCHEMA, "statement": TEXT_SCHEMA, "stub_doc": TEXT_SCHEMA,
         "hints": {"type": "object", "required": list(LANGS), "properties": {
             lang: {"type": "array", "minItems": 2, "items": {"type": "string", "minLength": 1}}
             for lang in LANGS}},
@@ -189,13 +185,10 @@ def _load_module(path: Path) -> ModuleType:
 def parse_exercise(folder: Path) -> Exercise:
     """Read and schema-check one exercise folder; raise ValueError naming the file on problems."""
     path = folder / "exercise.yaml"
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        jsonschema.validate(raw, _SCHEMA)
-    except (yaml.YAMLError, jsonschema.ValidationError) as exc:
-        msg = getattr(exc, "message", str(exc))
-        where = "/".join(str(p) for p in getattr(exc, "absolute_path", []))
-        raise ValueError(f"{path}: invalid exercise definition at '{where}': {msg}") from exc
+    raw = read_yaml(path)
+    problems = schema_problems(raw, _SCHEMA)
+    if problems:
+        raise ValueError(f"{path}: invalid exercise definition: {'; '.join(problems)}")
     if raw["id"] != folder.name:
         raise ValueError(f"{path}: id {raw['id']!r} must equal the folder name {folder.name!r}")
     if len(raw["hints"]["en"]) != len(raw["hints"]["es"]):
@@ -206,8 +199,7 @@ def parse_exercise(folder: Path) -> Exercise:
 
 @lru_cache(maxsize=1)
 def _parsed() -> tuple[Exercise, ...]:
-    folders = sorted(p for p in CONTENT_DIR.iterdir() if (p / "exercise.yaml").is_file())
-    return tuple(parse_exercise(f) for f in folders)
+    return tuple(parse_exercise(path.parent) for path in item_files("exercise", CONTENT_DIR))
 
 
 def _all() -> list[Exercise]:

@@ -8,7 +8,7 @@ Typical use::
     quiz.grade(q, {"q-13-01": 1})             # {'score': 1, 'total': ..., 'results': [...]}
     quiz.validate_all()                       # [] when every quiz file is sound
 
-Modules: :mod:`.schema` (format, JSON schema, hashes), :mod:`.loader` (files),
+Modules: :mod:`.schema` (format, JSON schema), :mod:`.loader` (files),
 :mod:`.grading` (with :mod:`.numbers` and :mod:`.terms`), :mod:`.text` (answer normal form),
 :mod:`.render` (Markdown), :mod:`.review` (Leitner boxes),
 :mod:`.session` (progress records and the interactive Rich session).
@@ -20,14 +20,14 @@ from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_c
                                         numeric_matches, read_answers, read_number)
 from minimodel.lab.quiz.numbers import Number, Unreadable
 from minimodel.lab.quiz.loader import (CONTENT_DIR, Question, Quiz, list_quizzes, load_all,
-                                       load_quiz, quiz_path, rehash)
-from minimodel.lab.quiz.schema import AUTO_GRADED, KINDS, QUIZ_SCHEMA, english_hash
+                                       load_quiz, quiz_path)
+from minimodel.lab.quiz.schema import AUTO_GRADED, KINDS, QUIZ_SCHEMA
 from minimodel.lab.quiz.text import canonical_phrase, normalise
 from minimodel.lab.quiz.validation import validate_all
 
 __all__ = [
     "AUTO_GRADED", "CONTENT_DIR", "KINDS", "QUIZ_SCHEMA", "Question", "Quiz", "canonical_phrase",
-    "check_answer", "check_answers", "english_hash", "grade", "is_correct", "list_quizzes",
+    "check_answer", "check_answers", "grade", "is_correct", "list_quizzes",
     "load_all", "load_quiz", "normalise", "numeric_matches", "quiz_path",
-    "Number", "Unreadable", "read_answers", "read_number", "rehash", "validate_all",
+    "Number", "Unreadable", "read_answers", "read_number", "validate_all",
 ]

@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from minimodel._fileio import atomic_write_text
+from minimodel.lab.freshness import without_stamps
 from minimodel.lab.i18n import DEFAULT_LANG
+from minimodel.lab.items import FOLDERS, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.quiz import schema
 
-CONTENT_DIR = Path(__file__).resolve().parents[1] / "content" / "quizzes"
+CONTENT_DIR = FOLDERS["question"][0]
 
 
 @dataclass(frozen=True)
@@ -37,6 +36,7 @@ class Question:
     answer: Any
     explanation: dict[str, str]
     rubric: list[dict[str, str]] = field(default_factory=list)
+    path: Path | None = None   # the quiz file that holds it
 
     def export(self) -> dict[str, Any]:
         """The stable machine-readable form; ``rubric`` only for recall."""
@@ -80,30 +80,29 @@ def content_folder(content_dir: str | os.PathLike | None) -> Path:
 
 def quiz_files(content_dir: str | os.PathLike | None = None) -> list[Path]:
     """The quiz YAML files, sorted by name (an empty list when the folder is missing)."""
-    folder = content_folder(content_dir)
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    return item_files("question", content_folder(content_dir))
 
 
 def read_checked(path: Path) -> tuple[Any, list[str]]:
     """Parse one file; problems are returned (not raised) so validate can list them all."""
     try:
-        data = schema.load_yaml(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        return None, [f"not valid YAML: {exc}".replace("\n", " ")]
-    problems = schema.schema_problems(data)
+        data = read_yaml(path)
+    except ValueError as exc:
+        return None, ["not valid YAML" + str(exc).split("not valid YAML", 1)[1]]
+    problems = schema_problems(data, schema.QUIZ_SCHEMA)
     if not problems:
         problems = schema.semantic_problems(data, expected_id=path.stem)
     return data, problems
 
 
 def build(data: dict[str, Any], path: Path) -> Quiz:
-    """A Quiz from parsed YAML that :func:`read_checked` found sound."""
+    """A Quiz from parsed YAML that :func:`read_checked` found sound (texts without their
+    translation stamps)."""
+    data = without_stamps(data)
     questions = [
         Question(id=q["id"], kind=q["kind"], title=q["title"], prompt=q["prompt"],
                  choices=list(q.get("choices") or []), answer=q["answer"],
-                 explanation=q["explanation"], rubric=list(q.get("rubric") or []))
+                 explanation=q["explanation"], rubric=list(q.get("rubric") or []), path=path)
         for q in data["questions"]
     ]
     return Quiz(id=data["id"], title=data["title"], questions=questions, path=path,
@@ -122,14 +121,13 @@ def list_quizzes(content_dir: str | os.PathLike | None = None) -> list[str]:
 
 
 def all_questions(content_dir: str | os.PathLike | None = None) -> dict[str, Question]:
-    """Every question of every (valid) quiz file by id, the first file's when an id repeats
-    (``validate`` reports the repeat)."""
+    """Every question of every valid quiz file by id, the first file's when an id repeats
+    (the links section of ``minimodel lab validate`` reports the repeat)."""
     questions: dict[str, Question] = {}
     for path in quiz_files(content_dir):
         data, problems = read_checked(path)
-        if not problems:
-            for question in build(data, path).questions:
-                questions.setdefault(question.id, question)
+        for question in [] if problems else build(data, path).questions:
+            questions.setdefault(question.id, question)
     return questions
 
 
@@ -185,36 +183,17 @@ def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
     """
     if content_dir is None and _is_lesson(quiz_id):
         return lesson_quiz(quiz_id, lang=lang)
-    path = quiz_path(quiz_id, content_dir, lang=lang)
+    return _load_file(quiz_path(quiz_id, content_dir, lang=lang))
+
+
+def load_all(content_dir: str | os.PathLike | None = None) -> list[Quiz]:
+    """Every quiz file, loaded and validated (the lessons' quizzes are views of them)."""
+    return [_load_file(path) for path in quiz_files(content_dir)]
+
+
+def _load_file(path: Path) -> Quiz:
     data, problems = read_checked(path)
     if problems:
         raise ValueError(f"quiz file {path} is invalid: " + "; ".join(problems)
                          + " (run `minimodel quiz validate` for the full list)")
     return build(data, path)
-
-
-def load_all(content_dir: str | os.PathLike | None = None) -> list[Quiz]:
-    """Every quiz file, loaded and validated (the lessons' quizzes are views of them)."""
-    return [load_quiz(path.stem, content_dir) if content_dir is not None
-            else build(*_checked(path)) for path in quiz_files(content_dir)]
-
-
-def _checked(path: Path) -> tuple[dict[str, Any], Path]:
-    data, problems = read_checked(path)
-    if problems:
-        raise ValueError(f"quiz file {path} is invalid: " + "; ".join(problems))
-    return data, path
-
-
-def rehash(quiz_id: str, translated: str | None = None, questions: list[str] | None = None,
-           content_dir: str | os.PathLike | None = None) -> list[str]:
-    """Update the hash lines of a quiz file (atomically); returns the remaining hash problems."""
-    path = quiz_path(quiz_id, content_dir)
-    data, problems = read_checked(path)
-    if problems:
-        raise ValueError(f"fix {path.name} before rehashing: " + "; ".join(problems))
-    text = path.read_text(encoding="utf-8")
-    new_text = schema.rehash_text(text, translated, set(questions) if questions else None)
-    if new_text != text:
-        atomic_write_text(path, new_text)
-    return schema.hash_problems(schema.load_yaml(new_text))
