@@ -20,6 +20,7 @@ from minimodel.lab.i18n import DEFAULT_LANG
 from minimodel.lab.items import FOLDERS, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.quiz import schema
+from minimodel.messages import say
 
 CONTENT_DIR = FOLDERS["question"][0]
 
@@ -152,10 +153,8 @@ def lesson_quiz(key: str, *, lang: str = DEFAULT_LANG) -> Quiz:
         raise ValueError(f"lesson {lesson.stem} lists questions that no quiz file holds: "
                          f"{', '.join(missing)} (run `minimodel lab validate`)")
     if not lesson.quiz:
-        from minimodel.lab.quiz.ui import t
-
         known = ", ".join(list_quizzes())
-        raise ValueError(t("error.unknown_quiz", lang, id=key, known=known))
+        raise ValueError(say("quiz.error.unknown_quiz", lang, id=key, known=known))
     titles = {code: lesson.titles.get(code, lesson.titles["en"]) for code in ("en", "es")}
     return Quiz(id=lesson.stem, title=titles, questions=[questions[q] for q in lesson.quiz],
                 path=lesson.path())
@@ -165,13 +164,11 @@ def quiz_path(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
               lang: str = DEFAULT_LANG) -> Path:
     """Path of the YAML file of ``quiz_id``; ValueError (in ``lang``) listing the known ids
     if missing."""
-    from minimodel.lab.quiz.ui import t
-
     for path in quiz_files(content_dir):
         if path.stem == quiz_id:
             return path
     known = ", ".join(list_quizzes(content_dir)) or "(none)"
-    raise ValueError(t("error.unknown_quiz", lang, id=quiz_id, known=known))
+    raise ValueError(say("quiz.error.unknown_quiz", lang, id=quiz_id, known=known))
 
 
 def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
