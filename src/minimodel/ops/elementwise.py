@@ -6,9 +6,15 @@ input's shape with :func:`minimodel.autograd.unbroadcast`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from minimodel.autograd import Context, Function, unbroadcast
+from minimodel.dispatch import replaceable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from minimodel.tensor import Tensor
 
 
 def check_broadcast(a: np.ndarray, b: np.ndarray, op: str) -> None:
@@ -33,6 +39,18 @@ class Add(Function):
         sa, sb = ctx.shapes
         return (unbroadcast(g, sa) if ctx.needs_input_grad[0] else None,
                 unbroadcast(g, sb) if ctx.needs_input_grad[1] else None)
+
+
+@replaceable
+def add(a: "Tensor", b: "Tensor") -> "Tensor":
+    """``a + b`` for two tensors (what ``Tensor.__add__`` runs): the :class:`Add` primitive.
+
+    Why the one primitive behind a replaceable name: its output is the largest array made
+    outside the other kernels, the (B, T, d) residual stream (``x = x + attn(ln(x))``), made
+    twice per block and kept for backward; a kernel may write the same sum into memory reused
+    from the previous step instead of fresh memory (see :mod:`minimodel.dispatch`).
+    """
+    return Add.apply(a, b)
 
 
 class Sub(Function):

@@ -1,0 +1,34 @@
+"""Kernel for ``ops.add`` (``a + b`` of two tensors): the same sum, written into reused memory.
+
+Why: the residual stream ``x = x + attn(ln(x))`` is a (B, T, d) array made twice per block,
+plus once for token + position embeddings, and kept until backward. Made with plain NumPy,
+those arrays are the only large ones of a step left outside this package's buffers, and the
+memory they come from is the memory malloc gives back to the operating system when the step
+frees them, so every step page-faults on it afresh (counts in BENCHMARKS.md). Backward is
+``Add``'s own: only where the output lives changes, not a single bit of it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minimodel.dispatch import register_kernel
+from minimodel.kernels import buffers
+from minimodel.ops.elementwise import Add, check_broadcast
+from minimodel.tensor import Tensor
+
+
+class AddIntoBuffer(Add):
+    """``a + b`` into :func:`buffers.empty` memory; backward inherited from :class:`Add`."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        check_broadcast(a, b, "add")
+        ctx.shapes = (a.shape, b.shape)
+        out = buffers.empty(np.broadcast_shapes(a.shape, b.shape), np.result_type(a, b))
+        return np.add(a, b, out=out)
+
+
+@register_kernel("add")
+def add(a: Tensor, b: Tensor) -> Tensor:
+    return AddIntoBuffer.apply(a, b)
