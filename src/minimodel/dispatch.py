@@ -3,10 +3,10 @@
 A computation that may have a faster version is written once, readably (a *composite* of
 simpler operations), and marked ``@replaceable``: a model computation, an optimizer's update
 rule, the sum of two tensors. A *kernel* may register itself (``@register_kernel``) as the
-replacement of one such definition, by name, with the same signature. When kernels are on (the default), calling
-the definition runs its kernel; when they are off, the definition itself runs. Either way the
-numbers agree: the test suite checks every registered kernel against its definition, values
-and gradients.
+replacement of one such definition, by name, with the same signature. When kernels are on
+(the default), calling the definition runs its kernel; when they are off, the definition
+itself runs. Either way the numbers agree: the test suite checks every registered kernel
+against its definition, values and gradients.
 
 Switching kernels off (the "teaching mode": slower, but every step is the code you read):
 
