@@ -17,14 +17,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from minimodel.tensor import Tensor
 
 
-def check_broadcast(a: np.ndarray, b: np.ndarray, op: str) -> None:
-    """Refuse shapes that do not broadcast, in our words rather than NumPy's."""
-    if a.shape != b.shape:
-        try:
-            np.broadcast_shapes(a.shape, b.shape)
-        except ValueError:
-            raise ValueError(f"{op}: shapes {a.shape} and {b.shape} do not broadcast (each axis, "
-                             "aligned from the right, must be equal or 1)") from None
+def check_broadcast(a: np.ndarray, b: np.ndarray, op: str) -> tuple[int, ...]:
+    """The shape of ``a op b``; refuses shapes that do not broadcast, in our words rather than
+    NumPy's."""
+    if a.shape == b.shape:
+        return a.shape
+    try:
+        return np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ValueError(f"{op}: shapes {a.shape} and {b.shape} do not broadcast (each axis, "
+                         "aligned from the right, must be equal or 1)") from None
 
 
 class Add(Function):
