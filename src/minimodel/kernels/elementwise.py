@@ -2,10 +2,10 @@
 
 Why: the residual stream ``x = x + attn(ln(x))`` is a (B, T, d) array made twice per block,
 plus once for token + position embeddings, and kept until backward. Made with plain NumPy,
-those arrays are the only large ones of a step left outside this package's buffers, and the
-memory they come from is the memory malloc gives back to the operating system when the step
-frees them, so every step page-faults on it afresh (counts in BENCHMARKS.md). Backward is
-``Add``'s own: only where the output lives changes, not a single bit of it.
+they were the largest arrays of a step outside this package's buffers, and the memory they
+got was memory malloc had handed back to the operating system when the previous step freed
+it, so every step page-faulted on it afresh (counts in BENCHMARKS.md). Backward is ``Add``'s
+own: only where the output lives changes, not a single bit of it.
 """
 
 from __future__ import annotations

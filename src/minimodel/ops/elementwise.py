@@ -45,7 +45,9 @@ class Add(Function):
 
 @replaceable
 def add(a: "Tensor", b: "Tensor") -> "Tensor":
-    """``a + b`` for two tensors (what ``Tensor.__add__`` runs): the :class:`Add` primitive.
+    """``a + b`` for two tensors (what ``Tensor.__add__`` runs): the :class:`Add` primitive,
+    whose backward hands the upstream gradient g to both inputs (summed over any broadcast
+    axes): dL/da = g, dL/db = g.
 
     Why the one primitive behind a replaceable name: its output is the largest array made
     outside the other kernels, the (B, T, d) residual stream (``x = x + attn(ln(x))``), made
