@@ -1,11 +1,12 @@
-"""Composites and the kernels that may replace them: one registry, one switch.
+"""Readable definitions and the kernels that may replace them: one registry, one switch.
 
-Every model computation in minimodel is written once, as a readable *composite* of the
-autograd primitives (:mod:`minimodel.functional`), and marked ``@replaceable``. A fast
-*kernel* may register itself (``@register_kernel``) as the replacement of one composite,
-by name, with the same signature. When kernels are on (the default), calling the composite runs
-its kernel; when they are off, the composite itself runs. Either way the numbers agree: the
-test suite checks every registered kernel against its composite, values and gradients.
+A computation that may have a faster version is written once, readably (a *composite* of
+simpler operations), and marked ``@replaceable``: a model computation, an optimizer's update
+rule, the sum of two tensors. A *kernel* may register itself (``@register_kernel``) as the
+replacement of one such definition, by name, with the same signature. When kernels are on
+(the default), calling the definition runs its kernel; when they are off, the definition
+itself runs. Either way the numbers agree: the test suite checks every registered kernel
+against its definition, values and gradients.
 
 Switching kernels off (the "teaching mode": slower, but every step is the code you read):
 
@@ -13,11 +14,12 @@ Switching kernels off (the "teaching mode": slower, but every step is the code y
     with mm.kernels(False):
         logits, loss = model(x, y)
 
-or, for a whole process, the environment variable ``MINIMODEL_KERNELS=0``. ``minimodel
-kernels`` lists which kernels are registered and active.
+or, for a whole process, the environment variable ``MINIMODEL_KERNELS=0``.
 
-This is how PyTorch keeps its kernels honest (reference decompositions checked by OpInfo
-tests); here the reference is the code that is documented and taught.
+This module imports nothing else of minimodel, so any layer may mark a definition
+replaceable; the kernels themselves live above everything they replace. This is how PyTorch
+keeps its kernels honest (reference decompositions checked by OpInfo tests); here the
+reference is the code that is documented and taught.
 """
 
 from __future__ import annotations

@@ -164,8 +164,8 @@ class Tensor:
             return Tensor._wrap(np.asarray(other, dtype=self.dtype))
         return Tensor(other)
 
-    def __add__(self, other): return ops.Add.apply(self, self._const(other))
-    def __radd__(self, other): return ops.Add.apply(self._const(other), self)
+    def __add__(self, other): return ops.add(self, self._const(other))
+    def __radd__(self, other): return ops.add(self._const(other), self)
     def __sub__(self, other): return ops.Sub.apply(self, self._const(other))
     def __rsub__(self, other): return ops.Sub.apply(self._const(other), self)
     def __mul__(self, other): return ops.Mul.apply(self, self._const(other))

@@ -155,3 +155,20 @@ def test_weight_gradients_come_from_the_pool_down_to_64_kib():
     reused = {name for name, p in model.named_parameters()
               if name in kept and address(p.grad) in kept.values()}
     assert reused  # the freed gradients' memory served the next step
+
+
+@pytest.mark.parametrize("kernels", [True, False])
+def test_the_sum_of_two_tensors_lives_in_the_pool_only_with_kernels_on(kernels):
+    """``x + y`` (the residual stream) is the kernel of ``ops.add`` with kernels on: the same
+    bits in pooled memory; with kernels off it is NumPy's ``a + b``, and the pool is untouched."""
+    import minimodel as mm
+
+    x = mm.Tensor(np.random.default_rng(0).normal(size=BIG).astype(np.float32),
+                  requires_grad=True)
+    pos = mm.Tensor(np.random.default_rng(1).normal(size=BIG[1:]).astype(np.float32))
+    with mm.kernels(kernels):
+        s = x + pos  # (512, 256) + (256,)
+        assert leased(s.data) is kernels
+        np.testing.assert_array_equal(s.data, x.data + pos.data)
+        del s
+    assert buffers.idle_bytes() == (512 * 256 * 4 if kernels else 0)

@@ -169,7 +169,25 @@ def sample_self_attention(data, dtype) -> Case:
     return Case([qkv, n_heads], {"causal": data.draw(st.booleans(), label="causal")})
 
 
+def sample_add(data, dtype) -> Case:
+    """a + b: equal shapes, b broadcast against a (a (T, d) position table against (B, T, d)
+    rows, axes of size 1) or a against b, 0-d, and one tensor added to itself."""
+    shape = tuple(data.draw(st.lists(st.integers(1, 4), max_size=3), label="shape"))  # 0-d too
+    a = Arg("a", _floats(data, shape, dtype, name="a"))
+    how = data.draw(st.sampled_from(["same", "tied", "b broadcast", "a broadcast"]), label="how")
+    if how == "tied":
+        return Case([a, a])  # x + x: both gradients go to one tensor
+    small = shape
+    if how != "same":
+        keep = data.draw(st.integers(0, len(shape)), label="trailing axes kept")
+        small = tuple(n if data.draw(st.booleans(), label="axis kept") else 1
+                      for n in shape[len(shape) - keep:])
+    b = Arg("b", _floats(data, small, dtype, name="b"))
+    return Case([b, a] if how == "a broadcast" else [a, b])
+
+
 SAMPLES: dict[str, Callable[[Any, Any], Case]] = {
+    "add": sample_add,
     "linear": sample_linear,
     "softmax": _scores,
     "log_softmax": _scores,
@@ -257,7 +275,7 @@ def test_environment_variable_switches_kernels_off_for_a_process():
     import sys
 
     code = "import minimodel as mm; print(mm.active_kernels())"
-    for value, expected in (("0", "[]"), ("off", "[]"), ("1", "['adamw', 'cross_entropy'")):
+    for value, expected in (("0", "[]"), ("off", "[]"), ("1", "['adamw', 'add', 'cross_entropy'")):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={**__import__("os").environ, "MINIMODEL_KERNELS": value},
                              check=True).stdout

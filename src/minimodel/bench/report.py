@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from rich.table import Table
+
+from minimodel._console import Console
+
 Fmt = Callable[[Any], str]
 
 
@@ -101,9 +105,6 @@ def _visible(columns, rows):
 
 # --------------------------------------------------------------------------- Rich
 def print_tables(results: dict[str, Any], console: Any = None) -> None:
-    from minimodel._console import Console
-    from rich.table import Table
-
     console = console or Console()
 
     def table(title: str, columns, rows) -> Table:

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from minimodel.bench import machine, spec
 from minimodel.bench.spec import Shape
+from minimodel.bench.worker import RESULT_PREFIX
 
 WORKER = Path(__file__).resolve().with_name("worker.py")
 WORKER_TIMEOUT_S = 1800
@@ -114,8 +115,6 @@ def worker_env(threads: int, src: str | None = None,
 
 def run_worker(task: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
     """Run one task in a fresh worker process; its result, or ``{"error": ...}``."""
-    from minimodel.bench.worker import RESULT_PREFIX
-
     try:
         proc = subprocess.run([sys.executable, str(WORKER), json.dumps(task)], env=env,
                               capture_output=True, text=True, timeout=WORKER_TIMEOUT_S)

@@ -11,6 +11,7 @@ against its definition (values and the gradient of every input, float32 and floa
 shapes, tied inputs, ignored labels), and refuses a kernel it has no check for.
 
     file               replaces                  how
+    elementwise.py     ops.add (Tensor + Tensor) the same sum, into reused memory
     linear.py          F.linear                  one 2-D GEMM over all rows; dW in (out, in) layout
     activations.py     F.softmax, F.log_softmax, F.gelu
     normalization.py   F.layer_norm
@@ -29,6 +30,8 @@ The on/off switch is :func:`minimodel.dispatch.kernels` (``mm.kernels(False)``) 
 ``MINIMODEL_KERNELS=0``: with kernels off, nothing in this package runs.
 """
 
-from minimodel.kernels import activations, adamw, attention, linear, losses, normalization
+from minimodel.kernels import (activations, adamw, attention, elementwise, linear, losses,
+                               normalization)
 
-__all__ = ["activations", "adamw", "attention", "linear", "losses", "normalization"]
+__all__ = ["activations", "adamw", "attention", "elementwise", "linear", "losses",
+           "normalization"]

@@ -30,6 +30,7 @@ Users: the kernels of this package only. The readable code (``tensor``, ``autogr
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -77,7 +78,7 @@ def empty(shape: tuple[int, ...] | int, dtype: Any) -> np.ndarray:
     global _idle_bytes
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     dtype = np.dtype(dtype)
-    nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+    nbytes = dtype.itemsize * math.prod(shape)
     if nbytes < MIN_BYTES:
         return np.empty(shape, dtype)
     with _lock:

@@ -24,16 +24,17 @@ dL/d(input) for every positional input (``None`` where no gradient is needed).
     Concatenate   [a; b; ...] on axis     g split back into the pieces
 
 One more primitive lives with the chapter it belongs to: the embedding lookup (a row gather
-whose backward is a scatter-add) is in :mod:`minimodel.nn.embedding`.
+whose backward is a scatter-add), beside the embedding module.
 
-Everything a model computes is a composite of these (:mod:`minimodel.functional`).
-Nothing here imports :mod:`minimodel.tensor`: a primitive sees NumPy arrays only.
+Everything a model computes is a composite of these. Nothing here imports
+:mod:`minimodel.tensor`: a primitive sees NumPy arrays only. ``Tensor.__add__`` runs
+:func:`add`, ``Add`` behind a replaceable name (its docstring says why).
 """
 
-from minimodel.ops.elementwise import Add, Div, Exp, Log, Mul, Neg, Pow, Sqrt, Sub, Tanh
+from minimodel.ops.elementwise import Add, Div, Exp, Log, Mul, Neg, Pow, Sqrt, Sub, Tanh, add
 from minimodel.ops.linalg import MatMul
 from minimodel.ops.reduce import Max, Mean, Sum
 from minimodel.ops.shape import Concatenate, GetItem, Reshape, Transpose, Where
 
-__all__ = ["Add", "Sub", "Mul", "Div", "Neg", "Pow", "Exp", "Log", "Tanh", "Sqrt", "Sum", "Mean",
-           "Max", "MatMul", "Reshape", "Transpose", "GetItem", "Where", "Concatenate"]
+__all__ = ["add", "Add", "Sub", "Mul", "Div", "Neg", "Pow", "Exp", "Log", "Tanh", "Sqrt", "Sum",
+           "Mean", "Max", "MatMul", "Reshape", "Transpose", "GetItem", "Where", "Concatenate"]

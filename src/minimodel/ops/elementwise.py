@@ -6,19 +6,27 @@ input's shape with :func:`minimodel.autograd.unbroadcast`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from minimodel.autograd import Context, Function, unbroadcast
+from minimodel.dispatch import replaceable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from minimodel.tensor import Tensor
 
 
-def check_broadcast(a: np.ndarray, b: np.ndarray, op: str) -> None:
-    """Refuse shapes that do not broadcast, in our words rather than NumPy's."""
-    if a.shape != b.shape:
-        try:
-            np.broadcast_shapes(a.shape, b.shape)
-        except ValueError:
-            raise ValueError(f"{op}: shapes {a.shape} and {b.shape} do not broadcast (each axis, "
-                             "aligned from the right, must be equal or 1)") from None
+def check_broadcast(a: np.ndarray, b: np.ndarray, op: str) -> tuple[int, ...]:
+    """The shape of ``a op b``; refuses shapes that do not broadcast, in our words rather than
+    NumPy's."""
+    if a.shape == b.shape:
+        return a.shape
+    try:
+        return np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ValueError(f"{op}: shapes {a.shape} and {b.shape} do not broadcast (each axis, "
+                         "aligned from the right, must be equal or 1)") from None
 
 
 class Add(Function):
@@ -33,6 +41,20 @@ class Add(Function):
         sa, sb = ctx.shapes
         return (unbroadcast(g, sa) if ctx.needs_input_grad[0] else None,
                 unbroadcast(g, sb) if ctx.needs_input_grad[1] else None)
+
+
+@replaceable
+def add(a: "Tensor", b: "Tensor") -> "Tensor":
+    """``a + b`` for two tensors (what ``Tensor.__add__`` runs): the :class:`Add` primitive,
+    whose backward hands the upstream gradient g to both inputs (summed over any broadcast
+    axes): dL/da = g, dL/db = g.
+
+    Why the one primitive behind a replaceable name: its output is the largest array made
+    outside the other kernels, the (B, T, d) residual stream (``x = x + attn(ln(x))``), made
+    twice per block and kept for backward; a kernel may write the same sum into memory reused
+    from the previous step instead of fresh memory (see :mod:`minimodel.dispatch`).
+    """
+    return Add.apply(a, b)
 
 
 class Sub(Function):

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from minimodel.dispatch import kernels_enabled
+
 FLOAT = 4
 
 
@@ -36,8 +38,6 @@ def parameter_count(cfg: Any, vocab_size: int) -> int:
 
 def estimate_bytes(cfg: Any, vocab_size: int) -> int:
     """Bytes a training step of ``cfg`` keeps alive (see the module docstring)."""
-    from minimodel.dispatch import kernels_enabled
-
     params = 5 * FLOAT * parameter_count(cfg, vocab_size)
     if cfg.model == "cbow":
         tokens = cfg.batch_size

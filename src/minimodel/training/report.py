@@ -12,6 +12,11 @@ import math
 import sys
 from typing import Any, TextIO
 
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+
+from minimodel._console import Console
+
 
 def format_perplexity(ppl: float | None) -> str:
     """2 decimals for sensible values, 3 significant digits for large ones: never 300 digits."""
@@ -53,16 +58,11 @@ class RichReporter(PlainReporter):
     """A live progress bar; evaluation lines and messages are printed above it."""
 
     def __init__(self) -> None:
-        from minimodel._console import Console
-
         super().__init__()
         self.console = Console()
         self.progress = None
 
     def start(self, total: int, done: int) -> None:
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
-
         self.total = total
         self.progress = Progress(
             TextColumn("[bold]train"), BarColumn(), MofNCompleteColumn(),
@@ -140,8 +140,6 @@ class JsonReporter(PlainReporter):
 
 def console():
     """A Rich console; when stdout is not a terminal, 120 columns so tables are not cut."""
-    from minimodel._console import Console
-
     return Console() if sys.stdout.isatty() else Console(width=120)
 
 

@@ -20,15 +20,21 @@ import hashlib
 import json
 import math
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
-from minimodel._fileio import atomic_write_json, atomic_write_text
-from minimodel.data import check_vocab_match, load_corpus
+from minimodel._fileio import atomic_write_json, atomic_write_text, require_file
+from minimodel.data import check_vocab_match, load_corpus, public_domain
 from minimodel.data.corpus import BUNDLED_CORPUS
+from minimodel.diagnostics import effective_rank, parameter_accounting, participation_ratio
+from minimodel.evaluation import evaluate_cbow
+from minimodel.io import load, read_metadata, save
+from minimodel.models import CBOW, GPT, CBOWConfig, GPTConfig, MaskedLM, MLMConfig
+from minimodel.plotting import plot_losses
 from minimodel.training import checkpoint
 from minimodel.training.budget import check_fits
 from minimodel.training.config import TrainConfig, explicit_differences
@@ -63,8 +69,6 @@ def corpus_name(cfg: TrainConfig) -> str:
 def check_corpus_path(cfg: TrainConfig) -> None:
     """A clear ValueError/OSError when ``--corpus`` is missing, a folder, a loop... Called
     before the run directory is locked, so a typo is reported as a typo."""
-    from minimodel._fileio import require_file
-    from minimodel.data import public_domain
 
     if public_domain.is_requested(cfg.corpus):
         public_domain.require_installed()
@@ -79,7 +83,6 @@ def check_corpus_path(cfg: TrainConfig) -> None:
 
 def read_corpus(cfg: TrainConfig) -> str:
     """The corpus text, with a clear ValueError for a missing path (exit code 2 in the CLI)."""
-    from minimodel.data import public_domain
 
     if cfg.corpus == public_domain.NAME:  # a run stores a file's absolute path, so the bare
         return public_domain.load_public_domain_text()  # name is the named corpus, from any cwd
@@ -89,8 +92,6 @@ def read_corpus(cfg: TrainConfig) -> str:
 
 def build_model(cfg: TrainConfig, vocab_size: int, rng: np.random.Generator) -> Any:
     """The model of ``cfg.model``; ``vocab_size`` always comes from the tokenizer."""
-    from minimodel.models import CBOW, GPT, MaskedLM, CBOWConfig, GPTConfig, MLMConfig
-
     if cfg.model == "gpt":
         return GPT(GPTConfig(vocab_size, cfg.block_size, cfg.n_layer, cfg.n_head, cfg.d_model,
                              tie_embeddings=cfg.tied), rng=rng)
@@ -147,8 +148,6 @@ def previous_dir(out_dir: Path) -> Path:
 def set_aside_previous_run(out_dir: Path) -> Path:
     """Move the outputs of the run in ``out_dir`` to :func:`previous_dir` and return it; its
     tokenizer and run.json are copied along, so the moved model stays usable."""
-    import shutil
-
     target = previous_dir(out_dir)
     staging = out_dir / f".{PREVIOUS_DIR}.tmp"
     shutil.rmtree(staging, ignore_errors=True)
@@ -178,9 +177,6 @@ def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[str], None],
     Nothing in ``out_dir`` is touched until the corpus is known to be usable; then
     ``before_writing(out_dir)`` runs (a --force re-run moves the earlier run aside there).
     """
-    import minimodel as mm
-    from minimodel.io import read_metadata
-
     text = read_corpus(cfg)
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     name = corpus_name(cfg)
@@ -197,7 +193,7 @@ def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[str], None],
             raise ValueError(f"{ckpt} is from step {step} but the training state from step "
                              f"{resume_info['step']}: the checkpoint is damaged; start the run "
                              "again with --force")
-        model = mm.load(ckpt)
+        model = load(ckpt)
         check_vocab_match(model.config.vocab_size, tokenizer.vocab_size,
                           where=f"{ckpt} vs {out_dir / TOKENIZER_FILE}")
     else:
@@ -229,8 +225,6 @@ def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[str], None],
 
 def save_model(model: Any, path: Path, step: int) -> None:
     """The weights at ``path`` (inside a checkpoint directory), tagged with the step."""
-    from minimodel.io import save
-
     save(model, path, extra_metadata={"minimodel.train_step": str(step),
                                       "minimodel.tokenizer": TOKENIZER_FILE})
 
@@ -275,8 +269,6 @@ def write_metrics(out_dir: Path, rows: list[dict[str, Any]]) -> None:
 
 def plot_run(out_dir: Path, metrics: list[dict[str, Any]], cfg: TrainConfig,
              baseline: float) -> None:
-    from minimodel.plotting import plot_losses
-
     plot_losses(metrics, out_dir / PLOT_FILE, title=f"{cfg.model} ({cfg.tie_label})",
                 baseline=baseline)
 
@@ -290,8 +282,6 @@ def embedding_matrices(model: Any) -> tuple[np.ndarray, np.ndarray | None]:
 
 
 def make_summary(trainer: Any, val_full: float) -> dict[str, Any]:
-    from minimodel.diagnostics import effective_rank, parameter_accounting, participation_ratio
-
     cfg, model = trainer.cfg, trainer.model
     acct = parameter_accounting(model)
     E, W = embedding_matrices(model)
@@ -312,8 +302,6 @@ def make_summary(trainer: Any, val_full: float) -> dict[str, Any]:
         "pr_head": participation_ratio(W) if W is not None else None,
     }
     if cfg.model == "cbow":
-        from minimodel.evaluation import evaluate_cbow
-
         results = evaluate_cbow(model, trainer.tokenizer)
         wordsim = {which: {name: r.to_dict() for name, r in sets.items()}
                    for which, sets in results.items()}
@@ -343,9 +331,6 @@ def load_checkpoint(path: str | Path) -> tuple[Any, Any, Path]:
     The tokenizer is ``tokenizer.json`` next to the checkpoint; a model/tokenizer vocabulary
     mismatch is refused with both sizes named.
     """
-    import minimodel as mm
-
-    from minimodel._fileio import require_file
 
     path = Path(path)
     if path.is_dir():
@@ -356,7 +341,7 @@ def load_checkpoint(path: str | Path) -> tuple[Any, Any, Path]:
     else:
         ckpt = path
     require_file(ckpt, "checkpoint")
-    model = mm.load(ckpt)
+    model = load(ckpt)
     tok_path = ckpt.parent / TOKENIZER_FILE
     tokenizer = load_any_tokenizer(tok_path)
     check_vocab_match(model.config.vocab_size, tokenizer.vocab_size,

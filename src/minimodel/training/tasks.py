@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from minimodel._fileio import atomic_write_json
 from minimodel.data import (MASK, PAD, BPETokenizer, ByteTokenizer, WordVocab, build_word_vocab,
                             cbow_examples, check_corpus_length, get_batch, iter_eval_batches,
                             load_tokenizer, mask_tokens, train_val_split)
@@ -93,8 +94,6 @@ def load_any_tokenizer(path: str | Path) -> Any:
 
 
 def save_any_tokenizer(tok: Any, path: Path) -> None:
-    from minimodel._fileio import atomic_write_json
-
     if isinstance(tok, WordVocab):
         atomic_write_json(path, tok.to_dict(), indent=None)
     else:
