@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 from minimodel.cli import main
-from minimodel.lab.terminology import glossary_problems, spanish_texts
+from minimodel.lab.terminology import CONTENT_DIR, glossary_problems, spanish_texts
 
 GLOSSARY = [{"en": "learning rate", "es": "tasa de aprendizaje",
              "avoid": ["learning rate", "ratio de aprendizaje"]},
@@ -67,3 +68,31 @@ def test_lab_validate_reports_the_glossary_section(capsys, monkeypatch):
     assert main(["lab", "validate"]) == 1
     out = capsys.readouterr().out
     assert "glossary: 1 problem(s)" in out and "x.es: Spanish text uses 'la loss'" in out
+
+
+def test_spanish_printed_by_break_scripts_is_checked(tmp_path: Path):
+    """The Spanish arguments of tr/say/CheckFailed/checks.case/conclude in a break's scripts
+    are read (what `break run --lang es` prints); English arguments and other calls are not."""
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT_DIR / "breaks" / "tie-by-copy", content / "breaks" / "tie-by-copy")
+    catalogue = tmp_path / "messages.yaml"
+    catalogue.write_text("{}\n", encoding="utf-8")
+    script = content / "breaks" / "tie-by-copy" / "invariants.py"
+    clean = glossary_problems(spanish_texts(content, (), page_dirs=(), catalogue=catalogue))
+    assert clean == []
+    script.write_text("\n".join([
+        script.read_text(encoding="utf-8"),
+        'checks.case("x", "the lookup", "el gradiente de la búsqueda")(print)',
+        'say(f"lookup {1}", f"el atado {1} sobrevive")',
+        'conclude(checks, True, "a", "b", ok_en="lookup", ok_es="la búsqueda va bien")',
+        'raise CheckFailed("el atado in English is not checked", "la consulta")',
+        'print("búsqueda")']) + "\n", encoding="utf-8")
+    planted = script.read_text(encoding="utf-8").splitlines().index(
+        'checks.case("x", "the lookup", "el gradiente de la búsqueda")(print)') + 1
+    problems = glossary_problems(spanish_texts(content, (), page_dirs=(), catalogue=catalogue))
+    where = "breaks/tie-by-copy/invariants.py"
+    assert [p.split(" uses ")[0] for p in problems] == [
+        f"{where}:{planted}: Spanish text", f"{where}:{planted + 1}: Spanish text",
+        f"{where}:{planted + 2}: Spanish text"]
+    assert "'búsqueda'; the glossary's Spanish for 'lookup' is 'consulta'" in problems[0]
+    assert "'el atado'" in problems[1] and "'la atadura'" in problems[1]

@@ -111,7 +111,7 @@ def _():
 @checks.case("gradient-sum",
              "the tied gradient = lookup gradient + head gradient (compared with an untied copy "
              "of the same weights), in every model",
-             "el gradiente atado = gradiente de la búsqueda + gradiente de la cabeza (frente a "
+             "el gradiente atado = gradiente de la consulta + gradiente de la cabeza (frente a "
              "una copia sin atar con los mismos pesos), en cada modelo")
 def _():
     for kind in KINDS:
@@ -139,7 +139,7 @@ def _():
 @checks.case("save-load-resize",
              "the tie survives minimodel.save/load, load_state_dict, resize_token_embeddings and "
              "replacing the input embedding",
-             "el atado sobrevive a minimodel.save/load, load_state_dict, "
+             "la atadura sobrevive a minimodel.save/load, load_state_dict, "
              "resize_token_embeddings y a reemplazar el embedding de entrada")
 def _():
     for kind in KINDS:

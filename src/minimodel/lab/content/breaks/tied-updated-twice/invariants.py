@@ -41,7 +41,7 @@ def batch(model):
              "parameters() and named_parameters() list a shared Parameter once, under its first "
              "name, in GPT, MaskedLM, CBOW and a module whose tie has other names",
              "parameters() y named_parameters() listan un Parameter compartido una vez, con su "
-             "primer nombre, en GPT, MaskedLM, CBOW y un módulo cuyo atado tiene otros nombres")
+             "primer nombre, en GPT, MaskedLM, CBOW y un módulo cuya atadura usa otros nombres")
 def _():
     models = {kind: build(kind) for kind in KINDS}
     k = 4 * int(rng.integers(1, 4))
