@@ -8,7 +8,7 @@ Models, sizes and hyper-parameters are drawn afresh on every run (``checks.seed`
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
 
 mm = use_workspace()
 from minimodel import nn, optim  # noqa: E402
@@ -127,7 +127,7 @@ def _():
                 raise CheckFailed(f"{kind}, {type(opt).__name__} step {step}: the tied matrix "
                                   f"moved {moved:.2f}x one update",
                                   f"{kind}, paso {step} de {type(opt).__name__}: la matriz atada "
-                                  f"se movió {moved:.2f} veces una actualización")
+                                  f"se movió {es_num(moved, '.2f')} veces una actualización")
             if use_adam and opt.state[E]["step"] != step:
                 raise CheckFailed(f"{kind}: after {step} step(s) AdamW's counter for E is "
                                   f"{opt.state[E]['step']}",
