@@ -96,3 +96,25 @@ def test_spanish_printed_by_break_scripts_is_checked(tmp_path: Path):
         f"{where}:{planted + 2}: Spanish text"]
     assert "'búsqueda'; the glossary's Spanish for 'lookup' is 'consulta'" in problems[0]
     assert "'el atado'" in problems[1] and "'la atadura'" in problems[1]
+
+
+def test_spanish_numbers_in_quizzes_and_breaks_use_a_decimal_comma():
+    texts = [("quizzes/q.yaml.questions[0].prompt.es", "La pérdida ronda 6.238 nats."),
+             ("breaks/b/experiment.py:3", "cociente 1,74; `lr=0.01` es código; v2.0.1"),
+             ("quizzes/q.yaml.questions[1].prompt.es", "std 0.02."),
+             ("messages.yaml.x.es", "6.238")]          # outside quizzes and breaks: not checked
+    assert glossary_problems(iter(texts), GLOSSARY) == [
+        "quizzes/q.yaml.questions[0].prompt.es: Spanish text writes '6.238' with a decimal "
+        "point; Spanish uses a decimal comma ('6,238'), or mark it as code with backticks",
+        "quizzes/q.yaml.questions[1].prompt.es: Spanish text writes '0.02' with a decimal "
+        "point; Spanish uses a decimal comma ('0,02'), or mark it as code with backticks"]
+
+
+def test_es_num_writes_numbers_as_spanish_prose_does():
+    from minimodel.lab.breaks.harness import es_num
+
+    assert es_num(6.23832, ".3f") == "6,238"
+    assert es_num(44.181, "7.3f") == " 44,181"
+    assert es_num(2097152.0, ",.1f") == "2 097 152,0"
+    assert es_num(0.125, ".1%") == "12,5%"
+    assert es_num(1.5e-5, ".2g") == "1,5e-05"

@@ -159,14 +159,27 @@ def _pattern(term: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(normalise(term)) + r"(?!\w)")
 
 
+# A decimal point between digits ("6.238"): Spanish prose writes a decimal comma ("6,238").
+# Checked in the quizzes and breaks, whose numbers a learner compares with what the lab prints.
+_DECIMAL_POINT = re.compile(r"(?<![\w.,])\d+\.\d+(?!\.?\w)")
+_NUMBER_CHECKED = ("quizzes/", "breaks/")
+
+
 def glossary_problems(texts: Iterator[tuple[str, str]] | None = None,
                       glossary: list[dict[str, Any]] | None = None) -> list[str]:
-    """One line per avoided term found: where, the term, and the glossary's Spanish."""
+    """One line per avoided term found: where, the term, and the glossary's Spanish; and, in
+    quizzes and breaks, per number written with a decimal point outside code."""
     glossary = glossary if glossary is not None else load_glossary()
     rules = [(_pattern(avoid), avoid, term) for term in glossary for avoid in term.get("avoid", [])]
     problems = []
     for where, text in (texts if texts is not None else spanish_texts()):
-        prose = normalise(re.sub(r"`[^`]*`", " ", text))
+        code_free = re.sub(r"`[^`]*`", " ", text)
+        if where.startswith(_NUMBER_CHECKED):
+            for number in _DECIMAL_POINT.findall(code_free):
+                problems.append(f"{where}: Spanish text writes {number!r} with a decimal point; "
+                                f"Spanish uses a decimal comma ({number.replace('.', ',')!r}), "
+                                "or mark it as code with backticks")
+        prose = normalise(code_free)
         for pattern, avoid, term in rules:
             if pattern.search(prose):
                 problems.append(f"{where}: Spanish text uses {avoid!r}; the glossary's Spanish "

@@ -8,7 +8,7 @@ same checks.
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, tr, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, es_num, tr, use_workspace
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402
@@ -34,10 +34,12 @@ def dense_reference(V: int, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
 def compare(got, want: np.ndarray, what: str, rtol: float = 1e-10) -> None:
     if got is None or got.shape != want.shape or not np.allclose(got, want, rtol=rtol,
                                                                  atol=rtol):
-        worst = ("-" if got is None or got.shape != want.shape
-                 else f"{np.abs(got - want).max():.3g}")
-        raise CheckFailed(f"{what}: gradient differs from the reference (max |diff| {worst})",
-                          f"{what}: el gradiente difiere de la referencia (máx. |dif| {worst})")
+        worst = (None if got is None or got.shape != want.shape
+                 else float(np.abs(got - want).max()))
+        worst_en, worst_es = ("-", "-") if worst is None else (f"{worst:.3g}",
+                                                               es_num(worst, ".3g"))
+        raise CheckFailed(f"{what}: gradient differs from the reference (max |diff| {worst_en})",
+                          f"{what}: el gradiente difiere de la referencia (máx. |dif| {worst_es})")
 
 
 def ids_with_repeats(V: int, shape: tuple[int, ...]) -> np.ndarray:

@@ -55,7 +55,7 @@ def sizes() -> tuple[int, int]:
              "a fresh tied GPT, MaskedLM and CBOW of random V and d start within 0.25 of ln V, "
              "with targets (training) and from the logits alone (evaluation)",
              "un GPT, MaskedLM y CBOW atados recién creados, de V y d aleatorios, empiezan a "
-             "menos de 0.25 de ln V, con objetivos (entrenamiento) y desde los logits "
+             "menos de 0,25 de ln V, con objetivos (entrenamiento) y desde los logits "
              "(evaluación)")
 def _():
     for kind in ("GPT", "MaskedLM", "CBOW"):
@@ -72,13 +72,13 @@ def _():
                                   f"{kind} (V={V}, d={d}), "
                                   f"{'entrenamiento' if path == 'training' else 'evaluación'}: "
                                   f"pérdida inicial {es_num(loss, '.2f')}, se esperaba a menos de "
-                                  f"{TOLERANCE} de ln V = {es_num(math.log(V), '.2f')}")
+                                  f"{es_num(TOLERANCE, 'g')} de ln V = {es_num(math.log(V), '.2f')}")
 
 
 @checks.case("default-std",
              "nn.Embedding(V, d) and the embeddings of every model start with std 0.02 (random "
              "V, d)",
-             "nn.Embedding(V, d) y los embeddings de todos los modelos empiezan con std 0.02 (V, "
+             "nn.Embedding(V, d) y los embeddings de todos los modelos empiezan con std 0,02 (V, "
              "d aleatorios)")
 def _():
     V, d = sizes()
@@ -89,7 +89,8 @@ def _():
         got = float(table.std())
         if abs(got - STD) > 0.1 * STD:
             raise CheckFailed(f"{what} {table.shape}: std {got:.4f}, expected {STD}",
-                              f"{what} {table.shape}: std {es_num(got, '.4f')}, se esperaba {STD}")
+                              f"{what} {table.shape}: std {es_num(got, '.4f')}, se esperaba "
+                              f"{es_num(STD, 'g')}")
 
 
 @checks.case("logits-are-h-et",
