@@ -73,6 +73,33 @@ def test_catalogue_has_the_contract_breaks():
 # --------------------------------------------------------------------------- patching
 
 
+# Words that name each break's cause. A learner reads the title, summary, intro and "what to
+# look at" before any hint, so these texts describe only what is seen (as a bug report would);
+# the cause is for the hint ladder to reach.
+CAUSE_WORDS = {
+    "embedding-drops-repeats": ["add.at", "+=", "fancy", "last write"],
+    "gpt-no-causal-mask": ["mask", "máscara", "copies", "copia"],
+    "mlm-loss-on-all-positions": ["-100", "ignore", "copy", "copiar", "only on", "solo deber"],
+    "tie-by-copy": ["copy", "copia"],
+    "tied-init-std-1": ["std", "0.02", "0,02", "initialis", "inicializ"],
+    "tied-updated-twice": ["dedup", "identity", "identidad"],
+    "tied-vocab-mismatch": ["reshape", "folded", "dobló"],
+}
+
+
+@pytest.mark.parametrize("break_id", sorted(CAUSE_WORDS))
+def test_what_a_learner_reads_first_does_not_name_the_cause(break_id):
+    brk = load_break(break_id)
+    assert set(CAUSE_WORDS) == {b["id"] for b in list_breaks()}
+    for field in ("title", "summary", "intro", "observe"):
+        for lang in ("en", "es"):
+            text = brk.text(field, lang).lower()
+            named = [w for w in CAUSE_WORDS[break_id] if w in text]
+            assert named == [], (break_id, field, lang, named)
+    hints = " ".join(h["en"] for h in brk.data["hints"]).lower()
+    assert any(w in hints for w in CAUSE_WORDS[break_id])   # the ladder does reach it
+
+
 def test_make_diff_and_apply_round_trip_with_offset_and_no_final_newline():
     old = "".join(f"line {i}\n" for i in range(40)) + "last line without newline"
     new = old.replace("line 5\n", "line five\n").replace("line without", "line, still without")

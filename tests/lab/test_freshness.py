@@ -95,7 +95,7 @@ def test_spanish_and_answer_edits_do_not_stale(tmp_path):
 def test_missing_spanish_and_missing_stamp_are_flagged(tmp_path):
     path, break_problems = _copy_break(tmp_path, "tied-init-std-1")
     text = path.read_text(encoding="utf-8")
-    start = text.index('  es: "Una matriz atada')
+    start = text.index('  es: "Un GPT atado recién creado que empieza')
     path.write_text(text[:start] + text[text.index("\n", start) + 1:], encoding="utf-8")
     assert break_problems() == []            # the break's own validation says it:
     assert structure_problems(load_break("tied-init-std-1", tmp_path / "breaks")) == [

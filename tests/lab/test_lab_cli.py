@@ -70,7 +70,7 @@ def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson
     assert report["step"] == {"kind": "quiz", "id": "01-gather", "lesson": "01-gather",
                               "command": "minimodel quiz take 01-gather"}
     answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps({"q-13-02": 1, "q-13-03": 99}), encoding="utf-8")
+    answers.write_text(json.dumps({"q-13-02": 2, "q-13-03": 99}), encoding="utf-8")
     report = next_json(capsys, learner, "--answers", str(answers))
     assert report["step"]["result"]["score"] == 1 and report["step"]["result"]["total"] == 2
 

@@ -86,7 +86,7 @@ def test_export_json_contract(capsys):
             assert exported["choices"] == [] and {"value", "tolerance"} <= set(answer)
         assert all(set(c) == {"en", "es"} for c in exported["choices"])
     first = data["questions"][0]
-    assert first["answer"] == 1 and first["choices"][1]["en"] == "`x_i @ E`"
+    assert first["answer"] == 3 and first["choices"][3]["en"] == "`x_i @ E`"
 
 
 def test_export_markdown_in_spanish(capsys):
@@ -160,7 +160,7 @@ def test_take_summary_lists_missed_questions_and_recall_apart(capsys, tmp_path):
 
 def test_take_accepts_yaml_and_counts_missing_as_wrong(capsys, tmp_path, learner):
     path = tmp_path / "a.yaml"
-    path.write_text("q-13-01: 1\nq-13-05: [0, 1, 3]\n", encoding="utf-8")
+    path.write_text("q-13-01: 3\nq-13-05: [0, 2, 3]\n", encoding="utf-8")
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", str(path), "--json")
     assert code == 0 and json.loads(out)["score"] == 2
     assert quiz_entry(learner)["status"] == "attempted"
@@ -297,7 +297,7 @@ def test_ctrl_c_saves_answers_and_next_run_resumes(capsys, monkeypatch, learner)
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID)
     assert code == 130 and "3 answer(s) saved" in out
     entry = quiz_entry(learner)
-    assert entry["partial"] == {"q-13-01": 1, "q-13-02": 1, "q-13-03": "4"}  # as typed
+    assert entry["partial"] == {"q-13-01": 3, "q-13-02": 2, "q-13-03": "4"}  # as typed
     assert "score" not in entry
 
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines[3:]) + "\n"))
@@ -387,7 +387,7 @@ def test_review_brings_missed_questions_back_first(capsys, tmp_path):
     code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--json", "--all")
     assert [i["id"] for i in json.loads(out)["queue"]][:2] == ["q-13-05", "q-13-20"]
 
-    fix = write_answers(tmp_path, {"q-13-05": [0, 1, 3]}, "review.json")
+    fix = write_answers(tmp_path, {"q-13-05": [0, 2, 3]}, "review.json")
     code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--answers", fix, "--json")
     data = json.loads(out)
     assert (data["score"], data["total"]) == (1, 1)
@@ -398,7 +398,7 @@ def test_interactive_review(capsys, monkeypatch, tmp_path, learner):
     answers = correct_answers()
     answers["q-13-16"] = 0
     run(capsys, "quiz", "take", QUIZ_ID, "--answers", write_answers(tmp_path, answers), "--json")
-    monkeypatch.setattr("sys.stdin", io.StringIO("2\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("4\n"))
     code, out, _ = run(capsys, "quiz", "review", QUIZ_ID)
     assert code == 0 and "1 question(s) to review" in out and "q-13-16" in out
     assert "Score: 1/1" in out
@@ -411,7 +411,7 @@ def test_ctrl_c_during_review_keeps_reviewed_answers(capsys, monkeypatch, tmp_pa
     answers = correct_answers()
     answers["q-13-01"], answers["q-13-02"] = 0, 0
     run(capsys, "quiz", "take", QUIZ_ID, "--answers", write_answers(tmp_path, answers), "--json")
-    monkeypatch.setattr("sys.stdin", Keyboard(["2"]))      # q-13-01 right, then Ctrl-C
+    monkeypatch.setattr("sys.stdin", Keyboard(["4"]))      # q-13-01 right, then Ctrl-C
     code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--lang", "es")
     assert code == 130 and "1 respuesta(s) de repaso guardada(s)" in out
     boxes = quiz_entry(learner)["boxes"]
@@ -440,7 +440,7 @@ def test_render_check_detects_drift(capsys, tmp_path):
         f"{path.stem}.{lang}.md" for path in quiz.CONTENT_DIR.glob("*.yaml")   # quiz files
         for lang in ("en", "es"))
     text = (out_dir / f"{QUIZ_ID}.es.md").read_text(encoding="utf-8")
-    assert "2. `x_i @ E` ✓" in text and "**Explicación.**" in text
+    assert "4. `x_i @ E` ✓" in text and "**Explicación.**" in text
     assert run(capsys, "quiz", "render", "--check", "--out", str(out_dir))[0] == 0
 
     (out_dir / f"{QUIZ_ID}.es.md").write_text(text.replace("✓", ""), encoding="utf-8")

@@ -34,6 +34,19 @@ def test_canonical_quiz_covers_every_kind_in_both_languages():
         assert question.prompt["es"] != question.prompt["en"]
 
 
+def test_right_answers_are_spread_over_the_choice_positions():
+    """A learner must not learn to type 1: across all quizzes every position holds some
+    single-choice answers and none holds most of them, and a multi-choice answer is not
+    simply the first few choices."""
+    questions = [q for each in quiz.load_all() for q in each.questions]
+    singles = [q.answer for q in questions if q.kind == "single"]
+    counts = [singles.count(position) for position in range(4)]
+    assert min(counts) >= len(singles) // 8 and max(counts) <= len(singles) // 2, counts
+    prefixes = [q.id for q in questions if q.kind == "multi"
+                and sorted(q.answer) == list(range(len(q.answer)))]
+    assert prefixes == []
+
+
 def test_canonical_facts():
     q = quiz.load_quiz(QUIZ_ID)
     numeric = {x.id: x.answer["value"] for x in q.questions if x.kind == "numeric"}

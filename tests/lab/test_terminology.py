@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 from minimodel.cli import main
-from minimodel.lab.terminology import glossary_problems, spanish_texts
+from minimodel.lab.terminology import CONTENT_DIR, glossary_problems, spanish_texts
 
 GLOSSARY = [{"en": "learning rate", "es": "tasa de aprendizaje",
              "avoid": ["learning rate", "ratio de aprendizaje"]},
@@ -67,3 +68,53 @@ def test_lab_validate_reports_the_glossary_section(capsys, monkeypatch):
     assert main(["lab", "validate"]) == 1
     out = capsys.readouterr().out
     assert "glossary: 1 problem(s)" in out and "x.es: Spanish text uses 'la loss'" in out
+
+
+def test_spanish_printed_by_break_scripts_is_checked(tmp_path: Path):
+    """The Spanish arguments of tr/say/CheckFailed/checks.case/conclude in a break's scripts
+    are read (what `break run --lang es` prints); English arguments and other calls are not."""
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT_DIR / "breaks" / "tie-by-copy", content / "breaks" / "tie-by-copy")
+    catalogue = tmp_path / "messages.yaml"
+    catalogue.write_text("{}\n", encoding="utf-8")
+    script = content / "breaks" / "tie-by-copy" / "invariants.py"
+    clean = glossary_problems(spanish_texts(content, (), page_dirs=(), catalogue=catalogue))
+    assert clean == []
+    script.write_text("\n".join([
+        script.read_text(encoding="utf-8"),
+        'checks.case("x", "the lookup", "el gradiente de la búsqueda")(print)',
+        'say(f"lookup {1}", f"el atado {1} sobrevive")',
+        'conclude(checks, True, "a", "b", ok_en="lookup", ok_es="la búsqueda va bien")',
+        'raise CheckFailed("el atado in English is not checked", "la consulta")',
+        'print("búsqueda")']) + "\n", encoding="utf-8")
+    planted = script.read_text(encoding="utf-8").splitlines().index(
+        'checks.case("x", "the lookup", "el gradiente de la búsqueda")(print)') + 1
+    problems = glossary_problems(spanish_texts(content, (), page_dirs=(), catalogue=catalogue))
+    where = "breaks/tie-by-copy/invariants.py"
+    assert [p.split(" uses ")[0] for p in problems] == [
+        f"{where}:{planted}: Spanish text", f"{where}:{planted + 1}: Spanish text",
+        f"{where}:{planted + 2}: Spanish text"]
+    assert "'búsqueda'; the glossary's Spanish for 'lookup' is 'consulta'" in problems[0]
+    assert "'el atado'" in problems[1] and "'la atadura'" in problems[1]
+
+
+def test_spanish_numbers_in_quizzes_and_breaks_use_a_decimal_comma():
+    texts = [("quizzes/q.yaml.questions[0].prompt.es", "La pérdida ronda 6.238 nats."),
+             ("breaks/b/experiment.py:3", "cociente 1,74; `lr=0.01` es código; v2.0.1"),
+             ("quizzes/q.yaml.questions[1].prompt.es", "std 0.02."),
+             ("messages.yaml.x.es", "6.238")]          # outside quizzes and breaks: not checked
+    assert glossary_problems(iter(texts), GLOSSARY) == [
+        "quizzes/q.yaml.questions[0].prompt.es: Spanish text writes '6.238' with a decimal "
+        "point; Spanish uses a decimal comma ('6,238'), or mark it as code with backticks",
+        "quizzes/q.yaml.questions[1].prompt.es: Spanish text writes '0.02' with a decimal "
+        "point; Spanish uses a decimal comma ('0,02'), or mark it as code with backticks"]
+
+
+def test_es_num_writes_numbers_as_spanish_prose_does():
+    from minimodel.lab.breaks.harness import es_num
+
+    assert es_num(6.23832, ".3f") == "6,238"
+    assert es_num(44.181, "7.3f") == " 44,181"
+    assert es_num(2097152.0, ",.1f") == "2 097 152,0"
+    assert es_num(0.125, ".1%") == "12,5%"
+    assert es_num(1.5e-5, ".2g") == "1,5e-05"

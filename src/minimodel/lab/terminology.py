@@ -5,8 +5,10 @@ and anglicisms to avoid (``learning rate`` for *tasa de aprendizaje*, ``weight d
 *decaimiento de pesos*...). This module gathers every Spanish text a learner reads in the lab —
 the ``es`` fields of the quizzes, breaks and exercises, the message catalogue
 (``minimodel/messages.yaml``: the lab's, the site's and the doctor's sentences), any message
-table left in code, the Spanish lessons (``NN-slug.es.md``) and, in a clone, the Spanish
-pages of ``docs/`` — and reports each avoided term with the word to use instead.
+table left in code, the Spanish lines the breaks' scripts print (the Spanish arguments of the
+:mod:`~minimodel.lab.breaks.harness` helpers: ``tr``, ``say``, ``CheckFailed``, ``checks.case``,
+``conclude``), the Spanish lessons (``NN-slug.es.md``) and, in a clone, the Spanish pages of
+``docs/`` — and reports each avoided term with the word to use instead.
 
 Code (fenced blocks and spans between backticks) is skipped: option names such as
 ``--weight-decay`` and identifiers are code, not prose.
@@ -15,11 +17,13 @@ Code (fenced blocks and spans between backticks) is skipped: option names such a
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from minimodel.lab.breaks import harness
 from minimodel.lab.items import load_yaml, read_yaml
 from minimodel.lab.pyparse import parse_python
 from minimodel.lab.quiz.text import normalise
@@ -70,23 +74,64 @@ def _yaml_texts(data: Any, where: str, in_spanish: bool = False) -> Iterator[tup
             yield from _yaml_texts(value, f"{where}[{i}]", in_spanish)
 
 
+def _literal_text(node: ast.AST) -> str:
+    """The literal text of a string or f-string node (the ``{...}`` parts left out)."""
+    parts = ([node] if isinstance(node, ast.Constant)
+             else node.values if isinstance(node, ast.JoinedStr) else [])
+    return "".join(p.value for p in parts
+                   if isinstance(p, ast.Constant) and isinstance(p.value, str))
+
+
+def _parsed(path: Path) -> ast.AST | None:
+    try:
+        return parse_python(path.read_text(encoding="utf-8"), str(path))
+    except (SyntaxError, ValueError):
+        return None
+
+
 def _code_texts(path: Path) -> Iterator[tuple[str, str]]:
     """String values of ``{"es": "..."}`` entries in a Python file (message tables)."""
-    try:
-        tree = parse_python(path.read_text(encoding="utf-8"), str(path))
-    except (SyntaxError, ValueError):
-        return
-    for node in ast.walk(tree):
+    for node in ast.walk(_parsed(path) or ast.Module(body=[], type_ignores=[])):
         if not isinstance(node, ast.Dict):
             continue
         for key, value in zip(node.keys, node.values):
             if isinstance(key, ast.Constant) and key.value == SPANISH:
-                parts = ([value] if isinstance(value, ast.Constant)
-                         else value.values if isinstance(value, ast.JoinedStr) else [])
-                text = "".join(p.value for p in parts
-                               if isinstance(p, ast.Constant) and isinstance(p.value, str))
-                if text:
+                if text := _literal_text(value):
                     yield f"{path.name}:{value.lineno}", text
+
+
+def _spanish_parameters() -> dict[str, tuple[set[int], set[str]]]:
+    """Helper name -> (positions, keywords) of its Spanish parameters (``es``, ``*_es``), read
+    from the harness's own signatures so a new helper or argument is covered without a list."""
+    helpers = {"tr": harness.tr, "say": harness.say, "CheckFailed": harness.CheckFailed,
+               "case": harness.Checks.case, "conclude": harness.conclude}
+    spanish = {}
+    for name, helper in helpers.items():
+        params = [p for p in inspect.signature(helper).parameters if p != "self"]
+        keywords = {p for p in params if p == SPANISH or p.endswith("_" + SPANISH)}
+        spanish[name] = ({params.index(p) for p in keywords}, keywords)
+    return spanish
+
+
+def _break_script_texts(path: Path, where: str) -> Iterator[tuple[str, str]]:
+    """The Spanish arguments of the harness helpers called in a break's script: what
+    ``break run`` and ``break check`` print with ``--lang es``."""
+    spanish = _spanish_parameters()
+    found = []
+    for node in ast.walk(_parsed(path) or ast.Module(body=[], type_ignores=[])):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(
+            func, ast.Attribute) else None
+        if name not in spanish:
+            continue
+        positions, keywords = spanish[name]
+        args = [a for i, a in enumerate(node.args) if i in positions]
+        args += [k.value for k in node.keywords if k.arg in keywords]
+        found += [(arg.lineno, text) for arg in args if (text := _literal_text(arg))]
+    for line, text in sorted(found):   # in file order (ast.walk goes breadth-first)
+        yield f"{where}:{line}", text
 
 
 def spanish_texts(content_dir: Path = CONTENT_DIR, code_dirs: tuple[Path, ...] = CODE_DIRS,
@@ -100,9 +145,11 @@ def spanish_texts(content_dir: Path = CONTENT_DIR, code_dirs: tuple[Path, ...] =
             continue  # the glossary itself; labelled answers are what learners type, not prose
         data = load_yaml(path.read_text(encoding="utf-8"))
         yield from _yaml_texts(data, path.relative_to(content_dir).as_posix())
+    for path in sorted((content_dir / "breaks").rglob("*.py")):
+        yield from _break_script_texts(path, path.relative_to(content_dir).as_posix())
     for folder in code_dirs:
         for path in sorted(folder.rglob("*.py")):
-            if content_dir not in path.parents:   # break/exercise code is not prose
+            if content_dir not in path.parents:   # the breaks' scripts: read above
                 yield from _code_texts(path)
     for folder in (content_dir / "lessons", DOCS_DIR) if page_dirs is None else page_dirs:
         yield from _markdown_texts(folder)
@@ -112,14 +159,27 @@ def _pattern(term: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(normalise(term)) + r"(?!\w)")
 
 
+# A decimal point between digits ("6.238"): Spanish prose writes a decimal comma ("6,238").
+# Checked in the quizzes and breaks, whose numbers a learner compares with what the lab prints.
+_DECIMAL_POINT = re.compile(r"(?<![\w.,])\d+\.\d+(?!\.?\w)")
+_NUMBER_CHECKED = ("quizzes/", "breaks/")
+
+
 def glossary_problems(texts: Iterator[tuple[str, str]] | None = None,
                       glossary: list[dict[str, Any]] | None = None) -> list[str]:
-    """One line per avoided term found: where, the term, and the glossary's Spanish."""
+    """One line per avoided term found: where, the term, and the glossary's Spanish; and, in
+    quizzes and breaks, per number written with a decimal point outside code."""
     glossary = glossary if glossary is not None else load_glossary()
     rules = [(_pattern(avoid), avoid, term) for term in glossary for avoid in term.get("avoid", [])]
     problems = []
     for where, text in (texts if texts is not None else spanish_texts()):
-        prose = normalise(re.sub(r"`[^`]*`", " ", text))
+        code_free = re.sub(r"`[^`]*`", " ", text)
+        if where.startswith(_NUMBER_CHECKED):
+            for number in _DECIMAL_POINT.findall(code_free):
+                problems.append(f"{where}: Spanish text writes {number!r} with a decimal point; "
+                                f"Spanish uses a decimal comma ({number.replace('.', ',')!r}), "
+                                "or mark it as code with backticks")
+        prose = normalise(code_free)
         for pattern, avoid, term in rules:
             if pattern.search(prose):
                 problems.append(f"{where}: Spanish text uses {avoid!r}; the glossary's Spanish "

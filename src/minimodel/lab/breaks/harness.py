@@ -40,6 +40,14 @@ def say(en: str, es: str) -> None:
     print(tr(en, es), flush=True)
 
 
+def es_num(value: float, spec: str) -> str:
+    """``value`` formatted with ``spec`` as Spanish prose writes numbers: decimal comma and a
+    space between thousands (``es_num(6.2383, ".3f")`` -> ``6,238``; ``",.1f"`` of 2097152.0
+    -> ``2 097 152,0``). Only for the Spanish text of a ``tr``/``say`` pair; code values stay
+    as Python prints them."""
+    return format(value, spec).replace(",", " ").replace(".", ",")
+
+
 def use_workspace():
     """The ``minimodel`` module the script tests: the runner's bootstrap has already mapped it
     to the workspace copy and refused to start otherwise."""

@@ -6,7 +6,7 @@ and CBOW training), not from this one example.
 
 import numpy as np
 
-from minimodel_break_harness import conclude, say, use_workspace
+from minimodel_break_harness import conclude, es_num, say, use_workspace
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402
@@ -40,10 +40,10 @@ np.add.at(dense, ids, g)
 counts = np.bincount(ids, minlength=8)
 ratio = np.linalg.norm(emb.weight.grad, axis=1) / np.maximum(np.linalg.norm(dense, axis=1), 1e-12)
 say("200 skewed ids: |grad row| / |correct row| per token (1.0 = right):",
-    "200 ids sesgados: |fila del gradiente| / |fila correcta| por token (1.0 = correcto):")
+    "200 ids sesgados: |fila del gradiente| / |fila correcta| por token (1,0 = correcto):")
 for token in np.argsort(-counts)[:4]:
     say(f"  token {token}: count {counts[token]:3d}  ratio {ratio[token]:.3f}",
-        f"  token {token}: usos {counts[token]:3d}  cociente {ratio[token]:.3f}")
+        f"  token {token}: usos {counts[token]:3d}  cociente {es_num(ratio[token], '.3f')}")
 
 conclude(checks, not np.allclose(grad, expected),
          f"token 3 was looked up 3 times but its gradient row is {grad[3].tolist()}, the size "

@@ -8,7 +8,7 @@ same checks.
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, tr, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, es_num, tr, use_workspace
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402
@@ -34,10 +34,12 @@ def dense_reference(V: int, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
 def compare(got, want: np.ndarray, what: str, rtol: float = 1e-10) -> None:
     if got is None or got.shape != want.shape or not np.allclose(got, want, rtol=rtol,
                                                                  atol=rtol):
-        worst = ("-" if got is None or got.shape != want.shape
-                 else f"{np.abs(got - want).max():.3g}")
-        raise CheckFailed(f"{what}: gradient differs from the reference (max |diff| {worst})",
-                          f"{what}: el gradiente difiere de la referencia (máx. |dif| {worst})")
+        worst = (None if got is None or got.shape != want.shape
+                 else float(np.abs(got - want).max()))
+        worst_en, worst_es = ("-", "-") if worst is None else (f"{worst:.3g}",
+                                                               es_num(worst, ".3g"))
+        raise CheckFailed(f"{what}: gradient differs from the reference (max |diff| {worst_en})",
+                          f"{what}: el gradiente difiere de la referencia (máx. |dif| {worst_es})")
 
 
 def ids_with_repeats(V: int, shape: tuple[int, ...]) -> np.ndarray:
@@ -56,7 +58,7 @@ def ids_with_repeats(V: int, shape: tuple[int, ...]) -> np.ndarray:
              "for random V, d, ids of 1, 2 and 3 dimensions with repeats and a random upstream "
              "gradient, the lookup's gradient equals onehot(ids).T @ g",
              "para V, d aleatorios, ids de 1, 2 y 3 dimensiones con repeticiones y un gradiente "
-             "de entrada aleatorio, el gradiente de la búsqueda es onehot(ids).T @ g")
+             "de entrada aleatorio, el gradiente de la consulta es onehot(ids).T @ g")
 def _():
     for shape in ((int(rng.integers(4, 40)),), (int(rng.integers(2, 5)), int(rng.integers(3, 9))),
                   (2, int(rng.integers(2, 4)), int(rng.integers(2, 6)))):
@@ -124,8 +126,8 @@ def _():
 
 @checks.case("tied-sum",
              "a tied matrix gets the lookup's scatter-add plus the head's dlogits.T @ h",
-             "una matriz atada recibe el scatter-add de la búsqueda más el dlogits.T @ h de la "
-             "cabeza")
+             "una matriz atada recibe la suma por índices de la consulta más el dlogits.T @ h "
+             "de la cabeza")
 def _():
     V, d, n = int(rng.integers(3, 12)), int(rng.integers(2, 6)), int(rng.integers(4, 12))
     emb = nn.Embedding(V, d, rng=rng)
@@ -137,7 +139,7 @@ def _():
     loss = (emb(ids) * mm.Tensor(R1)).sum() + (head(mm.Tensor(h)) * mm.Tensor(R2)).sum()
     loss.backward()
     compare(emb.weight.grad, dense_reference(V, ids, R1) + R2.T @ h,
-            tr("tied lookup + head", "búsqueda atada + cabeza"), rtol=1e-8)
+            tr("tied lookup + head", "consulta atada + cabeza"), rtol=1e-8)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from minimodel_break_harness import conclude, say, use_workspace
+from minimodel_break_harness import conclude, es_num, say, use_workspace
 
 mm = use_workspace()
 from minimodel import optim  # noqa: E402
@@ -38,7 +38,7 @@ with mm.no_grad():
 leak = float(np.abs(a[0, :6] - b[0, :6]).max())
 say(f"changed the token at position 6: max |change| of the logits at positions 0-5 = {leak:.3g}",
     f"cambié el token de la posición 6: máx |cambio| de los logits en las posiciones 0-5 = "
-    f"{leak:.3g}")
+    f"{es_num(leak, '.3g')}")
 
 
 # (2) a few seconds of training
@@ -70,18 +70,20 @@ yours = train_and_eval(False)
 reference = train_and_eval(True) if leak > 1e-6 else yours
 say(f"trained {STEPS} steps on {len(train):,} characters (V = {V}, ln V = {math.log(V):.2f}) "
     f"in {time.perf_counter() - start:.1f} s:",
-    f"entrené {STEPS} pasos con {len(train)} caracteres (V = {V}, ln V = {math.log(V):.2f}) "
-    f"en {time.perf_counter() - start:.1f} s:")
+    f"entrené {STEPS} pasos con {len(train)} caracteres (V = {V}, ln V = "
+    f"{es_num(math.log(V), '.2f')}) "
+    f"en {es_num(time.perf_counter() - start, '.1f')} s:")
 say(f"  validation loss, your GPT:              {yours:.3f}",
-    f"  pérdida de validación, tu GPT:          {yours:.3f}")
+    f"  pérdida de validación, tu GPT:          {es_num(yours, '.3f')}")
 say(f"  validation loss, forced-causal GPT:     {reference:.3f}",
-    f"  pérdida de validación, GPT forzado causal: {reference:.3f}")
+    f"  pérdida de validación, GPT forzado causal: {es_num(reference, '.3f')}")
 
 conclude(checks, leak > 1e-6,
          f"logits at earlier positions change when a later token changes (by {leak:.2g}), and "
          f"the validation loss is {yours:.2f} vs {reference:.2f} for the reference",
          f"los logits de posiciones anteriores cambian al cambiar un token posterior (en "
-         f"{leak:.2g}), y la pérdida de validación es {yours:.2f} frente a {reference:.2f} de "
+         f"{es_num(leak, '.2g')}), y la pérdida de validación es {es_num(yours, '.2f')} frente a "
+         f"{es_num(reference, '.2f')} de "
          "la referencia",
          "OK: no position can see a later one; both models learn at the same honest pace.",
          "OK: ninguna posición ve una posterior; los dos modelos aprenden al mismo ritmo honesto.")

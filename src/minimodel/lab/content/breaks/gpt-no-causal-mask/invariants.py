@@ -11,7 +11,7 @@ Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run b
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402
@@ -52,7 +52,8 @@ def require_causal(leak: float, t: int, what_en: str, what_es: str) -> None:
     if leak > LEAK:
         raise CheckFailed(f"{what_en} up to position {t} changed by {leak:.3g} when later tokens "
                           "changed",
-                          f"{what_es} hasta la posición {t} cambiaron {leak:.3g} al cambiar "
+                          f"{what_es} hasta la posición {t} cambiaron {es_num(leak, '.3g')} al "
+                          f"cambiar "
                           "tokens posteriores")
 
 
@@ -98,8 +99,9 @@ def _():
     if abs(loss - want) > 1e-6:
         raise CheckFailed(f"training loss {loss:.6f}, but predicting each token from its prefix "
                           f"gives {want:.6f}: the loss saw the future",
-                          f"pérdida de entrenamiento {loss:.6f}, pero predecir cada token desde "
-                          f"su prefijo da {want:.6f}: la pérdida vio el futuro")
+                          f"pérdida de entrenamiento {es_num(loss, '.6f')}, pero predecir cada "
+                          f"token desde "
+                          f"su prefijo da {es_num(want, '.6f')}: la pérdida vio el futuro")
 
 
 @checks.case("generation-matches-forward",
@@ -129,7 +131,8 @@ def _():
                                   f"differ by {gap:.3g} from those of its prefix (later tokens "
                                   "leak in)",
                                   f"posición {t}: los logits de una pasada sobre el texto "
-                                  f"generado difieren {gap:.3g} de los de su prefijo (se cuelan "
+                                  f"generado difieren {es_num(gap, '.3g')} de los de su prefijo "
+                                  f"(se cuelan "
                                   "los tokens posteriores)")
 
 
@@ -163,7 +166,8 @@ def _():
                                   - attn(mm.Tensor(x)).data[0, :-1]).max())
         if causal and change > LEAK:
             raise CheckFailed(f"causal=True, yet earlier outputs changed by {change:.3g}",
-                              f"causal=True, pero las salidas anteriores cambiaron {change:.3g}")
+                              f"causal=True, pero las salidas anteriores cambiaron "
+                              f"{es_num(change, '.3g')}")
         if not causal and change < 1e-9:
             raise CheckFailed("causal=False, yet earlier outputs ignore the last token",
                               "causal=False, pero las salidas anteriores ignoran el último token")

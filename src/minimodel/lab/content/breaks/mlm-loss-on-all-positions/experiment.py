@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from minimodel_break_harness import conclude, say, use_workspace
+from minimodel_break_harness import conclude, es_num, say, use_workspace
 
 mm = use_workspace()
 from minimodel import optim  # noqa: E402
@@ -28,10 +28,10 @@ inputs, labels = mask_tokens(rows, MASK, V, rng=1)
 scored = labels != -100
 visible = scored & (inputs == labels)  # scored positions whose answer is in the input
 say(f"positions with a label: {scored.mean():.0%} (BERT scores ~15%)",
-    f"posiciones con etiqueta: {scored.mean():.0%} (BERT puntúa ~15%)")
+    f"posiciones con etiqueta: {es_num(scored.mean(), '.0%')} (BERT puntúa ~15%)")
 say(f"labelled positions whose answer is visible in the input: {visible.sum() / scored.sum():.0%}",
     f"posiciones etiquetadas cuya respuesta se ve en la entrada: "
-    f"{visible.sum() / scored.sum():.0%}")
+    f"{es_num(visible.sum() / scored.sum(), '.0%')}")
 
 model = MaskedLM(MLMConfig(V, T, 1, 2, 32), rng=np.random.default_rng(2))
 opt = optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.0)
@@ -46,13 +46,15 @@ with mm.no_grad():
     _, on_masked = model(inputs[:64], really_masked)
 say(f"after 60 steps: the training loss says {float(reported.data):.2f}; the loss on the [MASK] "
     f"positions alone is {float(on_masked.data):.2f} (ln V = {math.log(V):.2f})",
-    f"tras 60 pasos: la pérdida de entrenamiento dice {float(reported.data):.2f}; la pérdida solo "
-    f"en las posiciones [MASK] es {float(on_masked.data):.2f} (ln V = {math.log(V):.2f})")
+    f"tras 60 pasos: la pérdida de entrenamiento dice {es_num(float(reported.data), '.2f')}; la "
+    f"pérdida solo "
+    f"en las posiciones [MASK] es {es_num(float(on_masked.data), '.2f')} (ln V = "
+    f"{es_num(math.log(V), '.2f')})")
 
 conclude(checks, scored.mean() > 0.5,
          f"{scored.mean():.0%} of positions carry a label and {visible.sum() / scored.sum():.0%} of "
          "them can be read in the input",
-         f"el {scored.mean():.0%} de las posiciones lleva etiqueta y el "
-         f"{visible.sum() / scored.sum():.0%} de ellas se puede leer en la entrada",
+         f"el {es_num(scored.mean(), '.0%')} de las posiciones lleva etiqueta y el "
+         f"{es_num(visible.sum() / scored.sum(), '.0%')} de ellas se puede leer en la entrada",
          "OK: only the chosen ~15% are scored, and most of those are hidden behind [MASK].",
          "OK: solo se puntúa el ~15% elegido, y la mayoría está oculto tras [MASK].")

@@ -15,7 +15,7 @@ Everything is drawn afresh on every run (``checks.seed``). Run by `minimodel bre
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
 
 mm = use_workspace()
 from minimodel.data import mask_tokens  # noqa: E402
@@ -67,8 +67,9 @@ def _():
     spread = 6 * np.sqrt(p * (1 - p) / ordinary.sum()) + 0.01
     if not p - spread < share < p + extra + spread:
         raise CheckFailed(f"{share:.1%} of the ordinary positions carry a label; mask_prob={p:.2f}",
-                          f"el {share:.1%} de las posiciones ordinarias lleva etiqueta; "
-                          f"mask_prob={p:.2f}")
+                          f"el {es_num(share, '.1%')} de las posiciones ordinarias lleva "
+                          f"etiqueta; "
+                          f"mask_prob={es_num(p, '.2f')}")
 
 
 @checks.case("changed-means-target",
@@ -89,7 +90,8 @@ def _():
     if unchanged_scored > 0.25:
         raise CheckFailed(f"{unchanged_scored:.0%} of the labelled positions show their answer "
                           "unchanged in the input (BERT: about 10%)",
-                          f"el {unchanged_scored:.0%} de las posiciones etiquetadas muestra su "
+                          f"el {es_num(unchanged_scored, '.0%')} de las posiciones etiquetadas "
+                          f"muestra su "
                           "respuesta sin cambiar en la entrada (BERT: cerca del 10%)")
 
 
@@ -111,8 +113,9 @@ def _():
         if abs(share - want[name]) > spread:
             raise CheckFailed(f"{name}: {share:.1%} of the {n} labelled positions, expected "
                               f"{want[name]:.1%}",
-                              f"{name}: {share:.1%} de las {n} posiciones etiquetadas, se "
-                              f"esperaba {want[name]:.1%}")
+                              f"{name}: {es_num(share, '.1%')} de las {n} posiciones etiquetadas, "
+                              f"se "
+                              f"esperaba {es_num(want[name], '.1%')}")
 
 
 @checks.case("targets-per-row",

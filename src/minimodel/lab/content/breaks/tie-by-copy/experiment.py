@@ -6,7 +6,7 @@ loading, resizing), not from this one example.
 
 import numpy as np
 
-from minimodel_break_harness import conclude, say, use_workspace
+from minimodel_break_harness import conclude, es_num, say, use_workspace
 
 mm = use_workspace()
 from minimodel import optim  # noqa: E402
@@ -43,12 +43,12 @@ opt.step()
 W = tied.lm_head.weight
 gap = float(np.abs(W.data - E.data).max())
 say(f"after one AdamW step: max |lm_head.weight - token_emb.weight| = {gap:.3g}",
-    f"tras un paso de AdamW: máx |lm_head.weight - token_emb.weight| = {gap:.3g}")
+    f"tras un paso de AdamW: máx |lm_head.weight - token_emb.weight| = {es_num(gap, '.3g')}")
 
 conclude(checks, W is not E or gap > 0 or n_untied - n_tied != V * D,
          f"the 'tied' model has {n_tied:,} parameters ({n_tied - (n_untied - V * D):,} too many) "
          f"and its head drifted {gap:.3g} away from the embedding after one step",
          f"el modelo 'atado' tiene {n_tied} parámetros ({n_tied - (n_untied - V * D)} de más) y "
-         f"su cabeza se alejó {gap:.3g} del embedding tras un paso",
+         f"su cabeza se alejó {es_num(gap, '.3g')} del embedding tras un paso",
          "OK: one matrix, counted once, identical before and after the step.",
          "OK: una sola matriz, contada una vez, idéntica antes y después del paso.")

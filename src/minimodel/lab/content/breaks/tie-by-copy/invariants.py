@@ -11,7 +11,7 @@ import tempfile
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, tr, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, es_num, tr, use_workspace
 
 mm = use_workspace()
 from minimodel import nn, optim  # noqa: E402
@@ -111,7 +111,7 @@ def _():
 @checks.case("gradient-sum",
              "the tied gradient = lookup gradient + head gradient (compared with an untied copy "
              "of the same weights), in every model",
-             "el gradiente atado = gradiente de la búsqueda + gradiente de la cabeza (frente a "
+             "el gradiente atado = gradiente de la consulta + gradiente de la cabeza (frente a "
              "una copia sin atar con los mismos pesos), en cada modelo")
 def _():
     for kind in KINDS:
@@ -129,17 +129,17 @@ def _():
         want = untied.get_input_embeddings().weight.grad + untied.lm_head.weight.grad
         got = tied.get_input_embeddings().weight.grad
         if got is None or not np.allclose(got, want, rtol=1e-7, atol=1e-10):
-            worst = "-" if got is None else f"{np.abs(got - want).max():.3g}"
+            worst = None if got is None else float(np.abs(got - want).max())
             raise CheckFailed(f"{kind}: the embedding's gradient misses part of the sum (max "
-                              f"|diff| {worst})",
+                              f"|diff| {'-' if worst is None else format(worst, '.3g')})",
                               f"{kind}: al gradiente del embedding le falta parte de la suma "
-                              f"(máx. |dif| {worst})")
+                              f"(máx. |dif| {'-' if worst is None else es_num(worst, '.3g')})")
 
 
 @checks.case("save-load-resize",
              "the tie survives minimodel.save/load, load_state_dict, resize_token_embeddings and "
              "replacing the input embedding",
-             "el atado sobrevive a minimodel.save/load, load_state_dict, "
+             "la atadura sobrevive a minimodel.save/load, load_state_dict, "
              "resize_token_embeddings y a reemplazar el embedding de entrada")
 def _():
     for kind in KINDS:

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402
@@ -55,7 +55,7 @@ def sizes() -> tuple[int, int]:
              "a fresh tied GPT, MaskedLM and CBOW of random V and d start within 0.25 of ln V, "
              "with targets (training) and from the logits alone (evaluation)",
              "un GPT, MaskedLM y CBOW atados recién creados, de V y d aleatorios, empiezan a "
-             "menos de 0.25 de ln V, con objetivos (entrenamiento) y desde los logits "
+             "menos de 0,25 de ln V, con objetivos (entrenamiento) y desde los logits "
              "(evaluación)")
 def _():
     for kind in ("GPT", "MaskedLM", "CBOW"):
@@ -71,14 +71,14 @@ def _():
                                   f"expected within {TOLERANCE} of ln V = {math.log(V):.2f}",
                                   f"{kind} (V={V}, d={d}), "
                                   f"{'entrenamiento' if path == 'training' else 'evaluación'}: "
-                                  f"pérdida inicial {loss:.2f}, se esperaba a menos de "
-                                  f"{TOLERANCE} de ln V = {math.log(V):.2f}")
+                                  f"pérdida inicial {es_num(loss, '.2f')}, se esperaba a menos de "
+                                  f"{es_num(TOLERANCE, 'g')} de ln V = {es_num(math.log(V), '.2f')}")
 
 
 @checks.case("default-std",
              "nn.Embedding(V, d) and the embeddings of every model start with std 0.02 (random "
              "V, d)",
-             "nn.Embedding(V, d) y los embeddings de todos los modelos empiezan con std 0.02 (V, "
+             "nn.Embedding(V, d) y los embeddings de todos los modelos empiezan con std 0,02 (V, "
              "d aleatorios)")
 def _():
     V, d = sizes()
@@ -89,7 +89,8 @@ def _():
         got = float(table.std())
         if abs(got - STD) > 0.1 * STD:
             raise CheckFailed(f"{what} {table.shape}: std {got:.4f}, expected {STD}",
-                              f"{what} {table.shape}: std {got:.4f}, se esperaba {STD}")
+                              f"{what} {table.shape}: std {es_num(got, '.4f')}, se esperaba "
+                              f"{es_num(STD, 'g')}")
 
 
 @checks.case("logits-are-h-et",
@@ -111,12 +112,13 @@ def _():
         raise CheckFailed(f"GPT logits differ from h @ E.T (mean |logits| / mean |h @ E.T| = "
                           f"{ratio:.3g})",
                           f"los logits de GPT difieren de h @ E.T (media |logits| / media "
-                          f"|h @ E.T| = {ratio:.3g})")
+                          f"|h @ E.T| = {es_num(ratio, '.3g')})")
     if abs(train_loss - cross_entropy(logits, y)) > 1e-3:
         raise CheckFailed(f"the training loss {train_loss:.4f} is not the cross-entropy of the "
                           f"logits {cross_entropy(logits, y):.4f}",
-                          f"la pérdida de entrenamiento {train_loss:.4f} no es la entropía "
-                          f"cruzada de los logits {cross_entropy(logits, y):.4f}")
+                          f"la pérdida de entrenamiento {es_num(train_loss, '.4f')} no es la "
+                          f"entropía "
+                          f"cruzada de los logits {es_num(cross_entropy(logits, y), '.4f')}")
 
 
 @checks.case("explicit-std", "Embedding(V, d, std=s) still honours an explicit std",
@@ -126,7 +128,7 @@ def _():
         got = float(nn.Embedding(400, 50, std=s, rng=rng).weight.data.std())
         if abs(got - s) > 0.1 * s:
             raise CheckFailed(f"asked for std={s:.4f}, got {got:.4f}",
-                              f"se pidió std={s:.4f}, se obtuvo {got:.4f}")
+                              f"se pidió std={es_num(s, '.4f')}, se obtuvo {es_num(got, '.4f')}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ names; AdamW and SGD), not from this one example.
 
 import numpy as np
 
-from minimodel_break_harness import conclude, say, use_workspace
+from minimodel_break_harness import conclude, es_num, say, use_workspace
 
 mm = use_workspace()
 from minimodel import optim  # noqa: E402
@@ -51,14 +51,15 @@ except ValueError as exc:
 else:
     ratio, counter = one_step_ratio(opt)
     say(f"|actual update of E| / |one correct AdamW update| = {ratio:.3f}",
-        f"|cambio real de E| / |un paso correcto de AdamW| = {ratio:.3f}")
+        f"|cambio real de E| / |un paso correcto de AdamW| = {es_num(ratio, '.3f')}")
     say(f"AdamW state step counter for E: {counter}",
         f"contador de pasos de AdamW para E: {counter}")
 listed = sum(p is E for p in params)
 conclude(checks, listed != 1 or not abs(ratio - 1.0) <= 0.01 or counter != 1,
          f"one optimizer step moved E {ratio:.2f}x as far as one AdamW update, and E's step "
          f"counter reads {counter} after one step",
-         f"un paso del optimizador movió E {ratio:.2f} veces lo que mueve una actualización de "
+         f"un paso del optimizador movió E {es_num(ratio, '.2f')} veces lo que mueve una "
+         f"actualización de "
          f"AdamW, y el contador de pasos de E marca {counter} tras un paso",
          "OK: one matrix, listed once; one step, one update of the tied matrix.",
          "OK: una matriz, listada una vez; un paso, una actualización de la matriz atada.")

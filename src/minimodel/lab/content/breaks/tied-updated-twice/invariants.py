@@ -8,7 +8,7 @@ Models, sizes and hyper-parameters are drawn afresh on every run (``checks.seed`
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
 
 mm = use_workspace()
 from minimodel import nn, optim  # noqa: E402
@@ -41,7 +41,7 @@ def batch(model):
              "parameters() and named_parameters() list a shared Parameter once, under its first "
              "name, in GPT, MaskedLM, CBOW and a module whose tie has other names",
              "parameters() y named_parameters() listan un Parameter compartido una vez, con su "
-             "primer nombre, en GPT, MaskedLM, CBOW y un módulo cuyo atado tiene otros nombres")
+             "primer nombre, en GPT, MaskedLM, CBOW y un módulo cuya atadura usa otros nombres")
 def _():
     models = {kind: build(kind) for kind in KINDS}
     k = 4 * int(rng.integers(1, 4))
@@ -127,7 +127,7 @@ def _():
                 raise CheckFailed(f"{kind}, {type(opt).__name__} step {step}: the tied matrix "
                                   f"moved {moved:.2f}x one update",
                                   f"{kind}, paso {step} de {type(opt).__name__}: la matriz atada "
-                                  f"se movió {moved:.2f} veces una actualización")
+                                  f"se movió {es_num(moved, '.2f')} veces una actualización")
             if use_adam and opt.state[E]["step"] != step:
                 raise CheckFailed(f"{kind}: after {step} step(s) AdamW's counter for E is "
                                   f"{opt.state[E]['step']}",

@@ -7,7 +7,7 @@ comes from the break's invariants (random sizes, every code path), not from this
 
 import numpy as np
 
-from minimodel_break_harness import conclude, say, tr, use_workspace
+from minimodel_break_harness import conclude, es_num, say, tr, use_workspace
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402  (after the workspace check)
@@ -44,7 +44,8 @@ else:
     try:
         loss = F.cross_entropy(logits.reshape(-1, head.vocab_size), targets.reshape(-1))
         outcome = tr(f"no error at all, loss = {float(loss.data):.3f} (silently wrong)",
-                     f"ningún error, pérdida = {float(loss.data):.3f} (mal en silencio)")
+                     f"ningún error, pérdida = {es_num(float(loss.data), '.3f')} (mal en "
+                     f"silencio)")
     except ValueError as exc:
         outcome = f"ValueError: {exc}"
     print("  " + outcome)
