@@ -382,3 +382,22 @@ def test_spanish_path_messages_suggest_spanish_commands(learner, capsys):
     assert "`minimodel lab status --lang es`" in out
     suggested = re.findall(r"minimodel (?:lab|quiz|exercise|break) [^`\n)]*", out)
     assert suggested and all("--lang es" in cmd for cmd in suggested), suggested
+
+
+def test_break_run_says_an_import_hook_loads_the_copy_not_pythonpath():
+    """The child finds the workspace copy through an import hook (``sys.meta_path``), not
+    through PYTHONPATH; the message and the docs say so, and no page names the old
+    ``break validate`` command."""
+    from pathlib import Path
+
+    from minimodel.messages import say
+
+    texts = {lang: say("break.running", lang, script="experiment.py", root="/w")
+             for lang in ("en", "es")}
+    assert "import hook" in texts["en"] and "gancho de importación" in texts["es"]
+    for text in texts.values():
+        assert "PYTHONPATH" not in text and "/w/minimodel" in text
+    root = Path(__file__).resolve().parents[2]
+    pages = list((root / "docs").glob("*.md")) + [root / "README.md",
+                                                  root / "src/minimodel/commands/break_.py"]
+    assert not [p.name for p in pages if "break validate" in p.read_text(encoding="utf-8")]
