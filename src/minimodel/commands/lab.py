@@ -246,12 +246,12 @@ def cmd_rehash(args: argparse.Namespace) -> int:
     from minimodel.lab.freshness import rehash
     from minimodel.lab.items import load_items
 
-    stamped = rehash(load_items(), args.item_id, keys=args.key)
+    stamped = rehash(load_items(), args.item_id, keys=args.key, lang=args.lang)
     if args.json:
         print(json.dumps({"item": args.item_id, "stamped": stamped}))
     else:
-        print(f"stamped {len(stamped)} Spanish text(s) of {args.item_id} as translated from the "
-              f"current English: {', '.join(stamped) or '-'}")
+        print(say("lab.rehash.done", args.lang, n=len(stamped), id=args.item_id,
+                  names=", ".join(stamped) or "-"))
     return OK
 
 
@@ -353,6 +353,8 @@ def register(subparsers) -> None:
     p.add_argument("--key", action="append", default=None, metavar="NAME",
                    help="the text to stamp (repeatable)")
     p.add_argument("--json", action="store_true", help='print {"item", "stamped"}')
+    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG,
+                   help="language of the messages (default en)")
     p.set_defaults(func=guarded(cmd_rehash))
 
     register_notebook(sub)   # minimodel lab notebook (commands/_lab_notebook.py)
