@@ -84,12 +84,15 @@ def mlm_torch(input_ids, mask_indicator, w_emb, pos_embed, blocks_weights, *rest
 
 
 def in_float64(fn):
-    """``fn`` computed in float64 and cast back to the inputs' float dtype."""
+    """``fn`` computed in float64 and cast back to the inputs' float dtype (each output)."""
     def wrapped(*args):
         dtype = next(a.dtype for a in args if isinstance(a, np.ndarray) and a.dtype.kind == "f")
         up = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
               for a in args]
-        return np.asarray(fn(*up)).astype(dtype)
+        out = fn(*up)
+        if isinstance(out, tuple):
+            return tuple(np.asarray(o).astype(dtype) for o in out)
+        return np.asarray(out).astype(dtype)
     return wrapped
 
 
@@ -154,9 +157,52 @@ TIED_HEAD = {"numpy einsum": lambda h, E: np.einsum("ntd,vd->ntv", h, E),
              "torch": lambda h, E: (_t(h) @ _t(E).T).numpy(),
              "float64 inside": in_float64(lambda h, E: h @ E.T)}
 
+def _erank_numpy(A):
+    s = np.linalg.svd(A, compute_uv=False)
+    p = s / s.sum()
+    return np.exp(-np.sum(p * np.log(np.where(p > 0, p, 1.0))))
+
+
+def _erank_torch(A):
+    s = torch.linalg.svdvals(_t(A))
+    p = s / s.sum()
+    return torch.exp(-torch.special.xlogy(p, p).sum()).numpy()
+
+
+EFFECTIVE_RANK = {"numpy where(p > 0)": _erank_numpy, "torch svdvals + xlogy": _erank_torch,
+                  "float64 inside": in_float64(_erank_numpy)}
+
+
+def _cbow_numpy(context_ids, target_ids, w_in, w_out):
+    b, c = context_ids.shape
+    h = w_in[context_ids].mean(axis=1)                       # (B, d)
+    z = h @ w_out.T                                          # (B, V)
+    m = z.max(axis=1, keepdims=True)
+    lse = m + np.log(np.exp(z - m).sum(axis=1, keepdims=True))
+    loss = (lse[:, 0] - z[np.arange(b), target_ids]).mean()
+    probs = np.exp(z - lse)
+    probs[np.arange(b), target_ids] -= 1
+    dh = probs @ w_out / (b * c)                             # (B, d), one context slot's share
+    grad = np.zeros_like(w_in)
+    np.add.at(grad, context_ids, np.repeat(dh[:, None, :], c, axis=1))
+    return loss, grad
+
+
+def _cbow_torch(context_ids, target_ids, w_in, w_out):
+    w = _t(w_in).clone().requires_grad_(True)
+    h = w[_t(context_ids)].mean(dim=1)
+    loss = F.cross_entropy(h @ _t(w_out).T, _t(target_ids).long())
+    loss.backward()
+    return loss.detach().numpy(), w.grad.numpy()
+
+
+CBOW = {"numpy np.add.at": _cbow_numpy, "torch autograd": _cbow_torch,
+        "float64 inside": in_float64(_cbow_numpy)}
+
 VARIANTS = {"mlm-forward-pass": MLM, "mlm-with-tied-output-head": MLM,
             "multi-head-self-attention": ATTENTION, "layer-norm": LAYER_NORM,
-            "gelu-tanh": GELU, "cross-entropy": CROSS_ENTROPY, "tied-head-logits": TIED_HEAD}
+            "gelu-tanh": GELU, "cross-entropy": CROSS_ENTROPY, "tied-head-logits": TIED_HEAD,
+            "effective-rank": EFFECTIVE_RANK, "cbow-step": CBOW}
 
 
 def sweep(ex_id: str, seeds) -> dict[str, dict[str, int]]:

@@ -1,6 +1,6 @@
 """Honest float32 code is never refused, on any seed: the answer is computed in float64 from
 the case's own float32 inputs, and the allowance grows with what float32 costs on the case
-(the row's magnitude, the reference's own float32 error). A softmax that overflows still fails,
+(the output's magnitude, the reference's own float32 error). A softmax that overflows still fails,
 and only an inf/NaN is blamed on "the softmax is computed stably".
 
 The full sweep (200 seeds, every variant) is ``python tests/lab/honest_float32.py 200``."""
