@@ -158,3 +158,16 @@ def test_lab_validate_catches_planted_errors(tmp_path, monkeypatch, capsys):
     assert any(p.startswith("question q-13-03 title: the Spanish was translated from another")
                for p in sections["translations"])
     assert len(sections["translations"]) == 1
+
+
+def test_lab_rehash_speaks_spanish(capsys):
+    assert main(["lab", "rehash", "q-13-01", "--lang", "es"]) == 0    # all stamped already
+    assert capsys.readouterr().out.strip() == (
+        "marcados 0 textos en español de q-13-01 como traducidos del inglés actual: -")
+    assert main(["lab", "rehash", "q-13-99", "--lang", "es"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: ninguna pregunta ni avería tiene el id 'q-13-99'; `minimodel quiz list --lang "
+        "es` o `minimodel break list --lang es` dan los ids")
+    assert main(["lab", "rehash", "q-13-01", "--key", "nope", "--lang", "es"]) == 2
+    assert capsys.readouterr().err.startswith("error: q-13-01 no tiene el texto nope; sus "
+                                              "textos son title")

@@ -340,7 +340,7 @@ def test_hidden_feedback_names_clauses_never_expected_values(tmp_path):
         if not entry["hidden"]:
             continue
         assert "expected" not in entry["message"] and "se esperaba" not in entry["message"]
-        for digits in (f"{float(want[0]):.8g}", f"{float(want[0]):.4g}"):
+        for digits in (f"{float(want.like[0]):.8g}", f"{float(want.like[0]):.4g}"):
             assert len(digits) < 4 or digits not in entry["message"], (entry, digits)
         tested = [c["en"] for c in ex.clauses if case.kind in c["kinds"]]
         assert entry["clauses"] == tested

@@ -52,7 +52,7 @@ def test_quiz_malformed_answer_and_unknown_quiz(learner, capsys):
     assert err.startswith("error: malformed answer: q-13-01")
     err = error_of(capsys, "quiz", "take", "nope", "--answers", "a.json", "--lang", "es")
     assert err.startswith("error: cuestionario desconocido 'nope'; cuestionarios disponibles: ")
-    assert err.endswith("(consulta `minimodel quiz list`)")
+    assert err.endswith("(consulta `minimodel quiz list --lang es`)")
     err = error_of(capsys, "quiz", "take", "nope", "--answers", "a.json")
     assert err.startswith("error: unknown quiz 'nope'; available quizzes: ")
 
@@ -205,7 +205,7 @@ def test_break_unknown_id(learner, capsys):
     args = ("break", "start", "no-such-break", "--workdir", str(learner / "b"))
     err = error_of(capsys, *args, "--lang", "es")
     assert err.startswith("error: avería desconocida 'no-such-break'; averías disponibles: ")
-    assert "tie-by-copy" in err and err.endswith("(consulta `minimodel break list`)")
+    assert "tie-by-copy" in err and err.endswith("(consulta `minimodel break list --lang es`)")
     err = error_of(capsys, *args)
     assert err.startswith("error: unknown break 'no-such-break'; known breaks: ")
     assert err.endswith("(see `minimodel break list`)")
@@ -274,7 +274,7 @@ def test_exercise_check_missing_file(learner, capsys):
     args = ("exercise", "check", "gelu-tanh", "--file", "nothere.py")
     assert error_of(capsys, *args, "--lang", "es") == (
         "error: el archivo de solución nothere.py no existe; créalo con "
-        "`minimodel exercise start gelu-tanh --file nothere.py`")
+        "`minimodel exercise start gelu-tanh --file nothere.py --lang es`")
     assert error_of(capsys, *args) == (
         "error: solution file nothere.py does not exist; create it with "
         "`minimodel exercise start gelu-tanh --file nothere.py`")
@@ -352,3 +352,52 @@ def test_child_load_errors_in_spanish(learner):
     result = check_solution("gelu-tanh", learner / "w.py", seed=1)
     assert result["message"] == ("could not load the file: AttributeError: the file defines no "
                                  "function named 'gelu'")
+
+
+# --- the learner folder and the path's suggested commands -------------------------------------
+
+
+@pytest.mark.parametrize("lang, start", [
+    ("es", "error: problema con la carpeta de progreso: "),
+    ("en", "error: learner folder problem: ")])
+def test_a_file_in_place_of_the_learner_folder_is_said_in_the_commands_language(
+        tmp_path, capsys, lang, start):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x", encoding="utf-8")
+    err = error_of(capsys, "lab", "status", "--learner-dir", str(blocker), "--lang", lang)
+    assert err.startswith(start + str(blocker)), err
+    assert "--learner-dir" in err
+
+
+def test_spanish_path_messages_suggest_spanish_commands(learner, capsys):
+    """Every command the Spanish lesson and next messages suggest keeps --lang es."""
+    assert main(["lab", "next", "--lang", "es"]) == 0
+    out = capsys.readouterr().out
+    assert "minimodel lab next --lang es" in out and "minimodel lab done 01 --lang es" in out
+    assert main(["lab", "status", "--lang", "es"]) == 0
+    out = capsys.readouterr().out
+    assert "(minimodel lab next --lang es)" in out
+    assert main(["lab", "next", "--skip", "--lang", "es"]) == 0
+    out = capsys.readouterr().out
+    assert "`minimodel lab status --lang es`" in out
+    suggested = re.findall(r"minimodel (?:lab|quiz|exercise|break) [^`\n)]*", out)
+    assert suggested and all("--lang es" in cmd for cmd in suggested), suggested
+
+
+def test_break_run_says_an_import_hook_loads_the_copy_not_pythonpath():
+    """The child finds the workspace copy through an import hook (``sys.meta_path``), not
+    through PYTHONPATH; the message and the docs say so, and no page names the old
+    ``break validate`` command."""
+    from pathlib import Path
+
+    from minimodel.messages import say
+
+    texts = {lang: say("break.running", lang, script="experiment.py", root="/w")
+             for lang in ("en", "es")}
+    assert "import hook" in texts["en"] and "gancho de importación" in texts["es"]
+    for text in texts.values():
+        assert "PYTHONPATH" not in text and "/w/minimodel" in text
+    root = Path(__file__).resolve().parents[2]
+    pages = list((root / "docs").glob("*.md")) + [root / "README.md",
+                                                  root / "src/minimodel/commands/break_.py"]
+    assert not [p.name for p in pages if "break validate" in p.read_text(encoding="utf-8")]

@@ -474,3 +474,20 @@ def test_spanish_screens_are_all_spanish(capsys, tmp_path):
         words = set(screen.replace("│", " ").split())
         assert not words & set(ENGLISH_WORDS), (words & set(ENGLISH_WORDS), screen[:400])
     assert "caja 1" in screens[1] and "fallada" in screens[1]
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_wrong_numeric_feedback_shows_the_value_on_the_expected_line_without_a_tick(lang):
+    from rich.console import Console
+
+    from minimodel.lab.quiz.grading import expected_value
+    from minimodel.lab.quiz.session import feedback
+
+    question = next(q for qz in quiz.load_all() for q in qz.questions if q.kind == "numeric")
+    console = Console(record=True, width=200)
+    feedback(console, question, False, lang, question.answer["value"] + 1)
+    lines = [line.rstrip() for line in console.export_text().splitlines()]
+    heading = "Expected:" if lang == "en" else "Se esperaba:"
+    at = next(i for i, line in enumerate(lines) if line.startswith(heading))
+    assert expected_value(question, lang) in lines[at]   # the value on the heading's own line
+    assert "✓" not in "\n".join(lines) and lines[at + 1].strip() != ""

@@ -1,6 +1,7 @@
 """The judge's tolerance, pinned at its edge for every exercise: an answer off by just under
 the tolerance passes, just over it fails. (Loosening any exercise's rtol or atol — say by
-100x — makes the "just over" case pass and this test fail.)"""
+100x — makes the "just over" case pass and this test fail.) A float32 case's allowance adds
+what float32 costs on it, and is checked to stay within 100x of its rtol/atol."""
 
 import numpy as np
 import pytest
@@ -11,31 +12,38 @@ from minimodel.lab.exercises.judge import build_cases, compare_case, expected_ou
 from minimodel.lab.quiz.numbers import asked_decimals
 
 
-def _nudged(want: np.ndarray, factor: float, rtol: float, atol: float) -> np.ndarray:
-    """``want`` moved away from itself by ``factor`` times the tolerance, elementwise."""
-    w = want.astype(np.float64)
-    step = np.where(w != 0, factor * (atol + rtol * np.abs(w)), 0.0)  # exact zeros stay (sparse rows)
-    if rtol == 0 and atol == 0:  # exact comparison: one representable step away
-        return np.nextafter(want, np.inf) if factor > 1 else want.copy()
-    return (w + step).astype(want.dtype)
+def _nudged(exact: np.ndarray, like: np.ndarray, allowed: np.ndarray, factor: float) -> np.ndarray:
+    """The answer moved away from itself by ``factor`` times the allowed error, elementwise,
+    in the dtype the reference returns."""
+    step = np.where(exact != 0, factor * allowed, 0.0)  # exact zeros stay (sparse rows)
+    if not np.any(allowed):  # exact comparison: one representable step away
+        return np.nextafter(like, np.inf) if factor > 1 else like.copy()
+    return (exact + step).astype(like.dtype)
 
 
 @pytest.mark.parametrize("ex", all_exercises(), ids=lambda e: e.id)
 def test_just_under_the_tolerance_passes_and_just_over_fails(ex):
     tol = ex.full_tolerance()
     cases = build_cases(ex, seed=0)
-    expected = expected_outputs(ex, cases)
-    for case, want in zip(cases, expected):
-        single = any(w.dtype == np.float32 for w in want)
-        rtol = tol["rtol_float32"] if single else tol["rtol"]
-        atol = tol["atol_float32"] if single else tol["atol"]
-        if all(w.size == 0 for w in want):
+    for case, want in zip(cases, expected_outputs(ex, cases)):
+        if all(w.size == 0 for w in want.like):
             continue  # nothing to compare (e.g. no masked rows)
-        under = [_nudged(w, 0.9, rtol, atol) for w in want]
-        over = [_nudged(w, 1.1, rtol, atol) for w in want]
-        flags = [False] * len(want)
-        assert compare_case(ex, want, under, flags, "en")[0] == "passed", (ex.id, case.name)
-        status, message = compare_case(ex, want, over, flags, "en")
+        single = any(w.dtype == np.float32 for w in want.like)
+        allowed = [np.broadcast_to(want.allowed(i, tol, single), w.shape)
+                   for i, w in enumerate(want.like)]
+        if single:  # as loose as rtol/atol at least; never 100x looser than rtol * max
+            for a, w in zip(allowed, want.exact):
+                w = np.abs(w)
+                assert np.all(a >= tol["atol_float32"] + tol["rtol_float32"] * w), ex.id
+                assert np.all(a <= 100 * (tol["atol_float32"] + tol["rtol_float32"] * w.max())), \
+                    (ex.id, case.name)
+        # float32 storage rounds the nudge itself: float32 cases stay clear of the edge
+        low, high = (0.5, 2.0) if single else (0.9, 1.1)
+        under = [_nudged(w, lk, a, low) for w, lk, a in zip(want.exact, want.like, allowed)]
+        over = [_nudged(w, lk, a, high) for w, lk, a in zip(want.exact, want.like, allowed)]
+        flags = [False] * len(want.like)
+        assert compare_case(ex, want, under, flags, "en").status == "passed", (ex.id, case.name)
+        status, message, _ = compare_case(ex, want, over, flags, "en")
         assert status == "wrong", (ex.id, case.name, message)
 
 

@@ -22,6 +22,7 @@ import sys
 from typing import Callable
 
 from minimodel._fileio import describe_os_error
+from minimodel.messages import say
 
 OK = 0
 FAILED = 1
@@ -42,18 +43,22 @@ USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, TypeError, OSError,
 Handler = Callable[[argparse.Namespace], int]
 
 
-def user_error(message: object) -> int:
-    """Print ``error: message`` on stderr and return ``USAGE``.
+def user_error(message: object, lang: str = "en") -> int:
+    """Print ``error: message`` (``error:`` in ``lang``) on stderr and return ``USAGE``.
 
     A file error (``OSError``) is said in plain words with its path ("runs/x/model.safetensors:
-    the disk is full") instead of Python's ``[Errno 28] No space left on device``.
+    the disk is full") instead of Python's ``[Errno 28] No space left on device``. An error
+    that can say itself in another language (an ``in_lang(lang)`` method, e.g. the learner
+    folder's) is said in ``lang``.
     """
-    if isinstance(message, OSError) and message.errno is not None:
+    if callable(getattr(message, "in_lang", None)):
+        message = message.in_lang(lang)  # type: ignore[union-attr]
+    elif isinstance(message, OSError) and message.errno is not None:
         message = describe_os_error(message)
     elif isinstance(message, MemoryError):
         message = ("out of memory: what was asked for needs more memory than this machine has "
                    "free; try smaller sizes (--batch-size, --block-size, --d-model, --n-layer)")
-    print(f"error: {message}", file=sys.stderr)
+    print(say("cli.error", lang, message=message), file=sys.stderr)
     return USAGE
 
 
@@ -68,5 +73,5 @@ def guarded(handler: Handler) -> Handler:
         except USER_ERRORS as exc:
             if os.environ.get("MINIMODEL_DEBUG", "").strip() not in ("", "0"):
                 raise
-            return user_error(exc)
+            return user_error(exc, getattr(args, "lang", None) or "en")
     return run

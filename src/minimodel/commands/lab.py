@@ -100,6 +100,30 @@ def _cli(argv: list[str], capture: bool) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+def _grade_step_answers(step, progress, args: argparse.Namespace) -> dict[str, Any]:
+    """Grade an answers file against this step's questions. One file may answer every
+    lesson's questions: answers to other lessons' questions are left out (and counted); an
+    id that no quiz has is refused (a typo, not another lesson's question)."""
+    from minimodel.commands.quiz import grade_answers
+    from minimodel.lab.quiz import load_quiz, read_answers
+    from minimodel.lab.quiz.loader import all_questions
+
+    lang = args.lang
+    quiz = load_quiz(step.id, lang=lang)
+    answers = read_answers(args.answers, lang=lang)
+    known = all_questions()
+    nowhere = [str(qid) for qid in answers if qid not in known]
+    if nowhere:
+        raise ValueError(say("lab.answers_unknown", lang, ids=", ".join(nowhere),
+                             path=args.answers))
+    mine = {qid: answer for qid, answer in answers.items() if qid in quiz.ids}
+    ignored = len(answers) - len(mine)
+    if ignored and not args.json:
+        print(say("lab.answers_ignored", lang, n=ignored, stem=step.id, used=len(mine)))
+    report = grade_answers(quiz, mine, progress, lang, show=not args.json)
+    return {"result": report, "ignored": ignored}
+
+
 def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     """Start one step; returns the exit code and what ``--json`` reports about it."""
     from minimodel.lab import path as learning_path
@@ -117,10 +141,7 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
         return OK, {"read": str(place), "notebook": notebook}
     if step.kind == "quiz":
         if args.answers:
-            json_flag = ["--json"] if args.json else []
-            code, out = _cli(["quiz", "take", step.id, "--answers", args.answers, *json_flag,
-                              *learner], args.json)
-            return code, {"result": json.loads(out) if args.json and out.strip() else None}
+            return OK, _grade_step_answers(step, progress, args)
         if sys.stdin.isatty() and not args.json:
             return _cli(["quiz", "take", step.id, *learner], False)[0], {}
         if not args.json:
@@ -225,12 +246,12 @@ def cmd_rehash(args: argparse.Namespace) -> int:
     from minimodel.lab.freshness import rehash
     from minimodel.lab.items import load_items
 
-    stamped = rehash(load_items(), args.item_id, keys=args.key)
+    stamped = rehash(load_items(), args.item_id, keys=args.key, lang=args.lang)
     if args.json:
         print(json.dumps({"item": args.item_id, "stamped": stamped}))
     else:
-        print(f"stamped {len(stamped)} Spanish text(s) of {args.item_id} as translated from the "
-              f"current English: {', '.join(stamped) or '-'}")
+        print(say("lab.rehash.done", args.lang, n=len(stamped), id=args.item_id,
+                  names=", ".join(stamped) or "-"))
     return OK
 
 
@@ -332,6 +353,8 @@ def register(subparsers) -> None:
     p.add_argument("--key", action="append", default=None, metavar="NAME",
                    help="the text to stamp (repeatable)")
     p.add_argument("--json", action="store_true", help='print {"item", "stamped"}')
+    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG,
+                   help="language of the messages (default en)")
     p.set_defaults(func=guarded(cmd_rehash))
 
     register_notebook(sub)   # minimodel lab notebook (commands/_lab_notebook.py)

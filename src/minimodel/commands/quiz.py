@@ -117,8 +117,8 @@ def _results_table(report: dict[str, Any], lang: str):
 
 
 def cmd_take(args: argparse.Namespace) -> int:
-    from minimodel.lab.quiz import grade, load_quiz, read_answers
-    from minimodel.lab.quiz.session import interactive_take, record_take, show_summary
+    from minimodel.lab.quiz import load_quiz, read_answers
+    from minimodel.lab.quiz.session import interactive_take
 
     if (args.quiz_id is None) == (args.lesson is None):
         return user_error("name one quiz: QUIZ_ID (see `minimodel quiz list`) or --lesson NN")
@@ -129,18 +129,29 @@ def cmd_take(args: argparse.Namespace) -> int:
             return user_error("--json needs --answers FILE (the interactive form prints for people)")
         return interactive_take(quiz, progress, args.lang, _console(), restart=args.restart)
     answers = read_answers(args.answers, lang=args.lang)
-    report = grade(quiz, answers, lang=args.lang)
-    record_take(progress, quiz, report)
+    report = grade_answers(quiz, answers, progress, args.lang, show=not args.json)
     if args.json:
         _print_json(report)
-    else:
+    return OK
+
+
+def grade_answers(quiz, answers: dict[str, Any], progress, lang: str, show: bool
+                  ) -> dict[str, Any]:
+    """Grade ``answers`` for ``quiz``, record the take, and (``show``) print the results table
+    and summary; returns the report (``grade``'s). Also used by ``lab next --answers``."""
+    from minimodel.lab.quiz import grade
+    from minimodel.lab.quiz.session import record_take, show_summary
+
+    report = grade(quiz, answers, lang=lang)
+    record_take(progress, quiz, report)
+    if show:
         from rich.text import Text
 
         console = _console()
-        console.rule(Text(pick(quiz.title, args.lang)))  # a rule: a table title wraps badly
-        console.print(_results_table(report, args.lang))
-        show_summary(console, quiz, report, args.lang, answered=answers)
-    return OK
+        console.rule(Text(pick(quiz.title, lang)))  # a rule: a table title wraps badly
+        console.print(_results_table(report, lang))
+        show_summary(console, quiz, report, lang, answered=answers)
+    return report
 
 
 def cmd_review(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ from minimodel.lab.i18n import LANGS
 from minimodel.lab.items import Item
 from minimodel.lab.items import texts as item_texts
 from minimodel.lab.lessons import FRONT_MATTER, LESSONS_DIR, load_lessons, split_front_matter
+from minimodel.messages import say
 
 HASH_LEN = 12
 STAMP = "es_source_hash"
@@ -102,22 +103,23 @@ def stale_texts(item: Item) -> list[str]:
     return problems
 
 
-def stamp(path: Path, item_id: str, keys: list[str] | None = None) -> list[str]:
+def stamp(path: Path, item_id: str, keys: list[str] | None = None,
+          lang: str = "en") -> list[str]:
     """Write ``es_source_hash`` (the hash of the current English) into the texts of one item.
 
     Only the texts named in ``keys`` or, with ``keys=None``, only those without a stamp (or
     ``TODO``): stamping a stale translation blindly would hide it. The file is edited in place,
-    so comments and layout are kept. Returns the stamped names.
+    so comments and layout are kept. Returns the stamped names; errors are said in ``lang``.
     """
     source = path.read_text(encoding="utf-8").rstrip("\n") + "\n"
     node = _item_node(yaml.compose(source), item_id)
     if node is None:
-        raise ValueError(f"{path.name} has no item with id {item_id!r}")
+        raise ValueError(say("lab.rehash.not_in_file", lang, file=path.name, id=item_id))
     found = dict(_text_nodes(node))
     unknown = sorted(set(keys or []) - set(found))
     if unknown:
-        raise ValueError(f"{item_id} has no text {', '.join(unknown)}; its texts are "
-                         f"{', '.join(found)}")
+        raise ValueError(say("lab.rehash.unknown_text", lang, id=item_id,
+                             unknown=", ".join(unknown), known=", ".join(found)))
     edits: list[tuple[int, int, str]] = []   # (start, end, replacement) in the file's text
     stamped = []
     for name, text in found.items():
@@ -144,14 +146,14 @@ def stamp(path: Path, item_id: str, keys: list[str] | None = None) -> list[str]:
     return stamped
 
 
-def rehash(items: list[Item], item_id: str, keys: list[str] | None = None) -> list[str]:
+def rehash(items: list[Item], item_id: str, keys: list[str] | None = None,
+           lang: str = "en") -> list[str]:
     """Stamp the texts of the question or break called ``item_id`` among ``items``
     (:func:`minimodel.lab.items.load_items`; see :func:`stamp`)."""
     item = next((i for i in items if i.id == item_id and i.kind in TRANSLATED), None)
     if item is None:
-        raise ValueError(f"no question or break has the id {item_id!r}; run `minimodel quiz "
-                         "list` or `minimodel break list` for the ids")
-    return stamp(item.path, item_id, keys)
+        raise ValueError(say("lab.rehash.unknown_item", lang, id=item_id))
+    return stamp(item.path, item_id, keys, lang)
 
 
 def lesson_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from minimodel._fileio import atomic_write_json, describe_os_error
+from minimodel.messages import say
 
 try:
     import fcntl
@@ -39,6 +40,18 @@ except ImportError:  # pragma: no cover - Windows
 
 KINDS = ("quiz", "break", "exercise", "path")
 ENV_VAR = "MINIMODEL_LEARNER_DIR"
+
+
+class LearnerFolderError(ValueError):
+    """A file stands where the learner folder (or its ``progress`` folder) should be. It is
+    English as a plain exception; the CLI says it in the command's language (``in_lang``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        super().__init__(self.in_lang("en"))
+
+    def in_lang(self, lang: str) -> str:
+        return say("lab.learner_folder_is_file", lang, path=self.path)
 
 
 def default_learner_dir() -> Path:
@@ -67,8 +80,7 @@ class Progress:
         folder = self.learner_dir / "progress"
         for part in (self.learner_dir, folder):
             if part.exists() and not part.is_dir():
-                raise ValueError(f"learner folder problem: {part} is a file, not a folder; move "
-                                 "it away or choose another folder with --learner-dir")
+                raise LearnerFolderError(part)
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -111,8 +123,7 @@ class Progress:
         path = self._file(kind)
         fix = f"fix it, or move it away to start the {kind} progress afresh"
         if self.learner_dir.exists() and not self.learner_dir.is_dir():
-            raise ValueError(f"learner folder problem: {self.learner_dir} is a file, not a "
-                             "folder; move it away or choose another folder with --learner-dir")
+            raise LearnerFolderError(self.learner_dir)
         if not path.exists():
             return {}
         if path.is_dir():

@@ -123,7 +123,8 @@ def exercise_page(exercise_id: str, lang: str, lesson: Lesson | None) -> str:
             f"`{name}`" for name in [*ex.forbidden, *ex.forbidden_ops]), ""]
     tol = ex.full_tolerance()
     parts += [f"{say('site.tolerance', lang)}: float64 rtol={tol['rtol']:g} atol={tol['atol']:g}; "
-              f"float32 rtol={tol['rtol_float32']:g} atol={tol['atol_float32']:g}", ""]
+              f"float32 rtol={tol['rtol_float32']:g} atol={tol['atol_float32']:g} "
+              f"({say('site.tolerance_float32', lang)})", ""]
     example = make_cases(ex.cases["generator"], seed=0, examples=1,
                          params=ex.cases.get("params"))[0]
     parts += [f"## {say('site.example', lang)}", "",

@@ -11,10 +11,18 @@ Result (JSON contract of ``minimodel exercise check ID --file FILE --json``)::
      "isolation": "full" | "partial", "isolation_reason": text,
      "cases": [{"name", "hidden", "label", "status", "message", "inputs", "clauses"}]}
 
-A case passes when every output has the expected shape and dtype and
-``|got - expected| <= atol + rtol * |expected|`` elementwise (``numpy.isclose``); float32
-cases use the looser float32 tolerance. Shape and dtype problems get their own case status so
-the learner knows to look at reshapes and casts before the maths.
+A case passes when every output has the expected shape and dtype and, elementwise,
+``|got - exact| <= atol + rtol * |exact|``. ``exact`` is the reference computed in float64
+from the case's own inputs (float32 inputs are widened, which is exact), so the answer does
+not carry the reference's own float32 rounding. A float32 case is looser, by what float32
+itself costs there: the float32 atol; the float32 rtol times the largest magnitude in the
+output (a logit of 1.2 in an output that holds 1200 is rounded like 1200); and
+``ROUNDING_FACTOR`` times the case's ``rounding`` (the reference's own float32 error on the
+case). Large logits or
+near ties in a softmax after several blocks cost more than a small matmul, and any honest
+float32 implementation (another summation order, log-softmax, torch) rounds by about as much,
+while a wrong formula is off by far more and an inf/NaN never passes. Shape and dtype problems
+get their own case status so the learner knows to look at reshapes and casts before the maths.
 
 Order matters: the static scan, then the expected outputs, computed here from the reference's
 manifest-checked bytes (never a ``__pycache__``), all before the solution's process starts; the
@@ -28,8 +36,9 @@ from __future__ import annotations
 
 import copy
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -44,6 +53,45 @@ from minimodel.messages import say
 
 # Load errors the sandboxed child reports with a "key" (it knows no language).
 LOAD_ERRORS = ("no_function", "needs_torch")
+
+# How many times the reference's own float32 rounding error an honest float32 solution may make
+# on a case (a different summation order or softmax form rounds differently, by the same order).
+ROUNDING_FACTOR = 16.0
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What one case must return, per output.
+
+    ``like``: the reference on the case's own inputs (its dtype and shape are the contract);
+    ``exact``: the same maths in float64 from the same inputs (the values compared against);
+    ``rounding``: max |like - exact| for a float32 output (0.0 otherwise) — what float32
+    costs the reference on this case.
+    """
+
+    like: list[np.ndarray]
+    exact: list[np.ndarray]
+    rounding: list[float]
+
+    def allowed(self, i: int, tol: dict[str, float], single: bool) -> np.ndarray:
+        """Elementwise allowed error of output ``i``: ``atol + rtol |exact|`` in float64.
+
+        A ``single``-precision comparison scales rtol by the largest magnitude in the whole
+        output: float32 rounds every value computed from large ones like those (attention mixes
+        positions, a matmul sums them), so a logit of 1.2 in an output that holds 1200 carries
+        the rounding of 1200. It adds ``ROUNDING_FACTOR * rounding``."""
+        exact = np.abs(self.exact[i].astype(np.float64))
+        if not single:
+            return tol["atol"] + tol["rtol"] * exact
+        scale = float(exact.max()) if exact.size else 0.0
+        return (tol["atol_float32"] + tol["rtol_float32"] * np.full(exact.shape, scale)
+                + ROUNDING_FACTOR * self.rounding[i])
+
+
+class Verdict(NamedTuple):
+    status: str
+    message: str
+    nonfinite: bool = False  # the failing output holds inf or NaN where the answer is finite
 
 
 def forbidden_names(ex: Exercise) -> list[str]:
@@ -97,82 +145,116 @@ def reference_function(ex: Exercise) -> Callable[..., Any]:
     return namespace[ex.parent_reference.split(":")[1] if ex.parent_reference else ex.function]
 
 
-def expected_outputs(ex: Exercise, cases: list[Case]) -> list[list[np.ndarray]]:
-    """Run the trusted reference in this process, on copies so it cannot alter the inputs."""
+def _widened(value: Any) -> Any:
+    """A float32 array as float64 (exact: every float32 is a float64); anything else as is."""
+    if isinstance(value, np.ndarray) and value.dtype == np.float32:
+        return value.astype(np.float64)
+    return copy.deepcopy(value)
+
+
+def expected_for(ex: Exercise, fn: Callable[..., Any], args: dict[str, Any]) -> Expected:
+    """:class:`Expected` for one case from the reference ``fn`` (run on copies, so it cannot
+    alter the inputs): once as given, and in float64 when the case has float32 inputs."""
+    def run(values: list[Any]) -> list[np.ndarray]:
+        out = fn(*values)
+        return [np.asarray(o) for o in (list(out) if len(ex.outputs) > 1 else [out])]
+
+    like = run(copy.deepcopy(list(args.values())))
+    if not any(isinstance(v, np.ndarray) and v.dtype == np.float32 for v in args.values()):
+        return Expected(like, [o.astype(np.float64) if o.dtype.kind == "f" else o
+                               for o in like], [0.0] * len(like))
+    exact = [o.astype(np.float64) for o in run([_widened(v) for v in args.values()])]
+    rounding = []
+    for want, answer in zip(like, exact):
+        if want.dtype != np.float32 or not answer.size:
+            rounding.append(0.0)
+            continue
+        with np.errstate(invalid="ignore"):
+            err = np.abs(want.astype(np.float64) - answer)
+        rounding.append(float(err.max()) if np.isfinite(err).all() else 0.0)
+    return Expected(like, exact, rounding)
+
+
+def expected_outputs(ex: Exercise, cases: list[Case]) -> list[Expected]:
+    """Run the trusted reference in this process on every case (see :func:`expected_for`)."""
     fn = reference_function(ex)
-    results = []
-    for case in cases:
-        out = fn(*copy.deepcopy(list(case.args.values())))
-        outs = list(out) if len(ex.outputs) > 1 else [out]
-        results.append([np.asarray(o) for o in outs])
-    return results
+    return [expected_for(ex, fn, case.args) for case in cases]
 
 
-def clauses_of(ex: Exercise, case: Case, lang: str) -> list[str]:
-    """The statement's clauses a hidden case tests (by its kind), in ``lang``."""
+def clauses_of(ex: Exercise, case: Case, lang: str, nonfinite: bool = True) -> list[str]:
+    """The statement's clauses a hidden case tests (by its kind), in ``lang``. A clause marked
+    ``nonfinite: true`` (a stable softmax) is about inf/NaN only: it is named for a failure
+    only when the output was not finite (``nonfinite``)."""
     if not case.hidden:
         return []
-    return [c.get(lang) or c["en"] for c in ex.clauses if case.kind in c["kinds"]]
+    return [c.get(lang) or c["en"] for c in ex.clauses if case.kind in c["kinds"]
+            and (nonfinite or not c.get("nonfinite"))]
 
 
 def _fmt_index(idx: tuple) -> str:
     return "[" + ", ".join(str(int(i)) for i in idx) + "]" if idx else "[]"
 
 
-def compare_case(ex: Exercise, expected: list[np.ndarray], got: list[np.ndarray],
-                 python_scalar: list[bool], lang: str, hidden: bool = False) -> tuple[str, str]:
-    """``(status, message)`` for one case: shape, then dtype, then values. A ``hidden`` case's
+def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
+                 python_scalar: list[bool], lang: str, hidden: bool = False) -> Verdict:
+    """The :class:`Verdict` on one case: shape, then dtype, then values. A ``hidden`` case's
     message gives the size and place of the error, never the expected value."""
     names = [o["name"] for o in ex.outputs]
-    if len(got) != len(expected):
-        return "shape", say("judge.n_outputs", lang, want=len(expected), names=", ".join(names),
-                            got=len(got))
+    if len(got) != len(expected.like):
+        return Verdict("shape", say("judge.n_outputs", lang, want=len(expected.like),
+                                    names=", ".join(names), got=len(got)))
     tol = ex.full_tolerance()
-    for spec, want, have, is_py in zip(ex.outputs, expected, got, python_scalar + [False] * 9):
+    for i, (spec, want, have, is_py) in enumerate(zip(ex.outputs, expected.like, got,
+                                                      python_scalar + [False] * 9)):
         name = spec["name"]
         if have.shape != want.shape:
-            return "shape", say("judge.shape", lang, name=name, want=want.shape, got=have.shape)
+            return Verdict("shape", say("judge.shape", lang, name=name, want=want.shape,
+                                        got=have.shape))
         # A 0-d result (a loss, a rank) may come back as a Python number; an array keeps the
         # expected dtype (a float64 0-d array for float32 inputs is a dtype error).
         if have.dtype != want.dtype and not (is_py and want.ndim == 0):
-            return "dtype", say("judge.dtype", lang, name=name, want=want.dtype, got=have.dtype)
+            return Verdict("dtype", say("judge.dtype", lang, name=name, want=want.dtype,
+                                        got=have.dtype))
         single = want.dtype == np.float32 or have.dtype == np.float32
-        rtol = tol["rtol_float32"] if single else tol["rtol"]
-        atol = tol["atol_float32"] if single else tol["atol"]
-        want64, have64 = want.astype(np.float64), have.astype(np.float64)
+        allowed = expected.allowed(i, tol, single)
+        want64, have64 = expected.exact[i].astype(np.float64), have.astype(np.float64)
         if spec.get("sparse_rows") and want.ndim == 2:  # zero rows must stay exactly zero
             extra = np.flatnonzero(~np.any(want64 != 0, axis=1) & np.any(have64 != 0, axis=1))
             if extra.size:
-                return "wrong", say("judge.sparse", lang, name=name, rows=extra[:8].tolist())
-        close = np.isclose(have64, want64, rtol=rtol, atol=atol, equal_nan=True)
+                return Verdict("wrong", say("judge.sparse", lang, name=name,
+                                            rows=extra[:8].tolist()))
+        with np.errstate(invalid="ignore"):
+            err = np.abs(have64 - want64)
+            close = (err <= allowed) | (np.isnan(have64) & np.isnan(want64)) | (have64 == want64)
         if close.all():
             continue
-        with np.errstate(invalid="ignore"):
-            err = np.where(close, -1.0, np.abs(have64 - want64))
-        err = np.where(np.isnan(err), np.inf, err)
+        err = np.where(close, -1.0, np.where(np.isnan(err), np.inf, err))
         idx = np.unravel_index(int(np.argmax(err)), want.shape) if want.ndim else ()
         where = _fmt_index(idx)
         if not np.isfinite(have64[idx]):
-            return "wrong", say("judge.nonfinite_hidden" if hidden else "judge.nonfinite", lang,
-                                name=name, got=have64[idx], idx=where, want=f"{want64[idx]:.8g}")
+            return Verdict("wrong", say("judge.nonfinite_hidden" if hidden else
+                                        "judge.nonfinite", lang, name=name, got=have64[idx],
+                                        idx=where, want=f"{want64[idx]:.8g}"), nonfinite=True)
         if hidden:
-            return "wrong", say("judge.wrong_hidden", lang, name=name, err=float(err[idx]),
-                                idx=where, allowed=atol + rtol * abs(float(want64[idx])))
-        return "wrong", say("judge.wrong", lang, name=name, err=float(err[idx]), idx=where,
-                            want=float(want64[idx]), got=float(have64[idx]))
-    return "passed", say("judge.ok", lang)
+            return Verdict("wrong", say("judge.wrong_hidden", lang, name=name,
+                                        err=float(err[idx]), idx=where,
+                                        allowed=float(np.broadcast_to(allowed, want.shape)[idx])))
+        return Verdict("wrong", say("judge.wrong", lang, name=name, err=float(err[idx]),
+                                    idx=where, want=float(want64[idx]),
+                                    got=float(have64[idx])))
+    return Verdict("passed", say("judge.ok", lang))
 
 
 def _case_entry(ex: Exercise, case: Case, status: str, message: str, lang: str,
-                **extra: Any) -> dict[str, Any]:
-    clauses = clauses_of(ex, case, lang)
+                nonfinite: bool = True, **extra: Any) -> dict[str, Any]:
+    clauses = clauses_of(ex, case, lang, nonfinite)
     if clauses and status not in ("passed", "not run"):
         message += "; " + say("judge.tests", lang, clauses="; ".join(clauses))
     return {"name": case.name, "hidden": case.hidden, "label": case.label, "status": status,
             "message": message, "inputs": case.describe_inputs(), "clauses": clauses, **extra}
 
 
-def _judge_run(ex: Exercise, cases: list[Case], expected: list[list[np.ndarray]],
+def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
                run: ChildRun, lang: str, timeout: float
                ) -> tuple[str, str, list[dict[str, Any]]]:
     """Turn the child's events into (overall status, message, case entries)."""
@@ -183,6 +265,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[list[np.ndarray]]
     for i, case in enumerate(cases):
         ev = case_events.get(i)
         where: list[str] = []
+        nonfinite = True  # errors, crashes and timeouts may come from an overflow
         if ev is None:
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
@@ -199,9 +282,10 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[list[np.ndarray]]
             status, where = "error", list(ev.get("where", []))
             text = say("judge.raised", lang, type=ev.get("type"), message=ev.get("message"))
         else:
-            status, text = compare_case(ex, expected[i], run.outputs[i],
-                                        list(ev.get("python_scalar", [])), lang, case.hidden)
-        entries.append(_case_entry(ex, case, status, text, lang, where=where))
+            status, text, nonfinite = compare_case(ex, expected[i], run.outputs[i],
+                                                   list(ev.get("python_scalar", [])), lang,
+                                                   case.hidden)
+        entries.append(_case_entry(ex, case, status, text, lang, nonfinite, where=where))
         statuses.append(status)
 
     if not run.started:

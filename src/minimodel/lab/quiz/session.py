@@ -30,7 +30,7 @@ from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_c
                                         read_yes_no)
 from minimodel.lab.quiz.numbers import Number, Unreadable, declared_units
 from minimodel.lab.quiz.loader import Question, Quiz
-from minimodel.lab.quiz.render import answer_lines, rubric_lines
+from minimodel.lab.quiz.render import CHECK, answer_lines, rubric_lines
 from minimodel.lab.quiz.schema import AUTO_GRADED
 from minimodel.messages import say
 
@@ -198,8 +198,14 @@ def correction(question: Question, answer: Any, lang: str, indent: str = "") -> 
 
 
 def expected(question: Question, lang: str) -> str:
-    """The expected answer as Markdown, under its heading."""
-    return f"**{say('quiz.expected', lang)}:**\n\n" + "\n".join(answer_lines(question, lang))
+    """The expected answer as Markdown after its heading: a one-line answer (a value, the
+    accepted forms) on the heading's line, without the tick that marks the right ones in a
+    list of choices; a list under it."""
+    lines = answer_lines(question, lang)
+    heading = f"**{say('quiz.expected', lang)}:**"
+    if len(lines) == 1:
+        return f"{heading} {lines[0].removesuffix(' ' + CHECK)}"
+    return heading + "\n\n" + "\n".join(lines)
 
 
 def feedback(console: Console, question: Question, correct: bool, lang: str,
