@@ -30,8 +30,8 @@ class MLP(Module):
 class Block(Module):
     """Pre-LN transformer block: x + attn(ln_1(x)), then x + mlp(ln_2(x)).
 
-    ``bias=False, affine=False, mlp_ratio=1`` gives the bare block of the lab's seed exercise
-    (no biases, LayerNorm without scale/shift, d_ff = d).
+    ``bias=False, affine=False, mlp_ratio=1`` gives the bare block: no biases, LayerNorm
+    without scale/shift, d_ff = d.
     """
 
     def __init__(self, d_model: int, n_heads: int, causal: bool = True, dropout: float = 0.0,

@@ -16,8 +16,8 @@ from minimodel.tensor import Tensor
 class Linear(Module):
     """y = x @ W.T + b, with W of shape (out_features, in_features) as in PyTorch.
 
-    Initialised like PyTorch: W and b ~ U(-1/sqrt(in), 1/sqrt(in)). (The models re-initialise
-    their Linear layers the GPT-2 way, see ``models.gpt.init_gpt2_weights``.)
+    Initialised like PyTorch: W and b ~ U(-1/sqrt(in), 1/sqrt(in)). A model built on top may
+    re-initialise its layers another way (GPT-2 draws N(0, 0.02²)).
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True,

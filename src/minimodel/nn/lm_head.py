@@ -51,8 +51,8 @@ Worked example (V = 3, d = 2, the hidden state is just the looked-up rows, h = E
 
 **One vocabulary size.** A tied model has exactly one V, and it lives in the matrix: the head
 reads ``embedding.vocab_size`` every time, and a ``vocab_size`` passed to :class:`TiedHead` is
-only a cross-check that fails at construction, naming both sizes (the lab's break
-``tied-vocab-mismatch`` is the story of what happens otherwise).
+only a cross-check that fails at construction, naming both sizes, instead of a far-away
+error when two sizes disagree.
 
 **Initialisation.** Because E is also the output layer, it is initialised for that role with a
 small standard deviation (0.02, as GPT-2): logits start near 0, so a fresh model predicts
