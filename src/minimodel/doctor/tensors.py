@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from minimodel._fileio import require_file
-from minimodel.interop._files import read_torch_bin
+from minimodel.interop._files import read_json, read_torch_bin
 
 SAFETENSORS = "model.safetensors"
 BIN = "pytorch_model.bin"
@@ -116,16 +116,6 @@ def _index_safetensors(path: Path) -> tuple[dict[str, TensorInfo], dict[str, str
     return out, metadata
 
 
-def _read_json(path: Path, what: str) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc}); the {what} is damaged") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} holds a JSON {type(data).__name__}, not the {what} object")
-    return data
-
-
 def _load_bin(path: Path) -> dict[str, np.ndarray]:
     raw = read_torch_bin(path)  # torch tensors, weights_only
     return {k: v.float().numpy() if v.is_floating_point() else v.numpy()
@@ -133,21 +123,21 @@ def _load_bin(path: Path) -> dict[str, np.ndarray]:
 
 
 def _hf_folder(folder: Path) -> ModelFiles:
-    config = _read_json(folder / CONFIG, "model config") if (folder / CONFIG).is_file() else {}
+    config = read_json(folder / CONFIG, "model config") if (folder / CONFIG).is_file() else {}
     tensors: dict[str, TensorInfo] = {}
     if (folder / SAFETENSORS).is_file():
         tensors, _ = _index_safetensors(folder / SAFETENSORS)
         return ModelFiles(folder, folder, "hf", config, tensors)
     index = folder / f"{SAFETENSORS}.index.json"
     if index.is_file():
-        weight_map = _read_json(index, "shard index").get("weight_map") or {}
+        weight_map = read_json(index, "shard index").get("weight_map") or {}
         for shard in sorted(set(weight_map.values())):
             found, _ = _index_safetensors(require_file(folder / shard, "shard"))
             tensors.update(found)
         return ModelFiles(folder, folder, "hf", config, tensors, note="sharded safetensors")
     bins = [folder / BIN] if (folder / BIN).is_file() else []
     if not bins and (folder / f"{BIN}.index.json").is_file():
-        weight_map = _read_json(folder / f"{BIN}.index.json", "shard index").get("weight_map")
+        weight_map = read_json(folder / f"{BIN}.index.json", "shard index").get("weight_map")
         bins = [folder / s for s in sorted(set((weight_map or {}).values()))]
     if bins:
         loaded: dict[str, np.ndarray] = {}
@@ -180,5 +170,5 @@ def open_model(path: str | Path) -> ModelFiles:
             config = {}
         return ModelFiles(path, weights.parent, "minimodel", config, tensors, metadata)
     config_path = weights.parent / CONFIG
-    config = _read_json(config_path, "model config") if config_path.is_file() else {}
+    config = read_json(config_path, "model config") if config_path.is_file() else {}
     return ModelFiles(path, weights.parent, "safetensors", config, tensors, metadata)

@@ -19,12 +19,12 @@ needs the sentencepiece package; the size checks then say the tokenizer was not 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from minimodel._fileio import require_file
+from minimodel.interop._files import read_json
 
 HF_FILES = ("tokenizer.json", "vocab.json", "vocab.txt")
 SENTENCEPIECE_FILES = ("spiece.model", "tokenizer.model", "sentencepiece.bpe.model")
@@ -74,7 +74,7 @@ def read_vocabulary(path: str | Path) -> Vocabulary:
         lines = path.read_text(encoding="utf-8").splitlines()
         vocab = Vocabulary(path, {i: tok for i, tok in enumerate(lines)})
     else:
-        data = _json(path)
+        data = read_json(path, "tokenizer file")
         if data.get("format") == "minimodel-tokenizer" or data.get("type") == "word-vocab":
             return _minimodel_vocabulary(path)
         if isinstance(data.get("model"), dict):
@@ -86,16 +86,6 @@ def read_vocabulary(path: str | Path) -> Vocabulary:
                              "file")
     _add_config_tokens(vocab, path.parent)
     return vocab
-
-
-def _json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not a JSON tokenizer file ({exc})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} holds a JSON {type(data).__name__}, not a tokenizer object")
-    return data
 
 
 def _fast_vocabulary(path: Path, data: dict[str, Any]) -> Vocabulary:
@@ -121,11 +111,12 @@ def _add_config_tokens(vocab: Vocabulary, folder: Path) -> None:
     """Added tokens listed in added_tokens.json and tokenizer_config.json."""
     extra = folder / "added_tokens.json"
     if extra.is_file():
-        for text, i in _json(extra).items():
+        for text, i in read_json(extra, "added tokens").items():
             _add(vocab, int(i), text, special=False)
     config = folder / "tokenizer_config.json"
     if config.is_file():
-        for i, entry in (_json(config).get("added_tokens_decoder") or {}).items():
+        decoder = read_json(config, "tokenizer config").get("added_tokens_decoder") or {}
+        for i, entry in decoder.items():
             _add(vocab, int(i), str(entry.get("content", "")), bool(entry.get("special")))
 
 
