@@ -201,7 +201,7 @@ def test_break_unknown_id(learner, capsys):
     args = ("break", "start", "no-such-break", "--workdir", str(learner / "b"))
     err = error_of(capsys, *args, "--lang", "es")
     assert err.startswith("error: avería desconocida 'no-such-break'; averías disponibles: ")
-    assert "tie-by-copy" in err and err.endswith("(consulta `minimodel break list --lang es`)")
+    assert "tied-model-too-large" in err and err.endswith("(consulta `minimodel break list --lang es`)")
     err = error_of(capsys, *args)
     assert err.startswith("error: unknown break 'no-such-break'; known breaks: ")
     assert err.endswith("(see `minimodel break list`)")
@@ -228,9 +228,9 @@ def test_harness_crash_message_follows_the_language(monkeypatch):
 
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_break_check_labels_in_the_workspace_language(learner, capsys, lang):
-    """tie-by-copy's labels ("GPT after 3 AdamW step(s)", "GPT after save/load") in --lang."""
+    """tied-model-too-large's labels ("GPT after 3 AdamW step(s)", "GPT after save/load") in --lang."""
     workdir = str(learner / "tb")
-    assert main(["break", "start", "tie-by-copy", "--workdir", workdir, "--lang", lang]) == 0
+    assert main(["break", "start", "tied-model-too-large", "--workdir", workdir, "--lang", lang]) == 0
     capsys.readouterr()
     assert main(["break", "check", "--workdir", workdir, "--seed", "5"]) == 1
     out = capsys.readouterr().out

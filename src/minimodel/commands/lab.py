@@ -347,7 +347,7 @@ def register(subparsers) -> None:
                     "stamp yet (new ones, or TODO) are stamped: stamping a stale translation\n"
                     "blindly would hide it.",
         epilog="examples:\n  minimodel lab rehash q-layer-norm-2 --key prompt\n"
-               "  minimodel lab rehash tie-by-copy --key intro --key 'hints[2]'\n"
+               "  minimodel lab rehash tied-model-too-large --key intro --key 'hints[2]'\n"
                "  minimodel lab rehash q-13-30        # a new question: stamp all its texts",
         formatter_class=fmt)
     p.add_argument("item_id", metavar="ITEM", help="a question id (q-...) or a break id")
