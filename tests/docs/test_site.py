@@ -204,6 +204,27 @@ def test_search_finds_each_language_in_its_own_index(site):
     assert '"base": ".."' in page           # Spanish pages read es/search/
 
 
+def test_search_previews_never_show_a_hint_or_an_answer(site):
+    # Regression: search previews showed the collapsed hint ladders (the last one is the fix)
+    # and the quiz explanations. They stay on the pages, folded, and out of the index.
+    from minimodel.lab.quiz import load_quiz
+
+    def squeeze(text: str) -> str:
+        return " ".join(re.sub(r"<[^>]+>|[`*]", " ", html_module.unescape(text)).split())
+
+    for folder, lang in ((site, "en"), (site / "es", "es")):
+        index = squeeze(" ".join(d["text"] for d in json.loads(
+            (folder / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]))
+        secrets = [h for b in list_breaks() for h in load_break(b["id"]).texts("hints", lang)]
+        secrets += [q.explanation[lang] for q in load_quiz("phase-13-embeddings").questions]
+        for secret in secrets:
+            words = squeeze(secret)[:60]
+            assert words and words not in index, (lang, words)
+        page = squeeze((folder / "breaks" / f"{list_breaks()[0]['id']}.html")
+                       .read_text(encoding="utf-8"))
+        assert squeeze(load_break(list_breaks()[0]["id"]).texts("hints", lang)[-1])[:60] in page
+
+
 def test_the_spanish_reference_menu_and_figures_are_spanish(site):
     html = (site / "es" / "reference" / "nn-lm-head.html").read_text(encoding="utf-8")
     for label in ("Cabezas de salida", "Pérdidas", "Activaciones", "Atención", "Diagnósticos"):
