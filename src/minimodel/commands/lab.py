@@ -52,8 +52,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     console.print(Text(say("lab.learner_dir", lang, path=summary["learner_dir"]), style="dim"))
     table = Table(show_header=False, box=None, pad_edge=False)
     for lesson in summary["path"]:
-        number = int(lesson["lesson"].split("-", 1)[0])
-        table.add_row(Text(say("lab.lesson_head", lang, number=number, title=lesson["title"]),
+        table.add_row(Text(say("lab.lesson_head", lang, number=lesson["number"],
+                               title=lesson["title"]),
                            style="bold"), "")
         for step in lesson["steps"]:
             style = "green" if step["done"] else "yellow" if step["skipped"] else ""
@@ -73,7 +73,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _next_label(summary: dict[str, Any], lang: str) -> str:
-    """The next step named with its lesson ("01-embedding-lookup · its questions (1)"): on
+    """The next step named with its lesson ("embedding-lookup · its questions (1)"): on
     its own line, "read the lesson" or "its questions" does not say which."""
     nxt = summary["next"]
     for lesson in summary["path"]:

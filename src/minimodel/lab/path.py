@@ -104,7 +104,7 @@ def mark(progress: Progress, step: Step, status: str) -> None:
 
 
 def mark_read(progress: Progress, key: str, lang: str = "en") -> Step:
-    """``lab done LESSON``: the lesson (number, slug or stem) is read."""
+    """``lab done LESSON``: the lesson (its number on the path or its slug) is read."""
     lesson = find_lesson(key, lang=lang)
     step = Step("lesson", lesson.stem, lesson)
     mark(progress, step, "read")
@@ -132,12 +132,14 @@ def work_place(progress: Progress, step: Step) -> Path:
 
 
 def summary(progress: Progress, lang: str) -> list[dict[str, Any]]:
-    """The path lesson by lesson: ``[{"lesson", "title", "steps": [{"kind", "id", ...state}]}]``."""
+    """The path lesson by lesson: ``[{"lesson" (slug), "number" (place on the path), "title",
+    "steps": [{"kind", "id", ...state}]}]``."""
     out: list[dict[str, Any]] = []
     questions = all_questions()
     for step in steps():
         if step.kind == "lesson":
-            out.append({"lesson": step.id, "title": step.lesson.titles.get(
+            out.append({"lesson": step.id, "number": step.lesson.number,
+                        "title": step.lesson.titles.get(
                 lang, step.lesson.titles["en"]), "steps": []})
         out[-1]["steps"].append({"kind": step.kind, "id": step.id,
                                  **state(step, progress, questions)})
