@@ -9,7 +9,7 @@ names the lab items it owns::
     ---
     title: "An embedding is a lookup"
     quiz: [q-13-01, q-13-05]
-    breaks: [embedding-drops-repeats]
+    breaks: [frequent-tokens-learn-slowly]
     exercises: [embedding-lookup]
     ---
 
