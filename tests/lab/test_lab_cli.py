@@ -118,6 +118,38 @@ def test_skip_and_done_keep_the_path_moving(capsys, tmp_path, one_lesson):
     assert quiz_step["skipped"] is True and quiz_step["done"] is False
 
 
+def test_the_end_of_the_path_offers_the_skipped_steps_again(capsys, tmp_path, one_lesson):
+    learner = tmp_path / "learner"
+    progress = Progress(learner)
+    brk = "frequent-tokens-learn-slowly"
+    progress.record("path", "lesson:gather", "read")
+    for key in ("quiz:gather", f"break:{brk}"):
+        progress.record("path", key, "skipped", skips=1)
+    progress.record("exercise", "embedding-lookup", "passed")
+    # Every step never skipped is done: the end of the path, but not its completion.
+    for lang, end, done in (("en", "end of the path", "whole path"),
+                            ("es", "final del camino", "todo el camino")):
+        code, out = run(capsys, "lab", "next", "--lang", lang, "--learner-dir", str(learner))
+        assert code == 0 and end in out and done not in out, out
+        assert "01 gather · " in out and brk in out and "quiz take gather" in out
+    report = next_json(capsys, learner)
+    assert report["open"] == ["quiz:gather", f"break:{brk}"]
+    assert (report["step"]["kind"], report["step"]["id"]) == ("quiz", "gather")
+    status = json.loads(run(capsys, "lab", "status", "--json", "--learner-dir",
+                            str(learner))[1])
+    assert status["next"] == {"kind": "quiz", "id": "gather"}
+    # Skipping it again brings up the other skipped step (skipped fewer times).
+    report = next_json(capsys, learner, "--skip")
+    assert report["skipped"] == "quiz:gather" and report["step"]["id"] == brk
+    assert report["open"] == [f"break:{brk}", "quiz:gather"]
+    # Only when every step is done is the path complete.
+    progress.record("break", brk, "fixed")
+    progress.record("quiz", "gather", "attempted", attempts=1, best_score=1, total=2)
+    assert next_json(capsys, learner)["step"] is None
+    code, out = run(capsys, "lab", "next", "--learner-dir", str(learner))
+    assert "whole path" in out
+
+
 def test_status_text_says_what_done_means_in_both_languages(capsys, tmp_path, one_lesson):
     learner = tmp_path / "learner"
     progress = Progress(learner)
