@@ -125,8 +125,8 @@ def register_notebook(sub) -> None:
         description="Generate the lesson's notebook (code cells from its code blocks, then "
                     "one check cell per exercise) and open it in JupyterLab if installed.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("lesson", help="the lesson: number (5, 05), slug (lm-head-and-logits) or "
-                                  "file stem (05-lm-head-and-logits); all: every lesson")
+    p.add_argument("lesson", help="the lesson: its number on the path (5, 05) or its slug "
+                                  "(lm-head-and-logits); all: every lesson")
     p.add_argument("--lang", choices=["en", "es"], default="en", help="language (default en)")
     p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                    help=f"folder for the notebook (default ./{DEFAULT_OUT}/)")

@@ -34,6 +34,13 @@ def quiz_files() -> list[str]:
     return sorted(path.stem for path in CONTENT_DIR.glob("*.yaml"))
 
 
+def quiz_order(lessons: list[Lesson]) -> list[str]:
+    """The quiz files for the menu: the phase quiz first, then the files named after a lesson
+    in the path's order, then any other file by name."""
+    place = {lesson.slug: lesson.number for lesson in lessons}
+    return sorted(quiz_files(), key=lambda q: (q != QUIZ_ID, place.get(q, len(place) + 1), q))
+
+
 def nav(lessons: list[Lesson]) -> list[Any]:
     """The menu. Paths without titles: each language's page title (its first heading)."""
     return [
@@ -41,8 +48,7 @@ def nav(lessons: list[Lesson]) -> list[Any]:
         {"Lessons": [f"lessons/{lesson.stem}.md" for lesson in lessons]},
         # the phase quiz first, then each quiz file of a lesson (lessons' order); a lesson's
         # questions kept in the phase quiz have no page of their own
-        {"Lab": ["lab/index.md", {"Quiz": [f"quizzes/{q}.md" for q in
-                                           sorted(quiz_files(), key=lambda q: q != QUIZ_ID)]},
+        {"Lab": ["lab/index.md", {"Quiz": [f"quizzes/{q}.md" for q in quiz_order(lessons)]},
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
         {"Results": ["measured.md", "results.md"]},
