@@ -40,7 +40,7 @@ def _admonition_as_quote(found: re.Match) -> str:
 def notebook_markdown(text: str, lang: str = "en") -> str:
     """A lesson's Markdown made ready for jupytext: no front matter, no output blocks, no
     site-only syntax."""
-    _, body = split_front_matter(without_output_blocks(text))
+    _, body = split_front_matter(without_output_blocks(text, lang))
     body = _CODE_LINK.sub(r"\1", body)
     suffix = ".ipynb" if lang == "en" else f".{lang}.ipynb"
     body = _LESSON_LINK.sub(lambda m: f"]({m.group(1)}{suffix}{m.group(2) or ''})", body)
