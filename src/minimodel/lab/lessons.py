@@ -275,7 +275,11 @@ class LessonRun:
 def run_lesson(path: Path, figure_dir: Path | None = None) -> LessonRun:
     """Run every ``python`` block of one lesson file and compare what it prints."""
     blocks = code_blocks(path.read_text(encoding="utf-8"))
-    runs = run_blocks([b.code for b in blocks], figure_dir) if blocks else []
+    try:
+        runs = run_blocks([b.code for b in blocks], figure_dir) if blocks else []
+    except subprocess.TimeoutExpired as exc:
+        return LessonRun(blocks, [], [f"{_shown(path)}: the lesson's code did not finish "
+                                      f"within {exc.timeout:.0f} s (is the machine very busy?)"])
     return LessonRun(blocks, runs, *_problems(path, blocks, runs))
 
 
