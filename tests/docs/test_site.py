@@ -221,7 +221,7 @@ def test_search_previews_never_show_a_hint_or_an_answer(site):
         for secret in secrets:
             words = squeeze(secret)[:60]
             assert words and words not in index, (lang, words)
-        page = squeeze((folder / "breaks" / f"{list_breaks()[0]['id']}.html")
+        page = squeeze((folder / "lab" / "breaks" / f"{list_breaks()[0]['id']}.html")
                        .read_text(encoding="utf-8"))
         assert squeeze(load_break(list_breaks()[0]["id"]).texts("hints", lang)[-1])[:60] in page
 

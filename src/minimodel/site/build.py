@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,19 +72,22 @@ def _mkdocs():
 
 def build(site_dir: str | os.PathLike, strict: bool = True,
           docs_dir: str | os.PathLike | None = None,
-          lessons_dir: str | os.PathLike = LESSONS_DIR) -> Path:
+          lessons_dir: str | os.PathLike = LESSONS_DIR, drift_fails: bool = False,
+          on_drift: Callable[[str], None] | None = None) -> Path:
     """Stage the docs and build the site into ``site_dir``; returns its path.
 
     Every lesson's code runs first (a block that raises or prints something else than its
-    ``output`` block fails the build, naming file:line and the difference). ``strict``: any
-    MkDocs warning (a broken page link, a code cross-reference that does not resolve) fails
-    the build.
+    ``output`` block fails the build, naming file:line and the difference). Numbers that
+    drift beyond the tolerance a block declares are a warning (``on_drift``, default stderr),
+    and fail the build with ``drift_fails`` (``docs build --strict``). ``strict``: any MkDocs
+    warning (a broken page link, a code cross-reference that does not resolve) fails the
+    build.
     """
     mkdocs_build, load_config, abort = _mkdocs()
     docs_dir = Path(docs_dir) if docs_dir is not None else source_docs_dir()
     site = Path(site_dir).resolve()
     with tempfile.TemporaryDirectory(prefix="minimodel-docs-") as tmp:
-        staged = stage(Path(tmp) / "docs", docs_dir, Path(lessons_dir))
+        staged = stage(Path(tmp) / "docs", docs_dir, Path(lessons_dir), drift_fails, on_drift)
         config = load_config(str(REPO_ROOT / "mkdocs.yml"), docs_dir=str(staged),
                              site_dir=str(site), strict=strict,
                              nav=nav(load_lessons(Path(lessons_dir))))
