@@ -306,3 +306,24 @@ def test_a_lesson_has_one_practice_section_holding_its_lab_links(site):
                     for h in re.findall(r"<h2[^>]*>(.*?)</h2>", page, re.S)]
         assert headings.count(heading) == 1 and headings[-1] == heading, headings
         assert "lab/breaks/embedding-moves-too-far.html" in page.split(f">{heading}")[-1]
+
+
+def test_the_404_page_links_work_offline_and_the_server_redirects_to_it(site, tmp_path):
+    import functools
+    import http.server
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from minimodel.site.serve import SiteHandler
+
+    page = (site / "404.html").read_text(encoding="utf-8")
+    assert not re.findall(r'\s(?:href|src)="/(?!/)', page)       # nothing from the root
+    assert 'href="assets/' in page and 'src="assets/' in page
+    handler = functools.partial(SiteHandler, directory=str(site))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        with urllib.request.urlopen(f"{base}/lessons/no-such-page.html", timeout=30) as answer:
+            assert answer.url == f"{base}/404.html" and b"404" in answer.read()
+        server.shutdown()

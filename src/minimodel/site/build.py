@@ -102,7 +102,18 @@ def build(site_dir: str | os.PathLike, strict: bool = True,
             logging.getLogger("mkdocs").removeHandler(warnings)
     _drop_alternate_links(site)
     split_search_index(site)
+    relative_404(site / "404.html")
     return site
+
+
+def relative_404(page: Path) -> None:
+    """MkDocs writes the 404 page with links from the server's root (``/assets/...``), which
+    lead nowhere when the site is opened from ``file://``. The page sits at the site's root, so
+    the same links without the leading slash work offline, and ``docs serve`` answers a
+    missing page by redirecting to ``/404.html``, where they resolve the same way."""
+    if page.is_file():
+        text = page.read_text(encoding="utf-8")
+        page.write_text(re.sub(r'(\s(?:href|src)=")/(?!/)', r"\1", text), encoding="utf-8")
 
 
 def split_search_index(site: Path) -> None:
