@@ -162,3 +162,18 @@ def test_unflattened_3d_logits_read_axis_1_as_classes_in_torch_and_the_last_axis
     right = tnf.cross_entropy(torch.from_numpy(square).reshape(-1, 8),
                               torch.from_numpy(square_targets).reshape(-1)).item()
     assert abs(silent - right) > 1e-3
+
+
+# --- lesson tokens: Hugging Face appends an added token, minimodel's layout shifts the merges ----
+
+def test_hugging_face_add_tokens_appends_while_a_minimodel_special_shifts_every_merge():
+    hf_tokenizers = pytest.importorskip("tokenizers")
+    hf = hf_tokenizers.Tokenizer(hf_tokenizers.models.BPE(vocab={"a": 0, "b": 1, "ab": 2},
+                                                          merges=[("a", "b")]))
+    assert hf.add_tokens(["[SEP]"]) == 1
+    assert (hf.token_to_id("[SEP]"), hf.token_to_id("ab")) == (3, 2)        # appended, old kept
+    from minimodel.data import BPETokenizer
+    two = BPETokenizer.train("aaabdaaabac", vocab_size=261, special_tokens=("[PAD]", "[MASK]"))
+    three = BPETokenizer(two.merges, special_tokens=("[PAD]", "[MASK]", "[SEP]"))
+    assert three.token_to_id("[SEP]") == 258
+    assert [three.encode("aaab")[0], two.encode("aaab")[0]] == [261, 260]  # every merge moves
