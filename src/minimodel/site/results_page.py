@@ -7,7 +7,24 @@ from __future__ import annotations
 from typing import Any
 
 from minimodel.site.words import number
-from minimodel.messages import say
+from minimodel.messages import catalogue, say
+
+
+def metric_name(metric: str, lang: str) -> str:
+    """A benchmark metric's name (recorded in English by ``minimodel bench``) in ``lang``:
+    each phrase of ``site.metric.*`` replaced, the longest first (a phrase may hold a shorter
+    one)."""
+    phrases = sorted((texts for key, texts in catalogue().items()
+                      if key.startswith("site.metric.")), key=lambda t: -len(t["en"]))
+    for texts in phrases:
+        metric = metric.replace(texts["en"], texts[lang])
+    return metric
+
+
+def objective_name(objective: str, lang: str) -> str:
+    """A CBOW objective ('negative', 'softmax') in ``lang``; an unknown one as recorded."""
+    key = f"site.objective.{objective}"
+    return say(key, lang) if key in catalogue() else objective
 
 
 def measured_page(data: dict[str, Any], lang: str) -> str:
@@ -40,7 +57,7 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
     if data.get("cbow"):
         lines += [f"## {say('site.cbow', lang)}", "", "`python benchmarks/cbow_vs_gensim.py`", "",
                   say("site.cbow_head", lang), "|---|---|---|---|---|"]
-        lines += [f"| {r['objective']} | {r['impl']} | "
+        lines += [f"| {objective_name(r['objective'], lang)} | {r['impl']} | "
                   f"{number(r['words_per_s'], ',.0f', lang)} | "
                   f"{number(r['wordsim353'], '.3f', lang)} ({r['wordsim353_coverage']}) | "
                   f"{number(r['simlex999'], '.3f', lang)} ({r['simlex999_coverage']}) |"
@@ -68,7 +85,7 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
             met = ("—" if r.get("met") is None
                    else say("site.yes" if r["met"] else "site.no", lang))
             value = "—" if r.get("value") is None else number(r["value"], ".3g", lang)
-            lines.append(f"| {r['metric']} | {value} | {r['op']} "
+            lines.append(f"| {metric_name(r['metric'], lang)} | {value} | {r['op']} "
                          f"{number(r['bound'], '.3g', lang)} | {met} |")
         lines.append("")
     return "\n".join(lines)
