@@ -46,8 +46,8 @@ def es_num(value: float, spec: str) -> str:
     -> ``2 097 152,0``; a percentage is set off by a space, ``15 %``, as the RAE writes it).
     Only for the Spanish text of a ``tr``/``say`` pair; code values stay as Python prints
     them."""
-    text = format(value, spec).replace(",", "\u00a0").replace(".", ",")
-    return text[:-1] + "\u00a0%" if spec.endswith("%") else text
+    text = format(value, spec).replace(",", " ").replace(".", ",")
+    return text[:-1] + " %" if spec.endswith("%") else text
 
 
 def use_workspace():
