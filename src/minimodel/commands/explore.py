@@ -53,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
         return OK
     out = Path(args.out)
     if out.is_dir():
-        raise ValueError(f"--out {out} is a folder; give a file name such as {out / 'explorer.html'}")
+        raise ValueError(say("explore.out_is_folder", args.lang, out=out,
+                             example=out / "explorer.html"))
     if out.exists() and not args.force:
-        raise ValueError(f"{out} already exists; pass --force to replace it")
+        raise ValueError(say("explore.out_exists", args.lang, out=out))
     if args.tsne:
         print(say("explore.tsne", args.lang), flush=True)
     path = write_explorer(args.runs, out, with_tsne=args.tsne, lang=args.lang)
