@@ -26,7 +26,7 @@ _VERSION_BEFORE = re.compile(
     r"(?i)\b(python|numpy|openblas|torch|pytorch|transformers|safetensors|cuda|cc0|mkdocs|"
     r"jupyterlab|scipy|gensim|tokenizers|chromium|debian|ubuntu|versión|version|v)\s*$")
 _PERCENT = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)?%")
-_STRAIGHT_QUOTES = re.compile(r'(?<![\w=\[{(:])"([^"\n{}]*[^\W\d_][^"\n{}]*)"(?![\w:])')
+_STRAIGHT_QUOTES = re.compile(r'(?<![\w=\[{:])"([^"\n{}]*[^\W\d_][^"\n{}]*)"(?![\w:])')
 _AMPERSAND_AUTHORS = re.compile(r"\b[A-ZÁÉÍÓÚ][\w-]+ & [A-ZÁÉÍÓÚ][\w-]+")
 _CODE_SPAN = re.compile(r"`[^`]*`")
 # Plain-text code (the exercises' texts have no backticks): a call with its arguments
