@@ -7,24 +7,30 @@ from __future__ import annotations
 from typing import Any
 
 from minimodel.site.words import number
-from minimodel.messages import catalogue, say
+from minimodel.messages import say
+
+
+# The phrases of the benchmark metric names (recorded in English by `minimodel bench`), each a
+# message site.metric.<name>; and the CBOW objectives, site.objective.<name>.
+METRIC_PHRASES = ("full_projection", "gemm", "embedding_backward", "adamw", "per_token",
+                  "best_peer", "same", "eager", "peak", "step_time", "default_call", "small",
+                  "large", "memory", "mlm")
+OBJECTIVES = ("negative", "softmax")
 
 
 def metric_name(metric: str, lang: str) -> str:
-    """A benchmark metric's name (recorded in English by ``minimodel bench``) in ``lang``:
-    each phrase of ``site.metric.*`` replaced, the longest first (a phrase may hold a shorter
-    one)."""
-    phrases = sorted((texts for key, texts in catalogue().items()
-                      if key.startswith("site.metric.")), key=lambda t: -len(t["en"]))
-    for texts in phrases:
-        metric = metric.replace(texts["en"], texts[lang])
+    """A benchmark metric's name in ``lang``: each phrase replaced, the longest first (a phrase
+    may hold a shorter one)."""
+    pairs = sorted(((say(f"site.metric.{name}", "en"), say(f"site.metric.{name}", lang))
+                    for name in METRIC_PHRASES), key=lambda pair: -len(pair[0]))
+    for english, translated in pairs:
+        metric = metric.replace(english, translated)
     return metric
 
 
 def objective_name(objective: str, lang: str) -> str:
     """A CBOW objective ('negative', 'softmax') in ``lang``; an unknown one as recorded."""
-    key = f"site.objective.{objective}"
-    return say(key, lang) if key in catalogue() else objective
+    return say(f"site.objective.{objective}", lang) if objective in OBJECTIVES else objective
 
 
 def measured_page(data: dict[str, Any], lang: str) -> str:
