@@ -76,8 +76,10 @@ def style_problems(texts: Iterable[tuple[str, str]]) -> list[str]:
         for found in _PERCENT.finditer(prose):
             problems.append(f"{where}: Spanish text writes {found.group(0)!r} without a space; "
                             f"write {found.group(0)[:-1] + ' %'!r}")
-        if not _SYNTAX_LINE.match(prose):
-            for found in _STRAIGHT_QUOTES.finditer(prose):
+        for line in prose.splitlines():
+            if _SYNTAX_LINE.match(line.lstrip()):
+                continue
+            for found in _STRAIGHT_QUOTES.finditer(line):
                 problems.append(f"{where}: Spanish text quotes {found.group(0)!r} with straight "
                                 f"quotes; write «{found.group(1)}» (or backticks for code)")
         for found in _AMPERSAND_AUTHORS.finditer(prose):
