@@ -18,14 +18,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from minimodel.lab import path as learning_path
 from minimodel.lab.i18n import pick
 from minimodel.lab.quiz import is_correct, load_quiz
-from minimodel.lab.quiz.loader import Question, Quiz
+from minimodel.lab.quiz.loader import Question, Quiz, list_quizzes
 from minimodel.lab.quiz.numbers import Unreadable
 from minimodel.lab.quiz.render import rubric_lines
 from minimodel.lab.quiz.session import (finish_take, parse_input, save_partial, saved_partial,
                                         wrong_unit)
-from minimodel.lab.quiz.loader import list_quizzes
 from minimodel.messages import say
 from minimodel.tutor.learner import Learner
 
@@ -46,16 +46,20 @@ class QuizDesk:
         self.learner = learner
         self._revealed: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
+        self._loaded: dict[str, Quiz] = {}  # reading and checking a quiz file takes a while
+
+    def _load(self, key: str, lang: str) -> Quiz:
+        if key not in self._loaded:
+            self._loaded[key] = load_quiz(key, lang=lang)
+        return self._loaded[key]
 
     def _quiz(self, quiz: str | None, lang: str) -> Quiz:
         if quiz:
-            return load_quiz(str(quiz), lang=lang)
-        from minimodel.lab import path as learning_path
-
+            return self._load(str(quiz), lang)
         step = learning_path.pending(self.learner.progress())
         if step is None or step.kind != "quiz":
             raise ValueError(say("tutor.quiz.name_one", lang))
-        return load_quiz(step.id, lang=lang)
+        return self._load(step.id, lang)
 
     def list(self, lang: str | None = None) -> list[dict[str, Any]]:
         """``quiz list --json`` with each quiz's attempts and best score."""
@@ -63,7 +67,7 @@ class QuizDesk:
         progress = self.learner.progress()
         rows = []
         for quiz_id in list_quizzes():
-            quiz, record = load_quiz(quiz_id), progress.get("quiz", quiz_id) or {}
+            quiz, record = self._load(quiz_id, lang), progress.get("quiz", quiz_id) or {}
             rows.append({"id": quiz.id, "title": pick(quiz.title, lang),
                          "questions": len(quiz.questions),
                          "attempts": int(record.get("attempts", 0)),
