@@ -80,7 +80,7 @@ class QuizDesk:
         finished one)."""
         lang = self.learner.pick_lang(lang)
         found = self._quiz(quiz, lang)
-        answered = saved_partial(self.learner.progress(), found)
+        answered = saved_partial(self.learner.progress(), found, lang)
         todo = [q for q in found.questions if q.id not in answered]
         question = todo[0]
         return {"quiz": found.id, "title": pick(found.title, lang),
@@ -95,7 +95,7 @@ class QuizDesk:
         found = self._quiz(quiz, lang)
         progress = self.learner.progress()
         with self._lock:
-            answers = saved_partial(progress, found)
+            answers = saved_partial(progress, found, lang)
             current = next(q for q in found.questions if q.id not in answers)
             if question_id != current.id:
                 raise ValueError(say("tutor.quiz.not_current", lang, asked=question_id,

@@ -105,6 +105,6 @@ def reveal_fix(progress: Progress, ws: Workspace, brk: Break) -> tuple[str, list
     """Our fix as a unified diff, recorded as revealed; and the patched files the learner
     edited since the start (the diff is from the start state, so it may not apply)."""
     diff = ws.fix_diff()
-    edited = [p for p in ws.changes()["modified"] if p in ws.state["patched_files"]]
+    edited = [p for p in ws.changes()["modified"] if p in ws.patched_files()]
     record(progress, brk.id, None, revealed_fix=True)
     return diff, edited
