@@ -35,6 +35,8 @@ def next_step(learner: Learner, lang: str | None = None, skip: bool = False) -> 
     if step is None:
         report["say"] = say("lab.path_done", lang)
         return report
+    if learning_path.is_skipped(progress, step):  # every other step is done: skipped ones again
+        report["open"] = [s.key for s in learning_path.open_steps(progress)]
     if step.kind == "lesson":
         learning_path.mark(progress, step, "opened")
     lesson = step.lesson
