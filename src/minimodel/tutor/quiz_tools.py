@@ -80,8 +80,12 @@ class QuizDesk:
         finished one)."""
         lang = self.learner.pick_lang(lang)
         found = self._quiz(quiz, lang)
-        answered = saved_partial(self.learner.progress(), found, lang)
+        progress = self.learner.progress()
+        answered = saved_partial(progress, found, lang)
         todo = [q for q in found.questions if q.id not in answered]
+        if not todo:  # every answer saved (a take stopped after its last one): grade it, as
+            with self._lock:   # `quiz take` does when it resumes with nothing left to ask
+                return self._finish(progress, found, answered, lang, {"quiz": found.id})
         question = todo[0]
         return {"quiz": found.id, "title": pick(found.title, lang),
                 "number": found.ids.index(question.id) + 1, "total": len(found.questions),
@@ -131,7 +135,12 @@ class QuizDesk:
                 save_partial(progress, found, answers)
                 out["say"] = say(f"tutor.quiz.{'right' if right else 'wrong'}", lang)
                 return out
-            report, entry = finish_take(progress, found, answers, lang)
+            return self._finish(progress, found, answers, lang, out)
+
+    def _finish(self, progress, found: Quiz, answers: dict[str, Any], lang: str,
+                out: dict[str, Any]) -> dict[str, Any]:
+        """Grade and record the whole take; the score and the ids missed (not the answers)."""
+        report, entry = finish_take(progress, found, answers, lang)
         out.update(finished=True, score=report["score"], total=report["total"],
                    best_score=entry["best_score"],
                    missed=[r["id"] for r in report["results"] if not r["correct"]],
