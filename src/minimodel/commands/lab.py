@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, USAGE, guarded
+from minimodel.commands._lab_lessons import register_check_lessons
 from minimodel.commands._lab_notebook import register_notebook
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, status_label
 from minimodel.messages import say
@@ -366,3 +367,4 @@ def register(subparsers) -> None:
     p.set_defaults(func=guarded(cmd_rehash))
 
     register_notebook(sub)   # minimodel lab notebook (commands/_lab_notebook.py)
+    register_check_lessons(sub)   # minimodel lab check-lessons (commands/_lab_lessons.py)
