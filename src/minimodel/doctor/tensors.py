@@ -13,7 +13,10 @@ GPT-2-small folder costs its embedding matrix, not its 124 M parameters. NumPy h
 bfloat16, so a BF16 tensor is read as raw 16-bit words and widened: a bfloat16 number is the
 top half of a float32, so ``uint32(word) << 16`` viewed as float32 is its exact value.
 ``pytorch_model.bin`` is a pickle: it is read only with ``torch.load(weights_only=True)``
-(tensors, nothing executable), and only when torch is installed.
+(tensors, nothing executable), only when torch is installed, and memory-mapped
+(``mmap=True``): only the tensors a check reads are ever brought into memory. A tied model's
+``.bin`` lists the embedding under both names but stores its bytes once (one storage): the
+doctor checks that with :meth:`ModelFiles.shares_storage`.
 """
 
 from __future__ import annotations
@@ -55,14 +58,22 @@ class ModelFiles:
     config: dict[str, Any]          # config.json, or a minimodel checkpoint's stored config
     tensors: dict[str, TensorInfo]
     metadata: dict[str, str] = field(default_factory=dict)
-    loaded: dict[str, np.ndarray] | None = None  # pytorch_model.bin: everything, once
+    loaded: dict[str, Any] | None = None  # pytorch_model.bin: torch tensors, memory-mapped
     note: str | None = None         # e.g. "read with torch.load(weights_only=True)"
 
     def read(self, name: str) -> np.ndarray:
         """Tensor ``name`` as a float32 (or float64) array, whatever its stored precision."""
         if self.loaded is not None:
-            return self.loaded[name]
+            tensor = self.loaded[name]
+            return tensor.float().numpy() if tensor.is_floating_point() else tensor.numpy()
         return read_tensor(self.tensors[name], name)
+
+    def shares_storage(self, a: str, b: str) -> bool:
+        """Are tensors ``a`` and ``b`` one block of bytes in the file (a pickle's shared storage)?"""
+        if self.loaded is None:
+            return False  # safetensors never shares: two names are two copies
+        return self.loaded[a].untyped_storage().data_ptr() == \
+            self.loaded[b].untyped_storage().data_ptr()
 
 
 def read_tensor(info: TensorInfo, name: str) -> np.ndarray:
@@ -116,10 +127,8 @@ def _index_safetensors(path: Path) -> tuple[dict[str, TensorInfo], dict[str, str
     return out, metadata
 
 
-def _load_bin(path: Path) -> dict[str, np.ndarray]:
-    raw = read_torch_bin(path)  # torch tensors, weights_only
-    return {k: v.float().numpy() if v.is_floating_point() else v.numpy()
-            for k, v in raw.items()}
+def _load_bin(path: Path) -> dict[str, Any]:
+    return read_torch_bin(path, mmap=True)  # torch tensors, weights_only, read when used
 
 
 def _hf_folder(folder: Path) -> ModelFiles:
@@ -140,12 +149,13 @@ def _hf_folder(folder: Path) -> ModelFiles:
         weight_map = read_json(folder / f"{BIN}.index.json", "shard index").get("weight_map")
         bins = [folder / s for s in sorted(set((weight_map or {}).values()))]
     if bins:
-        loaded: dict[str, np.ndarray] = {}
+        loaded: dict[str, Any] = {}
         for b in bins:
             loaded.update(_load_bin(b))
         tensors = {k: TensorInfo(bins[0], str(v.dtype), tuple(v.shape)) for k, v in loaded.items()}
         return ModelFiles(folder, folder, "hf", config, tensors, loaded=loaded,
-                          note="pytorch_model.bin read with torch.load(weights_only=True)")
+                          note="pytorch_model.bin read with torch.load(mmap=True, "
+                               "weights_only=True)")
     present = ", ".join(sorted(p.name for p in folder.iterdir())[:12]) or "nothing"
     raise ValueError(f"{folder} holds no model weights (looked for {SAFETENSORS}, its "
                      f".index.json shards, and {BIN}); it holds: {present}")
