@@ -3,6 +3,7 @@
 What ``minimodel doctor PATH`` accepts, and where the weights are then looked for:
 
     a minimodel run folder      DIR/model.safetensors (+ DIR/tokenizer.json, DIR/checkpoints/)
+    a minimodel checkpoint      DIR/checkpoints/step-N/ (its tokenizer is the run's, DIR/)
     a Hugging Face folder       DIR/config.json + model.safetensors, or the shards named by
                                 model.safetensors.index.json, or pytorch_model.bin(.index.json)
     a safetensors file          the file itself (a minimodel checkpoint when its metadata says so)
@@ -36,6 +37,7 @@ SAFETENSORS = "model.safetensors"
 BIN = "pytorch_model.bin"
 CONFIG = "config.json"
 MINIMODEL_META = "minimodel.config"
+CHECKPOINTS = "checkpoints"  # a run's checkpoint directories: RUN/checkpoints/step-N
 NUMPY_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16}
 
 
@@ -178,7 +180,11 @@ def open_model(path: str | Path) -> ModelFiles:
             config = json.loads(metadata[MINIMODEL_META])
         except json.JSONDecodeError:
             config = {}
-        return ModelFiles(path, weights.parent, "minimodel", config, tensors, metadata)
+        # RUN/checkpoints/step-N/model.safetensors: the tokenizer and corpus are the run's
+        folder = weights.parent
+        if folder.parent.name == CHECKPOINTS and not (folder / "tokenizer.json").is_file():
+            folder = folder.parent.parent
+        return ModelFiles(path, folder, "minimodel", config, tensors, metadata)
     config_path = weights.parent / CONFIG
     config = read_json(config_path, "model config") if config_path.is_file() else {}
     return ModelFiles(path, weights.parent, "safetensors", config, tensors, metadata)
