@@ -33,6 +33,7 @@ import logging
 import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
 from typing import Any, Callable
 
 # The task mappings a folder's model_type is looked up in when config.json has no
@@ -64,7 +65,7 @@ class Architecture:
     source: str                            # "transformers 5.24.0, LlavaForConditionalGeneration"
     version: str                           # transformers.__version__
     class_name: str
-    embedding: str                         # E's name in the model
+    embedding: str                         # E's name in the model ("": the class names none)
     head: str | None                       # W's name, None: the class has no output head
     head_bias: str | None
     tied: bool                             # W is E in the model built from this config
@@ -79,9 +80,10 @@ class Architecture:
     rename: Callable[[str], str] = lambda key: key  # stored key -> model key
 
 
-def describe(config: dict[str, Any]) -> Architecture | None:
-    """The architecture of ``config`` (a config.json dict) as transformers builds it, or None
-    when transformers is not installed or cannot build it (then the built-in table is used)."""
+def describe(config: dict[str, Any], folder: Path | None = None) -> Architecture | None:
+    """The architecture of ``config`` (a config.json dict, read by transformers itself from
+    ``folder`` when given) as transformers builds it, or None when transformers is not
+    installed or cannot build it (then the built-in table is used)."""
     if not isinstance(config.get("model_type"), str):
         return None
     try:
@@ -95,7 +97,7 @@ def describe(config: dict[str, Any]) -> Architecture | None:
         logging.getLogger("transformers").setLevel(logging.ERROR)
         with quiet, warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return _describe(transformers, config)
+            return _describe(transformers, config, folder)
     except Exception:  # noqa: BLE001 - any failure to build means: use the built-in table
         return None
     finally:
@@ -117,27 +119,39 @@ def model_class(transformers: Any, config: dict[str, Any]) -> Any:
     raise ValueError(f"no class for model_type {config['model_type']!r}")
 
 
-def build_on_meta(transformers: Any, config: dict[str, Any]) -> Any:
+def build_on_meta(transformers: Any, config: dict[str, Any], folder: Path | None = None) -> Any:
     """The model of ``config`` with every parameter on the meta device (no memory)."""
     import torch
     from transformers import CONFIG_MAPPING
 
-    cfg = CONFIG_MAPPING[config["model_type"]].from_dict(dict(config))
+    config_class = CONFIG_MAPPING[config["model_type"]]
+    if folder is not None and (folder / "config.json").is_file():  # transformers' own reading
+        cfg = config_class.from_pretrained(str(folder), local_files_only=True)
+    else:
+        cfg = config_class.from_dict(dict(config))
     cls = model_class(transformers, config)
     with torch.device("meta"):
         return cls(cfg)
 
 
-def _describe(transformers: Any, config: dict[str, Any]) -> Architecture:
-    model = build_on_meta(transformers, config)
+def _describe(transformers: Any, config: dict[str, Any], folder: Path | None) -> Architecture:
+    model = build_on_meta(transformers, config, folder)
     names = _names_by_parameter(model)
     modules: dict[int, str] = {}
     for name, module in model.named_modules(remove_duplicate=False):
         modules.setdefault(id(module), name)  # the first name of a shared module
     tied_map = dict(getattr(model, "all_tied_weights_keys", None) or {})  # target -> source
-    inputs = model.get_input_embeddings()
-    embedding = _saved_name(f"{_prefix(modules[id(inputs)])}weight", tied_map)
     output = _output_embeddings(model)
+    try:
+        inputs = model.get_input_embeddings()
+    except NotImplementedError:  # a class that does not say (Dia); its head decides below
+        if output is not None:
+            raise
+        return _headless(transformers.__version__, model)
+    if output is not None:  # E is the embedding of the (sub-)model that owns the head
+        _, owner = _submodel_of(model, f"{_prefix(modules[id(output)])}weight")
+        inputs = owner.get_input_embeddings() if owner is not model else inputs
+    embedding = _saved_name(f"{_prefix(modules[id(inputs)])}weight", tied_map)
     head = bias = None
     tied = False
     if output is not None and getattr(output, "weight", None) is not None:
@@ -161,6 +175,15 @@ def _describe(transformers: Any, config: dict[str, Any]) -> Architecture:
         head_shape=None if head is None else tuple(output.weight.shape),
         vocab_where=_vocab_where(model, embedding, tuple(inputs.weight.shape)),
         rename=_renamer(model))
+
+
+def _headless(version: str, model: Any) -> Architecture:
+    """A class with no output head and no named input embedding: nothing to tie; the built-in
+    table finds the embedding to check."""
+    return Architecture(source=f"transformers {version}, {type(model).__name__}",
+                        version=version, class_name=type(model).__name__, embedding="",
+                        head=None, head_bias=None, tied=False, tie_flag="-", tie_written=False,
+                        rename=_renamer(model))
 
 
 def _output_embeddings(model: Any) -> Any:

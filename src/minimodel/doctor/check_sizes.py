@@ -48,7 +48,7 @@ def padding_state(E: np.ndarray, first: int) -> tuple[str, dict[str, float]]:
 def check_sizes(s: Subject) -> list[Finding]:
     out: list[Finding] = []
     V = s.E.shape[0]
-    if s.arch is not None:  # the shapes transformers builds from this config
+    if s.arch is not None and s.arch.embedding_shape:  # the shapes transformers builds
         claims = [(s.arch.vocab_where, s.arch.embedding_shape[0])]
     else:
         claims = [(w, v) for w, v in vocab_size_claims(s.files.config) if w in TEXT_VOCAB]

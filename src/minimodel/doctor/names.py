@@ -121,6 +121,10 @@ def roles_from_architecture(tensors: dict[str, Any], arch: Any) -> Roles | None:
     """The roles as the installed transformers names them (``arch``, an
     :class:`.architecture.Architecture`), with each stored key read through the version's
     checkpoint renames; None when the file holds no tensor that transformers would load as E."""
+    if not arch.embedding:  # a class without head that names no embedding: the table finds it
+        found = find_roles(tensors, {})
+        return Roles(found.embedding, None, "-", [], None, found.by_shape, arch.source,
+                     headless=True)
     stored = {}
     for key in tensors:
         stored.setdefault(arch.rename(key), key)
@@ -140,8 +144,12 @@ def roles_from_architecture(tensors: dict[str, Any], arch: Any) -> Roles | None:
 def architecture_claim(arch: Any, source: str) -> TieClaim:
     """What the config claims about the head's tie: the flag transformers reads for it when
     written, else what the installed transformers builds from the class's defaults."""
-    if arch.written_value is not None:
-        return TieClaim(f"{source}: {arch.tie_flag}", arch.written_value)
+    if arch.written_value is not None and arch.written_value == arch.tied:
+        return TieClaim(f"{source}: {arch.tie_flag}", arch.tied)
+    if arch.written_value is not None:  # the class decides, not the flag
+        does = "ties whatever is written" if arch.tied else "never ties"
+        return TieClaim(f"{source}: {arch.tie_flag} = {str(arch.written_value).lower()}, but "
+                        f"{arch.class_name} in transformers {arch.version} {does}", arch.tied)
     return TieClaim(f"{source}: {arch.tie_flag} (not written; the default of {arch.class_name} "
                     f"in transformers {arch.version})", arch.tied, default=True)
 

@@ -38,7 +38,8 @@ def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
     """Open the model at ``path`` and its tokenizer (``tokenizer`` or the one beside it)."""
     files = open_model(path)
     source = "minimodel config" if files.kind == "minimodel" else "config.json"
-    arch = describe(files.config) if files.kind != "minimodel" else None
+    arch = describe(files.config, files.folder) if files.kind == "hf" else \
+        describe(files.config) if files.kind == "safetensors" else None
     roles = roles_from_architecture(files.tensors, arch) if arch is not None else None
     if roles is None:  # no transformers, or a file transformers would not load as this class
         arch = None
@@ -47,7 +48,8 @@ def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
     if arch is not None and not roles.headless:
         # transformers' own reading first; the written flags stay, to spot disagreements
         first = architecture_claim(arch, source)
-        claims = [first] + [c for c in claims if not c.default and c.where != first.where]
+        read = f"{source}: {arch.tie_flag}"  # the flag transformers reads is in ``first``
+        claims = [first] + [c for c in claims if not c.default and c.where != read]
     E = _as_float(files.read(roles.embedding))
     W = _as_float(files.read(roles.head)) if roles.head else None
     vocab, note, error = None, None, None
