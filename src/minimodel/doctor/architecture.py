@@ -135,6 +135,8 @@ def build_on_meta(transformers: Any, config: dict[str, Any], folder: Path | None
 
 
 def _describe(transformers: Any, config: dict[str, Any], folder: Path | None) -> Architecture:
+    import torch  # optional dependency, as transformers (see describe)
+
     model = build_on_meta(transformers, config, folder)
     names = _names_by_parameter(model)
     modules: dict[int, str] = {}
@@ -148,9 +150,14 @@ def _describe(transformers: Any, config: dict[str, Any], folder: Path | None) ->
         if output is not None:
             raise
         return _headless(transformers.__version__, model)
-    if output is not None:  # E is the embedding of the (sub-)model that owns the head
+    if output is not None and getattr(output, "weight", None) is not None:
+        # E is the table the head is tied to (Marian's decoder table, not its encoder's), else
+        # the input embedding of the (sub-)model that owns the head (an encoder-decoder's)
+        partner = next((m for m in model.modules() if isinstance(m, torch.nn.Embedding)
+                        and m.weight is output.weight), None)
         _, owner = _submodel_of(model, f"{_prefix(modules[id(output)])}weight")
-        inputs = owner.get_input_embeddings() if owner is not model else inputs
+        inputs = partner if partner is not None and partner is not inputs else \
+            (owner.get_input_embeddings() if owner is not model else inputs)
     embedding = _saved_name(f"{_prefix(modules[id(inputs)])}weight", tied_map)
     head = bias = None
     tied = False
