@@ -90,7 +90,7 @@ def build(folder: Path, layout: str) -> int:
     (folder / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     vocab = {f"t{i}": i for i in range(V - 1)} | {"<|endoftext|>": V - 1}
     (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    return sum(a.size for a in tensors.values()) - (V * D if not tied else 0)
+    return sum(a.size for a in tensors.values())  # untied: the head's V x d more
 
 
 def measure(folder: Path, hide: bool) -> dict:
