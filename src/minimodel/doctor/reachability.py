@@ -39,7 +39,7 @@ FULL_BUDGET = 2e10         # multiply-adds for checking every row (V^2 d), e.g. 
 SAMPLE_BUDGET = 3e10       # for the sampled rows of a large vocabulary (k V d)
 MAX_LP = 64                # linear programmes for a large matrix (each is (d+1) x (V-1))
 LP_ALL_SIZE = 2_000_000    # up to this many entries (V d) every row without a witness gets one
-CHUNK = 512                # rows per matrix product: (V, 512) float32 is 100 MB at V=50257
+CHUNK = 256                # rows per matrix product: (V, 256) float32 is 51 MB at V=50257
 HULL_TOLERANCE = 1e-5      # relative to a typical row norm (see hull_weights)
 MARGIN = 1e-5              # relative: float32 dot products of length d are good to ~1e-6 sqrt(d)
 
