@@ -197,14 +197,18 @@ def test_a_config_without_the_flag_uses_the_class_default(tmp_path, family):
     assert "not written; the default of" in report.subject.claims[0].where
 
 
-def test_clip_text_model_has_no_head_to_tie(tmp_path):
+@pytest.mark.parametrize("with_transformers", [True, False])
+def test_clip_text_model_has_no_head_to_tie(tmp_path, monkeypatch, with_transformers):
     import transformers as tf
 
     config = tf.CLIPTextConfig(vocab_size=V, hidden_size=32, intermediate_size=64,
                                num_hidden_layers=1, num_attention_heads=2, projection_dim=32)
     tf.CLIPTextModel(config).save_pretrained(tmp_path / "clip")
+    if not with_transformers:
+        monkeypatch.setitem(sys.modules, "transformers", None)  # the built-in table decides
     report = diagnose(tmp_path / "clip")
     assert report.healthy and report.findings[0].key == "tie.no_head"
+    assert report.subject.roles.source.startswith("transformers") is with_transformers
 
 
 def test_old_gpt_neox_head_name_is_renamed_by_transformers(tmp_path):

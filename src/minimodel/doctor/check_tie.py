@@ -78,7 +78,8 @@ def check_tie(s: Subject) -> list[Finding]:
             "source": s.roles.source}
     if s.roles.headless:
         out.append(Finding(CHECK, OK, "tie.no_head",
-                           {**values, "model": s.arch.class_name if s.arch else "-"}, data))
+                           {**values, "model": s.arch.class_name if s.arch else
+                            s.files.config.get("model_type", "-")}, data))
     elif s.W is None:
         if tied is False:
             out.append(Finding(CHECK, PROBLEM, "tie.untied_head_absent", values, data))

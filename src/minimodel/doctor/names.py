@@ -63,6 +63,8 @@ DEFAULT_TIE = {"gpt2": True, "bert": True, "megatron-bert": True, "t5": True, "g
                "bart": True, "mbart": True, "marian": True, "pegasus": True, "mt5": False,
                "gptj": False, "rwkv": False, "llava": False, "phi": False}
 TIE_KEYS = ("tie_word_embeddings", "tie_embeddings")
+# Text encoders without a language-model head: nothing to tie (used without transformers).
+HEADLESS_MODEL_TYPES = ("clip_text_model", "clip", "siglip_text_model", "siglip")
 
 
 @dataclass
@@ -114,7 +116,8 @@ def find_roles(tensors: dict[str, Any], config: dict[str, Any]) -> Roles:
     aliases = [k for k in matrices if k != embedding and k.startswith(ALIAS_PREFIXES)
                and k.endswith("embed_tokens.weight")]
     bias = next((b for b in HEAD_BIAS_NAMES if b in tensors), None)
-    return Roles(embedding, head_name, expected, aliases, bias, by_shape)
+    headless = head_name is None and config.get("model_type") in HEADLESS_MODEL_TYPES
+    return Roles(embedding, head_name, expected, aliases, bias, by_shape, headless=headless)
 
 
 def roles_from_architecture(tensors: dict[str, Any], arch: Any) -> Roles | None:
