@@ -322,10 +322,11 @@ def run_all(opts: Options) -> dict[str, Any]:
     b.results["meta"] = {**machine.machine_info(), "command": opts.command, "options": options,
                          "peers": b.peers}
     meta = b.results["meta"]
-    opts.log(f"CPU: {meta['cpu']}, {meta['cores']} cores; load average "
-             f"{meta['loadavg_start'][0]:.2f}")
-    opts.log(f"kernels picked: NumPy's {meta['blas_kernels']}; torch: "
-             f"{meta['torch_kernels'] or 'not installed'}")
+    load = meta.get("loadavg_start") or [float("nan")]
+    opts.log(f"CPU: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores; load average "
+             f"{load[0]:.2f}")
+    opts.log(f"kernels picked: NumPy's {meta.get('blas_kernels', '?')}; torch: "
+             f"{meta.get('torch_kernels') or 'not installed'}")
     if opts.steps < 10 and not opts.quick:
         opts.log(f"note: --steps {opts.steps} < 10: the medians are a smoke run, not a "
                  "measurement")
