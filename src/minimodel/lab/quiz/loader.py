@@ -2,8 +2,8 @@
 
 The canonical files live in ``minimodel/lab/content/quizzes/<quiz-id>.yaml`` (shipped as package
 data). Every lesson whose front matter lists questions (``quiz: [q-13-09, q-13-27]``) is a quiz
-too, whose id is the lesson's stem (``05-lm-head-and-logits``): its questions come from any
-file, in the front matter's order. A file named after a lesson (``10-layer-norm.yaml``) holds
+too, whose id is the lesson's slug (``lm-head-and-logits``): its questions come from any
+file, in the front matter's order. A file named after a lesson (``layer-norm.yaml``) holds
 that lesson's new questions; taken by its id, it is the lesson's quiz. Every public function
 takes an optional ``content_dir`` so tests and authors can point at another folder.
 """
@@ -20,6 +20,7 @@ from minimodel.lab.i18n import DEFAULT_LANG
 from minimodel.lab.items import FOLDERS, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.quiz import schema
+from minimodel.lab.quiz.numbers import asked_decimals, effective_tolerance
 from minimodel.messages import say
 
 CONTENT_DIR = FOLDERS["question"][0]
@@ -40,9 +41,15 @@ class Question:
     path: Path | None = None   # the quiz file that holds it
 
     def export(self) -> dict[str, Any]:
-        """The stable machine-readable form; ``rubric`` only for recall."""
+        """The stable machine-readable form; ``rubric`` only for recall. A numeric answer shows
+        the tolerance the grader applies and the decimals the prompt asks for."""
+        answer = self.answer
+        if self.kind == "numeric":
+            answer = {**answer, "tolerance": effective_tolerance(answer, self.prompt)}
+            if (decimals := asked_decimals(answer, self.prompt)) is not None:
+                answer["decimals"] = decimals
         out = {"id": self.id, "kind": self.kind, "prompt": dict(self.prompt),
-               "choices": [dict(c) for c in self.choices], "answer": self.answer,
+               "choices": [dict(c) for c in self.choices], "answer": answer,
                "explanation": dict(self.explanation)}
         if self.rubric:
             out["rubric"] = [dict(r) for r in self.rubric]
@@ -133,7 +140,7 @@ def all_questions(content_dir: str | os.PathLike | None = None) -> dict[str, Que
 
 
 def _is_lesson(key: str) -> bool:
-    """Is ``key`` a lesson with questions (stem, or a number or slug no file is named)?"""
+    """Is ``key`` a lesson with questions (its slug, or a number no file is named)?"""
     if key in [lesson.stem for lesson in lesson_quizzes()]:
         return True
     if key in [p.stem for p in quiz_files()]:
@@ -145,7 +152,7 @@ def _is_lesson(key: str) -> bool:
 
 
 def lesson_quiz(key: str, *, lang: str = DEFAULT_LANG) -> Quiz:
-    """The questions a lesson's front matter lists (``key``: number, slug or stem)."""
+    """The questions a lesson's front matter lists (``key``: its number on the path or its slug)."""
     lesson = find_lesson(key)
     questions = all_questions()
     missing = [qid for qid in lesson.quiz if qid not in questions]

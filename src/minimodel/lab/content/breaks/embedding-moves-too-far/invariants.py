@@ -1,0 +1,160 @@
+"""Invariants behind `embedding-moves-too-far`: a tied matrix is one object, so it is listed once,
+counted once and updated once per optimizer step, whatever the model or the name of the tie;
+and an optimizer refuses a parameter passed twice instead of updating it twice.
+
+Models, sizes and hyper-parameters are drawn afresh on every run (``checks.seed``). Run by
+`minimodel break check`; `break run` reads the same checks.
+"""
+
+import numpy as np
+
+from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+
+mm = use_workspace()
+from minimodel import nn, optim  # noqa: E402
+from minimodel.models import (CBOW, CBOWConfig, GPT, GPTConfig, MaskedLM,  # noqa: E402
+                              MLMConfig)
+
+checks = Checks()
+rng = np.random.default_rng(checks.seed)
+KINDS = ("GPT", "MaskedLM", "CBOW")
+
+
+def build(kind: str, tied: bool = True):
+    V, d = int(rng.integers(5, 80)), 4 * int(rng.integers(1, 5))
+    r = np.random.default_rng(int(rng.integers(1 << 30)))
+    if kind == "GPT":
+        return GPT(GPTConfig(V, 8, 1, 2, d, tie_embeddings=tied), rng=r)
+    if kind == "MaskedLM":
+        return MaskedLM(MLMConfig(V, 8, 1, 2, d, tie_embeddings=tied), rng=r)
+    return CBOW(CBOWConfig(V, d, window=2, tie_embeddings=tied), rng=r)
+
+
+def batch(model):
+    V = model.config.vocab_size
+    if isinstance(model, CBOW):
+        return rng.integers(0, V, size=(6, 4)), rng.integers(0, V, size=6)
+    return rng.integers(0, V, size=(2, 8)), rng.integers(0, V, size=(2, 8))
+
+
+@checks.case("listed-once",
+             "parameters() and named_parameters() list a shared Parameter once, under its first "
+             "name, in GPT, MaskedLM, CBOW and a module whose tie has other names",
+             "parameters() y named_parameters() listan un Parameter compartido una vez, con su "
+             "primer nombre, en GPT, MaskedLM, CBOW y un módulo cuya atadura usa otros nombres")
+def _():
+    models = {kind: build(kind) for kind in KINDS}
+    k = 4 * int(rng.integers(1, 4))
+    square = nn.Module()
+    square.first = nn.Linear(k, k, rng=rng)
+    square.second = nn.Linear(k, k, rng=rng)
+    square.second.weight = square.first.weight  # tied under the names first/second
+    models["Module(first, second)"] = square
+    for what, model in models.items():
+        params = list(model.parameters())
+        named = [name for name, _ in model.named_parameters()]
+        if len({id(p) for p in params}) != len(params) or len(named) != len(params):
+            raise CheckFailed(f"{what}: parameters() has {len(params)} entries for "
+                              f"{len({id(p) for p in params})} objects; names {named}",
+                              f"{what}: parameters() tiene {len(params)} entradas para "
+                              f"{len({id(p) for p in params})} objetos; nombres {named}")
+    all_names = [n for n, _ in square.named_parameters(remove_duplicate=False)]
+    if "second.weight" not in all_names or "second.weight" in dict(square.named_parameters()):
+        raise CheckFailed(f"remove_duplicate=False should also list the alias second.weight, the "
+                          f"default only first.weight; got {all_names}",
+                          f"remove_duplicate=False debería listar también el alias "
+                          f"second.weight, y por defecto solo first.weight; dio {all_names}")
+
+
+@checks.case("counted-once",
+             "num_params() and state_dict() count a tied matrix once: untied - tied = V*d",
+             "num_params() y state_dict() cuentan la matriz atada una vez: sin atar - atado = V*d")
+def _():
+    for kind in KINDS:
+        state = rng.bit_generator.state
+        tied = build(kind)
+        rng.bit_generator.state = state  # same sizes for the untied twin
+        untied = build(kind, tied=False)
+        V, d = tied.config.vocab_size, tied.config.d_model
+        diff = untied.num_params() - tied.num_params()
+        if diff != V * d:
+            raise CheckFailed(f"{kind}: untied - tied = {diff}, expected V*d = {V * d}",
+                              f"{kind}: sin atar - atado = {diff}, se esperaba V*d = {V * d}")
+        if "lm_head.weight" in tied.state_dict() or "lm_head.weight" not in untied.state_dict():
+            raise CheckFailed(f"{kind}: state_dict() should hold lm_head.weight only when untied",
+                              f"{kind}: state_dict() debería tener lm_head.weight solo sin atar")
+
+
+def adamw_update(p, g, m, v, t, lr, b1, b2, eps, wd):
+    """One AdamW step (PyTorch semantics) in float64; returns (new p, m, v)."""
+    m = b1 * m + (1 - b1) * g
+    v = b2 * v + (1 - b2) * g * g
+    new = p * (1 - lr * wd) - lr / (1 - b1 ** t) * m / (np.sqrt(v) / np.sqrt(1 - b2 ** t) + eps)
+    return new, m, v
+
+
+@checks.case("one-update",
+             "each AdamW or SGD step moves a tied matrix by exactly one update (random model, "
+             "lr, weight decay, momentum, 2-3 steps), and AdamW's step counter says so",
+             "cada paso de AdamW o SGD mueve la matriz atada exactamente una actualización "
+             "(modelo, lr, decaimiento y momento aleatorios, 2-3 pasos), y el contador de AdamW "
+             "lo dice")
+def _():
+    for kind in KINDS:
+        model = build(kind).astype(np.float64)
+        E = model.get_input_embeddings().weight
+        lr, wd = float(rng.uniform(1e-3, 3e-2)), float(rng.choice([0.0, 0.1]))
+        use_adam = kind != "CBOW" or rng.random() < 0.5
+        if use_adam:
+            b1, b2 = float(rng.uniform(0.8, 0.95)), float(rng.uniform(0.99, 0.9999))
+            opt = optim.AdamW(model.parameters(), lr=lr, betas=(b1, b2), eps=1e-8,
+                              weight_decay=wd)
+        else:
+            opt = optim.SGD(model.parameters(), lr=lr, weight_decay=wd)
+        m = v = np.zeros(E.shape)
+        x, y = batch(model)
+        for step in range(1, int(rng.integers(2, 4)) + 1):
+            opt.zero_grad()
+            model(x, y)[1].backward()
+            before, g = E.data.copy(), E.grad.copy()
+            if use_adam:
+                want, m, v = adamw_update(before, g, m, v, step, lr, b1, b2, 1e-8, wd)
+            else:
+                want = before - lr * (g + wd * before)
+            opt.step()
+            moved = np.abs(E.data - before).sum() / max(np.abs(want - before).sum(), 1e-30)
+            if not np.allclose(E.data, want, rtol=1e-9, atol=1e-12):
+                raise CheckFailed(f"{kind}, {type(opt).__name__} step {step}: the tied matrix "
+                                  f"moved {moved:.2f}x one update",
+                                  f"{kind}, paso {step} de {type(opt).__name__}: la matriz atada "
+                                  f"se movió {es_num(moved, '.2f')} veces una actualización")
+            if use_adam and opt.state[E]["step"] != step:
+                raise CheckFailed(f"{kind}: after {step} step(s) AdamW's counter for E is "
+                                  f"{opt.state[E]['step']}",
+                                  f"{kind}: tras {step} paso(s) el contador de AdamW para E vale "
+                                  f"{opt.state[E]['step']}")
+
+
+@checks.case("refuses-duplicates",
+             "AdamW and SGD raise ValueError for a parameter passed twice (in one list or in two "
+             "groups)",
+             "AdamW y SGD lanzan ValueError con un parámetro pasado dos veces (en una lista o en "
+             "dos grupos)")
+def _():
+    p = nn.Parameter(rng.standard_normal(int(rng.integers(1, 6))))
+    q = nn.Parameter(rng.standard_normal(2))
+    attempts = {"AdamW([p, q, p])": lambda: optim.AdamW([p, q, p]),
+                "SGD([p, p])": lambda: optim.SGD([p, p], lr=0.1),
+                "AdamW([{p}, {q, p}])": lambda: optim.AdamW([{"params": [p]},
+                                                             {"params": [q, p]}])}
+    for what, make in attempts.items():
+        try:
+            make()
+        except ValueError:
+            continue
+        raise CheckFailed(f"{what} was accepted; p would be updated twice per step",
+                          f"se aceptó {what}; p se actualizaría dos veces por paso")
+
+
+if __name__ == "__main__":
+    checks.finish()

@@ -1,0 +1,146 @@
+"""Invariants behind `frequent-tokens-learn-slowly`: the gradient of a lookup is a scatter-ADD.
+
+A row looked up k times receives the sum of its k gradient rows, whatever the shape of the
+ids, the values of the gradient or the model around it. Sizes, ids and gradients are drawn
+afresh on every run (``checks.seed``). Run by `minimodel break check`; `break run` reads the
+same checks.
+"""
+
+import numpy as np
+
+from minimodel_break_harness import CheckFailed, Checks, es_num, tr, use_workspace
+
+mm = use_workspace()
+from minimodel import nn  # noqa: E402
+from minimodel.models import CBOW, GPT, GPTConfig, MaskedLM, MLMConfig  # noqa: E402
+from minimodel.nn.embedding import lookup  # noqa: E402
+
+checks = Checks()
+rng = np.random.default_rng(checks.seed)
+
+
+def lookup_grad(weight: np.ndarray, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
+    w = mm.Tensor(weight, requires_grad=True)
+    lookup(w, ids).backward(g)
+    return w.grad
+
+
+def dense_reference(V: int, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """onehot(ids).T @ g: the lookup written as a matrix product, differentiated by hand."""
+    onehot = np.eye(V)[ids.reshape(-1)]  # (N, V)
+    return onehot.T @ g.reshape(len(onehot), -1)  # (V, d)
+
+
+def compare(got, want: np.ndarray, what: str, rtol: float = 1e-10) -> None:
+    if got is None or got.shape != want.shape or not np.allclose(got, want, rtol=rtol,
+                                                                 atol=rtol):
+        worst = (None if got is None or got.shape != want.shape
+                 else float(np.abs(got - want).max()))
+        worst_en, worst_es = ("-", "-") if worst is None else (f"{worst:.3g}",
+                                                               es_num(worst, ".3g"))
+        raise CheckFailed(f"{what}: gradient differs from the reference (max |diff| {worst_en})",
+                          f"{what}: el gradiente difiere de la referencia (máx. |dif| {worst_es})")
+
+
+def ids_with_repeats(V: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Random ids where one id fills half the positions (repeats across rows) and every row
+    (last axis) repeats an id of its own (repeats inside one sequence)."""
+    ids = rng.integers(0, V, size=shape)
+    flat = ids.reshape(-1)
+    flat[: len(flat) // 2] = flat[-1]
+    rows = rng.permuted(flat).reshape(-1, shape[-1])  # (rows, last)
+    if shape[-1] >= 2:
+        rows[:, 1] = rows[:, 0]
+    return rng.permuted(rows, axis=1).reshape(shape)
+
+
+@checks.case("scatter-add",
+             "for random V, d, ids of 1, 2 and 3 dimensions with repeats and a random upstream "
+             "gradient, the lookup's gradient equals onehot(ids).T @ g",
+             "para V, d aleatorios, ids de 1, 2 y 3 dimensiones con repeticiones y un gradiente "
+             "de entrada aleatorio, el gradiente de la consulta es onehot(ids).T @ g")
+def _():
+    for shape in ((int(rng.integers(4, 40)),), (int(rng.integers(2, 5)), int(rng.integers(3, 9))),
+                  (2, int(rng.integers(2, 4)), int(rng.integers(2, 6)))):
+        V, d = int(rng.integers(2, 30)), int(rng.integers(1, 7))
+        ids = ids_with_repeats(V, shape)
+        g = rng.standard_normal(shape + (d,))
+        compare(lookup_grad(rng.standard_normal((V, d)), ids, g), dense_reference(V, ids, g),
+                tr(f"ids of shape {shape}, V={V}, d={d}", f"ids de forma {shape}, V={V}, d={d}"))
+
+
+@checks.case("finite-differences",
+             "matches central finite differences of sum(E[ids] * R) (float64, random sizes)",
+             "coincide con diferencias finitas centradas de sum(E[ids] * R) (float64, tamaños "
+             "aleatorios)")
+def _():
+    V, d = int(rng.integers(2, 7)), int(rng.integers(1, 4))
+    W = rng.standard_normal((V, d))
+    ids = ids_with_repeats(V, (2, int(rng.integers(2, 6))))
+    R = rng.standard_normal(ids.shape + (d,))
+    got = lookup_grad(W.copy(), ids, R)
+    numeric = np.zeros_like(W)
+    eps = 1e-6
+    for i in np.ndindex(*W.shape):
+        Wp, Wm = W.copy(), W.copy()
+        Wp[i] += eps
+        Wm[i] -= eps
+        numeric[i] = ((Wp[ids] * R).sum() - (Wm[ids] * R).sum()) / (2 * eps)
+    compare(got, numeric, tr("finite differences", "diferencias finitas"), rtol=1e-6)
+
+
+def gradients(model, batches) -> dict[str, np.ndarray]:
+    """Gradients of the sum of the losses of ``batches`` [(inputs, targets)], one backward."""
+    model.zero_grad()
+    total = None
+    for x, y in batches:
+        loss = model(x, y)[1] * float(len(x))  # undo the mean over this batch's examples
+        total = loss if total is None else total + loss
+    total.backward()
+    return {name: p.grad.copy() for name, p in model.named_parameters() if "emb" in name}
+
+
+@checks.case("batch-additive",
+             "in GPT, MaskedLM and CBOW training, the embeddings' gradient on a batch equals the "
+             "sum of the gradients on its examples one by one (positions repeat across a batch)",
+             "en el entrenamiento de GPT, MaskedLM y CBOW, el gradiente de los embeddings con un "
+             "lote es la suma de los gradientes con sus ejemplos de uno en uno (las posiciones se "
+             "repiten en un lote)")
+def _():
+    V, T, B = int(rng.integers(5, 40)), int(rng.integers(3, 8)), int(rng.integers(2, 5))
+    models = {"GPT": GPT(GPTConfig(V, T, 1, 2, 8), rng=rng),
+              "MaskedLM": MaskedLM(MLMConfig(V, T, 1, 2, 8), rng=rng),
+              "CBOW": CBOW(rng=rng, vocab_size=V, d_model=8, window=2)}
+    for name, model in models.items():
+        model.astype(np.float64)
+        if name == "CBOW":
+            x, y = ids_with_repeats(V, (B, 4)), rng.integers(0, V, size=B)
+        else:
+            x, y = ids_with_repeats(V, (B, T)), rng.integers(0, V, size=(B, T))
+        whole = gradients(model, [(x, y)])
+        one_by_one = gradients(model, [(x[i:i + 1], y[i:i + 1]) for i in range(B)])
+        for param in whole:
+            compare(whole[param], one_by_one[param], f"{name} {param} (B={B}, V={V})",
+                    rtol=1e-8)
+
+
+@checks.case("tied-sum",
+             "a tied matrix gets the lookup's scatter-add plus the head's dlogits.T @ h",
+             "una matriz atada recibe la suma por índices de la consulta más el dlogits.T @ h "
+             "de la cabeza")
+def _():
+    V, d, n = int(rng.integers(3, 12)), int(rng.integers(2, 6)), int(rng.integers(4, 12))
+    emb = nn.Embedding(V, d, rng=rng)
+    emb.weight.data = rng.standard_normal((V, d))
+    head = nn.TiedHead(emb)
+    ids = ids_with_repeats(V, (n,))
+    R1, R2 = rng.standard_normal((n, d)), rng.standard_normal((3, V))
+    h = rng.standard_normal((3, d))
+    loss = (emb(ids) * mm.Tensor(R1)).sum() + (head(mm.Tensor(h)) * mm.Tensor(R2)).sum()
+    loss.backward()
+    compare(emb.weight.grad, dense_reference(V, ids, R1) + R2.T @ h,
+            tr("tied lookup + head", "consulta atada + cabeza"), rtol=1e-8)
+
+
+if __name__ == "__main__":
+    checks.finish()

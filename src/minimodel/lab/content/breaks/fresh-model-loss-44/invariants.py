@@ -1,0 +1,135 @@
+"""Invariants behind `fresh-model-loss-44`: a tied E is also the output layer, so it starts small.
+
+An embedding's default rows are N(0, 0.02) (GPT-2's choice, ``EMBEDDING_INIT_STD``); then the
+logits h @ E.T of a fresh tied model start near 0 and its loss near ln V, whatever V, d or
+model, on the training path (with targets) and the evaluation path (logits only). The head
+computes exactly h @ E.T: scaling the logits would hide a bad initialisation, not fix it.
+
+Sizes are drawn afresh on every run (``checks.seed``). Run by `minimodel break check`;
+`break run` reads the same checks.
+"""
+
+import math
+
+import numpy as np
+
+from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+
+mm = use_workspace()
+from minimodel import nn  # noqa: E402
+from minimodel.models import (CBOW, CBOWConfig, GPT, GPTConfig, MaskedLM,  # noqa: E402
+                              MLMConfig)
+
+checks = Checks()
+rng = np.random.default_rng(checks.seed)
+STD = 0.02  # GPT-2's embedding init, the library's documented default
+TOLERANCE = 0.25  # |fresh loss - ln V|: about 10x the gap a correct init leaves at d = 128
+
+
+def fresh(kind: str, V: int, d: int):
+    if kind == "GPT":
+        return GPT(GPTConfig(V, 16, 2, 4, d), rng=rng)
+    if kind == "MaskedLM":
+        return MaskedLM(MLMConfig(V, 16, 1, 4, d), rng=rng)
+    return CBOW(CBOWConfig(V, d, window=2, tie_embeddings=True), rng=rng)
+
+
+def data(kind: str, V: int):
+    if kind == "CBOW":
+        return rng.integers(0, V, size=(128, 4)), rng.integers(0, V, size=128)
+    return rng.integers(0, V, size=(8, 16)), rng.integers(0, V, size=(8, 16))
+
+
+def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> float:
+    z = logits.reshape(-1, logits.shape[-1]).astype(np.float64)
+    z = z - z.max(axis=1, keepdims=True)
+    log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return float(-log_p[np.arange(len(z)), targets.reshape(-1)].mean())
+
+
+def sizes() -> tuple[int, int]:
+    return int(rng.integers(50, 2000)), 16 * int(rng.integers(1, 9))  # d in 16..128
+
+
+@checks.case("fresh-loss-near-ln-v",
+             "a fresh tied GPT, MaskedLM and CBOW of random V and d start within 0.25 of ln V, "
+             "with targets (training) and from the logits alone (evaluation)",
+             "un GPT, MaskedLM y CBOW atados recién creados, de V y d aleatorios, empiezan a "
+             "menos de 0,25 de ln V, con objetivos (entrenamiento) y desde los logits "
+             "(evaluación)")
+def _():
+    for kind in ("GPT", "MaskedLM", "CBOW"):
+        V, d = sizes()
+        model = fresh(kind, V, d)
+        x, y = data(kind, V)
+        with mm.no_grad():
+            train_loss = float(model.loss(x, y).data)
+            eval_loss = cross_entropy(model(x)[0].data, y)
+        for path, loss in (("training", train_loss), ("evaluation", eval_loss)):
+            if not abs(loss - math.log(V)) < TOLERANCE:
+                raise CheckFailed(f"{kind} (V={V}, d={d}), {path}: fresh loss {loss:.2f}, "
+                                  f"expected within {TOLERANCE} of ln V = {math.log(V):.2f}",
+                                  f"{kind} (V={V}, d={d}), "
+                                  f"{'entrenamiento' if path == 'training' else 'evaluación'}: "
+                                  f"pérdida inicial {es_num(loss, '.2f')}, se esperaba a menos de "
+                                  f"{es_num(TOLERANCE, 'g')} de ln V = {es_num(math.log(V), '.2f')}")
+
+
+@checks.case("default-std",
+             "nn.Embedding(V, d) and the embeddings of every model start with std 0.02 (random "
+             "V, d)",
+             "nn.Embedding(V, d) y los embeddings de todos los modelos empiezan con std 0,02 (V, "
+             "d aleatorios)")
+def _():
+    V, d = sizes()
+    tables = {"nn.Embedding": nn.Embedding(V, d, rng=rng).weight.data}
+    for kind in ("GPT", "MaskedLM", "CBOW"):
+        tables[kind] = fresh(kind, *sizes()).get_input_embeddings().weight.data
+    for what, table in tables.items():
+        got = float(table.std())
+        if abs(got - STD) > 0.1 * STD:
+            raise CheckFailed(f"{what} {table.shape}: std {got:.4f}, expected {STD}",
+                              f"{what} {table.shape}: std {es_num(got, '.4f')}, se esperaba "
+                              f"{es_num(STD, 'g')}")
+
+
+@checks.case("logits-are-h-et",
+             "a tied model's logits are exactly h @ E.T (no rescaling), and its training loss "
+             "is the cross-entropy of those logits",
+             "los logits de un modelo atado son exactamente h @ E.T (sin reescalar), y su "
+             "pérdida de entrenamiento es la entropía cruzada de esos logits")
+def _():
+    V, d = sizes()
+    model = fresh("GPT", V, d).astype(np.float64)  # float64: no rounding to argue about
+    x, y = data("GPT", V)
+    with mm.no_grad():
+        h = model.hidden_states(x).data
+        logits = model(x)[0].data
+        train_loss = float(model.loss(x, y).data)
+    want = h @ model.token_emb.weight.data.T
+    if np.abs(logits - want).max() > 1e-9 * max(np.abs(want).max(), 1e-30):
+        ratio = float(np.abs(logits).mean() / max(np.abs(want).mean(), 1e-30))
+        raise CheckFailed(f"GPT logits differ from h @ E.T (mean |logits| / mean |h @ E.T| = "
+                          f"{ratio:.3g})",
+                          f"los logits de GPT difieren de h @ E.T (media |logits| / media "
+                          f"|h @ E.T| = {es_num(ratio, '.3g')})")
+    if abs(train_loss - cross_entropy(logits, y)) > 1e-3:
+        raise CheckFailed(f"the training loss {train_loss:.4f} is not the cross-entropy of the "
+                          f"logits {cross_entropy(logits, y):.4f}",
+                          f"la pérdida de entrenamiento {es_num(train_loss, '.4f')} no es la "
+                          f"entropía "
+                          f"cruzada de los logits {es_num(cross_entropy(logits, y), '.4f')}")
+
+
+@checks.case("explicit-std", "Embedding(V, d, std=s) still honours an explicit std",
+             "Embedding(V, d, std=s) sigue respetando una std explícita")
+def _():
+    for s in (float(rng.uniform(0.3, 2.0)), float(rng.uniform(0.005, 0.05))):
+        got = float(nn.Embedding(400, 50, std=s, rng=rng).weight.data.std())
+        if abs(got - s) > 0.1 * s:
+            raise CheckFailed(f"asked for std={s:.4f}, got {got:.4f}",
+                              f"se pidió std={es_num(s, '.4f')}, se obtuvo {es_num(got, '.4f')}")
+
+
+if __name__ == "__main__":
+    checks.finish()

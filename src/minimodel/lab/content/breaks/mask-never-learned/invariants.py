@@ -1,0 +1,146 @@
+"""Invariants behind `mask-never-learned`: the MLM loss is scored on the chosen targets
+only (BERT: ~15 % of the positions), and every corrupted position is one of them.
+
+``mask_tokens`` returns (inputs, labels); the invariants read both against the original ids,
+for random shapes, vocabularies, masking rates and special tokens, 1-D and 2-D ids:
+
+* labels are -100 except at the targets, where they hold the original id;
+* a position whose input was changed is a target; a non-target keeps its input;
+* of the targets about 80 % show [MASK], 10 % a random token and 10 % their own token;
+* every row with an ordinary token has at least one target; specials never get a label.
+
+Everything is drawn afresh on every run (``checks.seed``). Run by `minimodel break check`;
+`break run` reads the same checks.
+"""
+
+import numpy as np
+
+from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+
+mm = use_workspace()
+from minimodel.data import mask_tokens  # noqa: E402
+
+checks = Checks()
+rng = np.random.default_rng(checks.seed)
+PAD, MASK = 0, 1
+IGNORE = -100
+
+
+def corpus(n: int, T: int, V: int) -> np.ndarray:
+    """Ordinary ids 2..V-1 with a few [PAD] runs at row ends (specials must stay unlabelled)."""
+    ids = rng.integers(2, V, size=(n, T))
+    pad_from = rng.integers(T // 2, T + 1, size=n)
+    ids[np.arange(T)[None, :] >= pad_from[:, None]] = PAD
+    ids[0, :] = PAD  # one row with nothing to predict
+    return ids
+
+
+def masked(n: int, T: int, V: int, p: float):
+    ids = corpus(n, T, V)
+    inputs, labels = mask_tokens(ids, MASK, V, rng=int(rng.integers(1 << 30)), mask_prob=p,
+                                 special_ids=(PAD,))
+    return ids, np.asarray(inputs), np.asarray(labels)
+
+
+def big_case():
+    V, T = int(rng.integers(20, 300)), int(rng.integers(8, 33))
+    p = float(rng.uniform(0.1, 0.3))
+    return (V, T, p) + masked(max(20000 // T, 100), T, V, p)
+
+
+@checks.case("labels-only-at-targets",
+             "labels are -100 except at the targets, where they hold the original id; targets "
+             "are about mask_prob of the ordinary positions (random V, T, mask_prob)",
+             "las etiquetas valen -100 salvo en los objetivos, donde guardan el id original; los "
+             "objetivos son cerca de mask_prob de las posiciones ordinarias (V, T, mask_prob "
+             "aleatorios)")
+def _():
+    V, T, p, ids, inputs, labels = big_case()
+    scored = labels != IGNORE
+    if not np.array_equal(labels[scored], ids[scored]):
+        raise CheckFailed("a label differs from the original token",
+                          "una etiqueta difiere del token original")
+    ordinary = ids != PAD
+    share = float(scored[ordinary].mean())
+    # rows with no target by chance get one promoted: at most (1-p)^k extra for a row of k
+    extra = float(np.mean([(1 - p) ** max(k, 1) / max(k, 1) for k in ordinary.sum(1) if k]))
+    spread = 6 * np.sqrt(p * (1 - p) / ordinary.sum()) + 0.01
+    if not p - spread < share < p + extra + spread:
+        raise CheckFailed(f"{share:.1%} of the ordinary positions carry a label; mask_prob={p:.2f}",
+                          f"el {es_num(share, '.1%')} de las posiciones ordinarias lleva "
+                          f"etiqueta; "
+                          f"mask_prob={es_num(p, '.2f')}")
+
+
+@checks.case("changed-means-target",
+             "every position whose input was changed is a target, and every other position "
+             "keeps its input and has label -100",
+             "toda posición cuya entrada cambió es un objetivo, y las demás conservan su entrada "
+             "y tienen etiqueta -100")
+def _():
+    *_, ids, inputs, labels = big_case()
+    scored, changed = labels != IGNORE, inputs != ids
+    if (changed & ~scored).any():
+        r, c = np.argwhere(changed & ~scored)[0]
+        raise CheckFailed(f"row {r}, position {c}: input changed from {ids[r, c]} to "
+                          f"{inputs[r, c]} but the label is -100 (the model is never told)",
+                          f"fila {r}, posición {c}: la entrada cambió de {ids[r, c]} a "
+                          f"{inputs[r, c]} pero la etiqueta es -100 (nadie se lo dice al modelo)")
+    unchanged_scored = float((scored & ~changed).sum()) / max(int(scored.sum()), 1)
+    if unchanged_scored > 0.25:
+        raise CheckFailed(f"{unchanged_scored:.0%} of the labelled positions show their answer "
+                          "unchanged in the input (BERT: about 10%)",
+                          f"el {es_num(unchanged_scored, '.0%')} de las posiciones etiquetadas "
+                          f"muestra su "
+                          "respuesta sin cambiar en la entrada (BERT: cerca del 10%)")
+
+
+@checks.case("split-80-10-10",
+             "of the targets about 80% show [MASK], 10% a random token and 10% their own token",
+             "de los objetivos cerca del 80% muestra [MASK], el 10% un token aleatorio y el 10% "
+             "su propio token")
+def _():
+    V, _, _, ids, inputs, labels = big_case()
+    scored = labels != IGNORE
+    n = int(scored.sum())
+    shares = {"[MASK]": float((inputs[scored] == MASK).mean()),
+              "random": float(((inputs != ids) & (inputs != MASK))[scored].mean()),
+              "kept": float((inputs == ids)[scored].mean())}
+    same_by_chance = 0.1 / (V - 2)  # a random replacement can draw the original id
+    want = {"[MASK]": 0.8, "random": 0.1 - same_by_chance, "kept": 0.1 + same_by_chance}
+    for name, share in shares.items():
+        spread = 6 * np.sqrt(want[name] * (1 - want[name]) / max(n, 1))
+        if abs(share - want[name]) > spread:
+            raise CheckFailed(f"{name}: {share:.1%} of the {n} labelled positions, expected "
+                              f"{want[name]:.1%}",
+                              f"{name}: {es_num(share, '.1%')} de las {n} posiciones etiquetadas, "
+                              f"se "
+                              f"esperaba {es_num(want[name], '.1%')}")
+
+
+@checks.case("targets-per-row",
+             "with a low mask_prob and short rows (1-D and 2-D ids), every row with an ordinary "
+             "token still has a target and [PAD] is never labelled",
+             "con mask_prob baja y filas cortas (ids 1-D y 2-D), toda fila con un token "
+             "ordinario tiene un objetivo y [PAD] nunca lleva etiqueta")
+def _():
+    V, T = int(rng.integers(5, 50)), int(rng.integers(2, 7))
+    ids, inputs, labels = masked(300, T, V, float(rng.uniform(0.01, 0.05)))
+    one_d = ids[int(rng.integers(1, 300))]
+    _, lab_1d = mask_tokens(one_d, MASK, V, rng=int(rng.integers(1 << 30)), mask_prob=0.01,
+                            special_ids=(PAD,))
+    for what, x, lab in (("2-D", ids, labels), ("1-D", one_d[None], np.asarray(lab_1d)[None])):
+        has_ordinary = (x != PAD).any(axis=1)
+        targets = (lab != IGNORE).sum(axis=1)
+        if (targets[has_ordinary] < 1).any():
+            raise CheckFailed(f"{what}: {int((targets[has_ordinary] < 1).sum())} row(s) with "
+                              "ordinary tokens have no target",
+                              f"{what}: {int((targets[has_ordinary] < 1).sum())} fila(s) con "
+                              "tokens ordinarios no tienen objetivo")
+        if (lab[x == PAD] != IGNORE).any():
+            raise CheckFailed(f"{what}: [PAD] positions carry labels", f"{what}: posiciones "
+                              "[PAD] llevan etiqueta")
+
+
+if __name__ == "__main__":
+    checks.finish()

@@ -1,0 +1,173 @@
+"""Invariants behind `tied-model-too-large`: tying is structural. The head's matrix IS the embedding's
+Parameter object, so one matrix is counted, trained, saved, loaded and resized, and its
+gradient is the sum of both uses.
+
+Models, sizes and data are drawn afresh on every run (``checks.seed``). Run by
+`minimodel break check`; `break run` reads the same checks.
+"""
+
+import os
+import tempfile
+
+import numpy as np
+
+from minimodel_break_harness import CheckFailed, Checks, es_num, tr, use_workspace
+
+mm = use_workspace()
+from minimodel import nn, optim  # noqa: E402
+from minimodel.models import (CBOW, CBOWConfig, GPT, GPTConfig, MaskedLM,  # noqa: E402
+                              MLMConfig)
+
+checks = Checks()
+rng = np.random.default_rng(checks.seed)
+KINDS = ("GPT", "MaskedLM", "CBOW")
+
+
+def build(kind: str, V: int, d: int, tied: bool = True, seed: int = 0):
+    r = np.random.default_rng(seed)
+    if kind == "GPT":
+        return GPT(GPTConfig(V, 8, 1, 2, d, tie_embeddings=tied), rng=r)
+    if kind == "MaskedLM":
+        return MaskedLM(MLMConfig(V, 8, 1, 2, d, tie_embeddings=tied), rng=r)
+    return CBOW(CBOWConfig(V, d, window=2, tie_embeddings=tied), rng=r)
+
+
+def batch(kind: str, V: int):
+    if kind == "CBOW":
+        return rng.integers(0, V, size=(6, 4)), rng.integers(0, V, size=6)
+    x = rng.integers(0, V, size=(2, 8))
+    return x, rng.integers(0, V, size=(2, 8))
+
+
+def sizes() -> tuple[int, int]:
+    return int(rng.integers(5, 80)), 4 * int(rng.integers(1, 5))
+
+
+def require_one(model, what: str) -> None:
+    E, W = model.get_input_embeddings().weight, model.get_output_embeddings().weight
+    if W is not E:
+        gap = (float(np.abs(W.data - E.data).max()) if W.shape == E.shape
+               else f"shapes {W.shape} vs {E.shape}")
+        raise CheckFailed(f"{what}: lm_head.weight is not the embedding's Parameter (values "
+                          f"differ by {gap})",
+                          f"{what}: lm_head.weight no es el Parameter del embedding (los valores "
+                          f"difieren en {gap})")
+
+
+@checks.case("same-object",
+             "in a fresh tied GPT, MaskedLM, CBOW and TiedHead(emb), the head's weight IS the "
+             "embedding's Parameter",
+             "en un GPT, MaskedLM, CBOW y TiedHead(emb) atados recién creados, el peso de la "
+             "cabeza ES el Parameter del embedding")
+def _():
+    for kind in KINDS:
+        require_one(build(kind, *sizes()), kind)
+    emb = nn.Embedding(*sizes(), rng=rng)
+    if nn.TiedHead(emb).weight is not emb.weight:
+        raise CheckFailed("TiedHead(emb).weight is not emb.weight",
+                          "TiedHead(emb).weight no es emb.weight")
+
+
+@checks.case("counted-once",
+             "num_params, parameters() and state_dict() list the tied matrix once: untied - "
+             "tied = V*d for every model",
+             "num_params, parameters() y state_dict() listan la matriz atada una vez: sin atar "
+             "- atado = V*d en cada modelo")
+def _():
+    for kind in KINDS:
+        V, d = sizes()
+        tied, untied = build(kind, V, d), build(kind, V, d, tied=False)
+        diff = untied.num_params() - tied.num_params()
+        ids = [id(p) for p in tied.parameters()]
+        if diff != V * d or len(ids) != len(set(ids)):
+            raise CheckFailed(f"{kind}: untied - tied = {diff}, expected V*d = {V * d}",
+                              f"{kind}: sin atar - atado = {diff}, se esperaba V*d = {V * d}")
+        if "lm_head.weight" in tied.state_dict():
+            raise CheckFailed(f"{kind}: state_dict() of a tied model has lm_head.weight",
+                              f"{kind}: el state_dict() de un modelo atado tiene lm_head.weight")
+
+
+@checks.case("one-after-training",
+             "after a random number of AdamW or SGD steps the head and the embedding are still "
+             "one matrix",
+             "tras un número aleatorio de pasos de AdamW o SGD cabeza y embedding siguen siendo "
+             "una matriz")
+def _():
+    for kind in KINDS:
+        V, d = sizes()
+        model = build(kind, V, d)
+        opt = (optim.AdamW(model.parameters(), lr=1e-2) if rng.random() < 0.5
+               else optim.SGD(model.parameters(), lr=0.5))
+        steps = int(rng.integers(1, 4))
+        for _ in range(steps):
+            opt.zero_grad()
+            model(*batch(kind, V))[1].backward()
+            opt.step()
+        name = type(opt).__name__
+        require_one(model, tr(f"{kind} after {steps} {name} step(s)",
+                              f"{kind} tras {steps} paso(s) de {name}"))
+
+
+@checks.case("gradient-sum",
+             "the tied gradient = lookup gradient + head gradient (compared with an untied copy "
+             "of the same weights), in every model",
+             "el gradiente atado = gradiente de la consulta + gradiente de la cabeza (frente a "
+             "una copia sin atar con los mismos pesos), en cada modelo")
+def _():
+    for kind in KINDS:
+        V, d = sizes()
+        tied, untied = build(kind, V, d), build(kind, V, d, tied=False, seed=1)
+        tied.astype(np.float64)
+        untied.astype(np.float64)
+        state = dict(tied.state_dict())
+        E_name = f"{tied.input_embedding_name}.weight"
+        state["lm_head.weight"] = state[E_name].copy()
+        untied.load_state_dict(state)
+        x, y = batch(kind, V)
+        tied(x, y)[1].backward()
+        untied(x, y)[1].backward()
+        want = untied.get_input_embeddings().weight.grad + untied.lm_head.weight.grad
+        got = tied.get_input_embeddings().weight.grad
+        if got is None or not np.allclose(got, want, rtol=1e-7, atol=1e-10):
+            worst = None if got is None else float(np.abs(got - want).max())
+            raise CheckFailed(f"{kind}: the embedding's gradient misses part of the sum (max "
+                              f"|diff| {'-' if worst is None else format(worst, '.3g')})",
+                              f"{kind}: al gradiente del embedding le falta parte de la suma "
+                              f"(máx. |dif| {'-' if worst is None else es_num(worst, '.3g')})")
+
+
+@checks.case("save-load-resize",
+             "the tie survives minimodel.save/load, load_state_dict, resize_token_embeddings and "
+             "replacing the input embedding",
+             "la atadura sobrevive a minimodel.save/load, load_state_dict, "
+             "resize_token_embeddings y a reemplazar el embedding de entrada")
+def _():
+    for kind in KINDS:
+        V, d = sizes()
+        model = build(kind, V, d)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "model.safetensors")
+            mm.save(model, path)
+            require_one(mm.load(path), tr(f"{kind} after save/load",
+                                          f"{kind} tras save/load"))
+        model.load_state_dict(build(kind, V, d, seed=2).state_dict())
+        require_one(model, tr(f"{kind} after load_state_dict", f"{kind} tras load_state_dict"))
+        model.resize_token_embeddings(V + int(rng.integers(1, 9)), rng=rng)
+        require_one(model, tr(f"{kind} after resize_token_embeddings",
+                              f"{kind} tras resize_token_embeddings"))
+        new = nn.Embedding(model.config.vocab_size, d, rng=rng)
+        model.set_input_embeddings(new)
+        require_one(model, tr(f"{kind} after set_input_embeddings",
+                              f"{kind} tras set_input_embeddings"))
+        x, y = batch(kind, model.config.vocab_size)
+        logits = model(x)[0].data
+        h_rows = logits.shape[-1]
+        if h_rows != model.config.vocab_size:
+            raise CheckFailed(f"{kind}: logits have {h_rows} columns after the changes, expected "
+                              f"{model.config.vocab_size}",
+                              f"{kind}: los logits tienen {h_rows} columnas tras los cambios, se "
+                              f"esperaban {model.config.vocab_size}")
+
+
+if __name__ == "__main__":
+    checks.finish()

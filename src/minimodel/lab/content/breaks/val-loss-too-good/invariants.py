@@ -1,0 +1,177 @@
+"""Invariants behind `val-loss-too-good`: a GPT predicts token t+1 from tokens 0..t only.
+
+Its outputs at position t must not depend on any later token on every path: the logits of an
+evaluation forward, the logits and the loss of a training forward (with targets, with and
+without the logits), and generation, which must agree with full forward passes. The masked LM
+stays bidirectional, and MultiHeadAttention honours its ``causal`` flag both ways.
+
+Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run by
+`minimodel break check`; `break run` reads the same checks.
+"""
+
+import numpy as np
+
+from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+
+mm = use_workspace()
+from minimodel import nn  # noqa: E402
+from minimodel.models import GPT, GPTConfig, MaskedLM, MLMConfig  # noqa: E402
+
+checks = Checks()
+rng = np.random.default_rng(checks.seed)
+LEAK = 1e-6  # float64 models: an honest causal model changes by ~1e-15
+
+
+def random_gpt() -> GPT:
+    V, T = int(rng.integers(5, 60)), int(rng.integers(4, 10))
+    heads = int(rng.choice([1, 2, 4]))
+    model = GPT(GPTConfig(V, T, int(rng.integers(1, 3)), heads, 4 * heads * int(rng.integers(1, 3))),
+                rng=rng)
+    model.astype(np.float64)
+    for p in model.parameters():  # larger weights than a fresh model: sharper attention
+        p.data[...] += rng.standard_normal(p.shape) * 0.3
+    return model
+
+
+def future_leak(outputs, x: np.ndarray) -> tuple[float, int]:
+    """Largest change of ``outputs(ids)[:, :t+1]`` when every token after t is redrawn."""
+    V = int(x.max()) + 1
+    with mm.no_grad():
+        base = outputs(x)
+        worst, where = 0.0, -1
+        for t in range(x.shape[1] - 1):
+            x2 = x.copy()
+            x2[:, t + 1:] = (x2[:, t + 1:] + rng.integers(1, V, size=x2[:, t + 1:].shape)) % V
+            diff = float(np.abs(outputs(x2)[:, :t + 1] - base[:, :t + 1]).max())
+            if diff > worst:
+                worst, where = diff, t
+    return worst, where
+
+
+def require_causal(leak: float, t: int, what_en: str, what_es: str) -> None:
+    if leak > LEAK:
+        raise CheckFailed(f"{what_en} up to position {t} changed by {leak:.3g} when later tokens "
+                          "changed",
+                          f"{what_es} hasta la posición {t} cambiaron {es_num(leak, '.3g')} al "
+                          f"cambiar "
+                          "tokens posteriores")
+
+
+def tokens(model: GPT, rows: int = 2) -> np.ndarray:
+    V, T = model.config.vocab_size, model.config.block_size
+    x = rng.integers(0, V, size=(rows, T))
+    x[0, 0] = V - 1  # so future_leak sees the whole vocabulary
+    return x
+
+
+@checks.case("evaluation-causal",
+             "random GPTs: the logits of model(ids) at position t do not depend on tokens after t",
+             "GPT aleatorios: los logits de model(ids) en la posición t no dependen de los tokens "
+             "posteriores a t")
+def _():
+    for _ in range(2):
+        model = random_gpt()
+        leak, t = future_leak(lambda ids: model(ids)[0].data, tokens(model))
+        require_causal(leak, t, "logits", "los logits")
+
+
+@checks.case("training-causal",
+             "with targets (the training path), the logits at position t ignore later tokens, "
+             "and the loss equals the mean of the losses predicted from each prefix",
+             "con objetivos (el camino de entrenamiento), los logits en la posición t ignoran los "
+             "tokens posteriores, y la pérdida es la media de las pérdidas predichas desde cada "
+             "prefijo")
+def _():
+    model = random_gpt()
+    x = tokens(model)
+    y = rng.integers(0, model.config.vocab_size, size=x.shape)
+    leak, t = future_leak(lambda ids: model(ids, y)[0].data, x)
+    require_causal(leak, t, "training logits", "los logits de entrenamiento")
+    with mm.no_grad():
+        loss = float(model.loss(x, y).data)
+        per_prefix = []
+        for t in range(x.shape[1]):
+            z = model(x[:, :t + 1])[0].data[:, t]  # (B, V), only tokens 0..t seen
+            z = z - z.max(axis=1, keepdims=True)
+            log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+            per_prefix.append(-log_p[np.arange(len(z)), y[:, t]])
+    want = float(np.mean(per_prefix))
+    if abs(loss - want) > 1e-6:
+        raise CheckFailed(f"training loss {loss:.6f}, but predicting each token from its prefix "
+                          f"gives {want:.6f}: the loss saw the future",
+                          f"pérdida de entrenamiento {es_num(loss, '.6f')}, pero predecir cada "
+                          f"token desde "
+                          f"su prefijo da {es_num(want, '.6f')}: la pérdida vio el futuro")
+
+
+@checks.case("generation-matches-forward",
+             "greedy generate() picks, at every step, the argmax of a full forward pass over the "
+             "tokens so far, and those forward logits ignore the tokens generated later",
+             "generate() voraz elige, en cada paso, el argmax de una pasada completa sobre los "
+             "tokens hasta ese momento, y esos logits no dependen de los tokens generados "
+             "después")
+def _():
+    model = random_gpt()
+    T = model.config.block_size
+    prompt = tokens(model, rows=3)[:, :2]
+    out = model.generate(prompt, max_new_tokens=T - 2, temperature=0)  # (3, T)
+    with mm.no_grad():
+        full = model(out)[0].data  # (3, T, V): one pass over the whole generated text
+        for t in range(1, T - 1):
+            prefix = model(out[:, :t + 1])[0].data[:, t]  # (3, V)
+            if not np.array_equal(out[:, t + 1], prefix.argmax(-1)):
+                raise CheckFailed(f"step {t}: generate() chose {out[:, t + 1].tolist()}, a "
+                                  f"forward over the prefix predicts {prefix.argmax(-1).tolist()}",
+                                  f"paso {t}: generate() eligió {out[:, t + 1].tolist()}, una "
+                                  f"pasada sobre el prefijo predice "
+                                  f"{prefix.argmax(-1).tolist()}")
+            gap = float(np.abs(full[:, t] - prefix).max())
+            if gap > LEAK:
+                raise CheckFailed(f"position {t}: the logits of one pass over the generated text "
+                                  f"differ by {gap:.3g} from those of its prefix (later tokens "
+                                  "leak in)",
+                                  f"posición {t}: los logits de una pasada sobre el texto "
+                                  f"generado difieren {es_num(gap, '.3g')} de los de su prefijo "
+                                  f"(se cuelan "
+                                  "los tokens posteriores)")
+
+
+@checks.case("mlm-bidirectional", "MaskedLM still looks both ways (only GPT is causal)",
+             "MaskedLM sigue mirando a ambos lados (solo GPT es causal)")
+def _():
+    V, T = int(rng.integers(5, 40)), int(rng.integers(3, 9))
+    model = MaskedLM(MLMConfig(V, T, 1, 2, 16), rng=rng)
+    model.astype(np.float64)
+    x = rng.integers(0, V, size=(2, T))
+    x[0, 0] = V - 1
+    leak, _ = future_leak(lambda ids: model(ids)[0].data, x)
+    if leak < 1e-9:
+        raise CheckFailed("MaskedLM ignores later tokens; the fix made every model causal",
+                          "MaskedLM ignora los tokens posteriores; el arreglo volvió causal a "
+                          "todos los modelos")
+
+
+@checks.case("attention-flag", "MultiHeadAttention honours causal=True and causal=False",
+             "MultiHeadAttention respeta causal=True y causal=False")
+def _():
+    T, heads = int(rng.integers(3, 8)), int(rng.choice([1, 2]))
+    d = 4 * heads
+    x = rng.standard_normal((1, T, d))
+    x2 = x.copy()
+    x2[0, -1] += 1.0
+    for causal in (True, False):
+        attn = nn.MultiHeadAttention(d, heads, causal=causal, rng=rng)
+        with mm.no_grad():
+            change = float(np.abs(attn(mm.Tensor(x2)).data[0, :-1]
+                                  - attn(mm.Tensor(x)).data[0, :-1]).max())
+        if causal and change > LEAK:
+            raise CheckFailed(f"causal=True, yet earlier outputs changed by {change:.3g}",
+                              f"causal=True, pero las salidas anteriores cambiaron "
+                              f"{es_num(change, '.3g')}")
+        if not causal and change < 1e-9:
+            raise CheckFailed("causal=False, yet earlier outputs ignore the last token",
+                              "causal=False, pero las salidas anteriores ignoran el último token")
+
+
+if __name__ == "__main__":
+    checks.finish()
