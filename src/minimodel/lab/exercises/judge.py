@@ -288,6 +288,8 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         entries.append(_case_entry(ex, case, status, text, lang, nonfinite, where=where))
         statuses.append(status)
 
+    if run.channel_problem:  # never a pass: what came back is not what was asked for
+        return "error", say("judge.channel", lang, problem=run.channel_problem), entries
     if not run.started:
         return "error", say("judge.startup", lang, code=run.returncode), entries
     if run.timed_out:
@@ -378,8 +380,8 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     integrity.verify(exercise_files(ex))  # the reference and the harness are what was shipped
     cases = build_cases(ex, seed)
     expected = expected_outputs(ex, cases)  # before the solution's process exists
-    run = run_solution(source, shown_as, ex.function, cases, len(ex.outputs), timeout,
-                       progress=progress, memory_mb=ex.memory_mb, hide_torch=numpy_only(ex))
+    run = run_solution(source, shown_as, ex.function, cases, [e.like for e in expected],
+                       timeout, progress=progress, memory_mb=ex.memory_mb, hide_torch=numpy_only(ex))
     status, message, entries = _judge_run(ex, cases, expected, run, lang, timeout)
     reason = next((e["status"] for e in entries if e["status"] not in ("passed", "not run")),
                   None)
