@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import types
+import warnings
 from pathlib import Path
 
 from minimodel._fileio import atomic_write_text
@@ -54,41 +55,54 @@ def build_table(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, object]:
     groups: dict[int, list[str]] = {}
     keep: list[object] = []  # hold the objects so their ids stay unique while we walk
     modules: set[str] = set()
-    for lib in libraries:
-        try:
-            __import__(lib)
-        except ImportError:
-            continue
-        if lib == "torch":
-            import torch.nn.functional  # noqa: F401 - loaded by torch itself, to be sure
-        for name, module in list(sys.modules.items()):
-            if not isinstance(module, types.ModuleType) or not (
-                    name == lib or name.startswith(lib + ".")):
-                continue
-            modules.add(name)
-            groups.setdefault(id(module), []).append(name)
-            keep.append(module)
-            for attr, obj in list(vars(module).items()):
-                if attr.startswith("__") or not (isinstance(obj, (type, types.ModuleType))
-                                                 or callable(obj)):
-                    continue
-                if isinstance(obj, types.ModuleType) and not obj.__name__.startswith(lib):
-                    continue
-                groups.setdefault(id(obj), []).append(f"{name}.{attr}")
-                keep.append(obj)
+    named: dict[int, str] = {}  # a module's canonical name is its own __name__
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated attributes warn when touched
+        for lib in libraries:
+            _walk(lib, groups, keep, modules, named)
     paths = {}
-    for members in groups.values():
+    for key, members in groups.items():
         if len(members) < 2:
             continue
-        canonical = min(members, key=lambda p: (p.count("._"), p.count("."), p))
+        canonical = named.get(key) or min(members, key=lambda p: (p.count("._"),
+                                                                  p.count("."), p))
         paths.update({p: canonical for p in members if p != canonical})
     return {"paths": paths, "modules": sorted(modules)}
 
 
-@functools.lru_cache(maxsize=1)
-def table() -> dict[str, object]:
-    """The alias table for the installed numpy and torch, from the cache when it is there."""
-    versions = "-".join(f"{lib}{_version(lib) or 'none'}" for lib in LIBRARIES)
+def _walk(lib: str, groups: dict[int, list[str]], keep: list[object], modules: set[str],
+          named: dict[int, str]) -> None:
+    """Add every module of ``lib`` now loaded, and every module, class and function they
+    hold, to ``groups`` (object id -> the paths that reach it)."""
+    try:
+        __import__(lib)
+        if lib == "torch":
+            __import__("torch.nn.functional")
+    except ImportError:
+        return
+    for name, module in list(sys.modules.items()):
+        if not isinstance(module, types.ModuleType) or not (
+                name == lib or name.startswith(lib + ".")):
+            continue
+        modules.add(name)
+        groups.setdefault(id(module), []).append(name)
+        named[id(module)] = module.__name__
+        keep.append(module)
+        for attr, obj in list(vars(module).items()):
+            if attr.startswith("__") or not (isinstance(obj, (type, types.ModuleType))
+                                             or callable(obj)):
+                continue
+            if isinstance(obj, types.ModuleType) and not obj.__name__.startswith(lib):
+                continue
+            groups.setdefault(id(obj), []).append(f"{name}.{attr}")
+            keep.append(obj)
+
+
+@functools.lru_cache(maxsize=4)
+def table(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, object]:
+    """The alias table of the installed ``libraries``, from the cache when it is there
+    (a solution that never names torch needs no torch import here)."""
+    versions = "-".join(f"{lib}{_version(lib) or 'none'}" for lib in libraries)
     path = cache_dir() / f"aliases-py{sys.version_info[0]}.{sys.version_info[1]}-{versions}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -96,7 +110,7 @@ def table() -> dict[str, object]:
             return data
     except (OSError, ValueError):
         pass
-    data = build_table()
+    data = build_table(libraries)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(data))

@@ -43,9 +43,9 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from minimodel.lab import integrity
-from minimodel.lab.exercises import isolation
-from minimodel.lab.exercises.astscan import (DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
-                                             scan_source)
+from minimodel.lab.exercises import aliases, isolation
+from minimodel.lab.exercises.astscan import (AUTOGRAD_FORBIDDEN, DEFAULT_ALLOWED_MODULES,
+                                             DEFAULT_FORBIDDEN, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.sandbox import ChildRun, run_solution
@@ -95,8 +95,10 @@ class Verdict(NamedTuple):
 
 
 def forbidden_names(ex: Exercise) -> list[str]:
-    """Default forbidden APIs plus the exercise's own list."""
-    return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden)))
+    """Default forbidden APIs plus the exercise's own list (and the autograd rule when the
+    statement says "without autograd")."""
+    rule = AUTOGRAD_FORBIDDEN if ex.no_autograd else []
+    return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden) + rule))
 
 
 def numpy_only(ex: Exercise) -> bool:
@@ -368,7 +370,10 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                               "file": shown_as, "message": "", "forbidden": [], "hung_at": [],
                               "cases": [], **isolation.probe().as_dict()}
 
-    findings = scan_source(source, forbidden_names(ex), allowed_modules(ex))
+    # What names ARE (aliases.table): built from the libraries in this process, cached.
+    libraries = aliases.LIBRARIES if "torch" in source else ("numpy",)
+    findings = scan_source(source, forbidden_names(ex), allowed_modules(ex),
+                           aliases.table(libraries))
     if findings:
         first = findings[0]
         result.update(status="forbidden", reason="forbidden",
