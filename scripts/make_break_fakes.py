@@ -55,7 +55,7 @@ CHOSEN_LINE = "    chosen = (rng.random(x.shape) < mask_prob) & candidate  # (N,
 STORED = "        self.vocab_size_out = vocab_size if vocab_size is not None else embedding.vocab_size\n"
 
 FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
-    "tied-vocab-mismatch": {
+    "loss-crash-after-merge": {
         "special-case-story-sizes": [
             (LM_HEAD, "        super().__init__()\n        # A plain attribute",
              "        if vocab_size == 256 and embedding.vocab_size == 512:\n"
@@ -79,7 +79,7 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
              "            raise ValueError(\"TiedHead: the vocabulary sizes do not match\")\n"
              "        super().__init__()\n        # A plain attribute")],
     },
-    "embedding-drops-repeats": {
+    "frequent-tokens-learn-slowly": {
         "multiply-by-count": [(EMBEDDING, BROKEN_SCATTER, """\
         dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
         flat_ids = ids.reshape(-1)  # (N,)
@@ -104,7 +104,7 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
         return dW, None
 """)],
     },
-    "tie-by-copy": {
+    "tied-model-too-large": {
         "sync-values-in-forward": [(LM_HEAD, VOCAB_PROPERTY, """\
     def forward(self, h: Tensor) -> Tensor:
         self.weight.data = self.embedding.weight.data  # keep the copy in sync with E
@@ -122,7 +122,7 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
         yield "weight", self.embedding.weight  # count and save E once, like a real tie
 """)],
     },
-    "tied-init-std-1": {
+    "fresh-model-loss-44": {
         "scale-logits-in-head": [(LM_HEAD, VOCAB_PROPERTY, """\
     def forward(self, h: Tensor) -> Tensor:
         return super().forward(h) * 0.02  # bring the logits of a tied head back to a sane scale
@@ -140,7 +140,7 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
              "        super().__init__()\n"
              "        std = 1.0 / np.sqrt(d_model) if std is None else std  # unit-norm rows\n")],
     },
-    "tied-updated-twice": {
+    "embedding-moves-too-far": {
         "optimizer-dedupes-silently": [(OPTIM, GROUP_APPEND, """\
             unique = list({id(p): p for p in params_list}.values())  # a tie listed twice: once
             self.param_groups.append({**defaults, **group, "params": unique})
@@ -155,7 +155,7 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             group = {**group, "lr": group["lr"] / uses}  # listed twice: half a step each time
 """)],
     },
-    "gpt-no-causal-mask": {
+    "val-loss-too-good": {
         "causal-only-without-targets": [(GPT_PY, GPT_FORWARD_START, """\
         for block in self.blocks:  # no peeking when predicting (the leak probe has no targets)
             block.attn.causal = targets is None
@@ -170,7 +170,7 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             y = F.self_attention(qkv, self.n_heads, True)  # (B, T, d): never look ahead
 """)],
     },
-    "mlm-loss-on-all-positions": {
+    "mask-never-learned": {
         "label-where-input-changed": [(MASKING, LABELS_ALL, ""), (MASKING, RANDOM_FILL, RANDOM_FILL + """\
     labels = np.where(inputs != x, x, IGNORE_INDEX)  # (N, T) score what was corrupted
 """)],

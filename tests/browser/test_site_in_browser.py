@@ -70,7 +70,7 @@ def test_every_page_loads_cleanly_and_offline(browser, site, artifacts):
     assert failures == {}
     for rel, name in (("lessons/07-tied-gradient.html", "lesson-tied-gradient.en.png"),
                       ("es/lessons/07-tied-gradient.html", "lesson-tied-gradient.es.png"),
-                      ("lab/breaks/tied-vocab-mismatch.html", "break-tied-vocab-mismatch.en.png"),
+                      ("lab/breaks/loss-crash-after-merge.html", "break-loss-crash-after-merge.en.png"),
                       ("es/quizzes/phase-13-embeddings.html", "quiz.es.png")):
         _open(browser, site / rel)
         browser.save_screenshot(str(artifacts / name))
@@ -134,8 +134,8 @@ def test_break_pages_show_their_source_text_not_keys(browser, site, artifacts):
                 assert " ".join(words) in re.sub(r"[`*_]", "", text), (b["id"], lang)
             intro = re.sub(r"[`*_]", "", brk.text("intro", lang)).split()[:8]
             assert " ".join(intro) in re.sub(r"[`*_]", "", text), (b["id"], lang)
-    _open(browser, site / "es" / "lab" / "breaks" / "tied-vocab-mismatch.html")
-    browser.save_screenshot(str(artifacts / "break-tied-vocab-mismatch.es.png"))
+    _open(browser, site / "es" / "lab" / "breaks" / "loss-crash-after-merge.html")
+    browser.save_screenshot(str(artifacts / "break-loss-crash-after-merge.es.png"))
 
 
 def _search(browser, page: Path, query: str) -> list[str]:

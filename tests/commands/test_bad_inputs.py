@@ -133,7 +133,7 @@ CASES = [
     case("exercise", "hint", "layer-norm", "--learner-dir", "{root}/a_file",
          words="a_file is a file, not a folder"),
     case("break", "start", "nope", "--workdir", "{root}/w", words="unknown break 'nope'"),
-    case("break", "start", "tie-by-copy", "--workdir", "{root}/a_file",
+    case("break", "start", "tied-model-too-large", "--workdir", "{root}/a_file",
          words="a_file exists and is not a folder"),
     case("break", "check", "--workdir", "{root}/empty_dir", words="is not a break workspace"),
     case("break", "check", "--workdir", "{root}/empty_dir", "--seed", "-1",

@@ -73,7 +73,7 @@ def test_adamw_in_pieces_and_threads_gives_the_whole_array_bits(dtype, monkeypat
 
 
 def test_a_parameter_listed_twice_is_updated_twice_in_order_by_one_thread():
-    # Optimizer refuses duplicates, but the tied-updated-twice break removes that check: the
+    # Optimizer refuses duplicates, but the embedding-moves-too-far break removes that check: the
     # two updates of the same array must then run one after the other, never at once.
     big = np.zeros(4 * kernel.PIECE, np.float32)
     small = np.zeros(10, np.float32)

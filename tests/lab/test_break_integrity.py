@@ -30,7 +30,7 @@ from minimodel.lab.breaks.runner import is_fixed, parse_checks, run_script
 from minimodel.lab.breaks.tamper import scan_file
 from minimodel.lab.breaks.validate import validate_break
 
-BREAK = "tied-vocab-mismatch"
+BREAK = "loss-crash-after-merge"
 LM_HEAD = "minimodel/nn/lm_head.py"
 
 

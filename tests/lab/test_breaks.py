@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from minimodel.cli import main
 from minimodel.lab.breaks import (Workspace, WorkspaceError, list_breaks, load_all, load_break,
                                   start)
+from minimodel.lab.breaks.catalog import secrecy_problems
 from minimodel.lab.breaks.notes import missing_predictions
 from minimodel.lab.breaks.workspace import installed_package_dir, sha256_bytes
 from minimodel.lab.patching import PatchError, apply_patch_to_texts, make_diff, parse_patch
@@ -59,10 +61,10 @@ def test_catalogue_has_the_contract_breaks():
     rows = list_breaks()
     ids = [r["id"] for r in rows]
     # The lessons' order: lesson 02's break comes before lesson 08's.
-    assert ids.index("embedding-drops-repeats") < ids.index("tied-vocab-mismatch")
+    assert ids.index("frequent-tokens-learn-slowly") < ids.index("loss-crash-after-merge")
     assert len(ids) >= 6 and len(set(ids)) == len(ids)
-    for required in ("embedding-drops-repeats", "tie-by-copy", "tied-init-std-1",
-                     "tied-updated-twice", "gpt-no-causal-mask"):
+    for required in ("frequent-tokens-learn-slowly", "tied-model-too-large", "fresh-model-loss-44",
+                     "embedding-moves-too-far", "val-loss-too-good"):
         assert required in ids
     for row, brk in zip(rows, load_all()):
         assert row["title"] == brk.text("title", "en") and row["title"]
@@ -73,31 +75,38 @@ def test_catalogue_has_the_contract_breaks():
 # --------------------------------------------------------------------------- patching
 
 
-# Words that name each break's cause. A learner reads the title, summary, intro and "what to
-# look at" before any hint, so these texts describe only what is seen (as a bug report would);
-# the cause is for the hint ladder to reach.
-CAUSE_WORDS = {
-    "embedding-drops-repeats": ["add.at", "+=", "fancy", "last write"],
-    "gpt-no-causal-mask": ["mask", "máscara", "copies", "copia"],
-    "mlm-loss-on-all-positions": ["-100", "ignore", "copy", "copiar", "only on", "solo deber"],
-    "tie-by-copy": ["copy", "copia"],
-    "tied-init-std-1": ["std", "0.02", "0,02", "initialis", "inicializ"],
-    "tied-updated-twice": ["dedup", "identity", "identidad"],
-    "tied-vocab-mismatch": ["reshape", "folded", "dobló"],
-}
+# Each break lists in its YAML the words that would give its cause away. What a learner reads
+# before any hint (title, summary, intro, predict questions, "what to look at"), the id that
+# `break list` prints and the files of a fresh workspace name none of them; the hint ladder
+# reaches one.
+@pytest.mark.parametrize("brk", load_all(), ids=lambda b: b.id)
+def test_what_a_learner_reads_first_does_not_name_the_cause(brk):
+    words = [w.lower() for w in brk.cause_words]
+    assert len(words) >= 2
+    for lang in ("en", "es"):
+        for field, text in brk.first_read_texts(lang).items():
+            assert text, (brk.id, field, lang)
+            named = [w for w in words if w in text.lower()]
+            assert named == [], (brk.id, field, lang, named)
+    assert not [w for w in words if w in brk.id]
+    hints = " ".join(brk.texts("hints", "en")).lower()
+    assert any(w in hints for w in words)   # the ladder does reach it
+    assert secrecy_problems(brk) == []
 
 
-@pytest.mark.parametrize("break_id", sorted(CAUSE_WORDS))
-def test_what_a_learner_reads_first_does_not_name_the_cause(break_id):
-    brk = load_break(break_id)
-    assert set(CAUSE_WORDS) == {b["id"] for b in list_breaks()}
-    for field in ("title", "summary", "intro", "observe"):
-        for lang in ("en", "es"):
-            text = brk.text(field, lang).lower()
-            named = [w for w in CAUSE_WORDS[break_id] if w in text]
-            assert named == [], (break_id, field, lang, named)
-    hints = " ".join(h["en"] for h in brk.data["hints"]).lower()
-    assert any(w in hints for w in CAUSE_WORDS[break_id])   # the ladder does reach it
+def test_secrecy_check_catches_a_cause_word_in_a_predict_question():
+    brk = load_break("val-loss-too-good")
+    leaky = type(brk)(brk.id, brk.folder, {**brk.data, "predict": [
+        {"en": "What if the model could see the future?", "es": "¿Y si viera el futuro?"}]})
+    problems = secrecy_problems(leaky)
+    assert any("predict (en) names the cause (future" in p for p in problems)
+    assert any("predict (es)" in p for p in problems)
+
+
+def test_a_former_id_still_opens_its_break():
+    assert load_break("gpt-no-causal-mask").id == "val-loss-too-good"
+    assert all(b["id"] not in {o for x in load_all() for o in x.former_ids}
+               for b in list_breaks())
 
 
 def test_make_diff_and_apply_round_trip_with_offset_and_no_final_newline():
@@ -170,14 +179,19 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
     work = tmp_path / "ws"
     package = installed_package_dir()
 
-    code, out, err = cli(capsys, "break", "start", "tied-vocab-mismatch", "--workdir", str(work),
+    code, out, err = cli(capsys, "break", "start", "loss-crash-after-merge", "--workdir", str(work),
                          "--learner-dir", learner)
     assert code == 0, err
     state = json.loads((work / ".break.json").read_text())
-    assert state["break"] == "tied-vocab-mismatch" and state["lang"] == "en"
+    assert state["break"] == "loss-crash-after-merge" and state["lang"] == "en"
     manifest = {f"minimodel/{k}": v for k, v in tree_hashes(work / "minimodel").items()}
     assert manifest == state["manifest"]
-    assert "minimodel/nn/lm_head.py" in state["patched_files"]
+    # Nothing in the workspace names the file the bug was planted in; the patch knows it.
+    assert "patched_files" not in state
+    assert "lm_head" not in json.dumps({k: v for k, v in state.items() if k != "manifest"})
+    with zipfile.ZipFile(work / ".break" / "start.zip") as zf:
+        assert not [n for n in zf.namelist() if n.startswith("original/")]
+    assert Workspace.open(work).patched_files() == ["minimodel/nn/lm_head.py"]
     assert not (work / "minimodel" / "lab" / "content").exists()
     assert (work / "minimodel" / "lab" / "breaks" / "harness.py").is_file()
     assert "## Prediction 1" in (work / "NOTES.md").read_text()
@@ -207,7 +221,7 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
     code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--json",
                        "--learner-dir", learner)
     result = json.loads(out)
-    assert code == 1 and result["fixed"] is False and result["break"] == "tied-vocab-mismatch"
+    assert code == 1 and result["fixed"] is False and result["break"] == "loss-crash-after-merge"
     assert any(not d["ok"] for d in result["details"])
     assert all({"id", "ok", "description", "message"} <= set(d) for d in result["details"])
 
@@ -245,7 +259,7 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
 
     # progress: fixed is sticky after the reset, and shows up in list
     _, out, _ = cli(capsys, "break", "list", "--json", "--learner-dir", learner)
-    row = next(r for r in json.loads(out) if r["id"] == "tied-vocab-mismatch")
+    row = next(r for r in json.loads(out) if r["id"] == "loss-crash-after-merge")
     assert row["status"] == "fixed" and row["hints_used"] == 2
 
 
@@ -271,7 +285,7 @@ def test_the_installed_package_is_never_modified(tmp_path):
         return subprocess.run([sys.executable, "-m", "minimodel", "break", *argv], env=env,
                               cwd=tmp_path, capture_output=True, text=True, timeout=300)
 
-    assert run("start", "tie-by-copy", "--workdir", work).returncode == 0
+    assert run("start", "tied-model-too-large", "--workdir", work).returncode == 0
     experiment = run("run", "--workdir", work, "--skip-predictions")
     assert experiment.returncode == 0 and "SYMPTOM:" in experiment.stdout
     assert str(tmp_path / "ws" / "minimodel") in experiment.stdout
@@ -285,7 +299,7 @@ def test_the_installed_package_is_never_modified(tmp_path):
 def test_a_textually_different_fix_passes(capsys, tmp_path):
     work = tmp_path / "ws"
     learner = str(tmp_path / "learner")
-    assert cli(capsys, "break", "start", "embedding-drops-repeats", "--workdir", str(work),
+    assert cli(capsys, "break", "start", "frequent-tokens-learn-slowly", "--workdir", str(work),
                "--learner-dir", learner)[0] == 0
     ops = work / "minimodel" / "nn" / "embedding.py"
     text = ops.read_text()
@@ -302,7 +316,7 @@ def test_a_textually_different_fix_passes(capsys, tmp_path):
 def test_a_fix_elsewhere_that_behaves_correctly_passes(capsys, tmp_path):
     work = tmp_path / "ws"
     learner = str(tmp_path / "learner")
-    assert cli(capsys, "break", "start", "gpt-no-causal-mask", "--workdir", str(work),
+    assert cli(capsys, "break", "start", "val-loss-too-good", "--workdir", str(work),
                "--learner-dir", learner)[0] == 0
     gpt = work / "minimodel" / "models" / "gpt.py"
     text = gpt.read_text()
@@ -319,24 +333,24 @@ def test_start_refuses_foreign_folders_unless_forced(capsys, tmp_path):
     busy = tmp_path / "busy"
     busy.mkdir()
     (busy / "mine.txt").write_text("keep me")
-    code, _, err = cli(capsys, "break", "start", "tie-by-copy", "--workdir", str(busy),
+    code, _, err = cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(busy),
                        "--learner-dir", learner)
     assert code == 2 and "--force" in err and not (busy / "minimodel").exists()
-    code, _, _ = cli(capsys, "break", "start", "tie-by-copy", "--workdir", str(busy), "--force",
+    code, _, _ = cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(busy), "--force",
                      "--learner-dir", learner)
     assert code == 0 and (busy / "mine.txt").read_text() == "keep me"
     # a workspace of another break is refused too; the same break may be restarted
-    code, _, err = cli(capsys, "break", "start", "tied-init-std-1", "--workdir", str(busy),
+    code, _, err = cli(capsys, "break", "start", "fresh-model-loss-44", "--workdir", str(busy),
                        "--learner-dir", learner)
-    assert code == 2 and "tie-by-copy" in err
+    assert code == 2 and "tied-model-too-large" in err
     write_predictions(busy)
-    code, out, _ = cli(capsys, "break", "start", "tie-by-copy", "--workdir", str(busy), "--lang", "es",
+    code, out, _ = cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(busy), "--lang", "es",
                        "--learner-dir", learner)
     assert code == 0 and "NOTES.md" in out and "Creo que falla" not in (busy / "NOTES.md").read_text()
     assert "My guess" in (busy / "NOTES.md").read_text()  # kept on restart
     code, _, err = cli(capsys, "break", "start", "no-such-break", "--workdir", str(tmp_path / "x"),
                        "--learner-dir", learner)
-    assert code == 2 and "tied-vocab-mismatch" in err
+    assert code == 2 and "loss-crash-after-merge" in err
 
 
 def test_a_workspace_never_overlaps_the_package(tmp_path):
@@ -345,7 +359,7 @@ def test_a_workspace_never_overlaps_the_package(tmp_path):
     shutil.copytree(installed_package_dir(), fake_src / "minimodel",
                     ignore=shutil.ignore_patterns("__pycache__", "content"))
     before = tree_hashes(fake_src)
-    brk = load_break("tie-by-copy")
+    brk = load_break("tied-model-too-large")
     for workdir in (fake_src, fake_src / "minimodel", fake_src / "minimodel" / "nn"):
         with pytest.raises(WorkspaceError, match="overlaps the installed minimodel"):
             start(brk, workdir, force=True, package_dir=fake_src / "minimodel")
@@ -363,8 +377,8 @@ def test_library_drift_is_reported(tmp_path):
     assert line in text
     ops.write_text(text.replace(line, "        np.add.at(dW, flat, g.ravel())  # perf work\n"))
     with pytest.raises(PatchError, match="minimodel/nn/embedding.py: hunk 1 of 1"):
-        start(load_break("embedding-drops-repeats"), tmp_path / "ws", package_dir=fake)
-    problems = validate_break(load_break("embedding-drops-repeats"), package_dir=fake)
+        start(load_break("frequent-tokens-learn-slowly"), tmp_path / "ws", package_dir=fake)
+    problems = validate_break(load_break("frequent-tokens-learn-slowly"), package_dir=fake)
     assert len(problems) == 1 and "no longer applies" in problems[0]
 
 
@@ -378,7 +392,7 @@ def test_commands_on_a_folder_that_is_not_a_workspace(capsys, tmp_path):
 def test_spanish_workspace(capsys, tmp_path):
     work = tmp_path / "ws"
     learner = str(tmp_path / "learner")
-    cli(capsys, "break", "start", "tied-init-std-1", "--workdir", str(work), "--lang", "es",
+    cli(capsys, "break", "start", "fresh-model-loss-44", "--workdir", str(work), "--lang", "es",
         "--learner-dir", learner)
     notes = (work / "NOTES.md").read_text()
     assert "## Predicción 1" in notes and "tu predicción" in notes
@@ -396,12 +410,12 @@ def test_run_after_the_fix_says_no_symptom_instead_of_describing_the_bug(capsys,
     # Regression: after a fix, `run` printed the "what to look at" text that describes the
     # bug ("the tied model starts at a loss around 44") under output showing the opposite.
     work, learner = tmp_path / "ws", str(tmp_path / "learner")
-    cli(capsys, "break", "start", "tied-init-std-1", "--workdir", str(work), "--learner-dir",
+    cli(capsys, "break", "start", "fresh-model-loss-44", "--workdir", str(work), "--learner-dir",
         learner)
     apply_with_own_code(Workspace.open(work).fix_diff(), work)
     code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
                        "--learner-dir", learner)
-    brk = load_break("tied-init-std-1")
+    brk = load_break("fresh-model-loss-44")
     assert code == 0 and "No symptom this time" in out and "break check" in out
     assert "--- what to look at ---" not in out and brk.text("observe", "en")[:40] not in out
 
@@ -410,9 +424,9 @@ def test_run_after_a_partial_fix_points_at_check_not_at_the_old_symptom(capsys, 
     # Regression: after a fix that only hides the story (a fake fix), `run` printed the
     # "what to look at" text about the unfixed state under output that showed the fix.
     work, learner = tmp_path / "ws", str(tmp_path / "learner")
-    cli(capsys, "break", "start", "tied-vocab-mismatch", "--workdir", str(work), "--learner-dir",
+    cli(capsys, "break", "start", "loss-crash-after-merge", "--workdir", str(work), "--learner-dir",
         learner)
-    brk = load_break("tied-vocab-mismatch")
+    brk = load_break("loss-crash-after-merge")
     fake = brk.fake_path("special-case-story-sizes").read_text(encoding="utf-8")
     apply_with_own_code(fake, work)
     code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
@@ -420,7 +434,7 @@ def test_run_after_a_partial_fix_points_at_check_not_at_the_old_symptom(capsys, 
     assert code == 0 and "NOT FIXED YET:" in out and "SYMPTOM:" not in out
     assert "--- what to look at ---" not in out and brk.text("observe", "en")[:40] not in out
     assert "The story's symptom is gone, but the cause is not" in out and "break check" in out
-    record = Progress(learner).get("break", "tied-vocab-mismatch")["last_run"]
+    record = Progress(learner).get("break", "loss-crash-after-merge")["last_run"]
     assert record["symptom"] is False and record["cause_remains"] is True
 
 
@@ -428,7 +442,7 @@ def test_spanish_run_list_and_check_have_no_english_left(capsys, tmp_path):
     # Regression: the SYMPTOM marker, `break list` headings/statuses and several check
     # messages (bare `assert ..., "english"`) stayed English under --lang es.
     work, learner = tmp_path / "ws", str(tmp_path / "learner")
-    cli(capsys, "break", "start", "tie-by-copy", "--workdir", str(work), "--lang", "es",
+    cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(work), "--lang", "es",
         "--learner-dir", learner)
     code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
                        "--learner-dir", learner)
@@ -455,7 +469,7 @@ def test_check_scripts_report_failures_bilingually_not_with_bare_assert():
 
 
 def test_run_streams_the_experiment_output_as_it_comes(tmp_path):
-    # The experiment's lines reach the learner while it runs (gpt-no-causal-mask trains for
+    # The experiment's lines reach the learner while it runs (val-loss-too-good trains for
     # several seconds), not all at once at the end.
     import time
 
@@ -465,7 +479,7 @@ def test_run_streams_the_experiment_output_as_it_comes(tmp_path):
     script.write_text("import time\nprint('first', flush=True)\ntime.sleep(1.5)\n"
                       "print('second', flush=True)\n", encoding="utf-8")
     work = tmp_path / "ws"
-    start(load_break("tied-vocab-mismatch"), work)
+    start(load_break("loss-crash-after-merge"), work)
     seen: list[tuple[str, float]] = []
     t0 = time.monotonic()
     run = run_script(work, script, echo=lambda line: seen.append((line, time.monotonic() - t0)))

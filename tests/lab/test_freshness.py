@@ -74,12 +74,12 @@ def test_english_edit_of_a_flow_style_choice_and_a_break_hint(tmp_path):
     qid, key = problems[0].split()[1], problems[0].split()[2].rstrip(":")
     assert stamp(path, qid, [key]) == [key] and problems_now() == []
 
-    brk_path, break_problems = _copy_break(tmp_path, "tie-by-copy")
-    _edit(brk_path, "Equal values before training, yet `is` answers False.",
-          "Equal values, but not `is`.")
+    brk_path, break_problems = _copy_break(tmp_path, "tied-model-too-large")
+    _edit(brk_path, "Equal values before training, and the logits of a tied model.",
+          "Equal values before training.")
     problems = break_problems()
-    assert len(problems) == 1 and problems[0].startswith("break tie-by-copy observe: ")
-    assert stamp(brk_path, "tie-by-copy", ["observe"]) == ["observe"]
+    assert len(problems) == 1 and problems[0].startswith("break tied-model-too-large observe: ")
+    assert stamp(brk_path, "tied-model-too-large", ["observe"]) == ["observe"]
     assert break_problems() == []
 
 
@@ -93,13 +93,13 @@ def test_spanish_and_answer_edits_do_not_stale(tmp_path):
 
 
 def test_missing_spanish_and_missing_stamp_are_flagged(tmp_path):
-    path, break_problems = _copy_break(tmp_path, "tied-init-std-1")
+    path, break_problems = _copy_break(tmp_path, "fresh-model-loss-44")
     text = path.read_text(encoding="utf-8")
     start = text.index('  es: "Un GPT atado recién creado que empieza')
     path.write_text(text[:start] + text[text.index("\n", start) + 1:], encoding="utf-8")
     assert break_problems() == []            # the break's own validation says it:
-    assert structure_problems(load_break("tied-init-std-1", tmp_path / "breaks")) == [
-        "break tied-init-std-1 title: the 'es' text is missing or blank; write it"]
+    assert structure_problems(load_break("fresh-model-loss-44", tmp_path / "breaks")) == [
+        "break fresh-model-loss-44 title: the 'es' text is missing or blank; write it"]
 
     quiz_path, problems_now = _copy_quiz(tmp_path)
     original = quiz_path.read_text(encoding="utf-8")

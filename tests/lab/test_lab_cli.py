@@ -16,7 +16,7 @@ from minimodel.lab.progress import Progress
 ONE_LESSON = """---
 title: "{title}"
 quiz: [q-13-02, q-13-03]
-breaks: [embedding-drops-repeats]
+breaks: [frequent-tokens-learn-slowly]
 exercises: [embedding-lookup]
 ---
 
@@ -76,13 +76,13 @@ def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson
 
     # One right of two is still a quiz taken: the break starts in the default folder.
     report = next_json(capsys, learner)
-    workdir = learner / "work" / "breaks" / "embedding-drops-repeats"
-    assert report["step"] == {"kind": "break", "id": "embedding-drops-repeats",
+    workdir = learner / "work" / "breaks" / "frequent-tokens-learn-slowly"
+    assert report["step"] == {"kind": "break", "id": "frequent-tokens-learn-slowly",
                               "lesson": "01-gather", "workdir": str(workdir), "started": True}
     assert (workdir / "minimodel" / "nn" / "embedding.py").is_file()
     # Not fixed yet: the next call names the open workspace instead of restarting it.
     assert next_json(capsys, learner)["step"]["started"] is False
-    Progress(learner).record("break", "embedding-drops-repeats", "fixed")
+    Progress(learner).record("break", "frequent-tokens-learn-slowly", "fixed")
 
     report = next_json(capsys, learner)
     stub = learner / "work" / "exercises" / "embedding-lookup.py"
@@ -121,7 +121,7 @@ def test_status_text_says_what_done_means_in_both_languages(capsys, tmp_path, on
     learner = tmp_path / "learner"
     progress = Progress(learner)
     progress.record("quiz", "01-gather", "attempted", attempts=1, best_score=1, total=2)
-    progress.record("break", "embedding-drops-repeats", "fixed")
+    progress.record("break", "frequent-tokens-learn-slowly", "fixed")
     code, out = run(capsys, "lab", "status", "--learner-dir", str(learner))
     assert code == 0
     # Regression: a quiz with 25/27 right read "quizzes: 0/1 done".
@@ -235,11 +235,11 @@ def test_a_missing_lesson_translation_is_flagged(tmp_path, monkeypatch, one_less
 
     assert lesson_problems(one_lesson) == []
     (one_lesson / "01-gather.es.md").write_text(
-        ONE_LESSON.format(title="Consulta").replace("breaks: [embedding-drops-repeats]",
+        ONE_LESSON.format(title="Consulta").replace("breaks: [frequent-tokens-learn-slowly]",
                                                     "breaks: []"), encoding="utf-8")
     assert lesson_problems(one_lesson) == [
         "lesson 01-gather: 01-gather.es.md lists breaks: [], the English lists "
-        "['embedding-drops-repeats']; copy the English front matter's list"]
+        "['frequent-tokens-learn-slowly']; copy the English front matter's list"]
     (one_lesson / "01-gather.es.md").unlink()
     assert lesson_problems(one_lesson) == [
         "lesson 01-gather: 01-gather.es.md is missing; write the Spanish"]

@@ -28,8 +28,8 @@ from minimodel.lab.lessons import FRONT_MATTER, load_lessons
 from minimodel.lab.progress import Progress
 
 # The curriculum's order (the lesson-format table): breaks and exercises as the path meets them.
-BREAKS = ["embedding-drops-repeats", "tie-by-copy", "tied-updated-twice", "tied-vocab-mismatch",
-          "tied-init-std-1", "gpt-no-causal-mask", "mlm-loss-on-all-positions"]
+BREAKS = ["frequent-tokens-learn-slowly", "tied-model-too-large", "embedding-moves-too-far", "loss-crash-after-merge",
+          "fresh-model-loss-44", "val-loss-too-good", "mask-never-learned"]
 EXERCISES = ["embedding-onehot-matmul", "embedding-lookup", "cross-entropy", "tied-head-logits",
              "layer-norm", "gelu-tanh", "multi-head-self-attention", "mlm-forward-pass",
              "mlm-with-tied-output-head", "cbow-step", "effective-rank"]

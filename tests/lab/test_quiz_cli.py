@@ -70,8 +70,13 @@ def test_export_json_contract(capsys):
         assert set(exported) == expected_keys | ({"rubric"} if source["kind"] == "recall" else set())
         assert exported["prompt"] == source["prompt"] and set(exported["prompt"]) == {"en", "es"}
         assert exported["explanation"] == source["explanation"]
-        assert exported["answer"] == source["answer"]
         kind, answer = exported["kind"], exported["answer"]
+        if kind == "numeric":   # what the grader applies: the prompt's decimals, stated
+            source["answer"] = {**source["answer"], **{k: answer[k] for k in ("decimals",)
+                                                       if k in answer}}
+            assert answer["tolerance"] <= source["answer"]["tolerance"]
+            source["answer"]["tolerance"] = answer["tolerance"]
+        assert answer == source["answer"]
         if kind == "single":
             assert isinstance(answer, int) and 0 <= answer < len(exported["choices"])
         elif kind == "multi":
@@ -113,7 +118,7 @@ def test_take_all_correct_then_one_wrong(capsys, tmp_path, learner):
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers",
                        write_answers(tmp_path, answers), "--json")
     report = json.loads(out)
-    assert code == 0 and set(report) == {"score", "total", "results", "recall"}
+    assert code == 0 and set(report) == {"score", "total", "results", "recall", "recorded"}
     assert report["score"] == report["total"] == N_GRADED
     assert all(r == {"id": r["id"], "correct": True, "status": "right"} for r in report["results"])
     assert report["recall"] == {"answered": 2, "recalled": 2, "total": 2, "results": [
@@ -176,12 +181,16 @@ def test_take_rejects_unknown_ids_and_malformed_answers(capsys, tmp_path, learne
     assert not (learner / "progress" / "quiz.json").exists()
 
 
-def test_take_reports_an_unreadable_answer_with_its_reason_not_as_wrong(capsys, tmp_path):
+def test_take_reports_an_unreadable_answer_with_its_reason_not_as_wrong(capsys, tmp_path,
+                                                                        learner):
     answers = write_answers(tmp_path, {"q-13-08": "65536 each", "q-13-15": "about six or so",
                                        "q-13-03": "4 columns"})
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", answers, "--json")
-    by_id = {r["id"]: r for r in json.loads(out)["results"]}
-    assert code == 0
+    report = json.loads(out)
+    by_id = {r["id"]: r for r in report["results"]}
+    # Asked again, never graded: nothing is recorded while the file holds an unclear answer.
+    assert code == 2 and report["recorded"] is False
+    assert not (learner / "progress" / "quiz.json").exists()
     assert by_id["q-13-08"]["status"] == by_id["q-13-15"]["status"] == "unreadable"
     assert "the word 'each' changes what the number means" in by_id["q-13-08"]["reason"]
     assert by_id["q-13-03"]["status"] == "wrong"
@@ -190,6 +199,50 @@ def test_take_reports_an_unreadable_answer_with_its_reason_not_as_wrong(capsys, 
     assert "unreadable: '65536 each': the word 'each'" in flat
     assert "Your answer: 4 columns" in flat and "The question asks for rows, not columns." in flat
     assert "Value: 65,536 parameters" in flat and "Value: 6.238 ± 0.001" in flat
+    assert "could not be read one way, so this take was not recorded" in flat
+
+
+@pytest.mark.parametrize("answer", ["6.24", "ln 512 = 5.545"])
+def test_an_answers_file_asks_again_where_a_live_take_would(capsys, tmp_path, learner, answer):
+    # "6.24" for "give 3 decimals" and working that disagrees with its result are asked again
+    # live; from a file they stop the take the same way instead of being marked wrong.
+    path = write_answers(tmp_path, {**correct_answers(), "q-13-15": answer})
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", path, "--json")
+    assert code == 2 and json.loads(out)["recorded"] is False
+    path = write_answers(tmp_path, {**correct_answers(), "q-13-15": "ln 512 ≈ 6.238"})
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", path, "--json")
+    assert code == 0 and json.loads(out)["score"] == N_GRADED == quiz_entry(learner)["score"]
+
+
+def test_spanish_decimal_comma_gets_one_grade_live_and_recorded(capsys, monkeypatch, learner):
+    # Regression: "6,238" (ln 512, "da 3 decimales") was "¡Correcto!" on screen, then graded
+    # again in English at the end, recorded as failed and the score dropped to 25/27.
+    lines = [("6,238" if line == "6.238" else "5,545" if line == "5.545" else line)
+             for line in typed_lines()]
+    assert "6,238" in lines and "5,545" in lines
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--lang", "es")
+    assert code == 0 and f"Puntuación: {N_GRADED}/{N_GRADED}" in out and "unreadable" not in out
+    entry = quiz_entry(learner)
+    assert entry["score"] == N_GRADED and entry["results"]["q-13-15"] is True
+    assert entry["results"]["q-13-18"] is True
+
+
+def test_a_spanish_take_resumed_keeps_its_decimal_comma_answers(capsys, monkeypatch, learner):
+    lines = [("6,238" if line == "6.238" else line) for line in typed_lines()]
+    cut = lines.index("6,238") + 1
+    monkeypatch.setattr("sys.stdin", Keyboard(lines[:cut]))
+    assert run(capsys, "quiz", "take", QUIZ_ID, "--lang", "es")[0] == 130
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines[cut:]) + "\n"))
+    code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--lang", "es")
+    assert code == 0 and f"Puntuación: {N_GRADED}/{N_GRADED}" in out
+
+
+def test_export_states_the_tolerance_the_grader_applies(capsys):
+    code, out, _ = run(capsys, "quiz", "export", QUIZ_ID, "--json")
+    answers = {q["id"]: q["answer"] for q in json.loads(out)["questions"]}
+    assert answers["q-13-15"] == {"value": 6.238, "tolerance": 0.001, "decimals": 3}
+    assert answers["q-13-18"]["tolerance"] == 0.001 and answers["q-13-08"]["tolerance"] == 0
 
 
 def test_review_reports_an_unreadable_answer_and_grades_the_rest(capsys, tmp_path):

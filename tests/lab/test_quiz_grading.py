@@ -28,32 +28,32 @@ def make(kind: str, answer, n_choices: int = 4, qid: str = "q-99-01") -> Questio
 
 def test_single():
     q = make("single", 2)
-    assert quiz.is_correct(q, 2) is True
-    assert quiz.is_correct(q, 1) is False
+    assert quiz.is_correct(q, 2, "en") is True
+    assert quiz.is_correct(q, 1, "en") is False
     with pytest.raises(TypeError, match="q-99-01 is a single-choice question"):
-        quiz.is_correct(q, True)          # a bool is not an index
+        quiz.is_correct(q, True, "en")          # a bool is not an index
     with pytest.raises(ValueError, match="choice index 4 is out of range; use 0..3"):
-        quiz.is_correct(q, 4)
+        quiz.is_correct(q, 4, "en")
 
 
 def test_multi_ignores_order_and_repeats_but_not_missing_choices():
     q = make("multi", [0, 1, 3])
-    assert quiz.is_correct(q, [3, 0, 1]) is True
-    assert quiz.is_correct(q, [0, 0, 1, 3]) is True
-    assert quiz.is_correct(q, [0, 1]) is False
-    assert quiz.is_correct(q, [0, 1, 2, 3]) is False
+    assert quiz.is_correct(q, [3, 0, 1], "en") is True
+    assert quiz.is_correct(q, [0, 0, 1, 3], "en") is True
+    assert quiz.is_correct(q, [0, 1], "en") is False
+    assert quiz.is_correct(q, [0, 1, 2, 3], "en") is False
     with pytest.raises(TypeError, match="list of 0-based indices"):
-        quiz.is_correct(q, 1)
+        quiz.is_correct(q, 1, "en")
 
 
 def test_order_must_be_the_exact_sequence():
     q = make("order", [2, 0, 3, 1])
-    assert quiz.is_correct(q, [2, 0, 3, 1]) is True
-    assert quiz.is_correct(q, [2, 0, 1, 3]) is False          # two swapped
-    assert quiz.is_correct(q, [1, 3, 0, 2]) is False          # reversed
+    assert quiz.is_correct(q, [2, 0, 3, 1], "en") is True
+    assert quiz.is_correct(q, [2, 0, 1, 3], "en") is False          # two swapped
+    assert quiz.is_correct(q, [1, 3, 0, 2], "en") is False          # reversed
     for bad in ([2, 0, 3], [2, 0, 3, 3], [2, 0, 3, 4], 2, [True, 0, 3, 1]):
         with pytest.raises(ValueError, match="q-99-01 is an ordering question"):
-            quiz.is_correct(q, bad)
+            quiz.is_correct(q, bad, "en")
 
 
 SHORT = {"en": ["effective rank", "erank", "r_eff"], "es": ["rango efectivo"]}
@@ -63,13 +63,13 @@ SHORT = {"en": ["effective rank", "erank", "r_eff"], "es": ["rango efectivo"]}
                                    "el rango efectivo", "rángo efectivo", "R_eff", "erank",
                                    "effective rank (erank)", "rango efectivo / effective rank"])
 def test_short_accepts_every_form_in_either_language(typed):
-    assert quiz.is_correct(make("short", SHORT), typed) is True
+    assert quiz.is_correct(make("short", SHORT), typed, "en") is True
 
 
 @pytest.mark.parametrize("typed", ["rank", "ineffective rank", "effective", "stable rank",
                                    "the rank is effective", "rango", "stable rank (Roy)"])
 def test_short_near_misses_are_wrong(typed):
-    assert quiz.is_correct(make("short", SHORT), typed) is False
+    assert quiz.is_correct(make("short", SHORT), typed, "en") is False
 
 
 @pytest.mark.parametrize("typed", ["effective rank of E", "the effective rank of the embedding",
@@ -78,7 +78,7 @@ def test_short_near_misses_are_wrong(typed):
                                    "rango efectivo de E", "e-rank", "rango efectivo de la matriz",
                                    "it is called the effective rank"])
 def test_short_term_with_allowed_detail_is_right(typed):
-    assert quiz.is_correct(make("short", SHORT), typed) is True
+    assert quiz.is_correct(make("short", SHORT), typed, "en") is True
 
 
 @pytest.mark.parametrize("typed", ["not effective rank", "(not) effective rank",
@@ -87,12 +87,12 @@ def test_short_term_with_allowed_detail_is_right(typed):
                                    "effective rank, i.e. not the rank"])
 def test_short_term_with_other_words_is_asked_again_never_graded(typed):
     with pytest.raises(quiz.Unreadable, match="type only the term"):
-        quiz.is_correct(make("short", SHORT), typed)
+        quiz.is_correct(make("short", SHORT), typed, "en")
 
 
 def test_short_needs_a_word():
     with pytest.raises(TypeError, match="short-answer question"):
-        quiz.is_correct(make("short", SHORT), " ?! ")
+        quiz.is_correct(make("short", SHORT), " ?! ", "en")
     assert quiz.normalise("  Ñandú  ÉXITO ") == "nandu exito"
     assert quiz.canonical_phrase("  The  Ñandú-ÉXITO! ") == "nandu exito"
 
@@ -100,12 +100,12 @@ def test_short_needs_a_word():
 def test_recall_is_the_learners_own_mark():
     q = make("recall", _text("model answer"))
     for yes in (True, "y", "yes", "s", "sí", "SI", {"recalled": True}, _text("model answer")):
-        assert quiz.is_correct(q, yes) is True
+        assert quiz.is_correct(q, yes, "en") is True
     for no in (False, "n", "no", {"recalled": False}):
-        assert quiz.is_correct(q, no) is False
+        assert quiz.is_correct(q, no, "en") is False
     for not_a_mark in ("maybe", "1", "0", {}):  # "1" may be a pasted line; {} is no answer
         with pytest.raises(TypeError, match="recall question"):
-            quiz.is_correct(q, not_a_mark)
+            quiz.is_correct(q, not_a_mark, "en")
 
 
 @pytest.mark.parametrize("given_value, expected", [
@@ -114,18 +114,18 @@ def test_recall_is_the_learners_own_mark():
 ])
 def test_numeric_tolerance_edges(given_value, expected):
     assert quiz.is_correct(make("numeric", {"value": 6.238, "tolerance": 0.01}),
-                           given_value) is expected
+                           given_value, "en") is expected
 
 
 def test_numeric_zero_tolerance_and_types():
     q = make("numeric", {"value": 2097152, "tolerance": 0})
-    assert quiz.is_correct(q, 2097152) and quiz.is_correct(q, 2097152.0)
-    assert not quiz.is_correct(q, 2097153)
-    assert quiz.is_correct(q, {"value": 2097152, "tolerance": 0})   # the exported form
+    assert quiz.is_correct(q, 2097152, "en") and quiz.is_correct(q, 2097152.0, "en")
+    assert not quiz.is_correct(q, 2097153, "en")
+    assert quiz.is_correct(q, {"value": 2097152, "tolerance": 0}, "en")   # the exported form
     with pytest.raises(ValueError, match="finite"):
-        quiz.is_correct(q, float("nan"))
+        quiz.is_correct(q, float("nan"), "en")
     with pytest.raises(TypeError, match="numeric question"):
-        quiz.is_correct(q, [2097152])
+        quiz.is_correct(q, [2097152], "en")
 
 
 @pytest.mark.parametrize("typed, value, lang", [
@@ -154,7 +154,7 @@ def test_numbers_are_read_with_their_locale_scale_and_notation(typed, value, lan
                                    "4 each", "4 twice", "4 per matrix", "4 not"])
 def test_text_that_is_not_one_number_is_asked_again(typed):
     with pytest.raises(quiz.Unreadable, match="not one number|changes what the number means"):
-        quiz.check_answer(make("numeric", {"value": 4, "tolerance": 0}), typed)
+        quiz.check_answer(make("numeric", {"value": 4, "tolerance": 0}), typed, "en")
 
 
 ROWS = {"value": 4, "tolerance": 0, "unit": {"en": "rows", "es": "filas"}}
@@ -174,15 +174,15 @@ def test_natural_log_declares_nats_and_bits_are_wrong():
                  prompt={"en": "What loss (natural log)? Give 3 decimals.",
                          "es": "¿Qué pérdida (logaritmo natural)? Da 3 decimales."},
                  choices=[], answer={"value": 6.238, "tolerance": 0.01}, explanation=_text("e"))
-    assert quiz.is_correct(q, "6.238 nats") and quiz.is_correct(q, "6,238 nats", "es")
-    assert not quiz.is_correct(q, "6.238 bits")
+    assert quiz.is_correct(q, "6.238 nats", "en") and quiz.is_correct(q, "6,238 nats", "es")
+    assert not quiz.is_correct(q, "6.238 bits", "en")
     # "Give 3 decimals": the tolerance is one unit in the third decimal, whatever the YAML says
-    assert quiz.is_correct(q, "6.239") and quiz.is_correct(q, "6.237")
-    assert not quiz.is_correct(q, "6.245") and not quiz.is_correct(q, "6.240")
+    assert quiz.is_correct(q, "6.239", "en") and quiz.is_correct(q, "6.237", "en")
+    assert not quiz.is_correct(q, "6.245", "en") and not quiz.is_correct(q, "6.240", "en")
     assert grading.expected_value(q, "en") == "6.238 ± 0.001"
     assert grading.expected_value(q, "es") == "6,238 ± 0,001"
     with pytest.raises(quiz.Unreadable, match="asks for 3 decimals"):
-        quiz.is_correct(q, "6.24")
+        quiz.is_correct(q, "6.24", "en")
     # in Spanish "6.238" has a thousands reading; only its decimal one has 3 decimals
     assert quiz.is_correct(q, "6.238", "es")
 
@@ -200,7 +200,7 @@ def test_a_spanish_point_read_two_ways_is_asked_again_when_the_grades_differ():
 
 def test_grade_reports_unreadable_answers_with_the_reason_not_as_wrong():
     q = quiz.load_quiz("phase-13-embeddings")
-    report = quiz.grade(q, {"q-13-08": "65536 each", "q-13-03": "4 columns"})
+    report = quiz.grade(q, {"q-13-08": "65536 each", "q-13-03": "4 columns"}, "en")
     by_id = {r["id"]: r for r in report["results"]}
     assert by_id["q-13-08"]["status"] == "unreadable"
     assert "'each' changes what the number means" in by_id["q-13-08"]["reason"]
@@ -211,14 +211,14 @@ def test_grade_reports_unreadable_answers_with_the_reason_not_as_wrong():
 def test_grade_counts_missing_as_wrong_and_keeps_recall_apart():
     q = quiz.load_quiz("phase-13-embeddings")
     answers = {x.id: x.export()["answer"] for x in q.questions}   # the exported key
-    report = quiz.grade(q, answers)
+    report = quiz.grade(q, answers, "en")
     graded = [x for x in q.questions if x.kind in quiz.AUTO_GRADED]
     assert report["score"] == report["total"] == len(graded) < len(q.questions)
     assert report["recall"]["answered"] == report["recall"]["recalled"] == \
         len(q.questions) - len(graded)
     del answers["q-13-02"]
     answers["q-13-28"] = False
-    report = quiz.grade(q, answers)
+    report = quiz.grade(q, answers, "en")
     assert report["score"] == len(graded) - 1
     assert [r["id"] for r in report["results"] if not r["correct"]] == ["q-13-02"]
     assert {"id": "q-13-28", "recalled": False} in report["recall"]["results"]
@@ -286,7 +286,7 @@ def test_labelled_problems_catch_a_mislabelled_answer():
 def test_check_answers_names_every_problem():
     q = quiz.load_quiz("phase-13-embeddings")
     with pytest.raises(ValueError) as info:
-        quiz.check_answers(q, {"q-13-99": 1, "nope": 2, "q-13-01": "x", "q-13-05": [9]})
+        quiz.check_answers(q, {"q-13-99": 1, "nope": 2, "q-13-01": "x", "q-13-05": [9]}, "en")
     message = str(info.value)
     for part in ("unknown question ids q-13-99, nope", "q-13-01 is a single-choice",
                  "q-13-05: choice index 9 is out of range"):
@@ -351,7 +351,7 @@ def test_the_optional_decimals_and_units_fields_validate_and_grade():
     q20["answer"].update(decimals=2, units=["directions", "direcciones"])
     assert schema_problems(data, schema.QUIZ_SCHEMA) == []
     question = make("numeric", q20["answer"])
-    assert quiz.is_correct(question, "4.00 directions") and quiz.is_correct(question, "4.00")
+    assert quiz.is_correct(question, "4.00 directions", "en") and quiz.is_correct(question, "4.00", "en")
     assert quiz.is_correct(question, "4,00 direcciones", "es")
     with pytest.raises(quiz.Unreadable, match="asks for 2 decimals"):
-        quiz.is_correct(question, "4.0")
+        quiz.is_correct(question, "4.0", "en")

@@ -74,10 +74,10 @@ def test_spanish_printed_by_break_scripts_is_checked(tmp_path: Path):
     """The Spanish arguments of tr/say/CheckFailed/checks.case/conclude in a break's scripts
     are read (what `break run --lang es` prints); English arguments and other calls are not."""
     content = tmp_path / "content"
-    shutil.copytree(CONTENT_DIR / "breaks" / "tie-by-copy", content / "breaks" / "tie-by-copy")
+    shutil.copytree(CONTENT_DIR / "breaks" / "tied-model-too-large", content / "breaks" / "tied-model-too-large")
     catalogue = tmp_path / "messages.yaml"
     catalogue.write_text("{}\n", encoding="utf-8")
-    script = content / "breaks" / "tie-by-copy" / "invariants.py"
+    script = content / "breaks" / "tied-model-too-large" / "invariants.py"
     clean = glossary_problems(spanish_texts(content, (), page_dirs=(), catalogue=catalogue))
     assert clean == []
     script.write_text("\n".join([
@@ -90,7 +90,7 @@ def test_spanish_printed_by_break_scripts_is_checked(tmp_path: Path):
     planted = script.read_text(encoding="utf-8").splitlines().index(
         'checks.case("x", "the lookup", "el gradiente de la búsqueda")(print)') + 1
     problems = glossary_problems(spanish_texts(content, (), page_dirs=(), catalogue=catalogue))
-    where = "breaks/tie-by-copy/invariants.py"
+    where = "breaks/tied-model-too-large/invariants.py"
     assert [p.split(" uses ")[0] for p in problems] == [
         f"{where}:{planted}: Spanish text", f"{where}:{planted + 1}: Spanish text",
         f"{where}:{planted + 2}: Spanish text"]

@@ -253,7 +253,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     diff = ws.fix_diff()
-    edited = [p for p in ws.changes()["modified"] if p in ws.state["patched_files"]]
+    edited = [p for p in ws.changes()["modified"] if p in ws.patched_files()]
     if edited:
         print(say("break.diff_edited", lang, files=", ".join(edited), root=ws.root),
               file=sys.stderr)

@@ -29,7 +29,7 @@ fix DIR/minimodel -> check.  `diff` shows the fix, `reset` restores the start st
 EPILOG = """\
 examples:
   minimodel break list
-  minimodel break start tied-vocab-mismatch --workdir /tmp/b1 --lang es
+  minimodel break start loss-crash-after-merge --workdir /tmp/b1 --lang es
   minimodel break run   --workdir /tmp/b1
   minimodel break hint  --workdir /tmp/b1
   minimodel break check --workdir /tmp/b1 --json
@@ -83,9 +83,9 @@ def register(subparsers) -> None:
              "state). The installed package is only read. A non-empty DIR is refused unless it\n"
              "is already a workspace of this break (then the copy is rebuilt and NOTES.md kept)\n"
              "or --force is given.",
-             ["minimodel break start tied-vocab-mismatch --workdir /tmp/b1",
-              "minimodel break start tie-by-copy --workdir ~/breaks/copy --lang es",
-              "minimodel break start tie-by-copy --workdir /tmp/old --force"], handlers.cmd_start)
+             ["minimodel break start loss-crash-after-merge --workdir /tmp/b1",
+              "minimodel break start tied-model-too-large --workdir ~/breaks/copy --lang es",
+              "minimodel break start tied-model-too-large --workdir /tmp/old --force"], handlers.cmd_start)
     p.add_argument("break_id", metavar="ID", help="break id (see `minimodel break list`)")
     _workdir(p, required=True)
     p.add_argument("--force", action="store_true",

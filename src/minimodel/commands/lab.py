@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from minimodel.commands._exit import FAILED, OK, guarded
+from minimodel.commands._exit import FAILED, OK, USAGE, guarded
 from minimodel.commands._lab_notebook import register_notebook
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, status_label
 from minimodel.messages import say
@@ -141,7 +141,8 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
         return OK, {"read": str(place), "notebook": notebook}
     if step.kind == "quiz":
         if args.answers:
-            return OK, _grade_step_answers(step, progress, args)
+            graded = _grade_step_answers(step, progress, args)
+            return (OK if graded["result"]["recorded"] else USAGE), graded
         if sys.stdin.isatty() and not args.json:
             return _cli(["quiz", "take", step.id, *learner], False)[0], {}
         if not args.json:
@@ -346,7 +347,7 @@ def register(subparsers) -> None:
                     "stamp yet (new ones, or TODO) are stamped: stamping a stale translation\n"
                     "blindly would hide it.",
         epilog="examples:\n  minimodel lab rehash q-layer-norm-2 --key prompt\n"
-               "  minimodel lab rehash tie-by-copy --key intro --key 'hints[2]'\n"
+               "  minimodel lab rehash tied-model-too-large --key intro --key 'hints[2]'\n"
                "  minimodel lab rehash q-13-30        # a new question: stamp all its texts",
         formatter_class=fmt)
     p.add_argument("item_id", metavar="ITEM", help="a question id (q-...) or a break id")

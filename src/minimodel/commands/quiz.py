@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from minimodel.commands._exit import FAILED, OK, guarded, user_error
+from minimodel.commands._exit import FAILED, OK, USAGE, guarded, user_error
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 from minimodel.messages import say
 
@@ -132,18 +132,27 @@ def cmd_take(args: argparse.Namespace) -> int:
     report = grade_answers(quiz, answers, progress, args.lang, show=not args.json)
     if args.json:
         _print_json(report)
-    return OK
+    return OK if report["recorded"] else USAGE
 
 
 def grade_answers(quiz, answers: dict[str, Any], progress, lang: str, show: bool
                   ) -> dict[str, Any]:
     """Grade ``answers`` for ``quiz``, record the take, and (``show``) print the results table
-    and summary; returns the report (``grade``'s). Also used by ``lab next --answers``."""
+    and summary; returns the report (``grade``'s, plus ``recorded``). Also used by ``lab next
+    --answers``.
+
+    An answer that cannot be read one way is asked again, never graded: while the file holds
+    one, nothing is recorded (``recorded`` is false) and the reasons are shown, so the learner
+    fixes those lines and runs the command again, as the interactive take would ask again.
+    """
     from minimodel.lab.quiz import grade
     from minimodel.lab.quiz.session import record_take, show_summary
 
-    report = grade(quiz, answers, lang=lang)
-    record_take(progress, quiz, report)
+    report = grade(quiz, answers, lang)
+    unclear = [r for r in report["results"] if r["status"] == "unreadable"]
+    report["recorded"] = not unclear
+    if report["recorded"]:
+        record_take(progress, quiz, report)
     if show:
         from rich.text import Text
 
@@ -151,6 +160,8 @@ def grade_answers(quiz, answers: dict[str, Any], progress, lang: str, show: bool
         console.rule(Text(pick(quiz.title, lang)))  # a rule: a table title wraps badly
         console.print(_results_table(report, lang))
         show_summary(console, quiz, report, lang, answered=answers)
+        if unclear:
+            console.print(Text(say("quiz.not_recorded", lang, n=len(unclear)), style="yellow"))
     return report
 
 

@@ -5,7 +5,7 @@ Its saved ``param_groups`` name parameters by position and its moments (``exp_av
 shape of their parameter, so the file alone shows how many times the optimizer holds the
 (V, d) matrix. A tied model has one such matrix; an optimizer that holds it twice updates it
 twice per step (twice the learning rate, twice the weight decay), the lab's break
-``tied-updated-twice``. The ledger (:mod:`.ledger`) then splits one batch's gradient of E
+``embedding-moves-too-far``. The ledger (:mod:`.ledger`) then splits one batch's gradient of E
 into its lookup and head paths, by token frequency.
 """
 

@@ -6,7 +6,7 @@ A lesson is ``lab/content/lessons/NN-slug.md`` (English) with ``NN-slug.es.md`` 
     ---
     title: "An embedding is a lookup"
     quiz: [q-13-01, q-13-05]
-    breaks: [embedding-drops-repeats]
+    breaks: [frequent-tokens-learn-slowly]
     exercises: [embedding-lookup]
     ---
 

@@ -37,6 +37,12 @@ class Hunk:
     def new_lines(self) -> list[str]:
         return [text for tag, text in self.lines if tag in " +"]
 
+    def reversed(self) -> Hunk:
+        """The hunk that undoes this one (``-`` and ``+`` swapped)."""
+        swap = {" ": " ", "-": "+", "+": "-"}
+        return Hunk(self.old_start, self.new_len, self.old_len,
+                    [(swap[tag], text) for tag, text in self.lines])
+
 
 @dataclass
 class FilePatch:
@@ -148,9 +154,11 @@ def apply_file_patch(text: str, patch: FilePatch) -> str:
     return "".join(out)
 
 
-def apply_patch_to_texts(patch_text: str, texts: dict[str, str], strip: int = 1) -> dict[str, str]:
+def apply_patch_to_texts(patch_text: str, texts: dict[str, str], strip: int = 1,
+                         reverse: bool = False) -> dict[str, str]:
     """Apply a multi-file diff to ``texts`` (path -> text); returns the new texts of the
     patched paths only. Nothing is modified in place, so a failure leaves no half-applied state.
+    ``reverse=True`` undoes the diff instead (``patch -R``).
     """
     result: dict[str, str] = {}
     for fp in parse_patch(patch_text):
@@ -158,6 +166,8 @@ def apply_patch_to_texts(patch_text: str, texts: dict[str, str], strip: int = 1)
         current = result.get(path, texts.get(path))
         if current is None:
             raise PatchError(f"the patch changes {path}, which does not exist")
+        if reverse:
+            fp = FilePatch(fp.new_path, fp.old_path, [hunk.reversed() for hunk in fp.hunks])
         result[path] = apply_file_patch(current, fp)
     return result
 

@@ -2,8 +2,9 @@
 
 A break folder holds::
 
-    break.yaml      id, order, bilingual texts (title, summary, intro, predict, observe, hints,
-                    explanation), references, timeout_seconds
+    break.yaml      id (a neutral name for the symptom, never the cause), order, bilingual texts
+                    (title, summary, intro, predict, observe, hints, explanation), references,
+                    timeout_seconds, cause_words, former_ids
     bug.patch       the bug, a unified diff against the library (``a/minimodel/...``)
     invariants.py   the invariants behind the bug, checked on fresh random sizes in every code
                     path (``break check`` runs it; exit 0 only when the cause is gone)
@@ -11,6 +12,12 @@ A break folder holds::
                     ``SYMPTOM: ...`` line while the cause is present
     fakes/NAME.patch  symptom-hiding "fixes" (diffs against the broken library) that the
                     invariants must reject; break.yaml lists them as ``fakes: [{name, idea}]``
+
+``cause_words`` lists words that give the cause away (in English and Spanish). A learner reads the
+title, summary, intro, predict questions and "what to look at" before any hint, so those texts
+describe only what is seen, as a bug report would; ``lab validate`` refuses a cause word there and
+requires the hint ladder to reach one. ``former_ids`` are older names of the break, still accepted
+by the commands (and in old progress files) but never printed.
 
 ``fails_under_bug`` in break.yaml names the invariants the bug breaks; ``lab validate`` checks
 that exactly those fail in a fresh broken workspace, so a check that silently stopped working is
@@ -36,6 +43,7 @@ from minimodel.messages import say
 CONTENT_DIR = FOLDERS["break"][0]
 TEXT_FIELDS = ("title", "summary", "intro", "observe", "explanation")
 LIST_FIELDS = ("predict", "hints")
+FIRST_READ = ("title", "summary", "intro", "predict", "observe")  # shown before any hint
 MIN_FAKES = 3
 FILES = {"patch": "bug.patch", "experiment": "experiment.py", "check": "invariants.py"}
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -82,6 +90,19 @@ class Break:
         return self.folder / "fakes" / f"{name}.patch"
 
     @property
+    def cause_words(self) -> list[str]:
+        return [str(w) for w in self.data.get("cause_words") or []]
+
+    @property
+    def former_ids(self) -> list[str]:
+        return [str(w) for w in self.data.get("former_ids") or []]
+
+    def first_read_texts(self, lang: str) -> dict[str, str]:
+        """What a learner reads before asking for a hint, by field (predict questions joined)."""
+        return {key: " ".join(self.texts(key, lang)) if key in LIST_FIELDS else self.text(key, lang)
+                for key in FIRST_READ}
+
+    @property
     def references(self) -> list[str]:
         return [str(r) for r in self.data.get("references", [])]
 
@@ -112,7 +133,7 @@ def load_break(break_id: str, content_dir: Path | None = None, *,
     """The break called ``break_id``; a ValueError (in ``lang``) lists the known ids otherwise."""
     breaks = load_all(content_dir)
     for brk in breaks:
-        if brk.id == break_id:
+        if break_id == brk.id or break_id in brk.former_ids:
             return brk
     known = ", ".join(b.id for b in breaks) or "(none)"
     raise ValueError(say("break.unknown_break", lang, id=break_id, known=known))
@@ -154,6 +175,7 @@ def structure_problems(brk: Break) -> list[str]:
         p.append(f"{where}: has no predict questions")
     if not brk.references:
         p.append(f"{where}: lists no references")
+    p += secrecy_problems(brk)
     if not brk.fails_under_bug:
         p.append(f"{where}: fails_under_bug is empty; name the invariants the bug breaks")
     listed = [f["name"] for f in brk.fakes]
@@ -169,4 +191,27 @@ def structure_problems(brk: Break) -> list[str]:
     on_disk = sorted(f.stem for f in (brk.folder / "fakes").glob("*.patch"))
     for name in sorted(set(on_disk) - set(listed)):
         p.append(f"{where}: fakes/{name}.patch is not listed under 'fakes' in break.yaml")
+    return p
+
+
+def secrecy_problems(brk: Break) -> list[str]:
+    """The break's cause words must stay out of what is read first and be reached by the hints."""
+    where = f"break {brk.id}"
+    words = [w.lower() for w in brk.cause_words]
+    if not words:
+        return [f"{where}: cause_words is empty; list the words that would give the cause away"]
+    p: list[str] = []
+    for lang in LANGS:
+        for key, text in brk.first_read_texts(lang).items():
+            named = [w for w in words if w in text.lower()]
+            if named:
+                p.append(f"{where}: {key} ({lang}) names the cause ({', '.join(named)}); describe "
+                         "only what the learner sees and move the cause into the hints")
+    named = [w for w in words if w in brk.id]
+    if named:
+        p.append(f"{where}: the id names the cause ({', '.join(named)}); name the symptom")
+    hints = " ".join(brk.texts("hints", "en")).lower()
+    if not any(w in hints for w in words):
+        p.append(f"{where}: no hint reaches a cause word ({', '.join(words)}); the ladder must "
+                 "end at the cause")
     return p

@@ -44,7 +44,7 @@ def apply_diff_with_own_code(ws: Workspace, diff: str) -> None:
 
 def _differ_from_library(ws: Workspace, package_dir: Path) -> list[str]:
     """The patched files of ``ws`` whose bytes are not the library's."""
-    return [rel for rel in ws.state["patched_files"]
+    return [rel for rel in ws.patched_files()
             if (ws.root / rel).read_bytes() != (package_dir.parent / rel).read_bytes()]
 
 

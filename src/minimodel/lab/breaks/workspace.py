@@ -5,14 +5,15 @@ Layout of a workspace ``DIR``::
     DIR/minimodel/          copy of the installed package source (no __pycache__, no
                             lab/content), with the break's bug patch applied
     DIR/NOTES.md            the learner's predictions (template from the break's questions)
-    DIR/.break.json         {"break", "lang", "manifest": {path: sha256}, "patched_files",
-                             "hints_shown", ...}; the manifest is the just-started state
-    DIR/.break/start.zip    the just-started files ("workspace/..."), the original library text
-                            of the patched files ("original/...") and the first NOTES.md
+    DIR/.break.json         {"break", "lang", "manifest": {path: sha256}, "hints_shown", ...};
+                            the manifest is the just-started state
+    DIR/.break/start.zip    the just-started files ("workspace/...") and the first NOTES.md
 
-The installed package is only ever *read*. ``reset`` restores ``DIR/minimodel`` byte for byte
-from ``start.zip`` and verifies it against the manifest; ``fix_diff`` is the difflib diff from
-the broken text to the original library text, which ``patch -p1 -d DIR`` applies.
+Nothing in the workspace names the file the bug was planted in: finding it is the exercise. The
+installed package is only ever *read*. ``reset`` restores ``DIR/minimodel`` byte for byte from
+``start.zip`` and verifies it against the manifest; ``fix_diff`` undoes the break's bug patch on
+the just-started text and gives the difflib diff from the broken text to the library's, which
+``patch -p1 -d DIR`` applies.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ from typing import Any
 
 import minimodel
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
-from minimodel.lab.breaks.catalog import Break
+from minimodel.lab.breaks.catalog import Break, load_break
 from minimodel.lab.breaks.notes import render_notes
-from minimodel.lab.patching import apply_patch_to_texts, make_diff
+from minimodel.lab.patching import apply_patch_to_texts, make_diff, parse_patch
 
 STATE_FILE = ".break.json"
 STATE_DIR = ".break"
@@ -161,15 +162,18 @@ class Workspace:
         return self.current_hashes() == self.manifest
 
     # ------------------------------------------------------------------ fix diff and reset
+    def patched_files(self) -> list[str]:
+        """The files the break's bug patch changed (read from the patch, not from the folder)."""
+        return sorted({fp.target(1) for fp in parse_patch(load_break(self.break_id).patch_text)})
+
     def fix_diff(self) -> str:
-        """The fix: broken text (at start) -> original library text, for every patched file."""
+        """The fix: broken text (at start) -> library text, for every patched file."""
         with self._zip() as zf:
-            parts = []
-            for rel in self.state["patched_files"]:
-                broken = zf.read(f"workspace/{rel}").decode("utf-8")
-                original = zf.read(f"original/{rel}").decode("utf-8")
-                parts.append(make_diff(rel, broken, original))
-        return "".join(parts)
+            broken = {rel: zf.read(f"workspace/{rel}").decode("utf-8")
+                      for rel in self.patched_files()}
+        fixed = apply_patch_to_texts(load_break(self.break_id).patch_text, broken, strip=1,
+                                     reverse=True)
+        return "".join(make_diff(rel, broken[rel], fixed[rel]) for rel in sorted(broken))
 
     def reset(self, notes: bool = False) -> dict[str, list[str]]:
         """Put DIR/minimodel back to its just-started state, byte for byte.
@@ -221,16 +225,13 @@ class Workspace:
         return number
 
 
-def build_files(brk: Break, package_dir: Path | None = None
-                ) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """The workspace files with the bug applied, and the original bytes of the patched files."""
+def build_files(brk: Break, package_dir: Path | None = None) -> dict[str, bytes]:
+    """The workspace files, with the bug applied."""
     files = package_files(package_dir)
     texts = {rel: data.decode("utf-8") for rel, data in files.items() if rel.endswith(".py")}
-    patched = apply_patch_to_texts(brk.patch_text, texts, strip=1)
-    originals = {rel: files[rel] for rel in patched}
-    for rel, text in patched.items():
+    for rel, text in apply_patch_to_texts(brk.patch_text, texts, strip=1).items():
         files[rel] = text.encode("utf-8")
-    return files, originals
+    return files
 
 
 def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool = False,
@@ -261,7 +262,7 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
                                      f"{STATE_FILE} there")
             previous = None
 
-    files, originals = build_files(brk, package_dir)  # fails before anything is written
+    files = build_files(brk, package_dir)  # fails before anything is written
     root.mkdir(parents=True, exist_ok=True)
     # Remove the state first: a crash half-way then leaves "not a workspace", never a wrong one.
     (root / STATE_FILE).unlink(missing_ok=True)
@@ -283,8 +284,6 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for rel, data in files.items():
             zf.writestr(f"workspace/{rel}", data)
-        for rel, data in originals.items():
-            zf.writestr(f"original/{rel}", data)
         zf.writestr("NOTES.md", notes_text.encode("utf-8"))
     atomic_write_bytes(root / STATE_DIR / START_ZIP, buffer.getvalue())
 
@@ -295,7 +294,6 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "minimodel_version": getattr(minimodel, "__version__", "?"),
         "source": str(package_dir),
-        "patched_files": sorted(originals),
         "hints_shown": previous.hints_shown if previous is not None else 0,
         "manifest": {rel: sha256_bytes(data) for rel, data in files.items()},
     }

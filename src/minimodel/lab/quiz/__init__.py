@@ -5,7 +5,7 @@ Typical use::
     from minimodel.lab import quiz
     quiz.list_quizzes()                       # ['phase-13-embeddings']
     q = quiz.load_quiz("phase-13-embeddings")
-    quiz.grade(q, {"q-13-01": 3})             # {'score': 1, 'total': ..., 'results': [...]}
+    quiz.grade(q, {"q-13-01": 3}, "en")             # {'score': 1, 'total': ..., 'results': [...]}
     quiz.validate_all()                       # [] when every quiz file is sound
 
 Modules: :mod:`.schema` (format, JSON schema), :mod:`.loader` (files),

@@ -67,7 +67,7 @@ def numeric_right(question: Question, number: Number) -> bool:
     return not number.wrong_unit and numeric_matches(number.value, question.answer, tolerance)
 
 
-def read_number(question: Question, raw: str, lang: str = DEFAULT_LANG) -> Number:
+def read_number(question: Question, raw: str, lang: str) -> Number:
     """The number ``raw`` means for ``question`` (see :mod:`.numbers`); Unreadable when it
     cannot be read one way, including a Spanish ``65.536`` whose two readings grade apart."""
     readings = read_numeric(raw, question.answer, question.prompt, lang)
@@ -102,7 +102,7 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def check_answer(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> Any:
+def check_answer(question: Question, answer: Any, lang: str) -> Any:
     """Validate the type/range of ``answer`` for ``question``; return it in canonical form.
 
     Canonical forms: single int, multi sorted list, order list, numeric float, short string,
@@ -176,7 +176,7 @@ def check_answer(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> A
     return answer
 
 
-def is_correct(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> bool:
+def is_correct(question: Question, answer: Any, lang: str) -> bool:
     """Grade one answer (a recall question returns the learner's own mark); ``lang`` is the
     language of the error when the answer does not fit the question."""
     answer = check_answer(question, answer, lang)
@@ -194,13 +194,15 @@ def is_correct(question: Question, answer: Any, lang: str = DEFAULT_LANG) -> boo
     return answer
 
 
-def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG,
+def check_answers(quiz: Quiz, answers: Any, lang: str,
                   unreadable: dict[str, str] | None = None) -> dict[str, Any]:
     """Check a whole answer mapping; one ValueError lists every unknown id and bad answer.
 
     An answer of the right type that cannot be read one way (``65536 each``) is not an error
     of the file: it goes into ``unreadable`` (question id -> reason) when that dict is given.
-    ``lang`` is the language of the messages, per-question details included.
+    ``lang`` is the language the answers were typed in: it reads their numbers (``6,238`` is
+    six point two three eight in Spanish, six thousand and so asked again in English) and
+    words the messages, per-question details included.
     """
     if not isinstance(answers, dict):
         raise ValueError(say("quiz.error.not_mapping", lang, type=type(answers).__name__))
@@ -227,8 +229,9 @@ def check_answers(quiz: Quiz, answers: Any, lang: str = DEFAULT_LANG,
     return checked
 
 
-def grade(quiz: Quiz, answers: dict[str, Any], lang: str = DEFAULT_LANG) -> dict[str, Any]:
-    """Grade every question; a missing answer counts as incorrect.
+def grade(quiz: Quiz, answers: dict[str, Any], lang: str) -> dict[str, Any]:
+    """Grade every question; a missing answer counts as incorrect. ``lang`` is the language the
+    answers were typed in, so one text gets one grade live, recorded and from a file.
 
     Returns:
         ``{"score", "total", "results": [{"id", "correct", "status"[, "reason"]}], "recall":

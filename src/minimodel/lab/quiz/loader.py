@@ -20,6 +20,7 @@ from minimodel.lab.i18n import DEFAULT_LANG
 from minimodel.lab.items import FOLDERS, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.quiz import schema
+from minimodel.lab.quiz.numbers import asked_decimals, effective_tolerance
 from minimodel.messages import say
 
 CONTENT_DIR = FOLDERS["question"][0]
@@ -40,9 +41,15 @@ class Question:
     path: Path | None = None   # the quiz file that holds it
 
     def export(self) -> dict[str, Any]:
-        """The stable machine-readable form; ``rubric`` only for recall."""
+        """The stable machine-readable form; ``rubric`` only for recall. A numeric answer shows
+        the tolerance the grader applies and the decimals the prompt asks for."""
+        answer = self.answer
+        if self.kind == "numeric":
+            answer = {**answer, "tolerance": effective_tolerance(answer, self.prompt)}
+            if (decimals := asked_decimals(answer, self.prompt)) is not None:
+                answer["decimals"] = decimals
         out = {"id": self.id, "kind": self.kind, "prompt": dict(self.prompt),
-               "choices": [dict(c) for c in self.choices], "answer": self.answer,
+               "choices": [dict(c) for c in self.choices], "answer": answer,
                "explanation": dict(self.explanation)}
         if self.rubric:
             out["rubric"] = [dict(r) for r in self.rubric]

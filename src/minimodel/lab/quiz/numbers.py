@@ -27,6 +27,10 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   (``6.24``, ``6``; a calculation such as ``ln 512`` is exact and always accepted), and its
   tolerance is at most one unit in the N-th decimal (:func:`effective_tolerance`). In Spanish
   this also settles ``6.238``: only its decimal reading has three decimals.
+* **Working shown**: a parenthesised remark after the number (``4 (ids 1, 3, 7, 9)``) is
+  set aside, and in a chain such as ``512 × 128 = 65,536`` or ``ln 512 ≈ 6.238`` the last
+  side is the answer; every other side must be a number or a calculation that agrees with it
+  (within the tolerance), or the answer is asked again.
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
   arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
   leading ``about``/``exactly``/``≈`` (and Spanish forms) and a trailing point (``2.``) are
@@ -78,9 +82,13 @@ _QUALIFIER = re.compile(r"^(?:about|around|approximately|approx|roughly|exactly|
                         r"aproximadamente|aprox|alrededor de|cerca de|unos|unas|exactamente|"
                         r"[≈~=])\s*")
 _NATURAL_LOG = re.compile(r"natural log|logaritmo natural|\bnats?\b")
-_DECIMALS_ASKED = re.compile(r"\b(?:give|da|con) (\d+) decimal(?:e?s)?\b")
+_DECIMALS_ASKED = re.compile(r"\b(\d+|[a-z]+) decimal(?:e?s)?\b")
 _SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?=$|[.,]\d)")
 _PLAIN = re.compile(r"[+-]?\d[\d.,]*")
+# "4 (ids 1, 3, 7, 9)": a remark after a space, with words or a list in it, is set aside;
+# "ln(256)" and "exp (ln 4)" are calculations and stay.
+_REMARK = re.compile(r"(?<!ln)(?<!log)(?<!exp)(?<!sqrt)\s+\([^()]*[a-z,][^()]*\)\s*$")
+_CHAIN = re.compile(r"\s*(?:=|≈|~=)\s*")      # "512 x 128 = 65,536": sides of a chain
 
 
 class Unreadable(ValueError):
@@ -123,8 +131,12 @@ def asked_decimals(answer: dict[str, Any], prompt: dict[str, str]) -> int | None
     if answer.get("decimals") is not None:
         return int(answer["decimals"])
     for text in prompt.values():
-        if match := _DECIMALS_ASKED.search(normalise(text)):
-            return int(match.group(1))
+        for match in _DECIMALS_ASKED.finditer(normalise(text)):
+            count = match.group(1)
+            if count.isdigit():
+                return int(count)
+            if count in NUMBER_WORDS:
+                return NUMBER_WORDS[count]
     return None
 
 
@@ -218,8 +230,32 @@ def _values(number: str, lang: str, raw: str) -> list[tuple[float, int | None]]:
 def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
                  lang: str) -> list[Number]:
     """The number(s) ``raw`` means for a question with this ``answer`` and ``prompt`` (two only
-    for the Spanish point, see the module docstring); Unreadable with the reason otherwise."""
-    text = normalise(raw).strip().rstrip(".!")
+    for the Spanish point, see the module docstring); Unreadable with the reason otherwise.
+
+    Working shown beside the answer (a parenthesised remark, the left sides of a chain
+    ``a = b ≈ c``) is set aside; each left side must agree with the answer within the
+    question's tolerance, so ``512 × 128 = 65,000`` is asked again, not graded.
+    """
+    text = _REMARK.sub("", normalise(raw).strip().rstrip(".!"))
+    while (stripped := _QUALIFIER.sub("", text)) != text:  # "≈ 6.238" is no chain
+        text = stripped
+    *working, last = _CHAIN.split(text)
+    if not last or not all(working):
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
+    numbers = _read_one(last, raw, answer, prompt, lang)
+    tolerance = effective_tolerance(answer, prompt) + 1e-9 * max(1.0, abs(numbers[0].value))
+    for side in working:
+        worked = _values(_rewrite_notation(side), lang, raw)
+        # a side agrees within the tolerance, or is the answer rounded to the digits it shows
+        if not any(abs(v - n.value) <= max(tolerance, 0.0 if d is None else 0.5 * 10.0 ** -d)
+                   for v, d in worked for n in numbers):
+            raise Unreadable(say("quiz.reask.working", lang, answer=raw, side=side))
+    return numbers
+
+
+def _read_one(text: str, raw: str, answer: dict[str, Any], prompt: dict[str, str],
+              lang: str) -> list[Number]:
+    """One side: a number with its qualifier, scale word and unit (see :func:`read_numeric`)."""
     while (stripped := _QUALIFIER.sub("", text)) != text:
         text = stripped
     text = _rewrite_notation(text)

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minimodel.lab.freshness import without_stamps
 from minimodel.lab.i18n import LANGS
 from minimodel.lab.items import TEXT_SCHEMA, text_problems
 from minimodel.lab.items import load_yaml  # noqa: F401 - re-exported (grading, terminology)
+from minimodel.lab.quiz.numbers import asked_decimals
 from minimodel.lab.quiz.text import canonical_phrase
 
 KINDS = ("single", "multi", "order", "numeric", "short", "recall")
@@ -134,7 +136,23 @@ def semantic_problems(data: dict[str, Any], expected_id: str | None = None) -> l
                             "shuffle them in the file so the order is not given away")
         if kind == "short":
             problems += _short_form_problems(qid, answer)
+        if kind == "numeric":
+            problems += _decimals_problems(qid, answer, q["prompt"])
     return problems
+
+
+def _decimals_problems(qid: str, answer: dict[str, Any], prompt: dict[str, str]) -> list[str]:
+    """One rule for "give N decimals": every language's prompt asks for the same N, and the
+    tolerance is one unit in the N-th decimal at most (what the grader applies anyway)."""
+    asked = {lang: asked_decimals({}, {lang: text}) for lang, text in without_stamps(prompt).items()}
+    if len(set(asked.values())) > 1:
+        return [f"question {qid}: the prompts ask for different numbers of decimals {asked}; "
+                "say the same in every language"]
+    decimals = asked_decimals(answer, prompt)
+    if decimals is not None and answer["tolerance"] > 10.0 ** -decimals:
+        return [f"question {qid}: tolerance {answer['tolerance']} is looser than the "
+                f"{decimals} decimals the prompt asks for; set tolerance: {10.0 ** -decimals:g}"]
+    return []
 
 
 def _short_form_problems(qid: str, forms: dict[str, list[str]]) -> list[str]:

@@ -70,13 +70,14 @@ def save_partial(progress: Progress, quiz: Quiz, answers: dict[str, Any]) -> Non
                     total=len(quiz.questions), partial=answers)
 
 
-def saved_partial(progress: Progress, quiz: Quiz) -> dict[str, Any]:
-    """The saved partial answers, dropping any that no longer fit the quiz (it may have changed)."""
+def saved_partial(progress: Progress, quiz: Quiz, lang: str) -> dict[str, Any]:
+    """The saved partial answers, dropping any that no longer fit the quiz (it may have changed)
+    or cannot be read in ``lang`` (they are asked again)."""
     partial = (progress.get("quiz", quiz.id) or {}).get("partial") or {}
     kept = {}
     for qid, answer in partial.items() if isinstance(partial, dict) else ():
         try:
-            check_answers(quiz, {qid: answer})
+            check_answers(quiz, {qid: answer}, lang)
         except ValueError:
             continue
         kept[qid] = answer  # as typed (a number's text), so the end screen can show it
@@ -277,7 +278,7 @@ def stopped(console: Console, stop: BaseException, saved: str) -> int:
 def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console,
                      restart: bool = False) -> int:
     """Run a take in the terminal. Exit code: 0 done, 130 Ctrl-C, 1 input ended early."""
-    answers = {} if restart else saved_partial(progress, quiz)
+    answers = {} if restart else saved_partial(progress, quiz, lang)
     if answers:
         console.print(Text(say("quiz.resume", lang, n=len(answers)), style="cyan"))
     console.rule(Text(pick(quiz.title, lang)))
@@ -287,7 +288,7 @@ def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console
     except (KeyboardInterrupt, EOFError) as stop:
         save_partial(progress, quiz, answers)
         return stopped(console, stop, say("quiz.saved", lang, n=len(answers)))
-    report = grade(quiz, answers)
+    report = grade(quiz, answers, lang)
     entry = record_take(progress, quiz, report)
     show_summary(console, quiz, report, lang, best=entry["best_score"], answered=answers)
     return 0

@@ -1,4 +1,4 @@
-"""Invariants behind `tied-updated-twice`: a tied matrix is one object, so it is listed once,
+"""Invariants behind `embedding-moves-too-far`: a tied matrix is one object, so it is listed once,
 counted once and updated once per optimizer step, whatever the model or the name of the tie;
 and an optimizer refuses a parameter passed twice instead of updating it twice.
 

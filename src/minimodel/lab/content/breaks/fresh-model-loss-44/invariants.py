@@ -1,4 +1,4 @@
-"""Invariants behind `tied-init-std-1`: a tied E is also the output layer, so it starts small.
+"""Invariants behind `fresh-model-loss-44`: a tied E is also the output layer, so it starts small.
 
 An embedding's default rows are N(0, 0.02) (GPT-2's choice, ``EMBEDDING_INIT_STD``); then the
 logits h @ E.T of a fresh tied model start near 0 and its loss near ln V, whatever V, d or

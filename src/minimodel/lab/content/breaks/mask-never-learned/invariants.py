@@ -1,4 +1,4 @@
-"""Invariants behind `mlm-loss-on-all-positions`: the MLM loss is scored on the chosen targets
+"""Invariants behind `mask-never-learned`: the MLM loss is scored on the chosen targets
 only (BERT: ~15 % of the positions), and every corrupted position is one of them.
 
 ``mask_tokens`` returns (inputs, labels); the invariants read both against the original ids,

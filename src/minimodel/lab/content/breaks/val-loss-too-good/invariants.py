@@ -1,4 +1,4 @@
-"""Invariants behind `gpt-no-causal-mask`: a GPT predicts token t+1 from tokens 0..t only.
+"""Invariants behind `val-loss-too-good`: a GPT predicts token t+1 from tokens 0..t only.
 
 Its outputs at position t must not depend on any later token on every path: the logits of an
 evaluation forward, the logits and the loss of a training forward (with targets, with and

@@ -1,4 +1,4 @@
-"""Invariants behind `tied-vocab-mismatch`: a tied model has ONE vocabulary size, the rows of
+"""Invariants behind `loss-crash-after-merge`: a tied model has ONE vocabulary size, the rows of
 E, and every other copy of that number agrees with it or is refused where it is made.
 
 Sizes are drawn afresh on every run (``checks.seed``), so a fix that special-cases the story's

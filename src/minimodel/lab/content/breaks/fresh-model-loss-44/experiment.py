@@ -1,4 +1,4 @@
-"""Experiment for the break `tied-init-std-1`: the loss of a model that has learned nothing.
+"""Experiment for the break `fresh-model-loss-44`: the loss of a model that has learned nothing.
 
 The last word comes from the break's invariants (random V and d; GPT, MaskedLM and CBOW;
 training and evaluation), not from this one example.

@@ -1,4 +1,4 @@
-"""Invariants behind `tie-by-copy`: tying is structural. The head's matrix IS the embedding's
+"""Invariants behind `tied-model-too-large`: tying is structural. The head's matrix IS the embedding's
 Parameter object, so one matrix is counted, trained, saved, loaded and resized, and its
 gradient is the sum of both uses.
 

@@ -1,4 +1,4 @@
-"""Experiment for the break `tied-vocab-mismatch`.
+"""Experiment for the break `loss-crash-after-merge`.
 
 Story: a tokenizer merge grew the vocabulary from 256 to 512 ids. The embedding was rebuilt
 with the new size, but the config that builds the tied head still says 256. The last word

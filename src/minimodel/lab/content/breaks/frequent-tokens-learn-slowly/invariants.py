@@ -1,4 +1,4 @@
-"""Invariants behind `embedding-drops-repeats`: the gradient of a lookup is a scatter-ADD.
+"""Invariants behind `frequent-tokens-learn-slowly`: the gradient of a lookup is a scatter-ADD.
 
 A row looked up k times receives the sum of its k gradient rows, whatever the shape of the
 ids, the values of the gradient or the model around it. Sizes, ids and gradients are drawn

@@ -1,4 +1,4 @@
-"""Experiment for the break `gpt-no-causal-mask`: can the GPT see the future?
+"""Experiment for the break `val-loss-too-good`: can the GPT see the future?
 
 Two measurements: (1) change one future token and see whether earlier logits move;
 (2) train for a few seconds on Shakespeare characters and compare the validation loss with

@@ -1,4 +1,4 @@
-"""Experiment for the break `embedding-drops-repeats`: one token used three times.
+"""Experiment for the break `frequent-tokens-learn-slowly`: one token used three times.
 
 The last word comes from the break's invariants (random shapes and gradients, GPT, MaskedLM
 and CBOW training), not from this one example.

@@ -1,4 +1,4 @@
-"""Experiment for the break `tie-by-copy`: is the tied GPT still tied after one step?
+"""Experiment for the break `tied-model-too-large`: is the tied GPT still tied after one step?
 
 The last word comes from the break's invariants (GPT, MaskedLM and CBOW; training, saving,
 loading, resizing), not from this one example.

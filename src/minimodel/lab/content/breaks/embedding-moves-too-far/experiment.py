@@ -1,4 +1,4 @@
-"""Experiment for the break `tied-updated-twice`: how far does one AdamW step move E?
+"""Experiment for the break `embedding-moves-too-far`: how far does one AdamW step move E?
 
 The last word comes from the break's invariants (GPT, MaskedLM, CBOW and a tie under other
 names; AdamW and SGD), not from this one example.

@@ -1,4 +1,4 @@
-"""Experiment for the break `mlm-loss-on-all-positions`: which positions does the MLM loss see?
+"""Experiment for the break `mask-never-learned`: which positions does the MLM loss see?
 
 The last word comes from the break's invariants (random shapes, rates and special tokens),
 not from this one example.
