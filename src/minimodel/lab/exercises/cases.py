@@ -141,16 +141,17 @@ def gen_layer_norm(rng, kind, params):
 @generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
                              "large logits", "mixed scales", "3-d", "default ignore_index"))
 def gen_cross_entropy(rng, kind, params):
-    """logits (..., V), targets with ignored positions. "large logits": scores of order 1e4
-    (exp overflows without the row-max shift); "mixed scales": one row near +1e3 and one near
-    -1e3 (a single global max shift underflows the low row); "ignore_index": a custom index;
+    """logits (..., V), targets with ignored positions. "large logits": every row near 1e4
+    (exp overflows without a max shift), no position ignored; "mixed scales": one row near +1e3 and one near
+    -1e3 (a single global max shift underflows the low row); "3-d": (N, T, V), none ignored; "ignore_index": a custom index;
     "default ignore_index": targets with -100 and no ignore_index argument (the default)."""
     shape = (4,) if kind == "example" else (_ints(rng, 2, 6),)
     if kind == "3-d":
         shape = (_ints(rng, 2, 4), _ints(rng, 2, 5))
     v = 5 if kind == "example" else _ints(rng, 3, 30)
-    scale = {"large logits": 1e4}.get(kind, 2.0)
-    logits = rng.normal(size=(*shape, v)) * scale
+    logits = rng.normal(size=(*shape, v)) * 2.0
+    if kind == "large logits":  # every row near 1e4: a single global shift would do here
+        logits += 1e4
     if kind == "mixed scales":
         logits.reshape(-1, v)[0] += 1000.0
         logits.reshape(-1, v)[-1] -= 1000.0
@@ -160,7 +161,7 @@ def gen_cross_entropy(rng, kind, params):
         ignore = int(rng.integers(0, v))  # a real class id, used as the ignore marker
         targets.flat[:] = np.where(targets.flat == ignore, (ignore + 1) % v, targets.flat)
         targets.flat[1] = ignore
-    elif kind != "mixed scales":
+    elif kind not in ("mixed scales", "large logits", "3-d"):  # those ignore no position
         targets[rng.random(shape) < 0.4] = -100
         if kind == "ignored positions" or kind == "example":
             targets.flat[-1] = -100

@@ -9,7 +9,9 @@ Result (JSON contract of ``minimodel exercise check ID --file FILE --json``)::
      "atol_float32"}, "timeout": seconds, "message": summary,
      "forbidden": [{"name", "line", "how"}], "hung_at": [...],
      "isolation": "full" | "partial", "isolation_reason": text,
-     "cases": [{"name", "hidden", "label", "status", "message", "inputs", "clauses"}]}
+     "blame": [{"id", "text"}] (the clauses the failures implicate, likeliest first),
+     "cases": [{"name", "hidden", "label", "status", "message", "inputs", "clauses", "kind",
+                "nonfinite"}]}
 
 A case passes when every output has the expected shape and dtype and, elementwise,
 ``|got - exact| <= atol + rtol * |exact|``. ``exact`` is the reference computed in float64
@@ -43,7 +45,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from minimodel.lab import integrity
-from minimodel.lab.exercises import aliases, isolation
+from minimodel.lab.exercises import aliases, blame, isolation
 from minimodel.lab.exercises.astscan import (AUTOGRAD_FORBIDDEN, DEFAULT_ALLOWED_MODULES,
                                              DEFAULT_FORBIDDEN, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
@@ -189,8 +191,8 @@ def clauses_of(ex: Exercise, case: Case, lang: str, nonfinite: bool = True) -> l
     only when the output was not finite (``nonfinite``)."""
     if not case.hidden:
         return []
-    return [c.get(lang) or c["en"] for c in ex.clauses if case.kind in c["kinds"]
-            and (nonfinite or not c.get("nonfinite"))]
+    tested, _ = blame.case_clauses(ex.clauses, case.kind, nonfinite)
+    return [c.get(lang) or c["en"] for c in tested]
 
 
 def _fmt_index(idx: tuple) -> str:
@@ -248,12 +250,33 @@ def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
 
 
 def _case_entry(ex: Exercise, case: Case, status: str, message: str, lang: str,
-                nonfinite: bool = True, **extra: Any) -> dict[str, Any]:
+                nonfinite: bool = True, named: set[str] | None = None,
+                **extra: Any) -> dict[str, Any]:
+    """One case's report. A failed hidden case names the clauses it tests that no earlier
+    case has named (``named``), and says when it is a general case."""
     clauses = clauses_of(ex, case, lang, nonfinite)
-    if clauses and status not in ("passed", "not run"):
-        message += "; " + say("judge.tests", lang, clauses="; ".join(clauses))
+    failed = status not in ("passed", "not run")
+    if failed and case.hidden:
+        _, dedicated = blame.case_clauses(ex.clauses, case.kind, nonfinite)
+        new = [c for c in clauses if named is None or c not in named]
+        if not dedicated:
+            message += "; " + say("judge.general", lang)
+        if new:
+            message += "; " + say("judge.tests", lang, clauses="; ".join(new))
+        if named is not None:
+            named.update(new)
     return {"name": case.name, "hidden": case.hidden, "label": case.label, "status": status,
-            "message": message, "inputs": case.describe_inputs(), "clauses": clauses, **extra}
+            "message": message, "inputs": case.describe_inputs(), "clauses": clauses,
+            "kind": case.kind, "nonfinite": nonfinite, **extra}
+
+
+def blame_of(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> list[dict[str, str]]:
+    """The clauses the failed hidden cases implicate, the likeliest first
+    (:func:`minimodel.lab.exercises.blame.blamed_clauses`)."""
+    failures = [(e["kind"], e["nonfinite"], e["status"]) for e in entries
+                if e["hidden"] and e["status"] not in ("passed", "not run")]
+    return [{"id": c["id"], "text": c.get(lang) or c["en"]}
+            for c in blame.blamed_clauses(ex.clauses, failures)]
 
 
 def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
@@ -263,7 +286,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
     case_events = {ev.get("index"): ev for ev in run.events if ev.get("event") == "case"}
     load_error = next((ev for ev in run.events if ev.get("event") == "load_error"), None)
     finished = any(ev.get("event") == "done" for ev in run.events)
-    entries, statuses, stopped_at = [], [], None
+    entries, statuses, stopped_at, named = [], [], None, set()
     for i, case in enumerate(cases):
         ev = case_events.get(i)
         where: list[str] = []
@@ -287,7 +310,8 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
             status, text, nonfinite = compare_case(ex, expected[i], run.outputs[i],
                                                    list(ev.get("python_scalar", [])), lang,
                                                    case.hidden)
-        entries.append(_case_entry(ex, case, status, text, lang, nonfinite, where=where))
+        entries.append(_case_entry(ex, case, status, text, lang, nonfinite, named,
+                                   where=where))
         statuses.append(status)
 
     if run.channel_problem:  # never a pass: what came back is not what was asked for
@@ -367,7 +391,7 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     result: dict[str, Any] = {"exercise": ex.id, "passed": False, "status": "error",
                               "reason": None, "seed": seed, "practice": practice,
                               "tolerance": ex.full_tolerance(), "timeout": timeout,
-                              "file": shown_as, "message": "", "forbidden": [], "hung_at": [],
+                              "file": shown_as, "message": "", "forbidden": [], "hung_at": [], "blame": [],
                               "cases": [], **isolation.probe().as_dict()}
 
     # What names ARE (aliases.table): built from the libraries in this process, cached.
@@ -392,7 +416,11 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                   None)
     if practice and status == "passed":
         message += " (" + say("judge.practice", lang) + ")"
+    blamed = blame_of(ex, entries, lang) if status != "passed" else []
+    if blamed:
+        message += "; " + say("judge.look_first", lang, clause=blamed[0]["text"])
     result.update(status=status, passed=status == "passed", message=message, cases=entries,
+                  blame=blamed,
                   reason=reason if status != "passed" else None, hung_at=run.hung_at,
                   duration_s=round(run.duration, 3), **run.isolation)
     if status in ("error", "timeout") and not any(e.get("where") for e in entries):
