@@ -49,7 +49,7 @@ def first_blamed(ex, fn, reference, seed: int) -> list[str]:
             verdict = compare_case(ex, expected_for(ex, reference, case.args), got[0], got[1],
                                    "en", hidden=True)
         if verdict.status != "passed":
-            failures.append((case.kind, verdict.nonfinite, verdict.status))
+            failures.append((case.kind, verdict.nonfinite, verdict.about or verdict.status))
     return [c["id"] for c in blamed_clauses(ex.clauses, failures)]
 
 

@@ -41,22 +41,26 @@ def blamed_clauses(clauses: list[dict[str, Any]],
     """The clauses implicated by ``failures`` (``(kind, nonfinite[, status])`` of each failed
     hidden case), the likeliest first (see the module docstring).
 
-    A clause ``about: dtype`` (or ``shape``) is implicated only by a case that failed with
-    that status, and such a case implicates nothing else when such a clause exists. Among the
+    The third item is how the case failed: its status, or a finer kind (``sparse``: non-zero
+    rows that must be zero). A clause ``about: dtype`` (``shape``, ``sparse``) is implicated
+    only by a case that failed that way, and such a case implicates only those clauses when
+    one of them tests its kind. Among the
     rest: clauses with a failed dedicated case first, then clauses all of whose cases failed,
     each group in the statement's order."""
     dedicated = dedicated_kinds(clauses)
-    failures = [(f[0], f[1], f[2] if len(f) > 2 else "wrong") for f in failures]
-    abouts = {c.get("about") for c in clauses} - {None}
+    hits: dict[str, list[str]] = {c["id"]: [] for c in clauses}
+    for failure in failures:
+        kind, bad, how = failure[0], failure[1], failure[2] if len(failure) > 2 else "wrong"
+        tested = [c for c in clauses if kind in c["kinds"] and (bad or not c.get("nonfinite"))]
+        precise = [c for c in tested if c.get("about") == how]
+        for clause in precise or [c for c in tested if not c.get("about")]:
+            hits[clause["id"]].append(kind)
     ranked = []
     for order, clause in enumerate(clauses):
-        about = clause.get("about")
-        hit = [kind for kind, bad, status in failures if kind in clause["kinds"]
-               and (bad or not clause.get("nonfinite"))
-               and (status == about if about else status not in abouts)]
+        hit = hits[clause["id"]]
         if not hit:
             continue
         own = any(dedicated.get(kind) == clause["id"] for kind in hit)
         whole = set(clause["kinds"]) <= set(hit)
-        ranked.append(((not about, not own, not whole, order), clause))
+        ranked.append(((not clause.get("about"), not own, not whole, order), clause))
     return [clause for _, clause in sorted(ranked, key=lambda r: r[0])]

@@ -94,6 +94,7 @@ class Verdict(NamedTuple):
     status: str
     message: str
     nonfinite: bool = False  # the failing output holds inf or NaN where the answer is finite
+    about: str | None = None  # a finer kind of failure a clause may be about ("sparse")
 
 
 def forbidden_names(ex: Exercise) -> list[str]:
@@ -226,7 +227,7 @@ def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
             extra = np.flatnonzero(~np.any(want64 != 0, axis=1) & np.any(have64 != 0, axis=1))
             if extra.size:
                 return Verdict("wrong", say("judge.sparse", lang, name=name,
-                                            rows=extra[:8].tolist()))
+                                            rows=extra[:8].tolist()), about="sparse")
         with np.errstate(invalid="ignore"):
             err = np.abs(have64 - want64)
             close = (err <= allowed) | (np.isnan(have64) & np.isnan(want64)) | (have64 == want64)
@@ -273,7 +274,7 @@ def _case_entry(ex: Exercise, case: Case, status: str, message: str, lang: str,
 def blame_of(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> list[dict[str, str]]:
     """The clauses the failed hidden cases implicate, the likeliest first
     (:func:`minimodel.lab.exercises.blame.blamed_clauses`)."""
-    failures = [(e["kind"], e["nonfinite"], e["status"]) for e in entries
+    failures = [(e["kind"], e["nonfinite"], e["failure"]) for e in entries
                 if e["hidden"] and e["status"] not in ("passed", "not run")]
     return [{"id": c["id"], "text": c.get(lang) or c["en"]}
             for c in blame.blamed_clauses(ex.clauses, failures)]
@@ -291,6 +292,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         ev = case_events.get(i)
         where: list[str] = []
         nonfinite = True  # errors, crashes and timeouts may come from an overflow
+        about = None
         if ev is None:
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
@@ -307,11 +309,11 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
             status, where = "error", list(ev.get("where", []))
             text = say("judge.raised", lang, type=ev.get("type"), message=ev.get("message"))
         else:
-            status, text, nonfinite = compare_case(ex, expected[i], run.outputs[i],
-                                                   list(ev.get("python_scalar", [])), lang,
-                                                   case.hidden)
+            status, text, nonfinite, about = compare_case(
+                ex, expected[i], run.outputs[i], list(ev.get("python_scalar", [])), lang,
+                case.hidden)
         entries.append(_case_entry(ex, case, status, text, lang, nonfinite, named,
-                                   where=where))
+                                   where=where, failure=about or status))
         statuses.append(status)
 
     if run.channel_problem:  # never a pass: what came back is not what was asked for

@@ -71,7 +71,7 @@ _SCHEMA: dict[str, Any] = {
                            "kinds": {"type": "array", "minItems": 1,
                                      "items": {"type": "string"}},
                            "wrong": {"type": "string"},
-                           "about": {"enum": ["dtype", "shape"]},
+                           "about": {"enum": ["dtype", "shape", "sparse"]},
                            "nonfinite": {"type": "boolean"}}}},
         "forbidden": {"type": "array", "items": {"type": "string"}},
         "forbidden_ops": {"type": "array", "items": {"type": "string"}},
