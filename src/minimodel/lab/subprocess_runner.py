@@ -19,6 +19,7 @@ limits (``preexec``), what a timeout means for its verdict.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -120,6 +121,8 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
               preexec: Callable[[], None] | None = None,
               max_chars: int = MAX_CHARS, pass_fds: Sequence[int] = (),
               on_start: Callable[[], None] | None = None,
+              on_pid: Callable[[int], None] | None = None,
+              spawn_lock: "threading.Lock | None" = None,
               clock_start: Callable[[], float | None] | None = None,
               startup_timeout: float = 0.0) -> ChildResult:
     """Run ``argv`` in its own process group, wait at most ``timeout`` seconds, return what it
@@ -136,15 +139,21 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
         max_chars: how much of each stream to keep (the end of it).
         pass_fds: descriptors the child inherits (e.g. a report pipe).
         on_start: called once the child has started (e.g. to close our copy of a pipe end).
+        on_pid: called with the child's pid right after it started, under ``spawn_lock``
+            (the judge keeps a list of its running children).
         clock_start: when given, ``timeout`` counts from the ``time.monotonic()`` it returns
             (None: not yet; the child is still starting, allowed ``startup_timeout``
             seconds). The judge starts the clock when its harness has imported torch.
     """
     start = time.monotonic()
-    proc = subprocess.Popen(
-        list(map(str, argv)), cwd=Path(cwd) if cwd is not None else None, env=env,
-        stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec, pass_fds=tuple(pass_fds))
+    with spawn_lock or contextlib.nullcontext():
+        proc = subprocess.Popen(
+            list(map(str, argv)), cwd=Path(cwd) if cwd is not None else None, env=env,
+            stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            preexec_fn=preexec, pass_fds=tuple(pass_fds))
+        if on_pid is not None:
+            on_pid(proc.pid)
     if on_start is not None:
         on_start()
     out = _Capture(proc.stdout, max_chars, on_line)

@@ -16,9 +16,25 @@ import ctypes.util
 import os
 import signal
 import sys
+import threading
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+
+# The judge's children that are runs in progress (several may run at once, in threads): a
+# sweep never touches them. Started and swept under LOCK, so none is half-registered.
+LOCK = threading.Lock()
+RUNNING: set[int] = set()
+
+
+def started(pid: int) -> None:
+    """Record a run's child (called under :data:`LOCK`, right after it was spawned)."""
+    RUNNING.add(pid)
+
+
+def finished(pid: int | None) -> None:
+    with LOCK:
+        RUNNING.discard(pid)
 
 
 def become_subreaper() -> bool:
@@ -71,21 +87,22 @@ def children_now() -> set[int]:
 
 
 def kill_descendants(spare: set[int] = frozenset(), rounds: int = 200) -> int:
-    """SIGKILL every descendant of this process outside ``spare``'s trees, until none is
-    left (a process may fork while we look); reap the ones that became our children.
-    Returns how many were killed."""
+    """SIGKILL every descendant of this process outside the trees of ``spare`` and of the
+    runs still in progress (:data:`RUNNING`), until none is left (a process may fork while
+    we look); reap the ones that became our children. Returns how many were killed."""
     if not sys.platform.startswith("linux"):
         return 0
     killed = 0
     for _ in range(rounds):
-        alive = descendants(os.getpid(), spare)
+        with LOCK:
+            alive = descendants(os.getpid(), set(spare) | RUNNING)
         for pid in alive:
             try:
                 os.kill(pid, signal.SIGKILL)
                 killed += 1
             except OSError:
                 pass
-        _reap(spare)
+        _reap(set(spare) | RUNNING)
         if not alive:
             break
         time.sleep(0.01)

@@ -129,6 +129,7 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
     channel = Channel(wants)
     cgroup = None
     spare = reaper.children_now()
+    pids: list[int] = []  # our child, once started
     if not iso.bwrap:
         reaper.become_subreaper()  # a setsid() grandchild comes back to us, to be killed
     try:
@@ -178,7 +179,10 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
         done = run_child(argv, cwd=scratch, env=env, timeout=timeout, poll=watch,
                          preexec=preexec, pass_fds=(channel.write_fd,),
                          on_start=channel.child_started, max_chars=STREAM_BYTES,
+                         on_pid=lambda pid: (pids.append(pid), reaper.started(pid)),
+                         spawn_lock=reaper.LOCK,
                          clock_start=lambda: channel.ready_at, startup_timeout=STARTUP_LIMIT)
+        reaper.finished(pids[0] if pids else None)
         reaper.kill_descendants(spare)  # whatever left the process group
         out_of_memory = cgroup.oom_killed() if cgroup is not None else False
         channel.finish()
@@ -193,5 +197,6 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
     finally:
         if cgroup is not None:
             cgroup.close()  # kills anything still alive in the sandbox, removes the cgroup
+        reaper.finished(pids[0] if pids else None)
         reaper.kill_descendants(spare)
         remove_tree(scratch)
