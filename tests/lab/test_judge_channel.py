@@ -73,7 +73,8 @@ def _mode_ok(mode: str) -> None:
 
 def unprivileged() -> list[str]:
     """A prefix that runs a command without any capability (as root: file permissions then
-    bind it, like a learner who is not root), when we are root and setpriv exists."""
+    bind it, like a learner who is not root), when we are root and setpriv exists. Used
+    without bubblewrap only: bubblewrap needs the capabilities root's user namespace gives."""
     if os.geteuid() == 0 and shutil.which("setpriv"):
         return ["setpriv", "--bounding-set=-all", "--inh-caps=-all"]
     return []
@@ -81,8 +82,9 @@ def unprivileged() -> list[str]:
 
 def judge_in_copy(tmp_path: Path, source: str, mode: str, after: str = "") -> dict:
     """Judge ``source`` (gelu-tanh) in a fresh interpreter on a copy of the package, with
-    ``mode`` "full", "rlimit" (full isolation, no cgroup) or "partial", without privileges
-    (see :func:`unprivileged`); ``after`` is code run
+    ``mode`` "full", "rlimit" (full isolation, no cgroup: what a learner who is not root
+    gets) or "partial" (then without privileges, see :func:`unprivileged`); ``after`` is code
+    run
     after the check (its variables: ``result``). Returns the result plus ``growth_mib``
     (peak memory minus the memory before the check) and ``peak_mib``."""
     _mode_ok(mode)
@@ -102,8 +104,11 @@ def judge_in_copy(tmp_path: Path, source: str, mode: str, after: str = "") -> di
         if {mode!r} == "partial":
             isolation.probe = lambda: isolation.Isolation("partial", "test: forced partial")
         elif {mode!r} == "rlimit":
+            assert real.level == "full", real.reason
             isolation.probe = lambda: isolation.Isolation("full", "test: no cgroup",
                                                           bwrap=real.bwrap, cgroup=None)
+        else:
+            assert real.level == "full", real.reason
         extra = {{}}
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         try:
@@ -119,11 +124,14 @@ def judge_in_copy(tmp_path: Path, source: str, mode: str, after: str = "") -> di
     """)
     env = {**os.environ, "HOME": str(tmp_path), "TMPDIR": str(scratch_parent),
            "MINIMODEL_LEARNER_DIR": str(tmp_path / "learner"), "PYTHONDONTWRITEBYTECODE": "1"}
-    done = subprocess.run([*unprivileged(), sys.executable, "-c", driver], input=source,
+    prefix = unprivileged() if mode == "partial" else []
+    done = subprocess.run([*prefix, sys.executable, "-c", driver], input=source,
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["leftovers"] = sorted(p.name for p in scratch_parent.iterdir())
+    if "raised" not in result:
+        assert result["isolation"] == ("partial" if mode == "partial" else "full"), result
     print(f"[{mode}] status={result.get('status')} peak={result['peak_mib']:.0f} MiB "
           f"growth={result['growth_mib']:.0f} MiB: {result.get('message', '')[:160]}")
     return result
@@ -176,7 +184,8 @@ def test_a_compressed_bomb_in_place_of_the_outputs_takes_no_memory(tmp_path):
         __import__('ate' + 'xit').register(bomb)
     """
     result = judge_in_copy(tmp_path, solution(before), "full")
-    assert result["status"] == "passed", result
+    # passed, or timeout when compressing 512 MiB at exit outlasts the limit on a busy machine
+    assert result["status"] in ("passed", "timeout"), result
     assert result["growth_mib"] < GROWTH_MIB, result
 
 
