@@ -3,6 +3,7 @@ in place through the same judge and the same progress as `minimodel exercise che
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import re
@@ -17,7 +18,8 @@ from minimodel.cli import main
 from minimodel.lab.lessons import find_lesson, load_lessons
 from minimodel.lab.notebook import exercise, solution_source
 from minimodel.lab.progress import Progress
-from minimodel.site.notebooks import lesson_notebook, write_notebook
+from minimodel.site.notebooks import (lesson_notebook, notebook_output_problems,
+                                      write_notebook)
 
 nbclient = pytest.importorskip("nbclient", reason="the notebook extra: pip install -e .[notebook]")
 
@@ -27,7 +29,7 @@ def _code(notebook) -> list[str]:
 
 
 def test_the_notebook_is_the_lesson_code_then_the_exercise(demo_lessons):
-    lesson = find_lesson("99", demo_lessons)
+    lesson = find_lesson("runnable-demo", demo_lessons)
     for lang in ("en", "es"):
         notebook = lesson_notebook(lesson, lang, demo_lessons)
         code = _code(notebook)
@@ -45,9 +47,9 @@ def test_the_notebook_is_the_lesson_code_then_the_exercise(demo_lessons):
 
 
 def test_a_learners_notebook_is_kept_unless_forced(tmp_path, demo_lessons):
-    lesson = find_lesson("99", demo_lessons)
+    lesson = find_lesson("runnable-demo", demo_lessons)
     path, written = write_notebook(lesson, "es", tmp_path, lessons_dir=demo_lessons)
-    assert written and path.name == "99-runnable-demo.es.ipynb"
+    assert written and path.name == "runnable-demo.es.ipynb"
     path.write_text(path.read_text(encoding="utf-8").replace("fila 0", "mi fila"),
                     encoding="utf-8")
     assert write_notebook(lesson, "es", tmp_path, lessons_dir=demo_lessons) == (path, False)
@@ -163,7 +165,7 @@ def test_the_notebook_runs_and_checks_through_the_judge(tmp_path, monkeypatch, d
     learner = tmp_path / "learner"
     monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(learner))
     monkeypatch.delenv("MPLBACKEND", raising=False)     # the kernel's inline backend draws
-    notebook = lesson_notebook(find_lesson("99", demo_lessons), "en", demo_lessons)
+    notebook = lesson_notebook(find_lesson("runnable-demo", demo_lessons), "en", demo_lessons)
     stub_check = len(notebook.cells) - 2
     notebook.cells.append(nbformat.v4.new_code_cell(textwrap.dedent("""\
         stub_verdict = _
@@ -181,6 +183,17 @@ def test_the_notebook_runs_and_checks_through_the_judge(tmp_path, monkeypatch, d
     client.execute()
     lesson_cells = [cell.outputs for cell in notebook.cells if cell.cell_type == "code"]
     assert any("[[4. 5.]" in o.get("text", "") for o in lesson_cells[0])
+    # what the cells printed agrees with the lesson's output blocks, by the lesson check's rule
+    demo = find_lesson("99", demo_lessons).path("en", demo_lessons)
+    assert notebook_output_problems(notebook, demo) == ([], [])
+    for old, new, drift in (("4.", "7.", True), ("[[", "[", False)):   # a value, a shape
+        changed = copy.deepcopy(notebook)
+        first = next(cell for cell in changed.cells if cell.cell_type == "code")
+        for out in first.outputs:
+            out["text"] = out.get("text", "").replace(old, new)
+        problems, drifts = notebook_output_problems(changed, demo)
+        [found] = drifts if drift else problems
+        assert "99-runnable-demo.md:" in found and not (problems if drift else drifts)
     assert any("image/png" in o.get("data", {}) for o in lesson_cells[1])   # the figure
     verdict_html = [o["data"]["text/html"] for o in notebook.cells[stub_check].outputs
                     if "text/html" in o.get("data", {})]
@@ -203,7 +216,7 @@ def test_the_command_speaks_spanish(tmp_path, capsys):
     assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
                  "--no-open"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("escrito ") and "01-embedding-lookup.es.ipynb" in out
+    assert out.startswith("escrito ") and "embedding-lookup.es.ipynb" in out
     assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
                  "--no-open"]) == 0
     assert "se conserva tu cuaderno" in capsys.readouterr().out

@@ -1,7 +1,10 @@
 """The lessons: one Markdown source per lesson and language, whose code runs where it is read.
 
-A lesson is ``lab/content/lessons/NN-slug.md`` (English) with ``NN-slug.es.md`` beside it
-(Spanish). Its front matter names the lab items it owns::
+A lesson is ``lab/content/lessons/<slug>.md`` (English) with ``<slug>.es.md`` beside it
+(Spanish); its slug (``embedding-lookup``) is its stable id. The path's order lives in ONE file,
+``lab/content/path.yaml``, a list of slugs: a lesson's number is its place there (computed, so
+inserting a lesson is two new files and one line, and nothing is renamed). Its front matter
+names the lab items it owns::
 
     ---
     title: "An embedding is a lookup"
@@ -23,9 +26,17 @@ text shows from code is checked each time the lessons are run::
     2
     ```
 
+What does not depend on the order of floating-point sums is compared character for
+character. A block whose numbers come out of training, sampling or float32 products (which
+differ in their last bits from one CPU's BLAS kernels to another's) declares on its
+``output`` fence how it is checked, ``output rtol=0.01 atol=0.002`` or ``output sample``
+(:mod:`minimodel.lab.output_check`); its page and notebook then say in one line that the
+reader's numbers will differ slightly, and why (:func:`with_output_notes`).
+
 :func:`run_lesson` runs one file and returns, block by block, what was printed, the error if
-one was raised and the figures drawn; :func:`lesson_problems` turns that into the list of
-differences the site build and the tests refuse.
+one was raised and the figures drawn, with the ``problems`` (an error, changed text, a shape
+or count: every build refuses them) and the ``drifts`` (numbers beyond a block's declared
+tolerance: a learner's build warns, a strict one refuses); :func:`lesson_problems` lists them.
 """
 
 from __future__ import annotations
@@ -37,15 +48,19 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from minimodel.lab.output_check import OutputMark, compare, note, parse_mark
 from minimodel.messages import say
 
 LESSONS_DIR = Path(__file__).resolve().parent / "content" / "lessons"
+PATH_FILE = "path.yaml"                       # beside the lessons folder: the path's order
+_SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")   # starts with a letter: never a number
 LANGS = ("en", "es")
 
 # A fence line: ``` or ~~~ with an info string; the closing fence is the same characters alone.
@@ -55,24 +70,23 @@ _FENCE = re.compile(r"^(?P<fence>```+|~~~+)(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=
 
 @dataclass
 class Lesson:
-    """One lesson of the path: its file stem (``05-lm-head-and-logits``) and what it links."""
+    """One lesson of the path: its slug (``lm-head-and-logits``, also its file stem), its
+    number (its place in ``path.yaml``, from 1) and what it links."""
 
-    stem: str
+    slug: str
+    number: int
     titles: dict[str, str]
     quiz: list[str] = field(default_factory=list)
     breaks: list[str] = field(default_factory=list)
     exercises: list[str] = field(default_factory=list)
 
     @property
-    def number(self) -> int:
-        return int(self.stem.split("-", 1)[0])
-
-    @property
-    def slug(self) -> str:
-        return self.stem.split("-", 1)[1]
+    def stem(self) -> str:
+        """The file stem, which is the slug (``lessons/<slug>.md``)."""
+        return self.slug
 
     def path(self, lang: str = "en", lessons_dir: Path = LESSONS_DIR) -> Path:
-        return lessons_dir / (f"{self.stem}.md" if lang == "en" else f"{self.stem}.{lang}.md")
+        return lessons_dir / (f"{self.slug}.md" if lang == "en" else f"{self.slug}.{lang}.md")
 
 
 # The front-matter list that links a lesson to each kind of lab item (``quiz:`` lists questions).
@@ -105,14 +119,16 @@ def path_order(item_id: str, fallback: int,
 @dataclass
 class CodeBlock:
     """A ``python`` block, the ``output`` block written after it (None if there is none),
-    the line of the source where the code starts (1-based), and the character offset just
+    the line of the source where the code starts (1-based), the character offset just
     after the block (after its ``output`` block when it has one), where a page puts the
-    figures the block draws."""
+    figures the block draws, and the words after ``output`` on that block's fence line: how
+    it is compared (:mod:`minimodel.lab.output_check`: ``rtol=.. atol=..``, ``sample``)."""
 
     code: str
     expected: str | None
     line: int
     end: int = 0
+    mark: str = ""
 
 
 @dataclass
@@ -137,29 +153,90 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     return meta, text[end + 5:]
 
 
+def path_file(lessons_dir: Path = LESSONS_DIR) -> Path:
+    """The path file that orders the lessons of ``lessons_dir``: ``path.yaml`` beside it."""
+    return Path(lessons_dir).parent / PATH_FILE
+
+
+def read_path(lessons_dir: Path = LESSONS_DIR) -> list[str]:
+    """The lesson slugs of ``path.yaml`` in order; a ValueError naming the fix when the file
+    is missing or is not a list of slugs."""
+    where = path_file(lessons_dir)
+    if not where.is_file():
+        raise ValueError(f"{where} is missing; it lists the lesson slugs in the path's order, "
+                         "one '- slug' line each")
+    try:
+        entries = yaml.safe_load(where.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{where} is not valid YAML ({exc}); write one '- slug' line per "
+                         "lesson") from None
+    entries = [] if entries is None else entries
+    bad = [repr(e) for e in entries if not isinstance(e, str) or not _SLUG.fullmatch(e)] \
+        if isinstance(entries, list) else ["the file"]
+    if bad:
+        raise ValueError(f"{where}: {', '.join(bad)} is not a lesson slug; write one '- slug' "
+                         "line per lesson (lowercase letters, digits and '-'; a letter first)")
+    return entries
+
+
+def lesson_files(lessons_dir: Path = LESSONS_DIR) -> list[Path]:
+    """The English lesson files in ``lessons_dir`` (``<slug>.md``; ``<slug>.es.md`` is its
+    Spanish twin, not a lesson), whether or not the path lists them."""
+    return sorted(p for p in Path(lessons_dir).glob("*.md") if p.name.count(".") == 1)
+
+
+def path_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
+    """What is wrong between ``path.yaml`` and the lesson files, each with the change that
+    fixes it: a lesson file the path does not list, a path entry with no file, a repeat."""
+    try:
+        slugs = read_path(lessons_dir)
+    except ValueError as exc:
+        return [str(exc)]
+    name = PATH_FILE
+    problems = [f"{name} lists '{slug}' {slugs.count(slug)} times; keep one line '- {slug}'"
+                for slug in sorted({s for s in slugs if slugs.count(s) > 1})]
+    problems += [f"{name} lists '{slug}' but lessons/{slug}.md does not exist; write it "
+                 f"(`minimodel lab new lesson {slug}`) or remove the line"
+                 for slug in dict.fromkeys(slugs) if not (Path(lessons_dir) / f"{slug}.md").is_file()]
+    problems += [f"lessons/{p.name} is not in {name}; add the line '- {p.stem}' where the "
+                 "lesson belongs in the path, or delete the file"
+                 for p in lesson_files(lessons_dir) if p.stem not in slugs]
+    problems += [f"lessons/{p.name} has no English lesson lessons/{p.name[:-6]}.md; write it, "
+                 "or rename the Spanish file to match its English twin"
+                 for p in sorted(Path(lessons_dir).glob("*.es.md"))
+                 if not p.with_name(p.name[:-6] + ".md").is_file()]
+    return problems
+
+
 def load_lessons(lessons_dir: Path = LESSONS_DIR) -> list[Lesson]:
-    """Every lesson in ``lessons_dir``, in file-name order (which is the path's order)."""
-    lessons = []
-    for path in sorted(lessons_dir.glob("[0-9][0-9]-*.md")):
-        if path.name.count(".") != 1:      # NN-slug.es.md is the Spanish twin, not a lesson
+    """The lessons ``path.yaml`` lists, in its order (the path's order), numbered from 1. An
+    entry with no file is left out here; ``lab validate`` reports it (:func:`path_problems`)."""
+    lessons: list[Lesson] = []
+    for slug in dict.fromkeys(read_path(lessons_dir)):
+        path = Path(lessons_dir) / f"{slug}.md"
+        if not path.is_file():
             continue
         meta, _ = split_front_matter(path.read_text(encoding="utf-8"))
-        titles = {"en": str(meta.get("title", path.stem))}
-        twin = path.with_name(f"{path.stem}.es.md")
+        titles = {"en": str(meta.get("title", slug))}
+        twin = path.with_name(f"{slug}.es.md")
         if twin.is_file():
             titles["es"] = str(split_front_matter(twin.read_text(encoding="utf-8"))[0]
                                .get("title", titles["en"]))
-        lessons.append(Lesson(path.stem, titles, list(meta.get("quiz") or []),
+        lessons.append(Lesson(slug, len(lessons) + 1, titles, list(meta.get("quiz") or []),
                               list(meta.get("breaks") or []), list(meta.get("exercises") or [])))
     return lessons
 
 
 def find_lesson(key: str, lessons_dir: Path = LESSONS_DIR, lang: str = "en") -> Lesson:
-    """A lesson by number (``5``, ``05``), slug (``lm-head-and-logits``) or stem; an unknown
-    key is a ValueError in ``lang`` that lists the lessons."""
+    """A lesson by number (``5``, ``05``: its place in the path) or slug
+    (``lm-head-and-logits``; the old numbered name ``05-lm-head-and-logits`` is read as its
+    slug); an unknown key is a ValueError in ``lang`` that lists the lessons."""
     lessons = load_lessons(lessons_dir)
+    key = str(key).strip()
+    legacy = re.fullmatch(r"\d\d-(?P<slug>.+)", key)
     for lesson in lessons:
-        if key in (lesson.stem, lesson.slug) or (key.isdigit() and int(key) == lesson.number):
+        if key == lesson.slug or (key.isdigit() and int(key) == lesson.number) \
+                or (legacy is not None and legacy["slug"] == lesson.slug):
             return lesson
     names = ", ".join(f"{lesson.number:02d} {lesson.slug}" for lesson in lessons)
     raise ValueError(say("lab.no_lesson", lang, wanted=repr(key), names=names))
@@ -172,23 +249,29 @@ def code_blocks(text: str) -> list[CodeBlock]:
     for i, fence in enumerate(fences):
         if fence.group("info").strip() != "python":
             continue
-        expected, end = None, fence.end()
-        if i + 1 < len(fences) and fences[i + 1].group("info").strip() == "output" \
+        expected, end, mark = None, fence.end(), ""
+        if i + 1 < len(fences) and _output_info(fences[i + 1]) is not None \
                 and text[fence.end():fences[i + 1].start()].strip() == "":
             expected, end = fences[i + 1].group("body"), fences[i + 1].end()
+            mark = _output_info(fences[i + 1]) or ""
         line = text.count("\n", 0, fence.start()) + 2
-        blocks.append(CodeBlock(fence.group("body"), expected, line, end))
+        blocks.append(CodeBlock(fence.group("body"), expected, line, end, mark))
     return blocks
 
 
-def without_output_blocks(text: str) -> str:
+def _output_info(fence: re.Match) -> str | None:
+    """The mark of an ``output`` fence (``""`` when it has none); None for other fences."""
+    words = fence.group("info").split(maxsplit=1)
+    if not words or words[0] != "output":
+        return None
+    return words[1].strip() if len(words) > 1 else ""
+
+
+def without_output_blocks(text: str, lang: str = "en") -> str:
     """``text`` with every ``output`` block that follows a ``python`` block removed (a
-    notebook's cell prints it when run)."""
-    for block in reversed(code_blocks(text)):
-        if block.expected is not None:
-            start = text.rfind("```output", 0, block.end)
-            text = text[:start].rstrip("\n") + text[block.end:]
-    return text
+    notebook's cell prints it when run); a block not compared exactly leaves its one-line
+    note (:func:`with_output_notes`)."""
+    return with_output_notes(text, lang, keep_output=False)
 
 
 def run_blocks(codes: list[str], figure_dir: Path | None = None,
@@ -242,59 +325,109 @@ def _difference(expected: str, printed: str) -> str:
 
 @dataclass
 class LessonRun:
-    """One lesson file run: its blocks, what each block did, and what is wrong."""
+    """One lesson file run: its blocks, what each block did, what is wrong (``problems``: an
+    error, changed text, a shape or count; they fail every build) and which blocks drifted
+    (``drifts``: only numbers with a decimal point differ, beyond the tolerance the block
+    declares; a learner's build warns, a strict one fails)."""
 
     blocks: list[CodeBlock]
     runs: list[BlockRun]
     problems: list[str]
+    drifts: list[str] = field(default_factory=list)
 
 
 def run_lesson(path: Path, figure_dir: Path | None = None) -> LessonRun:
     """Run every ``python`` block of one lesson file and compare what it prints."""
     blocks = code_blocks(path.read_text(encoding="utf-8"))
-    runs = run_blocks([b.code for b in blocks], figure_dir) if blocks else []
-    return LessonRun(blocks, runs, _problems(path, blocks, runs))
+    try:
+        runs = run_blocks([b.code for b in blocks], figure_dir) if blocks else []
+    except subprocess.TimeoutExpired as exc:
+        return LessonRun(blocks, [], [f"{_shown(path)}: the lesson's code did not finish "
+                                      f"within {exc.timeout:.0f} s (is the machine very busy?)"])
+    return LessonRun(blocks, runs, *_problems(path, blocks, runs))
 
 
-def lesson_problems(path: Path, figure_dir: Path | None = None) -> list[str]:
-    """Everything wrong with running one lesson file: errors and printed-output mismatches."""
-    return run_lesson(path, figure_dir).problems
+def lesson_problems(path: Path, figure_dir: Path | None = None,
+                    strict: bool = True) -> list[str]:
+    """Everything wrong with running one lesson file: errors and printed-output mismatches
+    (with ``strict``, drift beyond a block's declared tolerance too)."""
+    result = run_lesson(path, figure_dir)
+    return result.problems + (result.drifts if strict else [])
 
 
-def _problems(path: Path, blocks: list[CodeBlock], runs: list[BlockRun]) -> list[str]:
-    problems = []
+def _problems(path: Path, blocks: list[CodeBlock],
+              runs: list[BlockRun]) -> tuple[list[str], list[str]]:
+    """``(problems, drifts)`` of one file's blocks and what they did."""
+    problems: list[str] = []
+    drifts: list[str] = []
     for block, run in zip(blocks, runs):
         where = f"{_shown(path)}:{block.line}"
         if run.error is not None:
             problems.append(f"{where}: the block raised {run.error}")
             break
-        printed = _normalised(run.printed)
-        if block.expected is None and printed:
-            problems.append(f"{where}: the block prints but no ```output block follows it; "
-                            f"it printed:\n{run.printed}")
-        elif block.expected is not None and printed != _normalised(block.expected):
-            problems.append(f"{where}: the printed output differs from the ```output block:\n"
-                            + _difference(block.expected, run.printed))
-    return problems
+        if block.expected is None:
+            if _normalised(run.printed):
+                problems.append(f"{where}: the block prints but no ```output block follows it; "
+                                f"it printed:\n{run.printed}")
+            continue
+        try:
+            mark = parse_mark(block.mark)
+        except ValueError as exc:
+            problems.append(f"{where}: {exc}")
+            continue
+        verdict = compare(block.expected, run.printed, mark)
+        if verdict.kind == "content":
+            problems.append(f"{where}: the printed output differs from the ```output block "
+                            f"({verdict.reason}):\n" + _difference(block.expected, run.printed))
+        elif verdict.kind == "drift":
+            drifts.append(f"{where}: numbers drifted beyond the tolerance: "
+                          + verdict.summary(mark))
+    return problems, drifts
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m minimodel.lab.lessons [NN|slug ...]``: run lessons, print what is wrong."""
-    keys = sys.argv[1:] if argv is None else argv
+def with_output_notes(text: str, lang: str, keep_output: bool = True) -> str:
+    """``text`` with one line under every ``output`` block that is not compared exactly,
+    saying that the reader's numbers (or sample) will differ and why, and its mark removed
+    from the fence line (what a page shows). ``keep_output=False``: every ``output`` block is
+    removed, the marked ones leave their line (what a notebook shows: its cell prints)."""
+    for block in reversed(code_blocks(text)):
+        if block.expected is None:
+            continue
+        start = text.rfind("```output", 0, block.end)
+        try:
+            mark = parse_mark(block.mark)
+        except ValueError:       # reported by the lesson check; the page keeps the text as is
+            mark = OutputMark()
+        line = "" if mark.exact else f"\n\n*{note(mark, lang)}*"
+        if keep_output:
+            fence_end = text.index("\n", start)
+            text = text[:start] + "```output" + text[fence_end:block.end] + line \
+                + text[block.end:]
+        else:
+            text = text[:start].rstrip("\n") + line + text[block.end:]
+    return text
+
+
+def check_lessons(paths: list[Path], workers: int = 2) -> list[tuple[Path, LessonRun]]:
+    """Run lesson files, ``workers`` at a time (each is its own Python process)."""
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, os.cpu_count() or 1))) as pool:
+        return list(zip(paths, pool.map(run_lesson, paths)))
+
+
+def report_lessons(keys: list[str], langs: list[str], strict: bool) -> int:
+    """Run the lessons ``keys`` (numbers or slugs; all when empty) in ``langs`` and print what
+    is wrong; ``minimodel lab check-lessons`` calls it. Exit 1 on a problem (an error, changed
+    text, a shape or count); numeric drift beyond a block's declared tolerance is a warning,
+    and fails too when ``strict``."""
     lessons = [find_lesson(k) for k in keys] if keys else load_lessons()
+    paths = [lesson.path(lang) for lesson in lessons for lang in langs
+             if lesson.path(lang).is_file()]
     failed = 0
-    for lesson in lessons:
-        for lang in LANGS:
-            path = lesson.path(lang)
-            if not path.is_file():
-                continue
-            problems = lesson_problems(path)
-            failed += bool(problems)
-            print(f"{'FAIL' if problems else 'ok  '} {path.name}")
-            for problem in problems:
-                print("    " + problem.replace("\n", "\n    "))
+    for path, result in check_lessons(paths):
+        bad = result.problems + (result.drifts if strict else [])
+        failed += bool(bad)
+        status = "FAIL" if bad else ("warn" if result.drifts else "ok  ")
+        print(f"{status} {path.name}", flush=True)
+        for problem in result.problems + result.drifts:
+            print("    " + problem.replace("\n", "\n    "))
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
