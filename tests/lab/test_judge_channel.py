@@ -331,7 +331,7 @@ def test_the_channel_budget_bounds_the_whole_stream():
     finally:
         os.close(ch.write_fd)
         ch.finish()
-    assert ch.problem is not None and "expected here" in ch.problem
+    assert ch.problem is not None and f"more than {budget} bytes" in ch.problem
     assert ch.received <= budget
 
 

@@ -160,9 +160,11 @@ class Channel:
         else:
             want = self.wants[pending[0]][pending[1]]
             cap = HEADER_BYTES + 17 + max(want.nbytes, 16) + 1
-        if length < 1 or length > cap or self.received + length + 4 > self.budget:
-            raise ChannelError(f"a report of {length} bytes (at most {min(cap, self.budget)}"
-                               " expected here)")
+        if length < 1 or length > cap:
+            raise ChannelError(f"a report of {length} bytes (at most {cap} expected here)")
+        if self.received + length + 4 > self.budget:
+            raise ChannelError(f"more than {self.budget} bytes of reports (the expected "
+                               "outputs and their events)")
         self.received += length + 4
         body = self._read_exactly(length)
         if body is None:
