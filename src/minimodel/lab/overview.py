@@ -91,7 +91,24 @@ def _translations() -> list[str]:
 def _exercises() -> list[str]:
     from minimodel.lab.exercises import validate_all
 
-    return [str(p) for p in validate_all()]
+    return case_label_problems() + [str(p) for p in validate_all()]
+
+
+def case_label_problems() -> list[str]:
+    """Every hidden case kind an exercise uses has a Spanish label: the catalogue's
+    (``case_label.*`` in messages.yaml, shared generators) or the exercise's own
+    (``cases.labels.es``, declared inputs)."""
+    from minimodel.lab.exercises.cases import generator_kinds
+    from minimodel.lab.exercises.declared import LABELS, NEUTRAL_KINDS
+    from minimodel.lab.exercises.registry import all_exercises
+    from minimodel.messages import catalogue
+
+    known = set(catalogue()) | {f"case_label.{kind}" for kind, labels in LABELS.items()
+                                if "es" in labels}
+    return [f"exercise {ex.id}: the case kind {kind!r} has no Spanish label; add it to "
+            f"case_label in src/minimodel/messages.yaml ({kind}: {{en: ..., es: ...}})"
+            for ex in all_exercises() for kind in generator_kinds(ex.cases["generator"])
+            if kind not in NEUTRAL_KINDS and f"case_label.{kind}" not in known]
 
 
 def _breaks() -> list[str]:
