@@ -148,7 +148,23 @@ def new_question(question_id: str, lesson_key: str, kind: str = "numeric",
                                 "title": _text(f"Quiz: {lesson.titles['en']}",
                                                f"Cuestionario: {lesson.titles.get('es', '')}"),
                                 "questions": [question]}))
-    return [quiz] + _link(lesson.slug, "quiz", question_id, content)
+    return [quiz, _labelled(lesson.slug, question_id, content)] + \
+        _link(lesson.slug, "quiz", question_id, content)
+
+
+def _labelled(quiz_id: str, question_id: str, content: Path) -> Path:
+    """Room for the typed answers a grader must get right: ``quizzes/labelled/<quiz>.yaml``,
+    right and wrong answers in each language (``lab validate`` grades every one)."""
+    path = content / "quizzes" / "labelled" / f"{quiz_id}.yaml"
+    entry = {question_id: {lang: {"correct": [TODO], "wrong": [TODO]} for lang in ("en", "es")}}
+    if path.is_file():
+        block = _dump(entry)
+        text = path.read_text(encoding="utf-8").rstrip("\n") + "\n"
+        atomic_write_text(path, text + "".join(f"  {line}\n" for line in block.splitlines()))
+        return path
+    return _write_new(path, f"# Answers people type to the questions of {quiz_id}, labelled "
+                            "right or wrong\n# (see labelled/phase-13-embeddings.yaml).\n"
+                      + _dump({"quiz": quiz_id, "answers": entry}))
 
 
 EXPERIMENT = '''"""TODO: the experiment `break run` shows: it prints what the learner observes, and a
@@ -224,6 +240,21 @@ def new_exercise(exercise_id: str, lesson_key: str, content: Path = CONTENT_DIR)
                           f"import numpy as np\n\n\ndef {function}(x):\n"
                           "    return np.asarray(x, dtype=np.float64)\n")]
     return written + _link(lesson_key, "exercises", exercise_id, content)
+
+
+def todo_problems(content: Path = CONTENT_DIR) -> list[str]:
+    """Every ``TODO`` left in the content (what ``lab new`` writes until the author does), one
+    problem per file and line; a ``es_source_hash: TODO`` stamp is the translations check's."""
+    problems = []
+    for path in sorted(content.rglob("*")):
+        if not path.is_file() or path.suffix not in (".md", ".yaml", ".py", ".patch") \
+                or "__pycache__" in path.parts:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if TODO in line and "es_source_hash" not in line:
+                problems.append(f"{path.relative_to(content)}:{number}: still TODO "
+                                f"({line.strip()[:60]}); write it")
+    return problems
 
 
 def sync(repo_docs: Path | None = None) -> dict[str, Any]:
