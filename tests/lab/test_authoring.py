@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -26,6 +27,10 @@ QUESTION, BREAK, EXERCISE = "q-softmax-temperature-1", "softmax-temperature-demo
     "softmax-with-temperature"
 TEXT_EN = "A temperature T divides the logits before the softmax: T > 1 flattens it."
 TEXT_ES = "Una temperatura T divide los logits antes de la softmax: T > 1 la aplana."
+
+# Typed answers the grader must get right (lab validate wants at least 8 of each).
+RIGHT = ["0.731", "0.7311", "0.73106", "0.7310", "~0.731", "0.7306", "0.7314", "0.731058"]
+WRONG_ANSWERS = ["0.881", "0.269", "0.119", "0.622", "0.818", "0.900", "0.100", "0.660"]
 
 REFERENCE = '''import numpy as np
 
@@ -98,7 +103,8 @@ def test_a_teacher_adds_four_items_touching_content_only(tmp_path):
                              "--json", check=False))
     todo = [p for p in report["sections"]["links"] if "still TODO" in p]
     assert not report["ok"] and todo and all(
-        p.startswith((f"lessons/{LESSON}", f"quizzes/{LESSON}", f"breaks/{BREAK}/",
+        p.startswith((f"lessons/{LESSON}", f"quizzes/{LESSON}", f"quizzes/labelled/{LESSON}",
+                      f"breaks/{BREAK}/",
                       f"exercises/{EXERCISE}/")) for p in todo), report
 
     # --- fill the lesson --------------------------------------------------------------------
@@ -121,9 +127,10 @@ def test_a_teacher_adds_four_items_touching_content_only(tmp_path):
     quiz_file.write_text(yaml.safe_dump(quiz, allow_unicode=True, sort_keys=False), "utf-8")
     labelled = content / "quizzes" / "labelled" / f"{LESSON}.yaml"
     _fill(labelled, "en:\n      correct:\n      - TODO\n      wrong:\n      - TODO",
-          "en:\n      correct: ['0.731', '0.7311']\n      wrong: ['0.5', '0.881']")
+          "en:\n      correct: " + json.dumps(RIGHT) + "\n      wrong: " + json.dumps(WRONG_ANSWERS))
     _fill(labelled, "es:\n      correct:\n      - TODO\n      wrong:\n      - TODO",
-          "es:\n      correct: ['0,731', '0,7311']\n      wrong: ['0,5', '0,881']")
+          "es:\n      correct: " + json.dumps([a.replace(".", ",") for a in RIGHT])
+          + "\n      wrong: " + json.dumps([a.replace(".", ",") for a in WRONG_ANSWERS]))
     # --- fill the exercise: new inputs (a matrix and a Python scalar), declared ---------------
     folder = content / "exercises" / EXERCISE
     spec = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
@@ -143,7 +150,7 @@ def test_a_teacher_adds_four_items_touching_content_only(tmp_path):
                                "small temperature": {"inputs": {"temperature": {
                                    "range": [0.05, 0.1]}}},
                                "extreme logits": {"inputs": {"logits": {
-                                   "range": [-50, 50], "special": [900.0, -900.0]}}}},
+                                   "range": [-50, 50], "special": [5000.0, -5000.0]}}}},
                      "labels": {"es": {"small temperature": "temperatura pequeña",
                                        "extreme logits": "logits extremos"}}}
     spec["wrong"] = [{"file": "ignores_temperature.py", "expect": "wrong", "why": "T unused"},
@@ -216,3 +223,49 @@ def test_a_teacher_adds_four_items_touching_content_only(tmp_path):
     new = (root / lab / "path.yaml").read_text(encoding="utf-8").splitlines()
     assert [line for line in new if line not in old] == [f"- {LESSON}"] and len(new) == len(old) + 1
     assert new.index(f"- {LESSON}") == new.index(f"- {AFTER}") + 1
+
+
+def test_declared_inputs_build_every_kind_and_problems_name_the_field():
+    from minimodel.lab.exercises.cases import make_cases
+    from minimodel.lab.exercises.declared import declare, problems
+    from minimodel.lab.i18n import case_label
+
+    spec = {"sizes": {"N": [1, 3], "V": [2, 5]},
+            "inputs": {"logits": {"shape": ["N", "V"], "dtype": "float", "range": [-3, 3]},
+                       "ids": {"shape": ["N"], "dtype": "int", "range": [0, "V"]},
+                       "t": {"shape": [], "dtype": "float", "range": [0.5, 2], "python": True}},
+            "example": {"sizes": {"N": 2, "V": 3}},
+            "kinds": {"float32": {"dtype": "float32"}, "one row": {"sizes": {"N": 1}},
+                      "big": {"inputs": {"logits": {"special": [1e4]}}},
+                      "default t": {"inputs": {"t": {"omit": True}}}},
+            "labels": {"es": {"one row": "una fila", "big": "grandes", "default t": "t por "
+                                                                                 "defecto"}}}
+    name = declare("demo-declared", spec, ["logits", "ids", "t"])
+    example, _, f32, one_row, big, no_t = make_cases(name, seed=5)
+    assert example.args["logits"].shape == (2, 3) and isinstance(example.args["t"], float)
+    assert f32.args["logits"].dtype == np.float32 and f32.args["ids"].dtype == np.int64
+    assert one_row.args["logits"].shape[0] == 1 and big.args["logits"].flat[0] == 1e4
+    assert set(no_t.args) == {"logits", "ids"}
+    assert all(0 <= i < c.args["logits"].shape[1] for c in (f32, one_row)
+               for i in c.args["ids"])
+    assert case_label("float32, one row", "es") == "float32, una fila"
+    bad = {**spec, "inputs": {"logits": {"shape": ["N", "W"], "dtype": "f16",
+                                         "range": [-3, 3]}}, "labels": {}}
+    found = problems(bad, ["logits"])
+    assert "cases.inputs.logits.shape names 'W', which cases.sizes does not declare; add it " \
+           "there as [low, high]" in found
+    assert any("cases.inputs.logits.dtype is 'f16'" in p for p in found)
+    assert any("no Spanish label for the kind 'one row'" in p for p in found)
+
+
+def test_a_check_script_without_its_footer_is_told_so(tmp_path):
+    from types import SimpleNamespace
+
+    from minimodel.lab.breaks.validate import _no_verdict
+
+    script = tmp_path / "invariants.py"
+    script.write_text("checks = None\n", encoding="utf-8")
+    message = _no_verdict(SimpleNamespace(path=lambda role: script), run=None)
+    assert message.startswith("invariants.py never calls checks.finish(), so its invariants "
+                              "never ran and it printed no PASS/FAIL line")
+    assert 'if __name__ == "__main__":\n        checks.finish()' in message

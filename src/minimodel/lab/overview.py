@@ -104,11 +104,12 @@ def case_label_problems() -> list[str]:
     from minimodel.lab.exercises.registry import all_exercises
     from minimodel.messages import catalogue
 
+    exercises = all_exercises()       # parsing them registers their declared labels
     known = set(catalogue()) | {f"case_label.{kind}" for kind, labels in LABELS.items()
                                 if "es" in labels}
     return [f"exercise {ex.id}: the case kind {kind!r} has no Spanish label; add it to "
             f"case_label in src/minimodel/messages.yaml ({kind}: {{en: ..., es: ...}})"
-            for ex in all_exercises() for kind in generator_kinds(ex.cases["generator"])
+            for ex in exercises for kind in generator_kinds(ex.cases["generator"])
             if kind not in NEUTRAL_KINDS and f"case_label.{kind}" not in known]
 
 
