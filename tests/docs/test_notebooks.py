@@ -3,6 +3,7 @@ in place through the same judge and the same progress as `minimodel exercise che
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import re
@@ -17,7 +18,8 @@ from minimodel.cli import main
 from minimodel.lab.lessons import find_lesson, load_lessons
 from minimodel.lab.notebook import exercise, solution_source
 from minimodel.lab.progress import Progress
-from minimodel.site.notebooks import lesson_notebook, write_notebook
+from minimodel.site.notebooks import (lesson_notebook, notebook_output_problems,
+                                      write_notebook)
 
 nbclient = pytest.importorskip("nbclient", reason="the notebook extra: pip install -e .[notebook]")
 
@@ -181,6 +183,17 @@ def test_the_notebook_runs_and_checks_through_the_judge(tmp_path, monkeypatch, d
     client.execute()
     lesson_cells = [cell.outputs for cell in notebook.cells if cell.cell_type == "code"]
     assert any("[[4. 5.]" in o.get("text", "") for o in lesson_cells[0])
+    # what the cells printed agrees with the lesson's output blocks, by the lesson check's rule
+    demo = find_lesson("runnable-demo", demo_lessons).path("en", demo_lessons)
+    assert notebook_output_problems(notebook, demo) == ([], [])
+    for old, new, drift in (("4.", "7.", True), ("[[", "[", False)):   # a value, a shape
+        changed = copy.deepcopy(notebook)
+        first = next(cell for cell in changed.cells if cell.cell_type == "code")
+        for out in first.outputs:
+            out["text"] = out.get("text", "").replace(old, new)
+        problems, drifts = notebook_output_problems(changed, demo)
+        [found] = drifts if drift else problems
+        assert "runnable-demo.md:" in found and not (problems if drift else drifts)
     assert any("image/png" in o.get("data", {}) for o in lesson_cells[1])   # the figure
     verdict_html = [o["data"]["text/html"] for o in notebook.cells[stub_check].outputs
                     if "text/html" in o.get("data", {})]
@@ -207,3 +220,17 @@ def test_the_command_speaks_spanish(tmp_path, capsys):
     assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
                  "--no-open"]) == 0
     assert "se conserva tu cuaderno" in capsys.readouterr().out
+
+
+def test_a_spanish_verdict_names_its_cases_in_spanish():
+    from minimodel.lab.notebook import Verdict
+
+    result = {"passed": False, "message": "", "cases": [
+        {"name": "example 1", "status": "failed", "message": "forma (2, 3), se esperaba (2, 4)"},
+        {"name": "hidden 2", "status": "error", "message": "ValueError"},
+        {"name": "example 2", "status": "passed", "message": ""}]}
+    text, page = repr(Verdict(result, "es")), Verdict(result, "es")._repr_html_()
+    for shown in (text, page):
+        assert "ejemplo 1" in shown and "oculto 2" in shown
+        assert "example" not in shown and "hidden" not in shown
+    assert "example 1" in repr(Verdict(result, "en"))

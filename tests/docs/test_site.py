@@ -205,6 +205,27 @@ def test_search_finds_each_language_in_its_own_index(site):
     assert '"base": ".."' in page           # Spanish pages read es/search/
 
 
+def test_search_previews_never_show_a_hint_or_an_answer(site):
+    # Regression: search previews showed the collapsed hint ladders (the last one is the fix)
+    # and the quiz explanations. They stay on the pages, folded, and out of the index.
+    from minimodel.lab.quiz import load_quiz
+
+    def squeeze(text: str) -> str:
+        return " ".join(re.sub(r"<[^>]+>|[`*]", " ", html_module.unescape(text)).split())
+
+    for folder, lang in ((site, "en"), (site / "es", "es")):
+        index = squeeze(" ".join(d["text"] for d in json.loads(
+            (folder / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]))
+        secrets = [h for b in list_breaks() for h in load_break(b["id"]).texts("hints", lang)]
+        secrets += [q.explanation[lang] for q in load_quiz("phase-13-embeddings").questions]
+        for secret in secrets:
+            words = squeeze(secret)[:60]
+            assert words and words not in index, (lang, words)
+        page = squeeze((folder / "lab" / "breaks" / f"{list_breaks()[0]['id']}.html")
+                       .read_text(encoding="utf-8"))
+        assert squeeze(load_break(list_breaks()[0]["id"]).texts("hints", lang)[-1])[:60] in page
+
+
 def test_the_spanish_reference_menu_and_figures_are_spanish(site):
     html = (site / "es" / "reference" / "nn-lm-head.html").read_text(encoding="utf-8")
     for label in ("Cabezas de salida", "Pérdidas", "Activaciones", "Atención", "Diagnósticos"):
@@ -285,3 +306,51 @@ def test_a_lesson_has_one_practice_section_holding_its_lab_links(site):
                     for h in re.findall(r"<h2[^>]*>(.*?)</h2>", page, re.S)]
         assert headings.count(heading) == 1 and headings[-1] == heading, headings
         assert "lab/breaks/embedding-moves-too-far.html" in page.split(f">{heading}")[-1]
+
+
+def test_the_404_page_links_work_offline_and_the_server_redirects_to_it(site, tmp_path):
+    import functools
+    import http.server
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from minimodel.site.serve import SiteHandler
+
+    page = (site / "404.html").read_text(encoding="utf-8")
+    assert not re.findall(r'\s(?:href|src)="/(?!/)', page)       # nothing from the root
+    assert 'href="assets/' in page and 'src="assets/' in page
+    handler = functools.partial(SiteHandler, directory=str(site))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        with urllib.request.urlopen(f"{base}/lessons/no-such-page.html", timeout=30) as answer:
+            assert answer.url == f"{base}/404.html" and b"404" in answer.read()
+        server.shutdown()
+
+
+def test_english_phrases_are_found_in_visible_text_only():
+    from minimodel.site.english_check import english_runs, visible_text
+
+    page = ("<head><title>the page</title></head><p>Prohíbe las llamadas; Made with Material."
+            "</p><pre>for the loss</pre><p><code>with the</code> <em>Attention Is All You "
+            "Need</em> «Using the Output Embedding» in situ, la loss of the model</p>")
+    assert english_runs(visible_text(page)) == ["Made with Material", "la loss of the model"]
+
+
+def test_the_spanish_site_shows_no_english_outside_code(site):
+    """Every visible string of site/es is Spanish: pages, lab pages, the measured page's metric
+    names, the reference pages' own words ("Parámetros", "Código fuente en") and the meta
+    description; the English docstrings of the reference pages are announced as such."""
+    from minimodel.site.english_check import english_on_spanish_pages
+
+    assert english_on_spanish_pages(site) == []
+    home = (site / "es" / "index.html").read_text(encoding="utf-8")
+    assert '<meta name="description" content="Aprende cómo' in home
+    reference = (site / "es" / "reference" / "nn-lm-head.html").read_text(encoding="utf-8")
+    assert "Código fuente en" in reference and "Source code in" not in reference
+    assert "reproduce los docstrings del código" in reference
+    english = (site / "reference" / "nn-lm-head.html").read_text(encoding="utf-8")
+    assert "Source code in" in english and "reproduce los docstrings" not in english
+    measured = _text((site / "es" / "measured.html").read_text(encoding="utf-8"))
+    assert "best peer" not in measured and "mejor alternativa" in measured

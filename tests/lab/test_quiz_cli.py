@@ -402,7 +402,9 @@ def test_a_wrong_answer_shows_what_was_chosen_and_the_end_screen_what_was_typed(
                                                      "q-13-03": ["4 columns"]})
     flat = " ".join(out.split())
     chosen = " ".join(q01.choices[wrong]["en"].split())
-    assert code == 0 and f"Your answer: {wrong + 1}. {chosen}" in flat
+    assert "`" in chosen                       # drawn as code on screen, not as raw backticks
+    assert code == 0 and f"Your answer: {wrong + 1}. {chosen.replace('`', '')}" in flat
+    assert f"Your answer: {wrong + 1}. {chosen}" not in flat
     summary = flat[flat.index("Missed (2):"):]
     assert "Your answer: 4 columns" in summary and "asks for rows, not columns" in summary
 

@@ -19,6 +19,7 @@ EPILOG = """\
 examples:
   minimodel docs build                 # -> site/ ; open site/index.html in a browser
   minimodel docs build --out /tmp/site
+  minimodel docs build --strict        # numeric drift in a lesson fails too (what CI runs)
   minimodel docs serve --port 8000     # build, then serve http://127.0.0.1:8000/
 """ + "\n" + EXIT_CODES
 
@@ -26,7 +27,7 @@ examples:
 def cmd_build(args: argparse.Namespace) -> int:
     from minimodel.site.build import build  # MkDocs and the lab load only for this command
 
-    site = build(args.out, strict=not args.no_strict)
+    site = build(args.out, strict=not args.no_strict, drift_fails=args.strict)
     print(f"built {site}/ (English) and {site}/es/ (Spanish); open {site / 'index.html'}")
     return OK
 
@@ -48,11 +49,20 @@ def register(subparsers) -> None:
     sub = docs.add_subparsers(dest="docs_command", metavar="SUBCOMMAND")
     p = sub.add_parser("build", help="build the site into a folder",
                        description="Stage docs/ with the generated pages and build the site. "
-                                   "Strict: a broken link or code reference fails the build.",
+                                   "A lesson block that raises or prints other text, shapes or "
+                                   "counts than written fails the build, and so does a broken "
+                                   "link or code reference; numbers that drift beyond a "
+                                   "block's declared tolerance only warn unless --strict.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="site", metavar="DIR", help="output folder (default site/)")
-    p.add_argument("--no-strict", action="store_true",
-                   help="report broken links as warnings instead of failing")
+    strictness = p.add_mutually_exclusive_group()
+    strictness.add_argument("--strict", action="store_true",
+                            help="also fail when a lesson's numbers drift beyond the tolerance "
+                                 "its output block declares (CI, developers); without it that "
+                                 "drift is a warning, since float32 results differ slightly "
+                                 "from CPU to CPU")
+    strictness.add_argument("--no-strict", action="store_true",
+                            help="report broken links as warnings instead of failing")
     p.set_defaults(func=guarded(cmd_build))
     p = sub.add_parser("serve", help="build the site and serve it on this machine",
                        description="Build into --out, then serve it on 127.0.0.1 until Ctrl-C.",

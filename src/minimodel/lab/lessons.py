@@ -26,9 +26,17 @@ text shows from code is checked each time the lessons are run::
     2
     ```
 
+What does not depend on the order of floating-point sums is compared character for
+character. A block whose numbers come out of training, sampling or float32 products (which
+differ in their last bits from one CPU's BLAS kernels to another's) declares on its
+``output`` fence how it is checked, ``output rtol=0.01 atol=0.002`` or ``output sample``
+(:mod:`minimodel.lab.output_check`); its page and notebook then say in one line that the
+reader's numbers will differ slightly, and why (:func:`with_output_notes`).
+
 :func:`run_lesson` runs one file and returns, block by block, what was printed, the error if
-one was raised and the figures drawn; :func:`lesson_problems` turns that into the list of
-differences the site build and the tests refuse.
+one was raised and the figures drawn, with the ``problems`` (an error, changed text, a shape
+or count: every build refuses them) and the ``drifts`` (numbers beyond a block's declared
+tolerance: a learner's build warns, a strict one refuses); :func:`lesson_problems` lists them.
 """
 
 from __future__ import annotations
@@ -40,12 +48,14 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from minimodel.lab.output_check import OutputMark, compare, note, parse_mark
 from minimodel.messages import say
 
 LESSONS_DIR = Path(__file__).resolve().parent / "content" / "lessons"
@@ -110,14 +120,16 @@ def path_order(item_id: str, fallback: int,
 @dataclass
 class CodeBlock:
     """A ``python`` block, the ``output`` block written after it (None if there is none),
-    the line of the source where the code starts (1-based), and the character offset just
+    the line of the source where the code starts (1-based), the character offset just
     after the block (after its ``output`` block when it has one), where a page puts the
-    figures the block draws."""
+    figures the block draws, and the words after ``output`` on that block's fence line: how
+    it is compared (:mod:`minimodel.lab.output_check`: ``rtol=.. atol=..``, ``sample``)."""
 
     code: str
     expected: str | None
     line: int
     end: int = 0
+    mark: str = ""
 
 
 @dataclass
@@ -238,23 +250,29 @@ def code_blocks(text: str) -> list[CodeBlock]:
     for i, fence in enumerate(fences):
         if fence.group("info").strip() != "python":
             continue
-        expected, end = None, fence.end()
-        if i + 1 < len(fences) and fences[i + 1].group("info").strip() == "output" \
+        expected, end, mark = None, fence.end(), ""
+        if i + 1 < len(fences) and _output_info(fences[i + 1]) is not None \
                 and text[fence.end():fences[i + 1].start()].strip() == "":
             expected, end = fences[i + 1].group("body"), fences[i + 1].end()
+            mark = _output_info(fences[i + 1]) or ""
         line = text.count("\n", 0, fence.start()) + 2
-        blocks.append(CodeBlock(fence.group("body"), expected, line, end))
+        blocks.append(CodeBlock(fence.group("body"), expected, line, end, mark))
     return blocks
 
 
-def without_output_blocks(text: str) -> str:
+def _output_info(fence: re.Match) -> str | None:
+    """The mark of an ``output`` fence (``""`` when it has none); None for other fences."""
+    words = fence.group("info").split(maxsplit=1)
+    if not words or words[0] != "output":
+        return None
+    return words[1].strip() if len(words) > 1 else ""
+
+
+def without_output_blocks(text: str, lang: str = "en") -> str:
     """``text`` with every ``output`` block that follows a ``python`` block removed (a
-    notebook's cell prints it when run)."""
-    for block in reversed(code_blocks(text)):
-        if block.expected is not None:
-            start = text.rfind("```output", 0, block.end)
-            text = text[:start].rstrip("\n") + text[block.end:]
-    return text
+    notebook's cell prints it when run); a block not compared exactly leaves its one-line
+    note (:func:`with_output_notes`)."""
+    return with_output_notes(text, lang, keep_output=False)
 
 
 def run_blocks(codes: list[str], figure_dir: Path | None = None,
@@ -308,59 +326,109 @@ def _difference(expected: str, printed: str) -> str:
 
 @dataclass
 class LessonRun:
-    """One lesson file run: its blocks, what each block did, and what is wrong."""
+    """One lesson file run: its blocks, what each block did, what is wrong (``problems``: an
+    error, changed text, a shape or count; they fail every build) and which blocks drifted
+    (``drifts``: only numbers with a decimal point differ, beyond the tolerance the block
+    declares; a learner's build warns, a strict one fails)."""
 
     blocks: list[CodeBlock]
     runs: list[BlockRun]
     problems: list[str]
+    drifts: list[str] = field(default_factory=list)
 
 
 def run_lesson(path: Path, figure_dir: Path | None = None) -> LessonRun:
     """Run every ``python`` block of one lesson file and compare what it prints."""
     blocks = code_blocks(path.read_text(encoding="utf-8"))
-    runs = run_blocks([b.code for b in blocks], figure_dir) if blocks else []
-    return LessonRun(blocks, runs, _problems(path, blocks, runs))
+    try:
+        runs = run_blocks([b.code for b in blocks], figure_dir) if blocks else []
+    except subprocess.TimeoutExpired as exc:
+        return LessonRun(blocks, [], [f"{_shown(path)}: the lesson's code did not finish "
+                                      f"within {exc.timeout:.0f} s (is the machine very busy?)"])
+    return LessonRun(blocks, runs, *_problems(path, blocks, runs))
 
 
-def lesson_problems(path: Path, figure_dir: Path | None = None) -> list[str]:
-    """Everything wrong with running one lesson file: errors and printed-output mismatches."""
-    return run_lesson(path, figure_dir).problems
+def lesson_problems(path: Path, figure_dir: Path | None = None,
+                    strict: bool = True) -> list[str]:
+    """Everything wrong with running one lesson file: errors and printed-output mismatches
+    (with ``strict``, drift beyond a block's declared tolerance too)."""
+    result = run_lesson(path, figure_dir)
+    return result.problems + (result.drifts if strict else [])
 
 
-def _problems(path: Path, blocks: list[CodeBlock], runs: list[BlockRun]) -> list[str]:
-    problems = []
+def _problems(path: Path, blocks: list[CodeBlock],
+              runs: list[BlockRun]) -> tuple[list[str], list[str]]:
+    """``(problems, drifts)`` of one file's blocks and what they did."""
+    problems: list[str] = []
+    drifts: list[str] = []
     for block, run in zip(blocks, runs):
         where = f"{_shown(path)}:{block.line}"
         if run.error is not None:
             problems.append(f"{where}: the block raised {run.error}")
             break
-        printed = _normalised(run.printed)
-        if block.expected is None and printed:
-            problems.append(f"{where}: the block prints but no ```output block follows it; "
-                            f"it printed:\n{run.printed}")
-        elif block.expected is not None and printed != _normalised(block.expected):
-            problems.append(f"{where}: the printed output differs from the ```output block:\n"
-                            + _difference(block.expected, run.printed))
-    return problems
+        if block.expected is None:
+            if _normalised(run.printed):
+                problems.append(f"{where}: the block prints but no ```output block follows it; "
+                                f"it printed:\n{run.printed}")
+            continue
+        try:
+            mark = parse_mark(block.mark)
+        except ValueError as exc:
+            problems.append(f"{where}: {exc}")
+            continue
+        verdict = compare(block.expected, run.printed, mark)
+        if verdict.kind == "content":
+            problems.append(f"{where}: the printed output differs from the ```output block "
+                            f"({verdict.reason}):\n" + _difference(block.expected, run.printed))
+        elif verdict.kind == "drift":
+            drifts.append(f"{where}: numbers drifted beyond the tolerance: "
+                          + verdict.summary(mark))
+    return problems, drifts
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m minimodel.lab.lessons [NN|slug ...]``: run lessons, print what is wrong."""
-    keys = sys.argv[1:] if argv is None else argv
+def with_output_notes(text: str, lang: str, keep_output: bool = True) -> str:
+    """``text`` with one line under every ``output`` block that is not compared exactly,
+    saying that the reader's numbers (or sample) will differ and why, and its mark removed
+    from the fence line (what a page shows). ``keep_output=False``: every ``output`` block is
+    removed, the marked ones leave their line (what a notebook shows: its cell prints)."""
+    for block in reversed(code_blocks(text)):
+        if block.expected is None:
+            continue
+        start = text.rfind("```output", 0, block.end)
+        try:
+            mark = parse_mark(block.mark)
+        except ValueError:       # reported by the lesson check; the page keeps the text as is
+            mark = OutputMark()
+        line = "" if mark.exact else f"\n\n*{note(mark, lang)}*"
+        if keep_output:
+            fence_end = text.index("\n", start)
+            text = text[:start] + "```output" + text[fence_end:block.end] + line \
+                + text[block.end:]
+        else:
+            text = text[:start].rstrip("\n") + line + text[block.end:]
+    return text
+
+
+def check_lessons(paths: list[Path], workers: int = 2) -> list[tuple[Path, LessonRun]]:
+    """Run lesson files, ``workers`` at a time (each is its own Python process)."""
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, os.cpu_count() or 1))) as pool:
+        return list(zip(paths, pool.map(run_lesson, paths)))
+
+
+def report_lessons(keys: list[str], langs: list[str], strict: bool) -> int:
+    """Run the lessons ``keys`` (numbers or slugs; all when empty) in ``langs`` and print what
+    is wrong; ``minimodel lab check-lessons`` calls it. Exit 1 on a problem (an error, changed
+    text, a shape or count); numeric drift beyond a block's declared tolerance is a warning,
+    and fails too when ``strict``."""
     lessons = [find_lesson(k) for k in keys] if keys else load_lessons()
+    paths = [lesson.path(lang) for lesson in lessons for lang in langs
+             if lesson.path(lang).is_file()]
     failed = 0
-    for lesson in lessons:
-        for lang in LANGS:
-            path = lesson.path(lang)
-            if not path.is_file():
-                continue
-            problems = lesson_problems(path)
-            failed += bool(problems)
-            print(f"{'FAIL' if problems else 'ok  '} {path.name}")
-            for problem in problems:
-                print("    " + problem.replace("\n", "\n    "))
+    for path, result in check_lessons(paths):
+        bad = result.problems + (result.drifts if strict else [])
+        failed += bool(bad)
+        status = "FAIL" if bad else ("warn" if result.drifts else "ok  ")
+        print(f"{status} {path.name}", flush=True)
+        for problem in result.problems + result.drifts:
+            print("    " + problem.replace("\n", "\n    "))
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,8 @@ def nav(lessons: list[Lesson]) -> list[Any]:
         {"Lessons": [f"lessons/{lesson.stem}.md" for lesson in lessons]},
         # the phase quiz first, then each quiz file of a lesson (lessons' order); a lesson's
         # questions kept in the phase quiz have no page of their own
-        {"Lab": ["lab/index.md", {"Quiz": [f"quizzes/{q}.md" for q in quiz_order(lessons)]},
+        {"Lab": ["lab/index.md", "tutor.md",
+                 {"Quiz": [f"quizzes/{q}.md" for q in quiz_order(lessons)]},
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
         {"Results": ["measured.md", "results.md"]},
@@ -72,19 +74,22 @@ def _mkdocs():
 
 def build(site_dir: str | os.PathLike, strict: bool = True,
           docs_dir: str | os.PathLike | None = None,
-          lessons_dir: str | os.PathLike = LESSONS_DIR) -> Path:
+          lessons_dir: str | os.PathLike = LESSONS_DIR, drift_fails: bool = False,
+          on_drift: Callable[[str], None] | None = None) -> Path:
     """Stage the docs and build the site into ``site_dir``; returns its path.
 
     Every lesson's code runs first (a block that raises or prints something else than its
-    ``output`` block fails the build, naming file:line and the difference). ``strict``: any
-    MkDocs warning (a broken page link, a code cross-reference that does not resolve) fails
-    the build.
+    ``output`` block fails the build, naming file:line and the difference). Numbers that
+    drift beyond the tolerance a block declares are a warning (``on_drift``, default stderr),
+    and fail the build with ``drift_fails`` (``docs build --strict``). ``strict``: any MkDocs
+    warning (a broken page link, a code cross-reference that does not resolve) fails the
+    build.
     """
     mkdocs_build, load_config, abort = _mkdocs()
     docs_dir = Path(docs_dir) if docs_dir is not None else source_docs_dir()
     site = Path(site_dir).resolve()
     with tempfile.TemporaryDirectory(prefix="minimodel-docs-") as tmp:
-        staged = stage(Path(tmp) / "docs", docs_dir, Path(lessons_dir))
+        staged = stage(Path(tmp) / "docs", docs_dir, Path(lessons_dir), drift_fails, on_drift)
         config = load_config(str(REPO_ROOT / "mkdocs.yml"), docs_dir=str(staged),
                              site_dir=str(site), strict=strict,
                              nav=nav(load_lessons(Path(lessons_dir))))
@@ -99,7 +104,18 @@ def build(site_dir: str | os.PathLike, strict: bool = True,
             logging.getLogger("mkdocs").removeHandler(warnings)
     _drop_alternate_links(site)
     split_search_index(site)
+    relative_404(site / "404.html")
     return site
+
+
+def relative_404(page: Path) -> None:
+    """MkDocs writes the 404 page with links from the server's root (``/assets/...``), which
+    lead nowhere when the site is opened from ``file://``. The page sits at the site's root, so
+    the same links without the leading slash work offline, and ``docs serve`` answers a
+    missing page by redirecting to ``/404.html``, where they resolve the same way."""
+    if page.is_file():
+        text = page.read_text(encoding="utf-8")
+        page.write_text(re.sub(r'(\s(?:href|src)=")/(?!/)', r"\1", text), encoding="utf-8")
 
 
 def split_search_index(site: Path) -> None:

@@ -13,14 +13,15 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from minimodel.lab.lessons import LANGS, Lesson, LessonRun, run_lesson
+from minimodel.lab.lessons import LANGS, Lesson, LessonRun, run_lesson, with_output_notes
 from minimodel.site.lab_pages import practice_section
 from minimodel.site.words import page_name
 from minimodel.messages import say
 
 
 class LessonCodeError(ValueError):
-    """A lesson's code raised, or printed something its ``output`` block does not say."""
+    """A lesson's code raised, or printed something its ``output`` block does not say (or, in a
+    strict build, numbers beyond the tolerance its ``output`` block declares)."""
 
 
 def with_figures(text: str, result: LessonRun, figure_folder: str, lang: str) -> str:
@@ -33,11 +34,13 @@ def with_figures(text: str, result: LessonRun, figure_folder: str, lang: str) ->
     return text
 
 
-def stage_lessons(lessons: list[Lesson], lessons_dir: Path, target: Path) -> list[str]:
-    """Run every lesson file and write its page (figures, practice links) under ``target``.
+def stage_lessons(lessons: list[Lesson], lessons_dir: Path,
+                  target: Path) -> tuple[list[str], list[str]]:
+    """Run every lesson file and write its page (figures, practice links, the one-line note
+    under each block not compared exactly) under ``target``.
 
-    Returns the problems of every file (empty when all ran as written); the pages are written
-    either way. Two files run at a time: each is its own Python process.
+    Returns ``(problems, drifts)`` of every file (both empty when all ran as written); the
+    pages are written either way. Two files run at a time: each is its own Python process.
     """
     jobs = [(lesson, lang) for lesson in lessons for lang in LANGS
             if lesson.path(lang, lessons_dir).is_file()]
@@ -49,12 +52,14 @@ def stage_lessons(lessons: list[Lesson], lessons_dir: Path, target: Path) -> lis
 
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
         results = list(pool.map(run, jobs))
-    problems = []
+    problems, drifts = [], []
     for (lesson, lang), result in zip(jobs, results):
         problems += result.problems
+        drifts += result.drifts
         text = lesson.path(lang, lessons_dir).read_text(encoding="utf-8")
         text = with_figures(text, result, f"figures/{lesson.stem}/{lang}", lang)
+        text = with_output_notes(text, lang)
         page = target / page_name(lesson.stem, lang)
         page.write_text(text.rstrip("\n") + "\n" + practice_section(lesson, lang),
                         encoding="utf-8")
-    return problems
+    return problems, drifts

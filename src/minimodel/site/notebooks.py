@@ -20,7 +20,9 @@ import nbformat
 
 from minimodel._fileio import atomic_write_text
 from minimodel.lab.exercises import get_exercise, stub_text
-from minimodel.lab.lessons import Lesson, split_front_matter, without_output_blocks
+from minimodel.lab.lessons import (Lesson, code_blocks, split_front_matter,
+                                   without_output_blocks)
+from minimodel.lab.output_check import compare, parse_mark
 from minimodel.messages import say
 
 _CODE_LINK = re.compile(r"\[(`[^`\]]+`|[^\]]+)\]\[minimodel(?:\.\w+)+\]")
@@ -40,7 +42,7 @@ def _admonition_as_quote(found: re.Match) -> str:
 def notebook_markdown(text: str, lang: str = "en") -> str:
     """A lesson's Markdown made ready for jupytext: no front matter, no output blocks, no
     site-only syntax."""
-    _, body = split_front_matter(without_output_blocks(text))
+    _, body = split_front_matter(without_output_blocks(text, lang))
     body = _CODE_LINK.sub(r"\1", body)
     suffix = ".ipynb" if lang == "en" else f".{lang}.ipynb"
     body = _LESSON_LINK.sub(lambda m: f"]({m.group(1)}{suffix}{m.group(2) or ''})", body)
@@ -123,3 +125,38 @@ def write_notebook(lesson: Lesson, lang: str, out_dir: Path, force: bool = False
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, nbformat.writes(lesson_notebook(lesson, lang, lessons_dir)))
     return path, True
+
+
+def printed_by_cell(cell: nbformat.NotebookNode) -> str:
+    """What an executed code cell printed to stdout (a trailing expression's value, which a
+    lesson's runner does not show, is left out)."""
+    return "".join(out.get("text", "") for out in cell.get("outputs", [])
+                   if out.get("output_type") == "stream" and out.get("name") == "stdout")
+
+
+def notebook_output_problems(notebook: nbformat.NotebookNode,
+                             lesson_path: Path) -> tuple[list[str], list[str]]:
+    """``(problems, drifts)`` of an executed lesson notebook against the lesson's ``output``
+    blocks, judged exactly as the lesson check judges the lesson
+    (:mod:`minimodel.lab.output_check`): so the notebook's numbers and the page agree, within
+    the tolerance the page states."""
+    blocks = code_blocks(lesson_path.read_text(encoding="utf-8"))
+    cells = [cell for cell in notebook.cells if cell.cell_type == "code"][:len(blocks)]
+    problems: list[str] = []
+    drifts: list[str] = []
+    for block, cell in zip(blocks, cells):
+        where = f"{lesson_path.name}:{block.line} (notebook)"
+        if cell.source.strip() != block.code.strip():
+            problems.append(f"{where}: the notebook's cell is not the lesson's block")
+            continue
+        if block.expected is None:
+            continue
+        mark = parse_mark(block.mark)
+        verdict = compare(block.expected, printed_by_cell(cell), mark)
+        if verdict.kind == "content":
+            problems.append(f"{where}: the cell printed other than the ```output block "
+                            f"({verdict.reason}):\n{printed_by_cell(cell)}")
+        elif verdict.kind == "drift":
+            drifts.append(f"{where}: numbers drifted beyond the tolerance: "
+                          + verdict.summary(mark))
+    return problems, drifts

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from minimodel.lab.breaks import list_breaks
@@ -61,8 +63,10 @@ def with_lesson_list(home: str, lessons: list[Lesson], lang: str) -> str:
     return home.replace(LESSON_LIST, "\n" + items + "\n")
 
 
-def reference_page(module: str, title: str) -> str:
-    return f"# {title}\n\n::: {module}\n"
+def reference_page(module: str, title: str, note: str = "") -> str:
+    """An API reference page: the module's docstrings (mkdocstrings), after a note when the
+    page's language is not the code's."""
+    return f"# {title}\n\n" + (f"*{note}*\n\n" if note else "") + f"::: {module}\n"
 
 
 def _write(path: Path, text: str) -> None:
@@ -70,12 +74,23 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def drift_warning(drifts: list[str]) -> str:
+    """What a build that is not strict says about lesson blocks that drifted on this machine."""
+    return (f"warning: {len(drifts)} lesson block(s) print numbers beyond the tolerance their "
+            "```output block declares, on this machine (the site is built all the same; "
+            "--strict fails on this):\n" + "\n".join(drifts))
+
+
 def stage(target: Path, docs_dir: Path | None = None,
-          lessons_dir: Path = LESSONS_DIR) -> Path:
+          lessons_dir: Path = LESSONS_DIR, drift_fails: bool = False,
+          on_drift: Callable[[str], None] | None = None) -> Path:
     """Copy ``docs/`` to ``target`` and write every generated page there. Returns ``target``.
 
     Raises :class:`LessonCodeError` naming every lesson block that raised or printed
-    something else than its ``output`` block says.
+    something else than its ``output`` block says (file:line and the difference). A block
+    whose only difference is numeric drift beyond its declared tolerance
+    (:mod:`minimodel.lab.output_check`) fails too when ``drift_fails``; otherwise
+    ``on_drift`` (default: print to stderr) receives a warning that lists them.
     """
     docs_dir = docs_dir or source_docs_dir()
     lessons = load_lessons(lessons_dir)
@@ -83,10 +98,17 @@ def stage(target: Path, docs_dir: Path | None = None,
     if problems:
         raise ValueError("; ".join(problems))
     shutil.copytree(docs_dir, target, dirs_exist_ok=True)
-    problems = stage_lessons(lessons, lessons_dir, target / "lessons")
-    if problems:
-        raise LessonCodeError(f"{len(problems)} lesson block(s) do not run as written:\n"
-                              + "\n".join(problems))
+    problems, drifts = stage_lessons(lessons, lessons_dir, target / "lessons")
+    if problems or (drifts and drift_fails):
+        raise LessonCodeError(
+            (f"{len(problems)} lesson block(s) do not run as written:\n" + "\n".join(problems)
+             if problems else "")
+            + ("\n" if problems and drift_fails and drifts else "")
+            + (f"{len(drifts)} lesson block(s) drifted beyond their declared tolerance (a "
+               "strict build fails on drift; without --strict it is a warning):\n"
+               + "\n".join(drifts) if drift_fails and drifts else ""))
+    if drifts:
+        (on_drift or (lambda text: print(text, file=sys.stderr)))(drift_warning(drifts))
     for name, draw in LESSON_FIGURES.items():
         for lang in LANGS:   # x.es.svg: static-i18n's localized asset for the Spanish pages
             _write(target / "lessons" / "figures" / page_name(name, lang, ".svg"), draw(lang))
@@ -109,7 +131,8 @@ def stage(target: Path, docs_dir: Path | None = None,
                    exercise_page(e["id"], lang, lesson_of(lessons, "exercises", e["id"])))
         for stem, module in REFERENCE.items():
             _write(target / "reference" / page_name(stem, lang),
-                   reference_page(module, say(f"site.reference.{stem}", lang)))
+                   reference_page(module, say(f"site.reference.{stem}", lang),
+                                  say("site.reference_note", lang)))
     measured = docs_dir / "measured.json"
     if measured.is_file():
         data = json.loads(measured.read_text(encoding="utf-8"))
