@@ -134,6 +134,32 @@ def test_a_search_highlights_the_token_in_every_twin(browser, twins, artifacts):
     assert _severe(browser) == [] and _remote(browser) == []
 
 
+def test_the_neighbours_follow_the_slider(browser, twins, artifacts):
+    # Regression: at step 0 (random initialisation) the list showed the neighbours of the last
+    # snapshot, so a random embedding seemed to have meaningful neighbours already.
+    _open(browser, twins.as_uri())
+    _ready(browser)
+    listed = ("return window.explorer.idle().then(() => window.explorer.panels().map(v => "
+              "[Array.from(v.list.querySelectorAll('li')).map(li => li.textContent), "
+              "v.div.dataset.nearFrame, v.div.parentNode.querySelector('.near-caption')"
+              ".textContent]))")
+    browser.execute_script("window.explorer.setIndex(window.explorer.steps().length - 1)")
+    browser.find_element("id", "search").send_keys("e")
+    WebDriverWait(browser, 30).until(lambda b: b.execute_script(
+        "return window.explorer.panels().every(v => v.div.dataset.selected === '101')"))
+    at_end = browser.execute_script(listed)
+    last = browser.execute_script("return window.explorer.steps().length - 1")
+    assert [frame for _, frame, _ in at_end] == [str(last)] * 3
+    assert all(caption == "neighbours at step 30" for _, _, caption in at_end)
+    browser.execute_script("window.explorer.setIndex(0)")
+    at_start = browser.execute_script(listed)
+    assert [frame for _, frame, _ in at_start] == ["0"] * 3
+    assert all(caption == "neighbours at step 0" for _, _, caption in at_start)
+    for (end, _, _), (start, _, _) in zip(at_end, at_start):
+        assert len(start) == len(end) == 10 and start != end   # other vectors, other neighbours
+    browser.save_screenshot(str(artifacts / "explorer-neighbours-step0.png"))
+
+
 def test_hovering_a_point_names_it_and_a_click_selects_it_everywhere(browser, twins):
     _open(browser, twins.as_uri())
     _ready(browser)

@@ -44,6 +44,17 @@ def test_the_cpu_torch_wheel_is_installed_before_the_test_extra():
     assert all("--index-url" not in line or "/whl/cpu" in line for line in lines)
 
 
+def test_every_block_that_installs_torch_installs_the_cpu_build_first():
+    # Regression: the graduation chapter's `pip install -e ".[hf]"` pulled the CUDA build.
+    for block in bash_blocks(TEXT):
+        lines = commands(block)
+        needs_torch = [i for i, line in enumerate(lines)
+                       if re.search(r'pip install .*\.\[(hf|test)\]', line)]
+        cpu = [i for i, line in enumerate(lines)
+               if line.startswith("pip install torch") and "/whl/cpu" in line]
+        assert not needs_torch or (cpu and cpu[0] < needs_torch[0]), lines
+
+
 def minimodel_lines() -> list[str]:
     return [part.strip() for block in bash_blocks(TEXT) for line in commands(block)
             for part in line.split("&&") if part.strip().startswith("minimodel ")]

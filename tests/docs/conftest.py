@@ -8,17 +8,26 @@ from pathlib import Path
 
 import pytest
 
-from minimodel.lab.lessons import LESSONS_DIR
+from minimodel.lab.lessons import LESSONS_DIR, path_file
 from minimodel.site.build import build
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def lessons_with_demo(folder: Path) -> Path:
-    """A copy of the lessons with the demo lesson 99 added; returns the folder."""
+def copy_lessons(folder: Path) -> Path:
+    """A copy of the lessons in ``folder`` and of the path file beside it; returns ``folder``."""
     shutil.copytree(LESSONS_DIR, folder)
-    for page in FIXTURES.glob("99-*.md"):
+    shutil.copy(path_file(), path_file(folder))
+    return folder
+
+
+def lessons_with_demo(folder: Path) -> Path:
+    """A copy of the lessons with the demo lesson added last on the path; returns the folder."""
+    copy_lessons(folder)
+    for page in FIXTURES.glob("runnable-demo*.md"):
         shutil.copy(page, folder / page.name)
+    with path_file(folder).open("a", encoding="utf-8") as path:
+        path.write("- runnable-demo\n")
     return folder
 
 

@@ -22,7 +22,7 @@ def test_every_lesson_runs_as_written(path: Path):
     assert lesson_problems(path) == []
 
 
-def _lesson(tmp_path: Path, body: str, name: str = "01-demo.md") -> Path:
+def _lesson(tmp_path: Path, body: str, name: str = "demo.md") -> Path:
     path = tmp_path / name
     path.write_text('---\ntitle: "Demo"\nquiz: []\nbreaks: []\nexercises: []\n---\n\n# Demo\n\n'
                     + body, encoding="utf-8")
@@ -34,14 +34,14 @@ def test_a_changed_number_is_named_with_its_line_and_the_difference(tmp_path):
                              "```output\n5\nsame\n```\n")
     problems = lesson_problems(path)
     assert len(problems) == 1
-    assert f"{path}:11:" in problems[0] or "01-demo.md:11:" in problems[0]
+    assert f"{path}:11:" in problems[0] or "demo.md:11:" in problems[0]
     assert "-5" in problems[0] and "+6" in problems[0]
 
 
 def test_an_error_and_a_missing_output_block_are_problems(tmp_path):
-    quiet = _lesson(tmp_path, "```python\nprint('hello')\n```\n", "01-a.md")
+    quiet = _lesson(tmp_path, "```python\nprint('hello')\n```\n", "a.md")
     assert "no ```output block follows it" in lesson_problems(quiet)[0]
-    raising = _lesson(tmp_path, "```python\nx = 1\n```\n\n```python\n{}['k']\n```\n", "01-b.md")
+    raising = _lesson(tmp_path, "```python\nx = 1\n```\n\n```python\n{}['k']\n```\n", "b.md")
     problems = lesson_problems(raising)
     assert len(problems) == 1 and "KeyError" in problems[0] and ":15:" in problems[0]
 
@@ -74,6 +74,7 @@ def test_a_lesson_that_does_not_run_stops_the_build(tmp_path):
     lessons = tmp_path / "lessons"
     lessons.mkdir()
     _lesson(lessons, "```python\nprint(6 * 7)\n```\n\n```output\n41\n```\n")
-    with pytest.raises(LessonCodeError, match=r"(?s)01-demo\.md:11: .*-41.*\+42"):
+    (tmp_path / "path.yaml").write_text("- demo\n", encoding="utf-8")
+    with pytest.raises(LessonCodeError, match=r"(?s)demo\.md:11: .*-41.*\+42"):
         stage(tmp_path / "docs", lessons_dir=lessons)
 

@@ -29,7 +29,7 @@ def _code(notebook) -> list[str]:
 
 
 def test_the_notebook_is_the_lesson_code_then_the_exercise(demo_lessons):
-    lesson = find_lesson("99", demo_lessons)
+    lesson = find_lesson("runnable-demo", demo_lessons)
     for lang in ("en", "es"):
         notebook = lesson_notebook(lesson, lang, demo_lessons)
         code = _code(notebook)
@@ -47,9 +47,9 @@ def test_the_notebook_is_the_lesson_code_then_the_exercise(demo_lessons):
 
 
 def test_a_learners_notebook_is_kept_unless_forced(tmp_path, demo_lessons):
-    lesson = find_lesson("99", demo_lessons)
+    lesson = find_lesson("runnable-demo", demo_lessons)
     path, written = write_notebook(lesson, "es", tmp_path, lessons_dir=demo_lessons)
-    assert written and path.name == "99-runnable-demo.es.ipynb"
+    assert written and path.name == "runnable-demo.es.ipynb"
     path.write_text(path.read_text(encoding="utf-8").replace("fila 0", "mi fila"),
                     encoding="utf-8")
     assert write_notebook(lesson, "es", tmp_path, lessons_dir=demo_lessons) == (path, False)
@@ -165,7 +165,7 @@ def test_the_notebook_runs_and_checks_through_the_judge(tmp_path, monkeypatch, d
     learner = tmp_path / "learner"
     monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(learner))
     monkeypatch.delenv("MPLBACKEND", raising=False)     # the kernel's inline backend draws
-    notebook = lesson_notebook(find_lesson("99", demo_lessons), "en", demo_lessons)
+    notebook = lesson_notebook(find_lesson("runnable-demo", demo_lessons), "en", demo_lessons)
     stub_check = len(notebook.cells) - 2
     notebook.cells.append(nbformat.v4.new_code_cell(textwrap.dedent("""\
         stub_verdict = _
@@ -216,7 +216,7 @@ def test_the_command_speaks_spanish(tmp_path, capsys):
     assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
                  "--no-open"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("escrito ") and "01-embedding-lookup.es.ipynb" in out
+    assert out.startswith("escrito ") and "embedding-lookup.es.ipynb" in out
     assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
                  "--no-open"]) == 0
     assert "se conserva tu cuaderno" in capsys.readouterr().out

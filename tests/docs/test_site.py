@@ -13,7 +13,7 @@ import pytest
 from minimodel.cli import main
 from minimodel.lab.breaks import list_breaks, load_break
 from minimodel.lab.exercises import get_exercise, list_exercises
-from minimodel.lab.lessons import LESSONS_DIR, load_lessons
+from minimodel.lab.lessons import LESSONS_DIR, load_lessons, path_file
 from minimodel.site.build import build
 from minimodel.site.lab_pages import break_page, exercise_page, practice_problems, quiz_page
 from minimodel.site.results_page import measured_page
@@ -33,14 +33,14 @@ def test_every_lesson_has_a_spanish_version_and_real_practice_items():
 
 
 def test_pages_exist_in_both_languages(site):
-    for rel in ("index.html", "lessons/01-embedding-lookup.html", "lab/index.html",
+    for rel in ("index.html", "lessons/embedding-lookup.html", "lab/index.html",
                 "quizzes/phase-13-embeddings.html", "reference/nn-embedding.html"):
         assert (site / rel).is_file() and (site / "es" / rel).is_file(), rel
     for b in list_breaks():
         assert (site / "lab" / "breaks" / f"{b['id']}.html").is_file()
     for e in list_exercises():
         assert (site / "es" / "lab" / "exercises" / f"{e['id']}.html").is_file()
-    spanish = (site / "es" / "lessons" / "07-tied-gradient.html").read_text(encoding="utf-8")
+    spanish = (site / "es" / "lessons" / "tied-gradient.html").read_text(encoding="utf-8")
     assert "El gradiente atado: dos caminos" in spanish and 'lang="es"' in spanish
 
 
@@ -53,7 +53,7 @@ def test_nothing_is_loaded_from_the_network(site):
 
 
 def test_code_links_point_at_the_symbols(site):
-    html = (site / "lessons" / "01-embedding-lookup.html").read_text(encoding="utf-8")
+    html = (site / "lessons" / "embedding-lookup.html").read_text(encoding="utf-8")
     assert 'href="../reference/nn-embedding.html#minimodel.nn.embedding.Lookup"' in html
     reference = (site / "reference" / "nn-embedding.html").read_text(encoding="utf-8")
     assert 'id="minimodel.nn.embedding.Lookup"' in reference
@@ -64,7 +64,8 @@ def test_code_links_point_at_the_symbols(site):
 def test_a_broken_code_link_fails_the_build(tmp_path):
     lessons = tmp_path / "lessons"
     shutil.copytree(LESSONS_DIR, lessons)
-    lesson = lessons / "01-embedding-lookup.md"
+    shutil.copy(path_file(), path_file(lessons))
+    lesson = lessons / "embedding-lookup.md"
     lesson.write_text(lesson.read_text(encoding="utf-8")
                       + "\nSee [gone][minimodel.nn.embedding.NoSuchThing].\n", encoding="utf-8")
     with pytest.raises(ValueError, match="NoSuchThing"):
@@ -110,11 +111,11 @@ def test_spanish_pages_use_the_glossary():
 
 
 def test_lessons_and_lab_pages_link_both_ways(site):
-    lesson = (site / "lessons" / "02-sparse-gradient.html").read_text(encoding="utf-8")
+    lesson = (site / "lessons" / "sparse-gradient.html").read_text(encoding="utf-8")
     assert 'href="../lab/breaks/frequent-tokens-learn-slowly.html"' in lesson
     assert "q-13-04" in lesson
     back = (site / "lab" / "breaks" / "frequent-tokens-learn-slowly.html").read_text(encoding="utf-8")
-    assert 'href="../../lessons/02-sparse-gradient.html"' in back
+    assert 'href="../../lessons/sparse-gradient.html"' in back
     quiz = (site / "es" / "quizzes" / "phase-13-embeddings.html").read_text(encoding="utf-8")
     assert quiz.count('href="../lessons/') >= 20      # every listed question links back
 
@@ -200,8 +201,29 @@ def test_search_finds_each_language_in_its_own_index(site):
         assert js.startswith("var __index = ")
         assert json.loads(js[len("var __index = "):]) == json.loads(
             (folder / "search" / "search_index.json").read_text(encoding="utf-8"))
-    page = (site / "es" / "lessons" / "01-embedding-lookup.html").read_text(encoding="utf-8")
+    page = (site / "es" / "lessons" / "embedding-lookup.html").read_text(encoding="utf-8")
     assert '"base": ".."' in page           # Spanish pages read es/search/
+
+
+def test_search_previews_never_show_a_hint_or_an_answer(site):
+    # Regression: search previews showed the collapsed hint ladders (the last one is the fix)
+    # and the quiz explanations. They stay on the pages, folded, and out of the index.
+    from minimodel.lab.quiz import load_quiz
+
+    def squeeze(text: str) -> str:
+        return " ".join(re.sub(r"<[^>]+>|[`*]", " ", html_module.unescape(text)).split())
+
+    for folder, lang in ((site, "en"), (site / "es", "es")):
+        index = squeeze(" ".join(d["text"] for d in json.loads(
+            (folder / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]))
+        secrets = [h for b in list_breaks() for h in load_break(b["id"]).texts("hints", lang)]
+        secrets += [q.explanation[lang] for q in load_quiz("phase-13-embeddings").questions]
+        for secret in secrets:
+            words = squeeze(secret)[:60]
+            assert words and words not in index, (lang, words)
+        page = squeeze((folder / "lab" / "breaks" / f"{list_breaks()[0]['id']}.html")
+                       .read_text(encoding="utf-8"))
+        assert squeeze(load_break(list_breaks()[0]["id"]).texts("hints", lang)[-1])[:60] in page
 
 
 def test_the_spanish_reference_menu_and_figures_are_spanish(site):
@@ -217,17 +239,17 @@ def test_the_spanish_reference_menu_and_figures_are_spanish(site):
 def test_lesson_code_output_and_figures_are_on_the_page(site):
     for lang, prefix, label in (("en", site, "sum of each row of E"),
                                 ("es", site / "es", "suma de cada fila de E")):
-        page = prefix / "lessons" / "99-runnable-demo.html"
+        page = prefix / "lessons" / "runnable-demo.html"
         html = page.read_text(encoding="utf-8")
         assert "language-output" in html and "[[4. 5.]" in html
-        images = re.findall(r'<img[^>]+src="([^"]*figures/99-runnable-demo/[^"]+\.svg)"', html)
+        images = re.findall(r'<img[^>]+src="([^"]*figures/runnable-demo/[^"]+\.svg)"', html)
         assert len(images) == 1 and images[0].endswith(f"/{lang}/block-2-0.svg")
         svg = (page.parent / images[0]).resolve().read_text(encoding="utf-8")
         assert label.split()[0] in svg      # the figure its own language's code drew
 
 
 def test_maths_is_left_for_the_bundled_katex(site):
-    html = (site / "lessons" / "99-runnable-demo.html").read_text(encoding="utf-8")
+    html = (site / "lessons" / "runnable-demo.html").read_text(encoding="utf-8")
     assert '<span class="arithmatex">' in html and '<div class="arithmatex">' in html
     assert "assets/katex/katex.min.js" in html and "assets/katex/katex.min.css" in html
     assert (site / "assets" / "katex" / "LICENSE").is_file()
@@ -277,10 +299,31 @@ def test_the_home_page_lists_every_lesson_in_order(site):
 
 
 def test_a_lesson_has_one_practice_section_holding_its_lab_links(site):
-    for rel, heading in (("lessons/07-tied-gradient.html", "Practice"),
-                         ("es/lessons/07-tied-gradient.html", "Práctica")):
+    for rel, heading in (("lessons/tied-gradient.html", "Practice"),
+                         ("es/lessons/tied-gradient.html", "Práctica")):
         page = (site / rel).read_text(encoding="utf-8")
         headings = [html_module.unescape(re.sub(r"<[^>]+>", "", h)).strip(" ¶")
                     for h in re.findall(r"<h2[^>]*>(.*?)</h2>", page, re.S)]
         assert headings.count(heading) == 1 and headings[-1] == heading, headings
         assert "lab/breaks/embedding-moves-too-far.html" in page.split(f">{heading}")[-1]
+
+
+def test_the_404_page_links_work_offline_and_the_server_redirects_to_it(site, tmp_path):
+    import functools
+    import http.server
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from minimodel.site.serve import SiteHandler
+
+    page = (site / "404.html").read_text(encoding="utf-8")
+    assert not re.findall(r'\s(?:href|src)="/(?!/)', page)       # nothing from the root
+    assert 'href="assets/' in page and 'src="assets/' in page
+    handler = functools.partial(SiteHandler, directory=str(site))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        with urllib.request.urlopen(f"{base}/lessons/no-such-page.html", timeout=30) as answer:
+            assert answer.url == f"{base}/404.html" and b"404" in answer.read()
+        server.shutdown()

@@ -144,16 +144,16 @@ def test_lab_validate_catches_planted_errors(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(items.FOLDERS, "question", (tmp_path / "quizzes", "*.yaml"))
     monkeypatch.setattr(loader, "CONTENT_DIR", tmp_path / "quizzes")
     _edit(tmp_path / "quizzes" / QUIZ.name, '"Counting touched rows"', '"Counting rows"')
-    _edit(tmp_path / "quizzes" / "10-layer-norm.yaml", '      es: "Qué calcula LayerNorm"\n',
+    _edit(tmp_path / "quizzes" / "layer-norm.yaml", '      es: "Qué calcula LayerNorm"\n',
           '      es: " "\n')
-    _edit(tmp_path / "quizzes" / "11-gelu.yaml", "  - id: q-gelu-2\n", "  - id: q-gelu-1\n")
+    _edit(tmp_path / "quizzes" / "gelu.yaml", "  - id: q-gelu-2\n", "  - id: q-gelu-1\n")
     argv = ["lab", "validate", "--json"] + [f"--section={s}" for s in
                                             ("quiz", "links", "translations")]
     assert main(argv) == 1
     sections = json.loads(capsys.readouterr().out)["sections"]
-    assert "10-layer-norm.yaml: question q-layer-norm-1 title: the 'es' text is missing or " \
+    assert "layer-norm.yaml: question q-layer-norm-1 title: the 'es' text is missing or " \
            "blank; write it" in sections["quiz"]
-    assert "question id 'q-gelu-1' is used 2 times (11-gelu.yaml, 11-gelu.yaml); give each " \
+    assert "question id 'q-gelu-1' is used 2 times (gelu.yaml, gelu.yaml); give each " \
            "question its own id" in sections["links"]
     assert any(p.startswith("question q-13-03 title: the Spanish was translated from another")
                for p in sections["translations"])

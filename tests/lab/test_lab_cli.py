@@ -29,9 +29,10 @@ def one_lesson(tmp_path, monkeypatch) -> Path:
     """A curriculum of one lesson that owns two questions, a break and an exercise."""
     folder = tmp_path / "lessons"
     folder.mkdir()
-    (folder / "01-gather.md").write_text(ONE_LESSON.format(title="Gather"), encoding="utf-8")
-    (folder / "01-gather.es.md").write_text(ONE_LESSON.format(title="Consulta"),
+    (folder / "gather.md").write_text(ONE_LESSON.format(title="Gather"), encoding="utf-8")
+    (folder / "gather.es.md").write_text(ONE_LESSON.format(title="Consulta"),
                                             encoding="utf-8")
+    (tmp_path / "path.yaml").write_text("- gather\n", encoding="utf-8")
     real = lessons_module.load_lessons
 
     def load(lessons_dir: Path = folder) -> list:
@@ -59,16 +60,16 @@ def next_json(capsys, learner: Path, *extra: str) -> dict:
 def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson):
     learner = tmp_path / "learner"
     step = next_json(capsys, learner)["step"]
-    assert (step["kind"], step["id"]) == ("lesson", "01-gather")
-    assert Path(step["read"]).name == "01-gather.md"     # no site built: the source
+    assert (step["kind"], step["id"]) == ("lesson", "gather")
+    assert Path(step["read"]).name == "gather.md"     # no site built: the source
     assert step["notebook"] == "minimodel lab notebook 01"
 
     # Asking again = moving on: the lesson is read and its questions come next. Without an
     # answers file (no terminal here) the command to take them is named, nothing is recorded.
     report = next_json(capsys, learner)
-    assert report["moved_on"] == "01-gather"
-    assert report["step"] == {"kind": "quiz", "id": "01-gather", "lesson": "01-gather",
-                              "command": "minimodel quiz take 01-gather"}
+    assert report["moved_on"] == "gather"
+    assert report["step"] == {"kind": "quiz", "id": "gather", "lesson": "gather",
+                              "command": "minimodel quiz take gather"}
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps({"q-13-02": 2, "q-13-03": 99}), encoding="utf-8")
     report = next_json(capsys, learner, "--answers", str(answers))
@@ -78,7 +79,7 @@ def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson
     report = next_json(capsys, learner)
     workdir = learner / "work" / "breaks" / "frequent-tokens-learn-slowly"
     assert report["step"] == {"kind": "break", "id": "frequent-tokens-learn-slowly",
-                              "lesson": "01-gather", "workdir": str(workdir), "started": True}
+                              "lesson": "gather", "workdir": str(workdir), "started": True}
     assert (workdir / "minimodel" / "nn" / "embedding.py").is_file()
     # Not fixed yet: the next call names the open workspace instead of restarting it.
     assert next_json(capsys, learner)["step"]["started"] is False
@@ -87,7 +88,7 @@ def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson
     report = next_json(capsys, learner)
     stub = learner / "work" / "exercises" / "embedding-lookup.py"
     assert report["step"] == {"kind": "exercise", "id": "embedding-lookup",
-                              "lesson": "01-gather", "file": str(stub), "started": True}
+                              "lesson": "gather", "file": str(stub), "started": True}
     assert "def embed(" in stub.read_text(encoding="utf-8")
     Progress(learner).record("exercise", "embedding-lookup", "passed")
     assert next_json(capsys, learner)["step"] is None
@@ -108,19 +109,51 @@ def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson
 def test_skip_and_done_keep_the_path_moving(capsys, tmp_path, one_lesson):
     learner = tmp_path / "learner"
     code, out = run(capsys, "lab", "done", "1", "--learner-dir", str(learner))
-    assert code == 0 and "01-gather" in out
+    assert code == 0 and "gather" in out
     report = next_json(capsys, learner, "--skip")     # skips the questions
-    assert report["skipped"] == "quiz:01-gather" and report["step"]["kind"] == "break"
+    assert report["skipped"] == "quiz:gather" and report["step"]["kind"] == "break"
     status = json.loads(run(capsys, "lab", "status", "--json", "--learner-dir",
                             str(learner))[1])
     quiz_step = status["path"][0]["steps"][1]
     assert quiz_step["skipped"] is True and quiz_step["done"] is False
 
 
+def test_the_end_of_the_path_offers_the_skipped_steps_again(capsys, tmp_path, one_lesson):
+    learner = tmp_path / "learner"
+    progress = Progress(learner)
+    brk = "frequent-tokens-learn-slowly"
+    progress.record("path", "lesson:gather", "read")
+    for key in ("quiz:gather", f"break:{brk}"):
+        progress.record("path", key, "skipped", skips=1)
+    progress.record("exercise", "embedding-lookup", "passed")
+    # Every step never skipped is done: the end of the path, but not its completion.
+    for lang, end, done in (("en", "end of the path", "whole path"),
+                            ("es", "final del camino", "todo el camino")):
+        code, out = run(capsys, "lab", "next", "--lang", lang, "--learner-dir", str(learner))
+        assert code == 0 and end in out and done not in out, out
+        assert "01 gather · " in out and brk in out and "quiz take gather" in out
+    report = next_json(capsys, learner)
+    assert report["open"] == ["quiz:gather", f"break:{brk}"]
+    assert (report["step"]["kind"], report["step"]["id"]) == ("quiz", "gather")
+    status = json.loads(run(capsys, "lab", "status", "--json", "--learner-dir",
+                            str(learner))[1])
+    assert status["next"] == {"kind": "quiz", "id": "gather"}
+    # Skipping it again brings up the other skipped step (skipped fewer times).
+    report = next_json(capsys, learner, "--skip")
+    assert report["skipped"] == "quiz:gather" and report["step"]["id"] == brk
+    assert report["open"] == [f"break:{brk}", "quiz:gather"]
+    # Only when every step is done is the path complete.
+    progress.record("break", brk, "fixed")
+    progress.record("quiz", "gather", "attempted", attempts=1, best_score=1, total=2)
+    assert next_json(capsys, learner)["step"] is None
+    code, out = run(capsys, "lab", "next", "--learner-dir", str(learner))
+    assert "whole path" in out
+
+
 def test_status_text_says_what_done_means_in_both_languages(capsys, tmp_path, one_lesson):
     learner = tmp_path / "learner"
     progress = Progress(learner)
-    progress.record("quiz", "01-gather", "attempted", attempts=1, best_score=1, total=2)
+    progress.record("quiz", "gather", "attempted", attempts=1, best_score=1, total=2)
     progress.record("break", "frequent-tokens-learn-slowly", "fixed")
     code, out = run(capsys, "lab", "status", "--learner-dir", str(learner))
     assert code == 0
@@ -138,11 +171,11 @@ def test_status_text_says_what_done_means_in_both_languages(capsys, tmp_path, on
 def test_quiz_take_by_lesson(capsys, tmp_path, one_lesson):
     answers = tmp_path / "a.json"
     answers.write_text(json.dumps({"q-13-02": 1}), encoding="utf-8")
-    for argv in (["--lesson", "1"], ["01-gather"], ["gather"]):
+    for argv in (["--lesson", "1"], ["--lesson", "gather"], ["gather"], ["01-gather"]):
         code, out = run(capsys, "quiz", "take", *argv, "--answers", str(answers), "--json",
                         "--learner-dir", str(tmp_path))
         assert code == 0 and json.loads(out)["total"] == 2
-    code, out = run(capsys, "quiz", "export", "01-gather", "--json")
+    code, out = run(capsys, "quiz", "export", "gather", "--json")
     assert [q["id"] for q in json.loads(out)["questions"]] == ["q-13-02", "q-13-03"]
     # The file's id still works and holds every question.
     code, out = run(capsys, "quiz", "export", "phase-13-embeddings", "--json")
@@ -150,12 +183,12 @@ def test_quiz_take_by_lesson(capsys, tmp_path, one_lesson):
 
 
 def test_validate_sections_and_a_broken_link(capsys, tmp_path, one_lesson):
-    (one_lesson / "01-gather.md").write_text(
+    (one_lesson / "gather.md").write_text(
         ONE_LESSON.format(title="Gather").replace("q-13-03]", "q-13-99]"), encoding="utf-8")
     code, out = run(capsys, "lab", "validate", "--section", "links", "--json")
     problems = json.loads(out)["sections"]["links"]
     assert code == 1 and list(json.loads(out)["sections"]) == ["links"]
-    assert "lesson 01-gather lists quiz: 'q-13-99', but no question has that id" in problems[0]
+    assert "lesson gather lists quiz: 'q-13-99', but no question has that id" in problems[0]
     # q-13-01 is listed by no lesson of this one-lesson curriculum, and not in lessonless.yaml.
     assert any(p.startswith("question q-13-01 belongs to no lesson") for p in problems)
 
@@ -177,7 +210,7 @@ def test_lab_help_has_examples(capsys, argv):
 
 def test_a_new_lesson_quiz_file_in_the_current_schema_loads_unchanged(tmp_path, monkeypatch,
                                                                         one_lesson):
-    # The lesson writers' files: quizzes/NN-slug.yaml, quiz id = the lesson stem, question ids
+    # The lesson writers' files: quizzes/<slug>.yaml, quiz id = the lesson slug, question ids
     # q-<slug>-<k>, listed in the lesson's front matter.
     from minimodel.lab.quiz import loader
 
@@ -188,17 +221,17 @@ def test_a_new_lesson_quiz_file_in_the_current_schema_loads_unchanged(tmp_path, 
                            "es": "¿Cuántas filas tiene E[[2, 0]]?"},
                 "choices": [{"en": "1", "es": "1"}, {"en": "2", "es": "2"}], "answer": 1,
                 "explanation": {"en": "One per id.", "es": "Una por id."}}
-    (quizzes / "01-gather.yaml").write_text(yaml.safe_dump(
-        {"id": "01-gather", "title": {"en": "Gather", "es": "Consulta"},
+    (quizzes / "gather.yaml").write_text(yaml.safe_dump(
+        {"id": "gather", "title": {"en": "Gather", "es": "Consulta"},
          "questions": [question]}, allow_unicode=True), encoding="utf-8")
     monkeypatch.setattr(loader, "CONTENT_DIR", quizzes)
-    (one_lesson / "01-gather.md").write_text(
+    (one_lesson / "gather.md").write_text(
         ONE_LESSON.format(title="Gather").replace("q-13-03]", "q-13-03, q-gather-1]"),
         encoding="utf-8")
-    assert loader.read_checked(quizzes / "01-gather.yaml")[1] == []
-    quiz = loader.load_quiz("01-gather")
+    assert loader.read_checked(quizzes / "gather.yaml")[1] == []
+    quiz = loader.load_quiz("gather")
     assert quiz.ids == ["q-13-02", "q-13-03", "q-gather-1"]
-    assert "01-gather" in loader.list_quizzes() and "phase-13-embeddings" in loader.list_quizzes()
+    assert "gather" in loader.list_quizzes() and "phase-13-embeddings" in loader.list_quizzes()
 
 
 def test_break_and_exercise_lists_follow_the_lessons_order():
@@ -219,14 +252,14 @@ def test_the_glossary_check_reads_lessons_and_flags_calques(tmp_path):
 
     lessons = tmp_path / "lessons"
     lessons.mkdir()
-    (lessons / "01-x.es.md").write_text(
+    (lessons / "x.es.md").write_text(
         "---\ntitle: x\n---\n\nEl atado comparte E.\n\n```python\nel_atado = 1  # código\n```\n"
         "Una `búsqueda` en código no cuenta; la suma dispersa sí.\n", encoding="utf-8")
     problems = glossary_problems(spanish_texts(tmp_path / "none", (), page_dirs=(lessons,)))
     assert problems == [
-        "01-x.es.md:5: Spanish text uses 'el atado'; the glossary's Spanish for 'the tie (E "
+        "x.es.md:5: Spanish text uses 'el atado'; the glossary's Spanish for 'the tie (E "
         "shared by lookup and head)' is 'la atadura'",
-        "01-x.es.md:10: Spanish text uses 'suma dispersa'; the glossary's Spanish for "
+        "x.es.md:10: Spanish text uses 'suma dispersa'; the glossary's Spanish for "
         "'scatter-add' is 'suma por índices'"]
 
 
@@ -234,15 +267,15 @@ def test_a_missing_lesson_translation_is_flagged(tmp_path, monkeypatch, one_less
     from minimodel.lab.freshness import lesson_problems
 
     assert lesson_problems(one_lesson) == []
-    (one_lesson / "01-gather.es.md").write_text(
+    (one_lesson / "gather.es.md").write_text(
         ONE_LESSON.format(title="Consulta").replace("breaks: [frequent-tokens-learn-slowly]",
                                                     "breaks: []"), encoding="utf-8")
     assert lesson_problems(one_lesson) == [
-        "lesson 01-gather: 01-gather.es.md lists breaks: [], the English lists "
+        "lesson gather: gather.es.md lists breaks: [], the English lists "
         "['frequent-tokens-learn-slowly']; copy the English front matter's list"]
-    (one_lesson / "01-gather.es.md").unlink()
+    (one_lesson / "gather.es.md").unlink()
     assert lesson_problems(one_lesson) == [
-        "lesson 01-gather: 01-gather.es.md is missing; write the Spanish"]
+        "lesson gather: gather.es.md is missing; write the Spanish"]
 
 
 def test_a_built_site_page_is_where_to_read(tmp_path, one_lesson):
@@ -252,9 +285,9 @@ def test_a_built_site_page_is_where_to_read(tmp_path, one_lesson):
     lesson = load_lessons()[0]
     site = tmp_path / "site"
     assert reading_place(lesson, "es", site).suffix == ".md"     # not built: the source
-    for page in (site / "lessons" / "01-gather.html", site / "es" / "lessons" / "01-gather.html"):
+    for page in (site / "lessons" / "gather.html", site / "es" / "lessons" / "gather.html"):
         page.parent.mkdir(parents=True)
         page.write_text("<html></html>", encoding="utf-8")
-    assert reading_place(lesson, "en", site) == (site / "lessons" / "01-gather.html").resolve()
+    assert reading_place(lesson, "en", site) == (site / "lessons" / "gather.html").resolve()
     assert reading_place(lesson, "es", site) == \
-        (site / "es" / "lessons" / "01-gather.html").resolve()
+        (site / "es" / "lessons" / "gather.html").resolve()

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from minimodel.lab.lessons import code_blocks, find_lesson, lesson_problems, load_lessons
+from minimodel.lab.lessons import code_blocks, lesson_problems
 
 LESSON = '''---
 title: "A test lesson"
@@ -67,16 +67,3 @@ def test_a_changed_number_an_unshown_print_and_an_error_are_each_refused(tmp_pat
     [problem] = lesson_problems(path)
     assert problem == (f"{path}:39: the block raised IndexError: index 5 is out of bounds for "
                        "axis 0 with size 3 (line 1 of the block)")
-
-
-def test_lessons_are_found_by_number_slug_or_stem():
-    stems = [lesson.stem for lesson in load_lessons()]
-    assert stems == sorted(stems) and stems[0] == "01-embedding-lookup"
-    assert find_lesson("7").stem == find_lesson("tied-gradient").stem == "07-tied-gradient"
-    assert find_lesson("01-embedding-lookup").titles["es"] != find_lesson("1").titles["en"]
-    try:
-        find_lesson("99")
-    except ValueError as exc:
-        assert "01 embedding-lookup" in str(exc)
-    else:
-        raise AssertionError("an unknown lesson must be refused")

@@ -355,3 +355,11 @@ def test_the_optional_decimals_and_units_fields_validate_and_grade():
     assert quiz.is_correct(question, "4,00 direcciones", "es")
     with pytest.raises(quiz.Unreadable, match="asks for 2 decimals"):
         quiz.is_correct(question, "4.0", "en")
+
+
+def test_a_wrong_unit_names_the_unit_asked_for_once():
+    # Regression: "asks for nat, nats, not bits".
+    from minimodel.lab.quiz.session import wrong_unit
+
+    question = quiz.load_quiz("phase-13-embeddings").question("q-13-15")
+    assert wrong_unit(question, "6.238 bits", "en") == "The question asks for nats, not bits."

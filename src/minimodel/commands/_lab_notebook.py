@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-from minimodel.commands._exit import OK, guarded
+from minimodel.commands._exit import FAILED, OK, guarded
 from minimodel.messages import say
 
 DEFAULT_OUT = Path("minimodel-notebooks")
@@ -50,7 +51,7 @@ def cmd_notebook(args: argparse.Namespace) -> int:
         return _all_notebooks(args)
     lesson = find_lesson(args.lesson, lang=args.lang)
     path, written = write_notebook(lesson, args.lang, Path(args.out), force=args.force)
-    open_with = [sys.executable, "-m", "jupyterlab", str(path)]
+    open_with = jupyterlab_command(path)
     can_open = _has("jupyterlab")
     opened = bool(can_open and not args.no_open and not args.json)
     if args.json:
@@ -63,12 +64,11 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     if any(not (path.parent / notebook_name(other, lang)).exists() for other in load_lessons()):
         print(say("notebook.command.links", lang))    # a lesson a link may lead to is not written
     if not opened:
-        command = f"jupyter lab {path}" if can_open else \
+        command = " ".join(["jupyter lab", *open_with[3:]]) if can_open else \
             say("notebook.command.install", lang, extra=NOTEBOOK_EXTRA, path=str(path))
         print(say("notebook.command.open_it", lang, command=command))
         return OK
-    print(say("notebook.command.opening", lang), flush=True)
-    return subprocess.call(open_with)
+    return open_jupyterlab(open_with, lang)
 
 
 def _all_notebooks(args: argparse.Namespace) -> int:
@@ -81,7 +81,7 @@ def _all_notebooks(args: argparse.Namespace) -> int:
     made = [(lesson.stem, *write_notebook(lesson, args.lang, folder, force=args.force))
             for lesson in load_lessons() if lesson.path(args.lang).is_file()]
     written = sum(1 for _, _, new in made if new)
-    open_with = [sys.executable, "-m", "jupyterlab", str(folder)]
+    open_with = jupyterlab_command(folder)
     can_open = _has("jupyterlab")
     if args.json:
         print(json.dumps({"lang": args.lang, "folder": str(folder), "notebooks": [
@@ -91,12 +91,31 @@ def _all_notebooks(args: argparse.Namespace) -> int:
     print(say("notebook.command.all", args.lang, written=written, kept=len(made) - written,
               folder=folder))
     if not can_open or args.no_open:
-        command = f"jupyter lab {folder}" if can_open else \
+        command = " ".join(["jupyter lab", *open_with[3:]]) if can_open else \
             say("notebook.command.install", args.lang, extra=NOTEBOOK_EXTRA, path=str(folder))
         print(say("notebook.command.open_it", args.lang, command=command))
         return OK
-    print(say("notebook.command.opening", args.lang), flush=True)
-    return subprocess.call(open_with)
+    return open_jupyterlab(open_with, args.lang)
+
+
+def jupyterlab_command(target: Path) -> list[str]:
+    """The command that opens ``target`` in JupyterLab. As root (a container, a cloud
+    notebook) JupyterLab refuses to start unless told ``--allow-root``: we say so and pass it."""
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    return [sys.executable, "-m", "jupyterlab", *(["--allow-root"] if root else []), str(target)]
+
+
+def open_jupyterlab(command: list[str], lang: str) -> int:
+    """Run JupyterLab; when it fails to start, say what to try instead of exiting silently."""
+    if "--allow-root" in command:
+        print(say("notebook.command.as_root", lang))
+    print(say("notebook.command.opening", lang), flush=True)
+    code = subprocess.call(command)
+    if code not in (0, 130, -2):   # 130 / -SIGINT: the learner stopped it with Ctrl-C
+        print(say("notebook.command.failed", lang, code=code,
+                  command=" ".join(["jupyter lab", *command[3:]])), file=sys.stderr)
+        return FAILED
+    return OK
 
 
 def register_notebook(sub) -> None:
@@ -106,8 +125,8 @@ def register_notebook(sub) -> None:
         description="Generate the lesson's notebook (code cells from its code blocks, then "
                     "one check cell per exercise) and open it in JupyterLab if installed.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("lesson", help="the lesson: number (5, 05), slug (lm-head-and-logits) or "
-                                  "file stem (05-lm-head-and-logits); all: every lesson")
+    p.add_argument("lesson", help="the lesson: its number on the path (5, 05) or its slug "
+                                  "(lm-head-and-logits); all: every lesson")
     p.add_argument("--lang", choices=["en", "es"], default="en", help="language (default en)")
     p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                    help=f"folder for the notebook (default ./{DEFAULT_OUT}/)")

@@ -52,8 +52,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     console.print(Text(say("lab.learner_dir", lang, path=summary["learner_dir"]), style="dim"))
     table = Table(show_header=False, box=None, pad_edge=False)
     for lesson in summary["path"]:
-        number = int(lesson["lesson"].split("-", 1)[0])
-        table.add_row(Text(say("lab.lesson_head", lang, number=number, title=lesson["title"]),
+        table.add_row(Text(say("lab.lesson_head", lang, number=lesson["number"],
+                               title=lesson["title"]),
                            style="bold"), "")
         for step in lesson["steps"]:
             style = "green" if step["done"] else "yellow" if step["skipped"] else ""
@@ -73,7 +73,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _next_label(summary: dict[str, Any], lang: str) -> str:
-    """The next step named with its lesson ("01-embedding-lookup · its questions (1)"): on
+    """The next step named with its lesson ("embedding-lookup · its questions (1)"): on
     its own line, "read the lesson" or "its questions" does not say which."""
     nxt = summary["next"]
     for lesson in summary["path"]:
@@ -200,6 +200,15 @@ def cmd_next(args: argparse.Namespace) -> int:
         else:
             print(say("lab.path_done", lang))
         return OK
+    if learning_path.is_skipped(progress, step):
+        # Past the last step never skipped: not the end while skipped steps are open.
+        still_open = learning_path.open_steps(progress)
+        report["open"] = [s.key for s in still_open]
+        if not args.json:
+            print(say("lab.path_end_open", lang, n=len(still_open), steps="\n".join(
+                f"  {s.lesson.number:02d} {s.lesson.slug} · "
+                f"{_step_label({'kind': s.kind, 'id': s.id}, lang, len(s.lesson.quiz))}"
+                for s in still_open)))
     code, started = _start(step, progress, args)
     report["step"] = {"kind": step.kind, "id": step.id, "lesson": step.lesson.stem, **started}
     if args.json:
@@ -280,7 +289,8 @@ def register(subparsers) -> None:
 
     p = sub.add_parser(
         "next", help="name the next step of the path and start it",
-        description="Find the first step not done (nor skipped) and start it:\n"
+        description="Find the first step not done (nor skipped; once every other step is done, "
+                    "the skipped ones again) and start it:\n"
                     "  lesson   -> where to read it and its notebook command; asking for\n"
                     "              `lab next` again marks it read (you moved on)\n"
                     "  quiz     -> `quiz take <lesson>` (interactive), or grades --answers FILE\n"
@@ -289,7 +299,8 @@ def register(subparsers) -> None:
                     "A started break or exercise is not restarted: its next command is shown.",
         epilog="examples:\n  minimodel lab next\n  minimodel lab next --skip\n"
                "  minimodel lab next --answers my-answers.yaml --json\n"
-               '      -> {"moved_on", "skipped", "step": {"kind", "id", "lesson", ...}}',
+               '      -> {"moved_on", "skipped", "step": {"kind", "id", "lesson", ...}}\n'
+               '         (+ "open": ["quiz:<lesson>", ...] when a skipped step is offered again)',
         formatter_class=fmt)
     p.add_argument("--skip", action="store_true",
                    help="skip the current step (it stays not done) and start the one after")

@@ -302,15 +302,16 @@ def register(subparsers) -> None:
              "With --answers FILE: grade a whole answers file at once.\n\n" + ANSWER_FORMAT,
              "examples:\n  minimodel quiz take phase-13-embeddings\n"
              "  minimodel quiz take --lesson 05          (one lesson's questions; also: "
-             "quiz take 05-lm-head-and-logits)\n"
+             "quiz take lm-head-and-logits)\n"
              "  minimodel quiz take phase-13-embeddings --lang es --restart\n"
              "  minimodel quiz take phase-13-embeddings --answers answers.json --json\n"
              '      -> {"score": 26, "total": 27, "results": [{"id": "q-13-01", "correct": true}, ...],\n'
              '          "recall": {"answered": 2, "recalled": 1, "total": 2, "results": [...]}}',
              cmd_take)
     p.add_argument("quiz_id", metavar="QUIZ_ID", nargs="?",
-                   help="a quiz file's id or a lesson (number, slug or stem)")
-    p.add_argument("--lesson", metavar="NN", help="take this lesson's questions (= QUIZ_ID NN)")
+                   help="a quiz file's id or a lesson (its number on the path or its slug)")
+    p.add_argument("--lesson", metavar="LESSON",
+                   help="take this lesson's questions, by number or slug (= QUIZ_ID LESSON)")
     p.add_argument("--answers", metavar="FILE", help="grade this answers file (JSON or YAML)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (needs --answers)")
     p.add_argument("--restart", action="store_true",

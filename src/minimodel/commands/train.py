@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
 from minimodel._console import stdout_to_devnull
 from minimodel.commands._exit import FAILED, INTERRUPTED, OK, guarded
@@ -100,6 +101,21 @@ def format_summary(s: dict) -> str:
     return "\n".join(lines)
 
 
+def saved_and_next(out: Path, model: str) -> str:
+    """What the run folder holds (the files present) and what to do with it next."""
+    kept = [name + ("/" if (out / name).is_dir() else "")
+            for name in ("model.safetensors", "tokenizer.json", "metrics.jsonl", "loss.png",
+                         "snapshots", "checkpoints") if (out / name).exists()]
+    steps = ([(f'minimodel generate {out} --prompt "ROMEO:"', "a sample")] if model == "gpt"
+             else []) + [
+        (f"minimodel explore {out} --out {out}/explorer.html", "watch the embeddings learn"),
+        (f"minimodel doctor {out}", "is the tie what the config says?"),
+        ("minimodel lab next", "the lessons, one step at a time")]
+    width = max(len(command) for command, _ in steps)
+    return "\n".join([f"saved in {out}/: {', '.join(kept)}", "next:"]
+                     + [f"  {command:<{width}}   # {why}" for command, why in steps])
+
+
 def run(args: argparse.Namespace) -> int:
     from minimodel.runtime import configure
     from minimodel.training import JsonReporter, default_out_dir, make_reporter, train
@@ -140,8 +156,7 @@ def run(args: argparse.Namespace) -> int:
             reporter.emit("summary", out_dir=str(result.out_dir), **result.summary)
         else:
             print(format_summary(result.summary))
-            print(f"saved in {result.out_dir}/ (model.safetensors, tokenizer.json, "
-                  "metrics.jsonl, loss.png)")
+            print(saved_and_next(result.out_dir, result.config.model))
         if not math.isfinite(result.summary["val_loss"]):
             return FAILED
     return OK

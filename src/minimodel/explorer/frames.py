@@ -4,8 +4,9 @@ A run trained with snapshots (``DIR/snapshots/``, see :mod:`minimodel.training.s
 gives one frame per snapshot; an older run, or a bare checkpoint file, gives one frame: its
 final matrices. Frames are aligned to each other and projected to 2-D
 (:func:`~minimodel.explorer.geometry.aligned_coordinates`), then packed compactly for the
-page: coordinates as int16 (a shared scale per matrix), the last frame's vectors as float16
-for the neighbour search, both base64-encoded.
+page: coordinates as int16 (a shared scale per matrix) and, for the neighbour search, the
+vectors of every frame as float16 (evenly spaced frames, the first and last always among them,
+when all of them would make the page too large), both base64-encoded.
 """
 
 from __future__ import annotations
@@ -27,12 +28,23 @@ from minimodel.training.snapshots import FOLDER, frequency_buckets
 from minimodel.training.tasks import load_any_tokenizer
 
 MAX_POINTS = 100_000          # WebGL draws this many points per panel smoothly
-SEARCH_VECTORS = 4_000_000    # V * d up to which the last frame's vectors go into the page
+SEARCH_VECTORS = 4_000_000    # float16 numbers of vectors a panel carries (8 MB) at most
 
 
 def _b64(array: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"))
                             .tobytes()).decode("ascii")
+
+
+def search_frames(frames: list[np.ndarray]) -> list[int]:
+    """The frames whose vectors go into the page for the neighbour search: all of them when
+    they fit in :data:`SEARCH_VECTORS`, else evenly spaced ones with the first and the last;
+    none when one frame alone is too large."""
+    per_frame = frames[-1].size
+    fit = min(len(frames), SEARCH_VECTORS // per_frame)
+    if fit == 0:
+        return []
+    return sorted({int(round(k)) for k in np.linspace(0, len(frames) - 1, fit)})
 
 
 def token_labels(tokenizer_file: Path | None, vocab: int) -> list[str]:
@@ -139,8 +151,8 @@ def run_data(path: str | Path, with_tsne: bool = False) -> dict[str, Any]:
         panel: dict[str, Any] = {
             "key": key, "frames": len(frames), "d": int(d),
             "coords": _b64(np.rint(coords / scale).astype(np.int16)), "scale": scale,
-            "vectors": (_b64(frames[-1].astype(np.float16)) if vocab * d <= SEARCH_VECTORS
-                        else None)}
+            "vectors": [{"frame": k, "data": _b64(frames[k].astype(np.float16))}
+                        for k in search_frames(frames)]}
         if with_tsne:
             panel["tsne"] = _b64(tsne(frames[-1]).astype(np.float32))
         if len(frames) > 1:

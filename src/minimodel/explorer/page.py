@@ -24,7 +24,8 @@ WORDS = {
            "search_hint": "search a token, click a point, or move the slider",
            "colour": "colour: token frequency in the corpus (dark = rare, yellow = frequent; "
                      "grey = never seen)",
-           "neighbours": "nearest neighbours (cosine, last snapshot)",
+           "neighbours": "nearest neighbours (cosine, in the snapshot shown)",
+           "near_at": "neighbours at {step}", "near_nearest": "neighbours at {step}, the nearest snapshot whose vectors the page carries",
            "no_vectors": "neighbours: matrix too large to ship to the page",
            "probe_loss": "probe loss (nats)", "erank": "effective rank",
            "lookup_share": "share of E's gradient from the lookup",
@@ -41,7 +42,8 @@ WORDS = {
            "search_hint": "busca un token, pulsa un punto o mueve el control deslizante",
            "colour": "color: frecuencia del token en el corpus (oscuro = poco frecuente, "
                      "amarillo = frecuente; gris = nunca visto)",
-           "neighbours": "vecinos más cercanos (coseno, última instantánea)",
+           "neighbours": "vecinos más cercanos (coseno, en la instantánea mostrada)",
+           "near_at": "vecinos en {step}", "near_nearest": "vecinos en {step}, la instantánea más cercana cuyos vectores lleva la página",
            "no_vectors": "vecinos: matriz demasiado grande para incluirla en la página",
            "probe_loss": "pérdida de sondeo (nats)", "erank": "rango efectivo",
            "lookup_share": "fracción del gradiente de E que viene de la consulta",
@@ -95,6 +97,7 @@ header { display: flex; gap: .8rem; align-items: center; flex-wrap: wrap; }
 .metric { width: 420px; height: 290px; border: 1px solid #eee; border-radius: 6px; }
 ol.neighbours { font-family: ui-monospace, monospace; font-size: .8rem; margin: .3rem 0;
                 columns: 2; }
+.near-caption { font-size: .75rem; color: #555; margin: .3rem 0 0; }
 .legend, #status { font-size: .8rem; color: #555; }
 </style></head>
 <body>

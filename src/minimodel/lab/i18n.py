@@ -34,8 +34,12 @@ def case_status_label(status: str, lang: str) -> str:
 
 
 def case_label(label: str, lang: str) -> str:
-    """A generated case label ("float32, mask values") in ``lang``, part by part."""
-    return ", ".join(_known("case_label", part, lang) for part in label.split(", "))
+    """A generated case label ("float32, mask values") in ``lang``, part by part: the
+    catalogue's, or the label an exercise declares for its own kind (``cases.labels``)."""
+    from minimodel.lab.exercises.declared import LABELS
+
+    return ", ".join(LABELS[part].get(lang, part) if part in LABELS
+                     else _known("case_label", part, lang) for part in label.split(", "))
 
 
 def case_name(name: str, lang: str) -> str:

@@ -1,7 +1,10 @@
 """The lessons: one Markdown source per lesson and language, whose code runs where it is read.
 
-A lesson is ``lab/content/lessons/NN-slug.md`` (English) with ``NN-slug.es.md`` beside it
-(Spanish). Its front matter names the lab items it owns::
+A lesson is ``lab/content/lessons/<slug>.md`` (English) with ``<slug>.es.md`` beside it
+(Spanish); its slug (``embedding-lookup``) is its stable id. The path's order lives in ONE file,
+``lab/content/path.yaml``, a list of slugs: a lesson's number is its place there (computed, so
+inserting a lesson is two new files and one line, and nothing is renamed). Its front matter
+names the lab items it owns::
 
     ---
     title: "An embedding is a lookup"
@@ -57,6 +60,8 @@ from minimodel.lab.output_check import OutputMark, compare, note, parse_mark
 from minimodel.messages import say
 
 LESSONS_DIR = Path(__file__).resolve().parent / "content" / "lessons"
+PATH_FILE = "path.yaml"                       # beside the lessons folder: the path's order
+_SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")   # starts with a letter: never a number
 LANGS = ("en", "es")
 
 # A fence line: ``` or ~~~ with an info string; the closing fence is the same characters alone.
@@ -66,24 +71,23 @@ _FENCE = re.compile(r"^(?P<fence>```+|~~~+)(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=
 
 @dataclass
 class Lesson:
-    """One lesson of the path: its file stem (``05-lm-head-and-logits``) and what it links."""
+    """One lesson of the path: its slug (``lm-head-and-logits``, also its file stem), its
+    number (its place in ``path.yaml``, from 1) and what it links."""
 
-    stem: str
+    slug: str
+    number: int
     titles: dict[str, str]
     quiz: list[str] = field(default_factory=list)
     breaks: list[str] = field(default_factory=list)
     exercises: list[str] = field(default_factory=list)
 
     @property
-    def number(self) -> int:
-        return int(self.stem.split("-", 1)[0])
-
-    @property
-    def slug(self) -> str:
-        return self.stem.split("-", 1)[1]
+    def stem(self) -> str:
+        """The file stem, which is the slug (``lessons/<slug>.md``)."""
+        return self.slug
 
     def path(self, lang: str = "en", lessons_dir: Path = LESSONS_DIR) -> Path:
-        return lessons_dir / (f"{self.stem}.md" if lang == "en" else f"{self.stem}.{lang}.md")
+        return lessons_dir / (f"{self.slug}.md" if lang == "en" else f"{self.slug}.{lang}.md")
 
 
 # The front-matter list that links a lesson to each kind of lab item (``quiz:`` lists questions).
@@ -150,29 +154,90 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     return meta, text[end + 5:]
 
 
+def path_file(lessons_dir: Path = LESSONS_DIR) -> Path:
+    """The path file that orders the lessons of ``lessons_dir``: ``path.yaml`` beside it."""
+    return Path(lessons_dir).parent / PATH_FILE
+
+
+def read_path(lessons_dir: Path = LESSONS_DIR) -> list[str]:
+    """The lesson slugs of ``path.yaml`` in order; a ValueError naming the fix when the file
+    is missing or is not a list of slugs."""
+    where = path_file(lessons_dir)
+    if not where.is_file():
+        raise ValueError(f"{where} is missing; it lists the lesson slugs in the path's order, "
+                         "one '- slug' line each")
+    try:
+        entries = yaml.safe_load(where.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{where} is not valid YAML ({exc}); write one '- slug' line per "
+                         "lesson") from None
+    entries = [] if entries is None else entries
+    bad = [repr(e) for e in entries if not isinstance(e, str) or not _SLUG.fullmatch(e)] \
+        if isinstance(entries, list) else ["the file"]
+    if bad:
+        raise ValueError(f"{where}: {', '.join(bad)} is not a lesson slug; write one '- slug' "
+                         "line per lesson (lowercase letters, digits and '-'; a letter first)")
+    return entries
+
+
+def lesson_files(lessons_dir: Path = LESSONS_DIR) -> list[Path]:
+    """The English lesson files in ``lessons_dir`` (``<slug>.md``; ``<slug>.es.md`` is its
+    Spanish twin, not a lesson), whether or not the path lists them."""
+    return sorted(p for p in Path(lessons_dir).glob("*.md") if p.name.count(".") == 1)
+
+
+def path_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
+    """What is wrong between ``path.yaml`` and the lesson files, each with the change that
+    fixes it: a lesson file the path does not list, a path entry with no file, a repeat."""
+    try:
+        slugs = read_path(lessons_dir)
+    except ValueError as exc:
+        return [str(exc)]
+    name = PATH_FILE
+    problems = [f"{name} lists '{slug}' {slugs.count(slug)} times; keep one line '- {slug}'"
+                for slug in sorted({s for s in slugs if slugs.count(s) > 1})]
+    problems += [f"{name} lists '{slug}' but lessons/{slug}.md does not exist; write it "
+                 f"(`minimodel lab new lesson {slug}`) or remove the line"
+                 for slug in dict.fromkeys(slugs) if not (Path(lessons_dir) / f"{slug}.md").is_file()]
+    problems += [f"lessons/{p.name} is not in {name}; add the line '- {p.stem}' where the "
+                 "lesson belongs in the path, or delete the file"
+                 for p in lesson_files(lessons_dir) if p.stem not in slugs]
+    problems += [f"lessons/{p.name} has no English lesson lessons/{p.name[:-6]}.md; write it, "
+                 "or rename the Spanish file to match its English twin"
+                 for p in sorted(Path(lessons_dir).glob("*.es.md"))
+                 if not p.with_name(p.name[:-6] + ".md").is_file()]
+    return problems
+
+
 def load_lessons(lessons_dir: Path = LESSONS_DIR) -> list[Lesson]:
-    """Every lesson in ``lessons_dir``, in file-name order (which is the path's order)."""
-    lessons = []
-    for path in sorted(lessons_dir.glob("[0-9][0-9]-*.md")):
-        if path.name.count(".") != 1:      # NN-slug.es.md is the Spanish twin, not a lesson
+    """The lessons ``path.yaml`` lists, in its order (the path's order), numbered from 1. An
+    entry with no file is left out here; ``lab validate`` reports it (:func:`path_problems`)."""
+    lessons: list[Lesson] = []
+    for slug in dict.fromkeys(read_path(lessons_dir)):
+        path = Path(lessons_dir) / f"{slug}.md"
+        if not path.is_file():
             continue
         meta, _ = split_front_matter(path.read_text(encoding="utf-8"))
-        titles = {"en": str(meta.get("title", path.stem))}
-        twin = path.with_name(f"{path.stem}.es.md")
+        titles = {"en": str(meta.get("title", slug))}
+        twin = path.with_name(f"{slug}.es.md")
         if twin.is_file():
             titles["es"] = str(split_front_matter(twin.read_text(encoding="utf-8"))[0]
                                .get("title", titles["en"]))
-        lessons.append(Lesson(path.stem, titles, list(meta.get("quiz") or []),
+        lessons.append(Lesson(slug, len(lessons) + 1, titles, list(meta.get("quiz") or []),
                               list(meta.get("breaks") or []), list(meta.get("exercises") or [])))
     return lessons
 
 
 def find_lesson(key: str, lessons_dir: Path = LESSONS_DIR, lang: str = "en") -> Lesson:
-    """A lesson by number (``5``, ``05``), slug (``lm-head-and-logits``) or stem; an unknown
-    key is a ValueError in ``lang`` that lists the lessons."""
+    """A lesson by number (``5``, ``05``: its place in the path) or slug
+    (``lm-head-and-logits``; the old numbered name ``05-lm-head-and-logits`` is read as its
+    slug); an unknown key is a ValueError in ``lang`` that lists the lessons."""
     lessons = load_lessons(lessons_dir)
+    key = str(key).strip()
+    legacy = re.fullmatch(r"\d\d-(?P<slug>.+)", key)
     for lesson in lessons:
-        if key in (lesson.stem, lesson.slug) or (key.isdigit() and int(key) == lesson.number):
+        if key == lesson.slug or (key.isdigit() and int(key) == lesson.number) \
+                or (legacy is not None and legacy["slug"] == lesson.slug):
             return lesson
     names = ", ".join(f"{lesson.number:02d} {lesson.slug}" for lesson in lessons)
     raise ValueError(say("lab.no_lesson", lang, wanted=repr(key), names=names))

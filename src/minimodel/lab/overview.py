@@ -59,7 +59,8 @@ def status(learner_dir: str | None = None, lang: str = DEFAULT_LANG) -> dict[str
 # What each section's validation does, shown while it runs (the breaks take ~10-40 s).
 VALIDATE_STEPS = {
     "quiz": "schema, answers and labelled answers of every quiz file",
-    "links": "every lesson's links to its questions, breaks and exercises, both ways",
+    "links": "the path file against the lesson files, and every lesson's links to its "
+             "questions, breaks and exercises, both ways",
     "translations": "both languages present and made from the current English",
     "exercises": "judging every reference, alternative and known-wrong solution",
     "breaks": "applying every bug patch to the current library, running experiments and checks",
@@ -75,8 +76,9 @@ def _quiz() -> list[str]:
 
 def _links() -> list[str]:
     from minimodel.lab.items import link_problems
+    from minimodel.lab.lessons import path_problems
 
-    return link_problems()
+    return path_problems() + link_problems()
 
 
 def _translations() -> list[str]:

@@ -10,8 +10,11 @@ one ``exercise`` step per exercise its front matter lists. A step is *done* when
 * break: fixed (``break check`` passed);
 * exercise: passed (``exercise check`` passed).
 
-A step can also be skipped (``lab next --skip``), so the path never blocks. Lesson reads and
-skips are stored in the learner folder's ``progress/path.json`` under ``"<kind>:<id>"``.
+A step can also be skipped (``lab next --skip``), so the path never blocks; a skipped step is
+not done. Once every other step is done, ``lab next`` offers the skipped steps again, the
+least-skipped first (then in path order), so skipping one again brings up the next; the path
+is complete only when every step is done. Lesson reads and skips are stored in the learner
+folder's ``progress/path.json`` under ``"<kind>:<id>"`` (a skip also counts ``skips``).
 """
 
 from __future__ import annotations
@@ -88,23 +91,45 @@ def _graded(question_ids: list[str], questions: dict[str, Any] | None = None) ->
     return sum(questions[q].kind in AUTO_GRADED for q in question_ids if q in questions)
 
 
-def pending(progress: Progress, lessons: list[Lesson] | None = None) -> Step | None:
-    """The first step neither done nor skipped (None at the end of the path)."""
+def open_steps(progress: Progress, lessons: list[Lesson] | None = None) -> list[Step]:
+    """Every step not done, in the order ``lab next`` offers them: the steps never skipped in
+    path order, then the skipped ones, least-skipped first and in path order among equals."""
     questions = all_questions()
-    for step in steps(lessons):
+    fresh, skipped = [], []
+    for place, step in enumerate(steps(lessons)):
         found = state(step, progress, questions)
-        if not found["done"] and not found["skipped"]:
-            return step
-    return None
+        if found["skipped"]:
+            skips = int((progress.get("path", step.key) or {}).get("skips", 1))
+            skipped.append((skips, place, step))
+        elif not found["done"]:
+            fresh.append(step)
+    return fresh + [step for _, _, step in sorted(skipped, key=lambda s: s[:2])]
+
+
+def pending(progress: Progress, lessons: list[Lesson] | None = None) -> Step | None:
+    """The step ``lab next`` offers: the first one neither done nor skipped, else the skipped
+    step skipped the fewest times (None only when every step is done)."""
+    waiting = open_steps(progress, lessons)
+    return waiting[0] if waiting else None
+
+
+def is_skipped(progress: Progress, step: Step) -> bool:
+    """Was ``step`` skipped (and not done since)?"""
+    return bool(state(step, progress)["skipped"])
 
 
 def mark(progress: Progress, step: Step, status: str) -> None:
-    """Record ``status`` (``opened``, ``read``, ``skipped``) for a step in ``path.json``."""
-    progress.record("path", step.key, status)
+    """Record ``status`` (``opened``, ``read``, ``skipped``) for a step in ``path.json``; a
+    skip also counts how many times the step was skipped."""
+    if status == "skipped":
+        skips = int((progress.get("path", step.key) or {}).get("skips", 0))
+        progress.record("path", step.key, status, skips=skips + 1)
+    else:
+        progress.record("path", step.key, status)
 
 
 def mark_read(progress: Progress, key: str, lang: str = "en") -> Step:
-    """``lab done LESSON``: the lesson (number, slug or stem) is read."""
+    """``lab done LESSON``: the lesson (its number on the path or its slug) is read."""
     lesson = find_lesson(key, lang=lang)
     step = Step("lesson", lesson.stem, lesson)
     mark(progress, step, "read")
@@ -132,12 +157,14 @@ def work_place(progress: Progress, step: Step) -> Path:
 
 
 def summary(progress: Progress, lang: str) -> list[dict[str, Any]]:
-    """The path lesson by lesson: ``[{"lesson", "title", "steps": [{"kind", "id", ...state}]}]``."""
+    """The path lesson by lesson: ``[{"lesson" (slug), "number" (place on the path), "title",
+    "steps": [{"kind", "id", ...state}]}]``."""
     out: list[dict[str, Any]] = []
     questions = all_questions()
     for step in steps():
         if step.kind == "lesson":
-            out.append({"lesson": step.id, "title": step.lesson.titles.get(
+            out.append({"lesson": step.id, "number": step.lesson.number,
+                        "title": step.lesson.titles.get(
                 lang, step.lesson.titles["en"]), "steps": []})
         out[-1]["steps"].append({"kind": step.kind, "id": step.id,
                                  **state(step, progress, questions)})

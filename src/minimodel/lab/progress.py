@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +40,10 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 KINDS = ("quiz", "break", "exercise", "path")
+# Lessons (and the quizzes named after them) were once named by their number
+# ("05-lm-head-and-logits"); now the number is computed from the path and the id is the slug.
+# Records kept under an old name are read under the slug, so no learner loses progress.
+_NUMBERED = re.compile(r"(?P<kind>lesson:|quiz:)?\d\d-(?P<slug>[a-z][a-z0-9-]*)")
 ENV_VAR = "MINIMODEL_LEARNER_DIR"
 
 
@@ -52,6 +57,17 @@ class LearnerFolderError(ValueError):
 
     def in_lang(self, lang: str) -> str:
         return say("lab.learner_folder_is_file", lang, path=self.path)
+
+
+def _renamed(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the records of numbered lesson names under their slug (a record already
+    under the slug wins); saved that way at the next write."""
+    out = {key: record for key, record in data.items() if not _NUMBERED.fullmatch(key)}
+    for key, record in data.items():
+        old = _NUMBERED.fullmatch(key)
+        if old:
+            out.setdefault(f"{old['kind'] or ''}{old['slug']}", record)
+    return out
 
 
 def default_learner_dir() -> Path:
@@ -144,7 +160,7 @@ class Progress:
         if bad:
             raise ValueError(f"progress file {path}: the records of {', '.join(bad[:5])} are "
                              f"not mappings (expected {{\"status\": ...}}); {fix}")
-        return data
+        return _renamed(data) if kind in ("quiz", "path") else data
 
     def get(self, kind: str, item_id: str) -> dict[str, Any] | None:
         return self.all(kind).get(item_id)

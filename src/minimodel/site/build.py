@@ -35,6 +35,13 @@ def quiz_files() -> list[str]:
     return sorted(path.stem for path in CONTENT_DIR.glob("*.yaml"))
 
 
+def quiz_order(lessons: list[Lesson]) -> list[str]:
+    """The quiz files for the menu: the phase quiz first, then the files named after a lesson
+    in the path's order, then any other file by name."""
+    place = {lesson.slug: lesson.number for lesson in lessons}
+    return sorted(quiz_files(), key=lambda q: (q != QUIZ_ID, place.get(q, len(place) + 1), q))
+
+
 def nav(lessons: list[Lesson]) -> list[Any]:
     """The menu. Paths without titles: each language's page title (its first heading)."""
     return [
@@ -42,8 +49,7 @@ def nav(lessons: list[Lesson]) -> list[Any]:
         {"Lessons": [f"lessons/{lesson.stem}.md" for lesson in lessons]},
         # the phase quiz first, then each quiz file of a lesson (lessons' order); a lesson's
         # questions kept in the phase quiz have no page of their own
-        {"Lab": ["lab/index.md", {"Quiz": [f"quizzes/{q}.md" for q in
-                                           sorted(quiz_files(), key=lambda q: q != QUIZ_ID)]},
+        {"Lab": ["lab/index.md", {"Quiz": [f"quizzes/{q}.md" for q in quiz_order(lessons)]},
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
         {"Results": ["measured.md", "results.md"]},
@@ -96,7 +102,18 @@ def build(site_dir: str | os.PathLike, strict: bool = True,
             logging.getLogger("mkdocs").removeHandler(warnings)
     _drop_alternate_links(site)
     split_search_index(site)
+    relative_404(site / "404.html")
     return site
+
+
+def relative_404(page: Path) -> None:
+    """MkDocs writes the 404 page with links from the server's root (``/assets/...``), which
+    lead nowhere when the site is opened from ``file://``. The page sits at the site's root, so
+    the same links without the leading slash work offline, and ``docs serve`` answers a
+    missing page by redirecting to ``/404.html``, where they resolve the same way."""
+    if page.is_file():
+        text = page.read_text(encoding="utf-8")
+        page.write_text(re.sub(r'(\s(?:href|src)=")/(?!/)', r"\1", text), encoding="utf-8")
 
 
 def split_search_index(site: Path) -> None:

@@ -86,6 +86,12 @@ def _texts(data: dict[str, Any], key: str, lang: str) -> list[str]:
     return [pick(item, lang).strip() for item in items if pick(item, lang).strip()]
 
 
+def unsearched(lines: list[str]) -> list[str]:
+    """Markdown kept out of the site search (``data-search-exclude``, read by mkdocs-material's
+    search plugin): a collapsed hint or answer must not show in a search preview."""
+    return ["<div data-search-exclude markdown>", "", *lines, "</div>", ""]
+
+
 def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
     """A break's page: story, predictions, observations and the hint ladder; never the fix."""
     brk = load_break(break_id)
@@ -100,8 +106,10 @@ def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
             parts += [f"## {say(f'site.{key}', lang)}", ""]
             parts += [f"{i}. {t}" for i, t in enumerate(items, 1)] + [""]
     parts += [f"## {say('site.hints', lang)}", ""]
+    ladder: list[str] = []
     for i, hint in enumerate(_texts(brk.data, "hints", lang), 1):
-        parts += [f'??? note "{i}"', "", "    " + hint.replace("\n", "\n    "), ""]
+        ladder += [f'??? note "{i}"', "", "    " + hint.replace("\n", "\n    "), ""]
+    parts += unsearched(ladder)
     lang_option = " --lang es" if lang == "es" else ""
     parts += [f"## {say('site.start', lang)}", "", "```bash",
               f"minimodel break start {break_id} --workdir work/{break_id}{lang_option}",
@@ -163,11 +171,12 @@ def quiz_page(mirror: str, lessons: list[Lesson], lang: str, quiz_id: str = QUIZ
     def close_fold() -> None:
         nonlocal folded, marked
         if folded is not None or marked:
-            out.extend([f'??? success "{say("site.show_answer", lang)}"', ""])
+            fold = [f'??? success "{say("site.show_answer", lang)}"', ""]
             if marked:
-                out.extend([f"    **{say('site.answer', lang)}:** " + "; ".join(marked), ""])
-            out.extend(("    " + line).rstrip() for line in folded or [])
-            out.append("")
+                fold.extend([f"    **{say('site.answer', lang)}:** " + "; ".join(marked), ""])
+            fold.extend(("    " + line).rstrip() for line in folded or [])
+            fold.append("")
+            out.extend(unsearched(fold))
         folded, marked = None, []
 
     for line in mirror.splitlines():

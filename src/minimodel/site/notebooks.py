@@ -108,7 +108,7 @@ def lesson_notebook(lesson: Lesson, lang: str = "en",
 
 
 def notebook_name(lesson: Lesson, lang: str) -> str:
-    """``05-lm-head-and-logits.ipynb``, ``05-lm-head-and-logits.es.ipynb``."""
+    """``lm-head-and-logits.ipynb``, ``lm-head-and-logits.es.ipynb``."""
     return f"{lesson.stem}.ipynb" if lang == "en" else f"{lesson.stem}.{lang}.ipynb"
 
 

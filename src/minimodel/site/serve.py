@@ -30,11 +30,23 @@ def check_port_free(port: int, host: str = HOST) -> None:
             raise
 
 
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """The built site's files; a missing page redirects to the site's own 404 page."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None):
+        if code == 404 and self.path != "/404.html":
+            self.send_response(302)
+            self.send_header("Location", "/404.html")
+            self.end_headers()
+            return
+        super().send_error(code, message, explain)
+
+
 def serve(site_dir: str | os.PathLike, port: int = 8000) -> None:
     """Build into ``site_dir`` and serve it on http://127.0.0.1:PORT until Ctrl-C."""
     check_port_free(port)
     site: Path = build(site_dir)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler = functools.partial(SiteHandler, directory=str(site))
     with http.server.ThreadingHTTPServer((HOST, port), handler) as server:
         print(f"serving {site} at http://{HOST}:{port}/ (Ctrl-C to stop)", flush=True)
         try:

@@ -373,6 +373,7 @@ class Trainer:
     def _finish(self, committed: bool = False) -> TrainResult:
         """The final checkpoint (``committed``: already the current one, only publish it),
         the plot and summary.json, each an idempotent step a resume can redo."""
+        self.reporter.message("evaluating on the whole validation split ...")
         val_full = self.evaluate(None)  # the whole validation split, the headline figure
         if not math.isfinite(val_full):
             raise FloatingPointError(f"the validation loss over the whole split is {val_full}; "

@@ -118,6 +118,9 @@ def build_tokenizer(cfg: TrainConfig, train_text: str, out_dir: Path | None,
     specials = key["specials"]
     if cfg.tokenizer == "byte":
         return ByteTokenizer(special_tokens=specials)
+    # The slow part before the first step (tens of seconds on a laptop): say it has started.
+    log(f"learning a BPE vocabulary of {cfg.vocab_size} from {len(train_text):,} characters "
+        "(cached in the run folder for --resume) ...")
     return BPETokenizer.train(train_text, cfg.vocab_size, special_tokens=specials)
 
 

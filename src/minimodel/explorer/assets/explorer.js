@@ -43,6 +43,7 @@ const colourIndex = (count, logMax) =>        // a token's row of PALETTE
 const HIGHLIGHT = "#e4572e";
 const PLOT_WIDTH = 420, PLOT_HEIGHT = 400;   // CSS pixels, as .plot in page.py
 function stepOf(s) { return s === null ? Infinity : s; }
+function stepName(s) { return stepOf(s) === Infinity ? W.final : `${W.step} ${s}`; }
 function frameAt(run, step) {      // the last snapshot of `run` at or before `step`
   let k = 0;
   run.steps.forEach((s, i) => { if (stepOf(s) <= step) k = i; });
@@ -71,16 +72,29 @@ function place(view, k) {          // write frame k's 2-D coordinates (or t-SNE'
   }
 }
 
-function neighbours(view, id) {    // 10 nearest rows by cosine in the last snapshot
-  if (!view.vectors) return null;
-  const d = view.panel.d, V = view.run.tokens.length, v = view.vectors;
-  const norm = i => { let n = 0; for (let j = 0; j < d; j++) n += v[i * d + j] ** 2; return Math.sqrt(n) || 1e-12; };
-  const q = norm(id), sims = [];
+// The vectors the page carries for a frame: frame k's own when shipped, else the nearest
+// shipped frame's (the caption under the list then names its step).
+function searchFrame(view, k) {
+  let best = null;
+  view.vectors.forEach(f => { if (!best || Math.abs(f.frame - k) < Math.abs(best.frame - k)) best = f; });
+  return best;
+}
+function neighbours(f, d, id) {    // 10 nearest rows of frame f's vectors by cosine
+  const v = f.data, V = v.length / d;
+  if (!f.norms) {                  // once per frame: every row's length
+    f.norms = new Float32Array(V);
+    for (let i = 0; i < V; i++) {
+      let n = 0;
+      for (let j = 0; j < d; j++) n += v[i * d + j] ** 2;
+      f.norms[i] = Math.sqrt(n) || 1e-12;
+    }
+  }
+  const sims = [];
   for (let i = 0; i < V; i++) {
     if (i === id) continue;
     let dot = 0;
     for (let j = 0; j < d; j++) dot += v[i * d + j] * v[id * d + j];
-    sims.push([dot / (q * norm(i)), i]);
+    sims.push([dot / (f.norms[id] * f.norms[i]), i]);
   }
   sims.sort((a, b) => b[0] - a[0]);
   return sims.slice(0, 10);
@@ -112,11 +126,12 @@ function buildPanels() {
     tip.className = "tip"; tip.hidden = true;
     plot.append(canvas, tip);
     const ol = document.createElement("ol"); ol.className = "neighbours";
-    div.append(h, plot, ol); box.appendChild(div);
+    const caption = document.createElement("p"); caption.className = "near-caption";
+    div.append(h, plot, caption, ol); box.appendChild(div);
     const logMax = Math.log1p(Math.max(...run.counts, 1));
-    const view = { run, panel, div: plot, list: ol, frame: -1, drawing: null, again: false,
-                   coords: new Int16Array(bytes(panel.coords)),
-                   vectors: panel.vectors ? half(bytes(panel.vectors)) : null,
+    const view = { run, panel, div: plot, list: ol, caption, frame: -1, drawing: null,
+                   again: false, coords: new Int16Array(bytes(panel.coords)),
+                   vectors: panel.vectors.map(f => ({ frame: f.frame, data: half(bytes(f.data)) })),
                    tsne: panel.tsne ? new Float32Array(bytes(panel.tsne)) : null,
                    // [x, y, colour index, unused] per token: the library's point format,
                    // allocated once; a frame change only writes x and y.
@@ -198,7 +213,7 @@ function showFrame() {
     view.frame = k;
     return drawFrame(view);
   });
-  const shown = stepOf(step) === Infinity ? W.final : `${W.step} ${step}`;
+  const shown = stepName(step);
   document.getElementById("step-label").textContent = `${shown} (${state.index + 1}/${steps.length})`;
   document.getElementById("slider").value = String(state.index);
   charts.forEach(div => Plotly.relayout(div, { shapes: [{
@@ -272,14 +287,20 @@ function selection(view) {
                                                      y + 0.04 * Math.sin(a * Math.PI / 12)]);
   const marks = [{ vertices: ring, lineWidth: 2.5 }];
   if (trail.length > 1) marks.push({ vertices: trail });
-  if (view.nearFor !== id) { view.near = neighbours(view, id); view.nearFor = id; }
+  // The neighbours of the frame on screen (t-SNE maps the last one), not of the end of training.
+  const shown = showsTsne(view) ? view.panel.frames - 1 : view.frame;
+  const f = view.vectors.length ? searchFrame(view, shown) : null;
+  const key = f ? `${id}@${f.frame}` : null;
+  if (view.nearFor !== key) { view.near = f ? neighbours(f, view.panel.d, id) : null; view.nearFor = key; }
   (view.near || []).forEach(([sim, j]) => {
     const li = document.createElement("li");
     li.textContent = `"${view.run.tokens[j]}" ${sim.toFixed(3)}`;  // labels come escaped once
     li.dataset.token = view.run.tokens[j];
     view.list.appendChild(li);
   });
-  if (!view.near) view.list.textContent = W.no_vectors;
+  view.caption.textContent = !f ? W.no_vectors : (f.frame === shown ? W.near_at : W.near_nearest)
+    .replace("{step}", stepName(view.run.steps[f.frame]));
+  view.div.dataset.nearFrame = f ? String(f.frame) : "";
   view.div.dataset.trail = String(trail.length);
   return { near: (view.near || []).map(([, j]) => j), marks };
 }

@@ -11,6 +11,10 @@ that library file is the reference, judged and shown as such. A known-wrong solu
 a short file ``wrong/NAME.py`` or, when it is the reference with one change, a small diff
 ``wrong/NAME.diff`` against the reference (a line of explanation, then a unified diff),
 applied when the solution is needed.
+
+The cases come from a shared generator (``cases: {generator: elementwise}``, Python in
+:mod:`.cases`) or from the exercise's own declaration of its inputs (``cases: {sizes, inputs,
+kinds, labels}``, no Python: :mod:`.declared`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
+from minimodel.lab.exercises.declared import declare
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 from minimodel.lab.items import FOLDERS, TEXT_SCHEMA, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import lesson_positions, path_order
@@ -59,9 +64,16 @@ _SCHEMA: dict[str, Any] = {
         "tolerance": {"type": "object", "required": ["rtol", "atol"], "additionalProperties": False,
                       "properties": {k: {"type": "number", "minimum": 0} for k in
                                      ("rtol", "atol", "rtol_float32", "atol_float32")}},
-        "cases": {"type": "object", "required": ["generator"], "properties": {
+        "cases": {"type": "object", "properties": {
             "generator": {"type": "string"}, "examples": {"type": "integer", "minimum": 1},
-            "params": {"type": "object"}}, "additionalProperties": False},
+            "params": {"type": "object"},
+            # the declared form (lab.exercises.declared): no generator, the inputs described
+            "sizes": {"type": "object"}, "inputs": {"type": "object"},
+            "example": {"type": "object"}, "kinds": {"type": "object"},
+            "labels": {"type": "object"}},
+            "oneOf": [{"required": ["generator"], "not": {"required": ["inputs"]}},
+                      {"required": ["inputs", "kinds"], "not": {"required": ["generator"]}}],
+            "additionalProperties": False},
         "clauses": {"type": "array", "minItems": 2, "items": {
             "type": "object", "required": ["id", "en", "es", "kinds", "wrong"],
             "additionalProperties": False,
@@ -195,6 +207,12 @@ def parse_exercise(folder: Path) -> Exercise:
     if len(raw["hints"]["en"]) != len(raw["hints"]["es"]):
         raise ValueError(f"{path}: en has {len(raw['hints']['en'])} hints, es has "
                          f"{len(raw['hints']['es'])}; the ladders must match")
+    if "inputs" in raw["cases"]:      # declared inputs: registered as this exercise's generator
+        try:
+            generator = declare(raw["id"], raw["cases"], raw["args"])
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+        raw["cases"] = {**raw["cases"], "generator": generator}
     return Exercise(folder=folder, **raw)
 
 

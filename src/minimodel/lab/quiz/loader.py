@@ -2,8 +2,8 @@
 
 The canonical files live in ``minimodel/lab/content/quizzes/<quiz-id>.yaml`` (shipped as package
 data). Every lesson whose front matter lists questions (``quiz: [q-13-09, q-13-27]``) is a quiz
-too, whose id is the lesson's stem (``05-lm-head-and-logits``): its questions come from any
-file, in the front matter's order. A file named after a lesson (``10-layer-norm.yaml``) holds
+too, whose id is the lesson's slug (``lm-head-and-logits``): its questions come from any
+file, in the front matter's order. A file named after a lesson (``layer-norm.yaml``) holds
 that lesson's new questions; taken by its id, it is the lesson's quiz. Every public function
 takes an optional ``content_dir`` so tests and authors can point at another folder.
 """
@@ -140,7 +140,7 @@ def all_questions(content_dir: str | os.PathLike | None = None) -> dict[str, Que
 
 
 def _is_lesson(key: str) -> bool:
-    """Is ``key`` a lesson with questions (stem, or a number or slug no file is named)?"""
+    """Is ``key`` a lesson with questions (its slug, or a number no file is named)?"""
     if key in [lesson.stem for lesson in lesson_quizzes()]:
         return True
     if key in [p.stem for p in quiz_files()]:
@@ -152,7 +152,7 @@ def _is_lesson(key: str) -> bool:
 
 
 def lesson_quiz(key: str, *, lang: str = DEFAULT_LANG) -> Quiz:
-    """The questions a lesson's front matter lists (``key``: number, slug or stem)."""
+    """The questions a lesson's front matter lists (``key``: its number on the path or its slug)."""
     lesson = find_lesson(key)
     questions = all_questions()
     missing = [qid for qid in lesson.quiz if qid not in questions]

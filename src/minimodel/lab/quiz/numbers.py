@@ -125,6 +125,13 @@ def declared_units(answer: dict[str, Any], prompt: dict[str, str]) -> set[str]:
     return units
 
 
+def unit_name(answer: dict[str, Any], prompt: dict[str, str], lang: str) -> str:
+    """The unit a question asks for, as a message names it (``rows``, ``nats``), or ``""``."""
+    units = declared_units(answer, prompt)
+    return ((answer.get("unit") or {}).get(lang) or ("nats" if "nats" in units else "")
+            or ", ".join(answer.get("units") or []))
+
+
 def asked_decimals(answer: dict[str, Any], prompt: dict[str, str]) -> int | None:
     """How many decimals the question asks for: the optional ``decimals`` field, else the
     prompt's "Give N decimals" / "Da N decimales"; None when it asks for none."""
@@ -270,7 +277,7 @@ def _read_one(text: str, raw: str, answer: dict[str, Any], prompt: dict[str, str
     while words and words[0] in SCALE_WORDS:
         scale *= SCALE_WORDS[words.pop(0)]
     units = declared_units(answer, prompt)
-    named = (answer.get("unit") or {}).get(lang) or ("nats" if "nats" in units else "")
+    named = unit_name(answer, prompt, lang)
     wrong_unit = ""
     for word in words:
         if word in units or word in MODIFIERS:

@@ -28,7 +28,7 @@ from minimodel.lab.progress import Progress
 from minimodel.lab.quiz import review
 from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_correct, outcomes,
                                         read_yes_no)
-from minimodel.lab.quiz.numbers import Number, Unreadable, declared_units
+from minimodel.lab.quiz.numbers import Number, Unreadable, unit_name
 from minimodel.lab.quiz.loader import Question, Quiz
 from minimodel.lab.quiz.render import CHECK, answer_lines, rubric_lines
 from minimodel.lab.quiz.schema import AUTO_GRADED
@@ -188,11 +188,19 @@ def read_until_empty_line(console: Console, prompt: str) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
+def inline_code(text: str, style: str = "") -> Text:
+    """Terminal text with Markdown's `code` spans drawn as code, not as raw backticks."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:       # an odd number of backticks: not code spans, show as typed
+        return Text(text, style=style)
+    return Text.assemble(*[(part, "bold cyan" if i % 2 else style) for i, part in enumerate(parts)])
+
+
 def correction(question: Question, answer: Any, lang: str, indent: str = "") -> list[Text]:
     """What the learner answered (when there is an answer) and why its unit was wrong (when
     it was): the lines shown under a wrong answer, at once and on the end screen."""
-    lines = [] if answer is None else [
-        Text(f"{indent}{say('quiz.your_answer', lang)}: {shown_answer(question, answer, lang)}")]
+    lines = [] if answer is None else [inline_code(
+        f"{indent}{say('quiz.your_answer', lang)}: {shown_answer(question, answer, lang)}")]
     if unit := wrong_unit(question, answer, lang):
         lines.append(Text(indent + unit, style="yellow"))
     return lines
@@ -238,9 +246,7 @@ def wrong_unit(question: Question, answer: Any, lang: str) -> str:
         return ""
     if not number.wrong_unit:
         return ""
-    units = (question.answer.get("unit") or {}).get(lang) or ", ".join(
-        sorted(u for u in declared_units(question.answer, question.prompt) if u.isalpha())) \
-        or say("quiz.reask.no_unit", lang)
+    units = unit_name(question.answer, question.prompt, lang) or say("quiz.reask.no_unit", lang)
     return say("quiz.wrong_unit", lang, units=units, unit=number.wrong_unit)
 
 
@@ -311,7 +317,7 @@ def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str
         console.print(Text(say("quiz.summary.missed", lang, n=len(missed)), style="red"))
         reasons = {r["id"]: r["reason"] for r in report["results"] if r.get("reason")}
         for q in missed:
-            console.print(Text(f"  {q.id}  {pick(q.title, lang)}", style="bold"))
+            console.print(inline_code(f"  {q.id}  {pick(q.title, lang)}", style="bold"))
             lines = correction(q, (answered or {}).get(q.id), lang, "    ")
             if q.id in reasons:  # not graded: why, instead of the answer
                 lines = [Text(f"    {say('quiz.unreadable', lang)}: {reasons[q.id]}",
