@@ -38,5 +38,6 @@ def demo_lessons(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory, demo_lessons) -> Path:
-    """The site built from the lessons and the demo lesson (strict: any warning fails)."""
-    return build(tmp_path_factory.mktemp("site"), lessons_dir=demo_lessons)
+    """The site built from the lessons and the demo lesson (strict: any warning fails, and so
+    does a lesson's numeric drift beyond its declared tolerance, as `docs build --strict`)."""
+    return build(tmp_path_factory.mktemp("site"), lessons_dir=demo_lessons, drift_fails=True)

@@ -184,7 +184,7 @@ def test_the_notebook_runs_and_checks_through_the_judge(tmp_path, monkeypatch, d
     lesson_cells = [cell.outputs for cell in notebook.cells if cell.cell_type == "code"]
     assert any("[[4. 5.]" in o.get("text", "") for o in lesson_cells[0])
     # what the cells printed agrees with the lesson's output blocks, by the lesson check's rule
-    demo = find_lesson("99", demo_lessons).path("en", demo_lessons)
+    demo = find_lesson("runnable-demo", demo_lessons).path("en", demo_lessons)
     assert notebook_output_problems(notebook, demo) == ([], [])
     for old, new, drift in (("4.", "7.", True), ("[[", "[", False)):   # a value, a shape
         changed = copy.deepcopy(notebook)
@@ -193,7 +193,7 @@ def test_the_notebook_runs_and_checks_through_the_judge(tmp_path, monkeypatch, d
             out["text"] = out.get("text", "").replace(old, new)
         problems, drifts = notebook_output_problems(changed, demo)
         [found] = drifts if drift else problems
-        assert "99-runnable-demo.md:" in found and not (problems if drift else drifts)
+        assert "runnable-demo.md:" in found and not (problems if drift else drifts)
     assert any("image/png" in o.get("data", {}) for o in lesson_cells[1])   # the figure
     verdict_html = [o["data"]["text/html"] for o in notebook.cells[stub_check].outputs
                     if "text/html" in o.get("data", {})]
