@@ -7,7 +7,7 @@ NumPy's OpenBLAS picks its kernels by CPU; ``OPENBLAS_CORETYPE`` forces another 
 on this one (only those the bundled OpenBLAS has, and only those this CPU can run: a name it
 does not know, or cannot run here, falls back to another, so every name is first asked what it
 really runs, with threadpoolctl, and each distinct kernel set is measured once). Every lesson
-runs under each, as ``python -m minimodel.lab.lessons`` runs it, and the script prints, per
+runs under each, as ``minimodel lab check-lessons`` runs it, and the script prints, per
 block whose output is not identical everywhere or that declares a tolerance, the largest
 deviation from the written numbers (absolute and relative) over all kernels, and the
 tolerance the block declares: the table behind every ``rtol=``/``atol=`` mark in the lessons.

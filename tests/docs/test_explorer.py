@@ -80,6 +80,12 @@ def test_explore_command_refuses_bad_outputs(tmp_path, capsys):
     assert main(["explore", str(run), "--out", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
     assert main(["explore", str(tmp_path / "missing"), "--out", str(out), "--force"]) == 2
+    capsys.readouterr()
+    assert main(["explore", str(run), "--out", str(out), "--force", "--lang", "es"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"página escrita en {out} (") and "ábrela en un navegador" in said
+    assert main(["explore", str(run), "--out", str(out), "--lang", "es"]) == 2
+    assert "ya existe; pasa --force" in capsys.readouterr().err
 
 
 def test_tsne_keeps_clusters_apart_and_is_reproducible():

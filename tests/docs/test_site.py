@@ -327,3 +327,30 @@ def test_the_404_page_links_work_offline_and_the_server_redirects_to_it(site, tm
         with urllib.request.urlopen(f"{base}/lessons/no-such-page.html", timeout=30) as answer:
             assert answer.url == f"{base}/404.html" and b"404" in answer.read()
         server.shutdown()
+
+
+def test_english_phrases_are_found_in_visible_text_only():
+    from minimodel.site.english_check import english_runs, visible_text
+
+    page = ("<head><title>the page</title></head><p>Prohíbe las llamadas; Made with Material."
+            "</p><pre>for the loss</pre><p><code>with the</code> <em>Attention Is All You "
+            "Need</em> «Using the Output Embedding» in situ, la loss of the model</p>")
+    assert english_runs(visible_text(page)) == ["Made with Material", "la loss of the model"]
+
+
+def test_the_spanish_site_shows_no_english_outside_code(site):
+    """Every visible string of site/es is Spanish: pages, lab pages, the measured page's metric
+    names, the reference pages' own words ("Parámetros", "Código fuente en") and the meta
+    description; the English docstrings of the reference pages are announced as such."""
+    from minimodel.site.english_check import english_on_spanish_pages
+
+    assert english_on_spanish_pages(site) == []
+    home = (site / "es" / "index.html").read_text(encoding="utf-8")
+    assert '<meta name="description" content="Aprende cómo' in home
+    reference = (site / "es" / "reference" / "nn-lm-head.html").read_text(encoding="utf-8")
+    assert "Código fuente en" in reference and "Source code in" not in reference
+    assert "reproduce los docstrings del código" in reference
+    english = (site / "reference" / "nn-lm-head.html").read_text(encoding="utf-8")
+    assert "Source code in" in english and "reproduce los docstrings" not in english
+    measured = _text((site / "es" / "measured.html").read_text(encoding="utf-8"))
+    assert "best peer" not in measured and "mejor alternativa" in measured

@@ -47,6 +47,9 @@ def test_spanish_report_uses_the_glossary_terms(broken, capsys):
     assert main(["doctor", str(broken), "--lang", "es"]) == 1
     out = capsys.readouterr().out
     assert "hallazgo" in out and "1 problema(s)" in out
+    header = " ".join(out.split("┏")[0].split())   # above the table: folder, kind, E, head
+    assert "(carpeta de Hugging Face): embedding transformer.wte.weight" in header
+    assert ", cabeza lm_head.weight" in header and "folder" not in header
     assert main(["doctor", str(broken), "--json", "--lang", "es"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["findings"][0]["found"].startswith("La configuración dice atado")

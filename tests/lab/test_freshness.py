@@ -144,7 +144,7 @@ def test_lab_validate_catches_planted_errors(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(items.FOLDERS, "question", (tmp_path / "quizzes", "*.yaml"))
     monkeypatch.setattr(loader, "CONTENT_DIR", tmp_path / "quizzes")
     _edit(tmp_path / "quizzes" / QUIZ.name, '"Counting touched rows"', '"Counting rows"')
-    _edit(tmp_path / "quizzes" / "layer-norm.yaml", '      es: "Qué calcula LayerNorm"\n',
+    _edit(tmp_path / "quizzes" / "layer-norm.yaml", '      es: "Qué calcula la LayerNorm"\n',
           '      es: " "\n')
     _edit(tmp_path / "quizzes" / "gelu.yaml", "  - id: q-gelu-2\n", "  - id: q-gelu-1\n")
     argv = ["lab", "validate", "--json"] + [f"--section={s}" for s in

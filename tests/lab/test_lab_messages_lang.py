@@ -52,7 +52,7 @@ def test_quiz_malformed_answer_and_unknown_quiz(learner, capsys):
     assert err.startswith("error: malformed answer: q-13-01")
     err = error_of(capsys, "quiz", "take", "nope", "--answers", "a.json", "--lang", "es")
     assert err.startswith("error: cuestionario desconocido 'nope'; cuestionarios disponibles: ")
-    assert err.endswith("(consulta `minimodel quiz list --lang es`)")
+    assert err.endswith("(míralos con `minimodel quiz list --lang es`)")
     err = error_of(capsys, "quiz", "take", "nope", "--answers", "a.json")
     assert err.startswith("error: unknown quiz 'nope'; available quizzes: ")
 
@@ -125,7 +125,7 @@ ANSWER_FORMAT_MESSAGES = {
         'q-99-01 is a short-answer question: answer with a word or a few words, such as '
         '"effective rank", not 3',
         'q-99-01 es una pregunta de respuesta corta: responde con una palabra o unas pocas, '
-        'como "rango efectivo", no 3'),
+        'como «rango efectivo», no 3'),
     "recall": (
         "recall", {"en": "m", "es": "m"}, "maybe", TypeError,
         "q-99-01 is a recall question, marked by you against its rubric: answer true if your "
@@ -201,7 +201,7 @@ def test_break_unknown_id(learner, capsys):
     args = ("break", "start", "no-such-break", "--workdir", str(learner / "b"))
     err = error_of(capsys, *args, "--lang", "es")
     assert err.startswith("error: avería desconocida 'no-such-break'; averías disponibles: ")
-    assert "tied-model-too-large" in err and err.endswith("(consulta `minimodel break list --lang es`)")
+    assert "tied-model-too-large" in err and err.endswith("(míralas con `minimodel break list --lang es`)")
     err = error_of(capsys, *args)
     assert err.startswith("error: unknown break 'no-such-break'; known breaks: ")
     assert err.endswith("(see `minimodel break list`)")

@@ -94,20 +94,21 @@ def test_spanish_printed_by_break_scripts_is_checked(tmp_path: Path):
     assert [p.split(" uses ")[0] for p in problems] == [
         f"{where}:{planted}: Spanish text", f"{where}:{planted + 1}: Spanish text",
         f"{where}:{planted + 2}: Spanish text"]
-    assert "'búsqueda'; the glossary's Spanish for 'lookup' is 'consulta'" in problems[0]
+    assert "'búsqueda'; the glossary's Spanish for 'lookup' is 'indexación'" in problems[0]
     assert "'el atado'" in problems[1] and "'la atadura'" in problems[1]
 
 
-def test_spanish_numbers_in_quizzes_and_breaks_use_a_decimal_comma():
+def test_spanish_numbers_use_a_decimal_comma_in_every_text():
     texts = [("quizzes/q.yaml.questions[0].prompt.es", "La pérdida ronda 6.238 nats."),
              ("breaks/b/experiment.py:3", "cociente 1,74; `lr=0.01` es código; v2.0.1"),
-             ("quizzes/q.yaml.questions[1].prompt.es", "std 0.02."),
-             ("messages.yaml.x.es", "6.238")]          # outside quizzes and breaks: not checked
+             ("results.es.md:12", "| 4.2177 (67.88) |"),
+             ("messages.yaml.x.es", "6.238")]          # messages and pages are prose too
     assert glossary_problems(iter(texts), GLOSSARY) == [
-        "quizzes/q.yaml.questions[0].prompt.es: Spanish text writes '6.238' with a decimal "
-        "point; Spanish uses a decimal comma ('6,238'), or mark it as code with backticks",
-        "quizzes/q.yaml.questions[1].prompt.es: Spanish text writes '0.02' with a decimal "
-        "point; Spanish uses a decimal comma ('0,02'), or mark it as code with backticks"]
+        f"{where}: Spanish text writes {number!r} with a decimal point; Spanish uses a decimal "
+        f"comma ({number.replace('.', ',')!r}; in maths 0{{,}}5), or mark it as code with "
+        "backticks" for where, number in [
+            ("quizzes/q.yaml.questions[0].prompt.es", "6.238"), ("results.es.md:12", "4.2177"),
+            ("results.es.md:12", "67.88"), ("messages.yaml.x.es", "6.238")]]
 
 
 def test_es_num_writes_numbers_as_spanish_prose_does():
@@ -116,5 +117,53 @@ def test_es_num_writes_numbers_as_spanish_prose_does():
     assert es_num(6.23832, ".3f") == "6,238"
     assert es_num(44.181, "7.3f") == " 44,181"
     assert es_num(2097152.0, ",.1f") == "2 097 152,0"
-    assert es_num(0.125, ".1%") == "12,5%"
+    assert es_num(0.125, ".1%") == "12,5 %"
     assert es_num(1.5e-5, ".2g") == "1,5e-05"
+
+
+def test_the_glossary_names_one_spanish_word_per_concept():
+    """Lookup is 'indexación' (attention queries keep 'consultas'), and each concept that drifted
+    between names has an entry whose other names are refused."""
+    from minimodel.lab.terminology import load_glossary
+
+    by_en = {term["en"]: term for term in load_glossary()}
+    assert by_en["lookup"]["es"] == "indexación"
+    assert by_en["query (attention)"]["es"] == "consulta"
+    for en, es in [("untie (verb)", "desatar"), ("gather (pick rows by index)", "selección de filas"),
+                   ("file", "archivo"), ("MLP", "el MLP"), ("softmax", "la softmax"),
+                   ("probe", "sonda"), ("running mean (Adam's m)", "media móvil")]:
+        assert by_en[en]["es"] == es
+    assert any(t["en"].startswith("feature") for t in by_en.values())
+    assert any(t["en"].startswith("kernel") for t in by_en.values())
+    texts = [("a.es", "El modelo no atado tiene su propia cabeza."),
+             ("b.es", "Un LM enmascarado recoge primero las filas consultadas."),
+             ("c.es", "Guarda el fichero; el softmax es estable y la MLP ensancha."),
+             ("d.es", "Las consultas y las claves de la atención; el modelo sin atar.")]
+    found = glossary_problems(iter(texts))
+    assert [p.split(":")[0] for p in found] == ["a.es", "b.es", "b.es", "b.es", "c.es", "c.es",
+                                                "c.es"]
+    assert "'no atado'; the glossary's Spanish for 'untied' is 'sin atar'" in found[0]
+
+
+def test_spanish_typography_is_checked_in_prose_only():
+    from minimodel.lab.spanish_style import style_problems
+
+    texts = [("prose.es", "La pérdida baja a 4.2177 con el 15% de las posiciones."),
+             ("maths.es", r"$$x + 0.044715\,x^3$$ y $0{,}5$"),
+             ("quotes.es", 'El «atado» está bien; el "atado" no, ni Press & Wolf.'),
+             ("code.es", "Usa `lr=0.5`, np.exp(1000.0), x[mask > 0.5] y [[-0.1562, 0.1562]]."),
+             ("formula.es", "GELU = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."),
+             ("version.es", "Python 3.11.7, NumPy 2.4 y CC0 1.0; el 15 % y 6,238."),
+             ("indented.es", "Ejemplo:\n\n    >>> f(2.0)\n    4.0"),
+             ("exercise.yaml.stub_doc.es", "Devuelve 0.5 * x."),
+             ("front.es.md:2", 'title: "Un embedding es una indexación"'),
+             ("admonition.es.md:9", '!!! note "Idea equivocada frecuente"')]
+    found = style_problems(texts)
+    assert len(found) == 5, found
+    assert found[0].startswith("prose.es: Spanish text writes '4.2177' with a decimal point")
+    assert "'4,2177'" in found[0]
+    assert found[1] == "prose.es: Spanish text writes '15%' without a space; write '15 %'"
+    assert found[2].startswith("maths.es: Spanish text writes '0.044715'")
+    assert "write «atado»" in found[3]
+    assert found[4] == ("quotes.es: Spanish text writes 'Press & Wolf'; Spanish joins two "
+                        "authors with 'y': 'Press y Wolf'")

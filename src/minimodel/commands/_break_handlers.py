@@ -46,19 +46,10 @@ def _progress(args: argparse.Namespace):
 
 def _record(args: argparse.Namespace, break_id: str, status: str | None,
             count: str | None = None, **detail: Any) -> None:
-    """Record progress. Statuses: started -> observed (ran) -> attempted (checked) -> fixed.
+    """Record progress (:func:`minimodel.lab.breaks.flow.record`)."""
+    from minimodel.lab.breaks.flow import record
 
-    ``status=None`` keeps the current one (hints, diff, reset). "fixed" is sticky: a later
-    reset or failing check does not undo it (``last_check`` tells the latest result).
-    ``count`` names a counter of the entry to add one to (``checks_run``, ``resets``).
-    """
-    progress = _progress(args)
-    entry = progress.get("break", break_id) or {}
-    if entry.get("status") == "fixed" or status is None:
-        status = entry.get("status") or "started"
-    if count:
-        detail[count] = int(entry.get(count, 0)) + 1
-    progress.record("break", break_id, status, **detail)
+    record(_progress(args), break_id, status, count, **detail)
 
 
 def _open(args: argparse.Namespace):
@@ -72,15 +63,10 @@ def _open(args: argparse.Namespace):
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks import load_all
+    from minimodel.lab.breaks.flow import listing
 
-    records = _progress(args).all("break")
     lang = args.lang or DEFAULT_LANG
-    rows = []
-    for brk in load_all():
-        entry = records.get(brk.id) or {}
-        rows.append({**brk.summary(lang), "status": entry.get("status", "not started"),
-                     "hints_used": entry.get("hints_used", 0)})
+    rows = listing(_progress(args), lang)
     if args.json:
         _print_json(rows)
         return OK
@@ -120,15 +106,14 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks.flow import notes_missing
+    from minimodel.lab.breaks.flow import run as run_experiment
     from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
-    from minimodel.lab.breaks.notes import missing_predictions
-    from minimodel.lab.breaks.runner import run_script
 
     ws, brk, lang = _open(args)
     questions = brk.texts("predict", lang)
     if not args.skip_predictions:
-        notes = ws.notes_path.read_text(encoding="utf-8") if ws.notes_path.is_file() else ""
-        missing = missing_predictions(notes, len(questions))
+        missing = notes_missing(ws, brk, lang)
         if missing:
             label = say("break.prediction", lang)
             print(say("break.predictions_missing", lang, notes=ws.notes_path,
@@ -150,16 +135,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 return
         print(line, flush=True)
 
-    run = run_script(ws.root, script, lang, args.timeout or brk.timeout, echo=echo)
+    run, seen = run_experiment(_progress(args), ws, brk, lang, args.timeout, echo=echo)
     if run.stderr.strip():
         print(run.stderr.rstrip("\n"), file=sys.stderr)
     if run.timed_out:
         print(say("break.timed_out", lang, seconds=run.seconds), file=sys.stderr)
-    ok = not run.timed_out and run.returncode == 0
-    symptom = bool(run.symptom_lines())
-    _record(args, brk.id, "observed", last_run={"ok": ok, "symptom": symptom,
-                                               "cause_remains": run.cause_remains(),
-                                               "seconds": round(run.seconds, 2)})
+    ok, symptom = seen["ok"], seen["symptom"]
     if not ok:
         print(say("break.experiment_failed", lang, code=run.returncode,
                   expected=0), file=sys.stderr)
@@ -177,53 +158,36 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks.flow import hint
 
     ws, brk, lang = _open(args)
-    hints = brk.texts("hints", lang)
-    number = ws.next_hint(len(hints))
-    _record(args, brk.id, None, hints_used=ws.hints_shown)
+    shown = hint(_progress(args), ws, brk, lang)
+    number, total = shown["hint"], shown["total"]
     if args.json:
-        _print_json({"break": brk.id, "hint": number, "total": len(hints),
-                     "text": hints[number - 1]})
+        _print_json(shown)
         return OK
-    _show(say("break.hint", lang, n=number, total=len(hints)) + ":", "bold cyan")
-    print(_para(hints[number - 1]))
-    if number == len(hints):
+    _show(say("break.hint", lang, n=number, total=total) + ":", "bold cyan")
+    print(_para(shown["text"]))
+    if number == total:
         print(say("break.hint_last", lang, root=ws.root))
     return OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.runner import check_details, is_fixed, run_script
-    from minimodel.lab.breaks.tamper import describe, scan_workspace
+    from minimodel.lab.breaks.flow import check
 
     ws, brk, lang = _open(args)
-    findings = scan_workspace(ws)
-    if findings:  # never run checks that the learner's code could reach into
-        _record(args, brk.id, "attempted", last_check=False, hints_used=ws.hints_shown)
-        message = describe(findings, lang)
-        if args.json:
-            _print_json({"fixed": False, "break": brk.id, "workdir": str(ws.root),
-                         "details": [{"id": "tamper", "ok": False, "description": "",
-                                      "message": message}], "exit_code": None, "seed": None,
-                         "seconds": 0.0})
-        else:
-            _show(say("break.refused", lang), "bold red")
-            print(_para(message))
-        return FAILED
     if not args.json and sys.stderr.isatty():
         print(say("break.checking", lang, root=ws.root), file=sys.stderr, flush=True)
-    run = run_script(ws.root, brk.path("check"), lang, args.timeout or brk.timeout,
-                     seed=args.seed)
-    fixed = is_fixed(run)
-    details = check_details(run, lang)
-    _record(args, brk.id, "fixed" if fixed else "attempted", count="checks_run",
-            last_check=fixed, hints_used=ws.hints_shown)
+    result, run = check(_progress(args), ws, brk, lang, seed=args.seed, timeout=args.timeout)
+    fixed, details = result["fixed"], result["details"]
     if args.json:
-        _print_json({"fixed": fixed, "break": brk.id, "workdir": str(ws.root),
-                     "details": details, "exit_code": run.returncode, "seed": run.seed,
-                     "seconds": round(run.seconds, 2)})
+        _print_json(result)
         return OK if fixed else FAILED
+    if run is None:  # refused: the learner's code reaches into the checks
+        _show(say("break.refused", lang), "bold red")
+        print(_para(details[0]["message"]))
+        return FAILED
     for d in details:
         _show(("PASS  " if d["ok"] else "FAIL  ") + d["description"],
              "green" if d["ok"] else "red")
@@ -250,14 +214,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from minimodel.lab.breaks.flow import reveal_fix
 
     ws, brk, lang = _open(args)
-    diff = ws.fix_diff()
-    edited = [p for p in ws.changes()["modified"] if p in ws.patched_files()]
+    diff, edited = reveal_fix(_progress(args), ws, brk)
     if edited:
         print(say("break.diff_edited", lang, files=", ".join(edited), root=ws.root),
               file=sys.stderr)
-    _record(args, brk.id, None, revealed_fix=True)
     sys.stdout.write(diff)
     return OK
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from minimodel.commands._exit import EPILOG as EXIT_CODES, OK, guarded
 from minimodel.explorer import serve, write_explorer
+from minimodel.messages import say
+from minimodel.site.words import number
 
 ORDER = 42
 
@@ -46,20 +48,20 @@ def run(args: argparse.Namespace) -> int:
                          "extra: pip install -e '.[docs]'), or leave out --tsne")
     if args.serve:
         serve(args.runs, port=args.port, lang=args.lang,
-              on_ready=lambda url: print(f"serving the live explorer at {url} (Ctrl-C stops)",
+              on_ready=lambda url: print(say("explore.serving", args.lang, url=url),
                                          flush=True))
         return OK
     out = Path(args.out)
     if out.is_dir():
-        raise ValueError(f"--out {out} is a folder; give a file name such as {out / 'explorer.html'}")
+        raise ValueError(say("explore.out_is_folder", args.lang, out=out,
+                             example=out / "explorer.html"))
     if out.exists() and not args.force:
-        raise ValueError(f"{out} already exists; pass --force to replace it")
+        raise ValueError(say("explore.out_exists", args.lang, out=out))
     if args.tsne:
-        print("t-SNE of the last snapshot of every matrix (scikit-learn; about 40 s per "
-              "3,000 tokens)...", flush=True)
+        print(say("explore.tsne", args.lang), flush=True)
     path = write_explorer(args.runs, out, with_tsne=args.tsne, lang=args.lang)
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); open it in a browser "
-          f"(file://{path.resolve()})")
+    size = number(path.stat().st_size / 1e6, ".1f", args.lang)
+    print(say("explore.wrote", args.lang, path=path, size=size, url=f"file://{path.resolve()}"))
     return OK
 
 

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, USAGE, guarded
+from minimodel.commands._lab_lessons import register_check_lessons
 from minimodel.commands._lab_notebook import register_notebook
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, status_label
 from minimodel.messages import say
@@ -179,21 +180,17 @@ def cmd_next(args: argparse.Namespace) -> int:
 
     progress = Progress(args.learner_dir)
     lang, report = args.lang, {"moved_on": None, "skipped": None, "step": None}
-    step = learning_path.pending(progress)
-    if step is not None and step.kind == "lesson" and \
-            (progress.get("path", step.key) or {}).get("status") == "opened":
-        learning_path.mark(progress, step, "read")     # asking for the next step = moving on
-        report["moved_on"] = step.id
+    step, moved_on, skipped = learning_path.advance(progress, skip=args.skip)
+    if moved_on is not None:
+        report["moved_on"] = moved_on.id
         if not args.json:
-            print(say("lab.moved_on", lang, stem=step.id))
-        step = learning_path.pending(progress)
-    if step is not None and args.skip:
-        learning_path.mark(progress, step, "skipped")
-        report["skipped"] = step.key
+            print(say("lab.moved_on", lang, stem=moved_on.id))
+    if skipped is not None:
+        report["skipped"] = skipped.key
         if not args.json:
-            what = _step_label({"kind": step.kind, "id": step.id}, lang, len(step.lesson.quiz))
+            what = _step_label({"kind": skipped.kind, "id": skipped.id}, lang,
+                               len(skipped.lesson.quiz))
             print(say("lab.skipped", lang, what=what))
-        step = learning_path.pending(progress)
     if step is None:
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
@@ -370,3 +367,4 @@ def register(subparsers) -> None:
     p.set_defaults(func=guarded(cmd_rehash))
 
     register_notebook(sub)   # minimodel lab notebook (commands/_lab_notebook.py)
+    register_check_lessons(sub)   # minimodel lab check-lessons (commands/_lab_lessons.py)

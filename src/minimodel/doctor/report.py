@@ -67,6 +67,11 @@ def diagnose(path: str | Path, tokenizer: str | Path | None = None) -> Report:
     return Report(subject, findings)
 
 
+# The reader's note on how the files were read (kept in English in --json) -> its message.
+NOTES = {"sharded safetensors": "sharded",
+         "pytorch_model.bin read with torch.load(weights_only=True)": "torch_load"}
+
+
 def print_report(report: Report, lang: str = "en") -> None:
     from rich.markup import escape
     from rich.table import Table
@@ -77,10 +82,13 @@ def print_report(report: Report, lang: str = "en") -> None:
     console = Console()
     head = f"{s.roles.head_name} {tuple(s.W.shape)}" if s.W is not None else (
         say("doctor.absent", lang, name=s.roles.head_name))
-    console.print(f"[bold]{escape(str(s.files.path))}[/] ({s.files.kind}"
-                  f"{', ' + s.files.note if s.files.note else ''}): embedding "
-                  f"{escape(s.roles.embedding)} {tuple(s.E.shape)}, head {escape(head)}",
-                  highlight=False)
+    note = NOTES.get(s.files.note, s.files.note)
+    note = ", " + (say(f"doctor.note.{note}", lang) if note in NOTES.values() else note) \
+        if note else ""
+    console.print(say("doctor.header", lang, path=f"[bold]{escape(str(s.files.path))}[/]",
+                      kind=say(f"doctor.kind.{s.files.kind}", lang), note=escape(note),
+                      embedding=escape(s.roles.embedding), shape=tuple(s.E.shape),
+                      head=escape(head)), highlight=False)
     table = Table(show_lines=True)
     for column in ("check", "status", "found", "why", "fix"):
         table.add_column(say(f"doctor.column.{column}", lang), overflow="fold")

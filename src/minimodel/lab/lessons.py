@@ -41,7 +41,6 @@ tolerance: a learner's build warns, a strict one refuses); :func:`lesson_problem
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import json
 import os
@@ -415,31 +414,20 @@ def check_lessons(paths: list[Path], workers: int = 2) -> list[tuple[Path, Lesso
         return list(zip(paths, pool.map(run_lesson, paths)))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m minimodel.lab.lessons [--strict] [NN|slug ...]``: run lessons, print what is
-    wrong. Exit 1 on a problem (an error, changed text, a shape or count); numeric drift
-    beyond a block's declared tolerance is a warning, and fails too with ``--strict``."""
-    parser = argparse.ArgumentParser(prog="python -m minimodel.lab.lessons",
-                                     description=main.__doc__.split("\n\n")[0])
-    parser.add_argument("lessons", nargs="*", help="lessons by number or slug (default: all)")
-    parser.add_argument("--strict", action="store_true",
-                        help="numeric drift beyond a declared tolerance fails too (CI)")
-    parser.add_argument("--lang", choices=LANGS, action="append",
-                        help="only this language (default: both)")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    lessons = [find_lesson(k) for k in args.lessons] if args.lessons else load_lessons()
-    paths = [lesson.path(lang) for lesson in lessons for lang in (args.lang or LANGS)
+def report_lessons(keys: list[str], langs: list[str], strict: bool) -> int:
+    """Run the lessons ``keys`` (numbers or slugs; all when empty) in ``langs`` and print what
+    is wrong; ``minimodel lab check-lessons`` calls it. Exit 1 on a problem (an error, changed
+    text, a shape or count); numeric drift beyond a block's declared tolerance is a warning,
+    and fails too when ``strict``."""
+    lessons = [find_lesson(k) for k in keys] if keys else load_lessons()
+    paths = [lesson.path(lang) for lesson in lessons for lang in langs
              if lesson.path(lang).is_file()]
     failed = 0
     for path, result in check_lessons(paths):
-        bad = result.problems + (result.drifts if args.strict else [])
+        bad = result.problems + (result.drifts if strict else [])
         failed += bool(bad)
         status = "FAIL" if bad else ("warn" if result.drifts else "ok  ")
-        print(f"{status} {path.name}")
+        print(f"{status} {path.name}", flush=True)
         for problem in result.problems + result.drifts:
             print("    " + problem.replace("\n", "\n    "))
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -35,7 +35,7 @@ from typing import Any, Callable
 from minimodel.lab.exercise_progress import climb_hint, record_check, record_solution_viewed
 from minimodel.lab.exercises import get_exercise
 from minimodel.lab.exercises.judge import check_solution
-from minimodel.lab.i18n import case_status_label
+from minimodel.lab.i18n import case_name, case_status_label
 from minimodel.lab.progress import Progress
 from minimodel.messages import say
 
@@ -161,14 +161,15 @@ class Verdict:
         lines = [self._headline()]
         for case in self.result.get("cases", []):
             if case["status"] != "passed":
-                lines.append(f"  {case['name']}: {case_status_label(case['status'], self.lang)}"
+                name = case_name(case["name"], self.lang)   # "ejemplo 1", "oculto 1"
+                lines.append(f"  {name}: {case_status_label(case['status'], self.lang)}"
                              f" {case['message']}")
         return "\n".join(lines[:8])
 
     def _repr_html_(self) -> str:
         colour = "#1b7f3a" if self.passed else "#b3261e"
         rows = "".join(
-            f"<tr><td>{html.escape(str(case['name']))}</td>"
+            f"<tr><td>{html.escape(case_name(case['name'], self.lang))}</td>"
             f"<td>{html.escape(case_status_label(case['status'], self.lang))}</td>"
             f"<td>{html.escape(str(case['message']))}</td></tr>"
             for case in self.result.get("cases", []) if case["status"] != "passed")

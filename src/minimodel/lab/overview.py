@@ -64,7 +64,8 @@ VALIDATE_STEPS = {
     "translations": "both languages present and made from the current English",
     "exercises": "judging every reference, alternative and known-wrong solution",
     "breaks": "applying every bug patch to the current library, running experiments and checks",
-    "glossary": "Spanish of quizzes, breaks, exercises, messages and lessons against the glossary",
+    "glossary": "Spanish of quizzes, breaks, exercises, messages, lessons and site pages: the "
+                "glossary's one word per concept, decimal comma, '15 %', « » quotes",
 }
 
 

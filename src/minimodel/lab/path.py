@@ -118,6 +118,24 @@ def is_skipped(progress: Progress, step: Step) -> bool:
     return bool(state(step, progress)["skipped"])
 
 
+def advance(progress: Progress, skip: bool = False) -> tuple[Step | None, Step | None,
+                                                             Step | None]:
+    """What asking for the next step does (``lab next``): a lesson already opened is marked
+    read (asking for the next step = moving on); with ``skip`` the pending step is marked
+    skipped. Returns (the step now pending or None at the end, the lesson moved on from,
+    the step skipped)."""
+    moved_on = skipped = None
+    step = pending(progress)
+    if step is not None and step.kind == "lesson" and \
+            (progress.get("path", step.key) or {}).get("status") == "opened":
+        mark(progress, step, "read")
+        moved_on, step = step, pending(progress)
+    if step is not None and skip:
+        mark(progress, step, "skipped")
+        skipped, step = step, pending(progress)
+    return step, moved_on, skipped
+
+
 def mark(progress: Progress, step: Step, status: str) -> None:
     """Record ``status`` (``opened``, ``read``, ``skipped``) for a step in ``path.json``; a
     skip also counts how many times the step was skipped."""
@@ -150,10 +168,16 @@ def reading_place(lesson: Lesson, lang: str, site_dir: Path = Path("site")) -> P
 def work_place(progress: Progress, step: Step) -> Path:
     """The default folder of a break (``<learner dir>/work/breaks/<id>``) or the starter file
     of an exercise (``<learner dir>/work/exercises/<id>.py``)."""
+    return item_place(progress, step.kind, step.id)
+
+
+def item_place(progress: Progress, kind: str, item_id: str) -> Path:
+    """:func:`work_place` of a break or an exercise named by kind and id (lesson-less ones
+    included)."""
     folder = progress.learner_dir / "work"
-    if step.kind == "break":
-        return folder / "breaks" / step.id
-    return folder / "exercises" / f"{step.id}.py"
+    if kind == "break":
+        return folder / "breaks" / item_id
+    return folder / "exercises" / f"{item_id}.py"
 
 
 def summary(progress: Progress, lang: str) -> list[dict[str, Any]]:

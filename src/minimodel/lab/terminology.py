@@ -26,6 +26,7 @@ from typing import Any
 from minimodel.lab.breaks import harness
 from minimodel.lab.items import load_yaml, read_yaml
 from minimodel.lab.pyparse import parse_python
+from minimodel.lab.spanish_style import style_problems
 from minimodel.lab.quiz.text import normalise
 from minimodel.messages import CATALOGUE_PATH
 
@@ -159,29 +160,19 @@ def _pattern(term: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(normalise(term)) + r"(?!\w)")
 
 
-# A decimal point between digits ("6.238"): Spanish prose writes a decimal comma ("6,238").
-# Checked in the quizzes and breaks, whose numbers a learner compares with what the lab prints.
-_DECIMAL_POINT = re.compile(r"(?<![\w.,])\d+\.\d+(?!\.?\w)")
-_NUMBER_CHECKED = ("quizzes/", "breaks/")
-
-
 def glossary_problems(texts: Iterator[tuple[str, str]] | None = None,
                       glossary: list[dict[str, Any]] | None = None) -> list[str]:
-    """One line per avoided term found: where, the term, and the glossary's Spanish; and, in
-    quizzes and breaks, per number written with a decimal point outside code."""
+    """One line per avoided term found (a calque, or a second name for a glossary concept):
+    where, the term, and the glossary's Spanish; then one per break of the typography of
+    :mod:`~minimodel.lab.spanish_style` (decimal point, ``15%``, straight quotes, ``&``)."""
     glossary = glossary if glossary is not None else load_glossary()
     rules = [(_pattern(avoid), avoid, term) for term in glossary for avoid in term.get("avoid", [])]
+    texts = list(texts if texts is not None else spanish_texts())
     problems = []
-    for where, text in (texts if texts is not None else spanish_texts()):
-        code_free = re.sub(r"`[^`]*`", " ", text)
-        if where.startswith(_NUMBER_CHECKED):
-            for number in _DECIMAL_POINT.findall(code_free):
-                problems.append(f"{where}: Spanish text writes {number!r} with a decimal point; "
-                                f"Spanish uses a decimal comma ({number.replace('.', ',')!r}), "
-                                "or mark it as code with backticks")
-        prose = normalise(code_free)
+    for where, text in texts:
+        prose = normalise(re.sub(r"`[^`]*`", " ", text))
         for pattern, avoid, term in rules:
             if pattern.search(prose):
                 problems.append(f"{where}: Spanish text uses {avoid!r}; the glossary's Spanish "
                                 f"for {term['en']!r} is {term['es']!r}")
-    return problems
+    return problems + style_problems(texts)

@@ -49,7 +49,8 @@ def nav(lessons: list[Lesson]) -> list[Any]:
         {"Lessons": [f"lessons/{lesson.stem}.md" for lesson in lessons]},
         # the phase quiz first, then each quiz file of a lesson (lessons' order); a lesson's
         # questions kept in the phase quiz have no page of their own
-        {"Lab": ["lab/index.md", {"Quiz": [f"quizzes/{q}.md" for q in quiz_order(lessons)]},
+        {"Lab": ["lab/index.md", "tutor.md",
+                 {"Quiz": [f"quizzes/{q}.md" for q in quiz_order(lessons)]},
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
         {"Results": ["measured.md", "results.md"]},

@@ -10,6 +10,29 @@ from minimodel.site.words import number
 from minimodel.messages import say
 
 
+# The phrases of the benchmark metric names (recorded in English by `minimodel bench`), each a
+# message site.metric.<name>; and the CBOW objectives, site.objective.<name>.
+METRIC_PHRASES = ("full_projection", "gemm", "embedding_backward", "adamw", "per_token",
+                  "best_peer", "same", "eager", "peak", "step_time", "default_call", "small",
+                  "large", "memory", "mlm")
+OBJECTIVES = ("negative", "softmax")
+
+
+def metric_name(metric: str, lang: str) -> str:
+    """A benchmark metric's name in ``lang``: each phrase replaced, the longest first (a phrase
+    may hold a shorter one)."""
+    pairs = sorted(((say(f"site.metric.{name}", "en"), say(f"site.metric.{name}", lang))
+                    for name in METRIC_PHRASES), key=lambda pair: -len(pair[0]))
+    for english, translated in pairs:
+        metric = metric.replace(english, translated)
+    return metric
+
+
+def objective_name(objective: str, lang: str) -> str:
+    """A CBOW objective ('negative', 'softmax') in ``lang``; an unknown one as recorded."""
+    return say(f"site.objective.{objective}", lang) if objective in OBJECTIVES else objective
+
+
 def measured_page(data: dict[str, Any], lang: str) -> str:
     """The "Measured" page in ``lang`` from the collected data (see make_results_data.py)."""
     m, cmp = data["machine"], data["compare"]
@@ -40,7 +63,7 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
     if data.get("cbow"):
         lines += [f"## {say('site.cbow', lang)}", "", "`python benchmarks/cbow_vs_gensim.py`", "",
                   say("site.cbow_head", lang), "|---|---|---|---|---|"]
-        lines += [f"| {r['objective']} | {r['impl']} | "
+        lines += [f"| {objective_name(r['objective'], lang)} | {r['impl']} | "
                   f"{number(r['words_per_s'], ',.0f', lang)} | "
                   f"{number(r['wordsim353'], '.3f', lang)} ({r['wordsim353_coverage']}) | "
                   f"{number(r['simlex999'], '.3f', lang)} ({r['simlex999_coverage']}) |"
@@ -68,7 +91,7 @@ def measured_page(data: dict[str, Any], lang: str) -> str:
             met = ("—" if r.get("met") is None
                    else say("site.yes" if r["met"] else "site.no", lang))
             value = "—" if r.get("value") is None else number(r["value"], ".3g", lang)
-            lines.append(f"| {r['metric']} | {value} | {r['op']} "
+            lines.append(f"| {metric_name(r['metric'], lang)} | {value} | {r['op']} "
                          f"{number(r['bound'], '.3g', lang)} | {met} |")
         lines.append("")
     return "\n".join(lines)

@@ -63,8 +63,10 @@ def with_lesson_list(home: str, lessons: list[Lesson], lang: str) -> str:
     return home.replace(LESSON_LIST, "\n" + items + "\n")
 
 
-def reference_page(module: str, title: str) -> str:
-    return f"# {title}\n\n::: {module}\n"
+def reference_page(module: str, title: str, note: str = "") -> str:
+    """An API reference page: the module's docstrings (mkdocstrings), after a note when the
+    page's language is not the code's."""
+    return f"# {title}\n\n" + (f"*{note}*\n\n" if note else "") + f"::: {module}\n"
 
 
 def _write(path: Path, text: str) -> None:
@@ -129,7 +131,8 @@ def stage(target: Path, docs_dir: Path | None = None,
                    exercise_page(e["id"], lang, lesson_of(lessons, "exercises", e["id"])))
         for stem, module in REFERENCE.items():
             _write(target / "reference" / page_name(stem, lang),
-                   reference_page(module, say(f"site.reference.{stem}", lang)))
+                   reference_page(module, say(f"site.reference.{stem}", lang),
+                                  say("site.reference_note", lang)))
     measured = docs_dir / "measured.json"
     if measured.is_file():
         data = json.loads(measured.read_text(encoding="utf-8"))

@@ -43,9 +43,11 @@ def say(en: str, es: str) -> None:
 def es_num(value: float, spec: str) -> str:
     """``value`` formatted with ``spec`` as Spanish prose writes numbers: decimal comma and a
     space between thousands (``es_num(6.2383, ".3f")`` -> ``6,238``; ``",.1f"`` of 2097152.0
-    -> ``2 097 152,0``). Only for the Spanish text of a ``tr``/``say`` pair; code values stay
-    as Python prints them."""
-    return format(value, spec).replace(",", " ").replace(".", ",")
+    -> ``2 097 152,0``; a percentage is set off by a space, ``15 %``, as the RAE writes it).
+    Only for the Spanish text of a ``tr``/``say`` pair; code values stay as Python prints
+    them."""
+    text = format(value, spec).replace(",", " ").replace(".", ",")
+    return text[:-1] + " %" if spec.endswith("%") else text
 
 
 def use_workspace():

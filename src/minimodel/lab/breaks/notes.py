@@ -67,3 +67,34 @@ def missing_predictions(notes: str, count: int) -> list[int]:
     """Numbers (1-based) of the predictions that are absent or still empty."""
     answers = prediction_answers(notes)
     return [n for n in range(1, count + 1) if not answers.get(n, "").strip()]
+
+
+def with_predictions(notes: str, predictions: dict[int, str]) -> str:
+    """``notes`` with the learner's text under each "Prediction N" heading of ``predictions``.
+
+    What was written under those headings before is replaced; the quoted question, HTML
+    comments and every other section are kept as they were.
+    """
+    out: list[str] = []
+    current: int | None = None
+
+    def close_section() -> None:
+        if current in predictions:
+            while out and not out[-1].strip():
+                out.pop()
+            out.extend(["", " ".join(predictions[current].split()), ""])
+
+    for line in notes.splitlines():
+        match = _PREDICTION.match(line)
+        if match or _ANY_HEADING.match(line):
+            close_section()
+            current = int(match.group(1)) if match else None
+            out.append(line)
+            continue
+        stripped = line.strip()
+        keep = (current not in predictions or not stripped or stripped.startswith(">")
+                or not _COMMENT.sub("", stripped).strip())
+        if keep:
+            out.append(line)
+    close_section()
+    return "\n".join(out).rstrip("\n") + "\n"

@@ -53,6 +53,14 @@ def record_take(progress: Progress, quiz: Quiz, report: dict[str, Any],
         boxes=review.update_boxes(prev.get("boxes", {}), outcomes(report), on), partial=None)
 
 
+def finish_take(progress: Progress, quiz: Quiz, answers: dict[str, Any], lang: str
+                ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Grade a take whose every question was answered (as typed, in ``lang``) and record it;
+    returns the report (:func:`grade`'s) and the progress entry."""
+    report = grade(quiz, answers, lang)
+    return report, record_take(progress, quiz, report)
+
+
 def record_review(progress: Progress, quiz: Quiz, results: dict[str, bool],
                   on: dt.date | None = None) -> dict[str, Any]:
     """Move the reviewed questions between Leitner boxes; scores are left alone."""
@@ -294,8 +302,7 @@ def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console
     except (KeyboardInterrupt, EOFError) as stop:
         save_partial(progress, quiz, answers)
         return stopped(console, stop, say("quiz.saved", lang, n=len(answers)))
-    report = grade(quiz, answers, lang)
-    entry = record_take(progress, quiz, report)
+    report, entry = finish_take(progress, quiz, answers, lang)
     show_summary(console, quiz, report, lang, best=entry["best_score"], answered=answers)
     return 0
 

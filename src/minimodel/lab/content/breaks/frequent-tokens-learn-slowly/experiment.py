@@ -21,7 +21,7 @@ grad = emb.weight.grad
 expected = np.zeros((8, 4))
 np.add.at(expected, ids, 1.0)  # the dense answer: one-hot(ids).T @ ones
 say(f"ids = {ids.tolist()}; loss = sum of the looked-up rows",
-    f"ids = {ids.tolist()}; pérdida = suma de las filas consultadas")
+    f"ids = {ids.tolist()}; pérdida = suma de las filas indexadas")
 for token in (3, 5):
     uses = int((ids == token).sum())
     say(f"  token {token}: used {uses}x, grad row = {grad[token].tolist()}, expected "
@@ -48,7 +48,7 @@ for token in np.argsort(-counts)[:4]:
 conclude(checks, not np.allclose(grad, expected),
          f"token 3 was looked up 3 times but its gradient row is {grad[3].tolist()}, the size "
          f"of a single use (expected {expected[3].tolist()})",
-         f"el token 3 se consultó 3 veces pero su fila del gradiente es {grad[3].tolist()}, lo "
+         f"el token 3 se indexó 3 veces pero su fila del gradiente es {grad[3].tolist()}, lo "
          f"de un solo uso (esperado {expected[3].tolist()})",
          "OK: every use of a row adds its gradient, whatever the shape of the ids.",
          "OK: cada uso de una fila suma su gradiente, sea cual sea la forma de los ids.")

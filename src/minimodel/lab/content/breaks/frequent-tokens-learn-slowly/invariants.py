@@ -58,7 +58,7 @@ def ids_with_repeats(V: int, shape: tuple[int, ...]) -> np.ndarray:
              "for random V, d, ids of 1, 2 and 3 dimensions with repeats and a random upstream "
              "gradient, the lookup's gradient equals onehot(ids).T @ g",
              "para V, d aleatorios, ids de 1, 2 y 3 dimensiones con repeticiones y un gradiente "
-             "de entrada aleatorio, el gradiente de la consulta es onehot(ids).T @ g")
+             "de entrada aleatorio, el gradiente de la indexación es onehot(ids).T @ g")
 def _():
     for shape in ((int(rng.integers(4, 40)),), (int(rng.integers(2, 5)), int(rng.integers(3, 9))),
                   (2, int(rng.integers(2, 4)), int(rng.integers(2, 6)))):
@@ -126,7 +126,7 @@ def _():
 
 @checks.case("tied-sum",
              "a tied matrix gets the lookup's scatter-add plus the head's dlogits.T @ h",
-             "una matriz atada recibe la suma por índices de la consulta más el dlogits.T @ h "
+             "una matriz atada recibe la suma por índices de la indexación más el dlogits.T @ h "
              "de la cabeza")
 def _():
     V, d, n = int(rng.integers(3, 12)), int(rng.integers(2, 6)), int(rng.integers(4, 12))
@@ -139,7 +139,7 @@ def _():
     loss = (emb(ids) * mm.Tensor(R1)).sum() + (head(mm.Tensor(h)) * mm.Tensor(R2)).sum()
     loss.backward()
     compare(emb.weight.grad, dense_reference(V, ids, R1) + R2.T @ h,
-            tr("tied lookup + head", "consulta atada + cabeza"), rtol=1e-8)
+            tr("tied lookup + head", "indexación atada + cabeza"), rtol=1e-8)
 
 
 if __name__ == "__main__":

@@ -117,7 +117,7 @@ def _():
 
 
 @checks.case("one-matrix", "a tied model still shares one Parameter between lookup and head",
-             "un modelo atado sigue compartiendo un Parameter entre consulta y cabeza")
+             "un modelo atado sigue compartiendo un Parameter entre indexación y cabeza")
 def _():
     V = int(rng.integers(8, 300))
     model = GPT(GPTConfig(V, 8, 1, 2, 16), rng=rng)

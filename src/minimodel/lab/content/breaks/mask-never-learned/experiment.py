@@ -28,7 +28,7 @@ inputs, labels = mask_tokens(rows, MASK, V, rng=1)
 scored = labels != -100
 visible = scored & (inputs == labels)  # scored positions whose answer is in the input
 say(f"positions with a label: {scored.mean():.0%} (BERT scores ~15%)",
-    f"posiciones con etiqueta: {es_num(scored.mean(), '.0%')} (BERT puntúa ~15%)")
+    f"posiciones con etiqueta: {es_num(scored.mean(), '.0%')} (BERT puntúa ~15 %)")
 say(f"labelled positions whose answer is visible in the input: {visible.sum() / scored.sum():.0%}",
     f"posiciones etiquetadas cuya respuesta se ve en la entrada: "
     f"{es_num(visible.sum() / scored.sum(), '.0%')}")
@@ -57,4 +57,4 @@ conclude(checks, scored.mean() > 0.5,
          f"el {es_num(scored.mean(), '.0%')} de las posiciones lleva etiqueta y el "
          f"{es_num(visible.sum() / scored.sum(), '.0%')} de ellas se puede leer en la entrada",
          "OK: only the chosen ~15% are scored, and most of those are hidden behind [MASK].",
-         "OK: solo se puntúa el ~15% elegido, y la mayoría está oculto tras [MASK].")
+         "OK: solo se puntúa el ~15 % elegido, y la mayoría está oculta tras [MASK].")

@@ -92,12 +92,12 @@ def _():
                           "unchanged in the input (BERT: about 10%)",
                           f"el {es_num(unchanged_scored, '.0%')} de las posiciones etiquetadas "
                           f"muestra su "
-                          "respuesta sin cambiar en la entrada (BERT: cerca del 10%)")
+                          "respuesta sin cambiar en la entrada (BERT: cerca del 10 %)")
 
 
 @checks.case("split-80-10-10",
              "of the targets about 80% show [MASK], 10% a random token and 10% their own token",
-             "de los objetivos cerca del 80% muestra [MASK], el 10% un token aleatorio y el 10% "
+             "de los objetivos cerca del 80 % muestra [MASK], el 10 % un token aleatorio y el 10 % "
              "su propio token")
 def _():
     V, _, _, ids, inputs, labels = big_case()

@@ -111,7 +111,7 @@ def _():
 @checks.case("gradient-sum",
              "the tied gradient = lookup gradient + head gradient (compared with an untied copy "
              "of the same weights), in every model",
-             "el gradiente atado = gradiente de la consulta + gradiente de la cabeza (frente a "
+             "el gradiente atado = gradiente de la indexación + gradiente de la cabeza (frente a "
              "una copia sin atar con los mismos pesos), en cada modelo")
 def _():
     for kind in KINDS:
