@@ -142,3 +142,38 @@ def test_gpt2_lm_head_model_shifts_labels_inside():
     unshifted = tnf.cross_entropy(out.logits.reshape(-1, 32), ids.reshape(-1))
     assert out.loss.item() == pytest.approx(shifted.item(), rel=1e-5)
     assert out.loss.item() != pytest.approx(unshifted.item(), rel=1e-3)
+
+
+# --- lesson 08: (B, T, V) logits passed unflattened ---------------------------------------------
+
+def test_unflattened_3d_logits_read_axis_1_as_classes_in_torch_and_the_last_axis_in_minimodel():
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((2, 16, 1024)).astype(np.float32)      # (B, T, V)
+    targets = rng.integers(0, 1024, size=(2, 16))
+    with pytest.raises(RuntimeError, match=r"Expected target size \[2, 1024\], got \[2, 16\]"):
+        tnf.cross_entropy(torch.from_numpy(logits), torch.from_numpy(targets))
+    flat = tnf.cross_entropy(torch.from_numpy(logits).reshape(-1, 1024),
+                             torch.from_numpy(targets).reshape(-1)).item()
+    assert F.cross_entropy(mm.Tensor(logits), targets).item() == pytest.approx(flat, rel=1e-5)
+    # T == V: nothing stops, and the loss is a softmax over positions, not over the vocabulary
+    square = rng.standard_normal((2, 8, 8)).astype(np.float32)
+    square_targets = rng.integers(0, 8, size=(2, 8))
+    silent = tnf.cross_entropy(torch.from_numpy(square), torch.from_numpy(square_targets)).item()
+    right = tnf.cross_entropy(torch.from_numpy(square).reshape(-1, 8),
+                              torch.from_numpy(square_targets).reshape(-1)).item()
+    assert abs(silent - right) > 1e-3
+
+
+# --- lesson tokens: Hugging Face appends an added token, minimodel's layout shifts the merges ----
+
+def test_hugging_face_add_tokens_appends_while_a_minimodel_special_shifts_every_merge():
+    hf_tokenizers = pytest.importorskip("tokenizers")
+    hf = hf_tokenizers.Tokenizer(hf_tokenizers.models.BPE(vocab={"a": 0, "b": 1, "ab": 2},
+                                                          merges=[("a", "b")]))
+    assert hf.add_tokens(["[SEP]"]) == 1
+    assert (hf.token_to_id("[SEP]"), hf.token_to_id("ab")) == (3, 2)        # appended, old kept
+    from minimodel.data import BPETokenizer
+    two = BPETokenizer.train("aaabdaaabac", vocab_size=261, special_tokens=("[PAD]", "[MASK]"))
+    three = BPETokenizer(two.merges, special_tokens=("[PAD]", "[MASK]", "[SEP]"))
+    assert three.token_to_id("[SEP]") == 258
+    assert [three.encode("aaab")[0], two.encode("aaab")[0]] == [261, 260]  # every merge moves
