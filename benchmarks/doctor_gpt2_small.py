@@ -1,16 +1,21 @@
-"""`minimodel doctor` on a GPT-2-small-size folder: wall time and peak memory, without torch.
+"""`minimodel doctor` on a GPT-2-small-size folder: wall time and peak memory, per layout.
 
-    python benchmarks/doctor_gpt2_small.py                 # build in a temporary folder, 1 run
-    python benchmarks/doctor_gpt2_small.py --rounds 3 --keep /tmp/gpt2-small --json out.json
+    python benchmarks/doctor_gpt2_small.py                 # every layout, 1 run each
+    python benchmarks/doctor_gpt2_small.py --rounds 3 --layouts safetensors-tied bin-untied
+    python benchmarks/doctor_gpt2_small.py --without-transformers --layouts safetensors-tied
 
-The folder is what ``save_pretrained`` writes for GPT-2 small (V = 50257, d = 768, 12 layers,
-124 M parameters, tied: no lm_head.weight), with random float32 weights written by
-``safetensors.numpy`` and a vocab.json of 50257 tokens, so neither the builder nor the doctor
-needs torch. The doctor runs in a fresh process (``python -m minimodel doctor DIR --json``)
-with torch and transformers hidden from it (``sys.modules`` entries set to None, so importing
-them fails); its wall time, CPU time (user + system: what a shared machine's load does not inflate) and
-peak resident memory (``getrusage(RUSAGE_CHILDREN)``, the child's ``ru_maxrss``) are printed. Every check runs, the unreachable-token one included
-(sampled at this size: its line says how many rows). Targets: under 10 s and under 1 GiB.
+The folders are what ``save_pretrained`` writes for GPT-2 small (V = 50257, d = 768, 12 layers,
+124 M parameters) with random float32 weights, in four layouts: ``model.safetensors`` or
+``pytorch_model.bin`` (a torch pickle), tied (no ``lm_head.weight`` in safetensors; in the
+pickle both names share one storage, as ``torch.save(model.state_dict())`` writes it) or untied
+(a second V x d matrix), each with a vocab.json of 50257 tokens. The doctor runs in a fresh
+process (``minimodel doctor DIR --json``) with the packages installed here, so transformers
+names the matrices when it is installed (``--without-transformers`` hides torch and
+transformers, as on a machine without them; the pickles then cannot be read). Printed per
+layout: wall time, CPU time (user + system: what a shared machine's load does not inflate) and
+the child's own peak resident memory (``ru_maxrss`` of the doctor's process, read at its
+exit). Every check runs, the unreachable-token one included (sampled at this size). Targets:
+under 10 s and under 1 GiB, in every layout.
 """
 
 from __future__ import annotations
@@ -31,9 +36,14 @@ from minimodel.commands._argtypes import at_least
 
 V, D, N_LAYER, N_CTX = 50257, 768, 12, 1024
 TARGET_S, TARGET_BYTES = 10.0, 2**30
-# Runs the doctor with torch and transformers unimportable, as on a machine without them.
-CHILD = ("import sys; sys.modules.update(torch=None, transformers=None); "
-         "from minimodel.cli import main; sys.exit(main(['doctor', sys.argv[1], '--json']))")
+LAYOUTS = ("safetensors-tied", "safetensors-untied", "bin-tied", "bin-untied")
+# Runs the doctor and reports its own peak memory (KiB) on stderr's last line; with HIDE,
+# torch and transformers are unimportable, as on a machine without them.
+CHILD = ("import sys, resource{hide}; from minimodel.cli import main; "
+         "code = main(['doctor', sys.argv[1], '--json']); "
+         "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
+         "sys.exit(code)")
+HIDE = "; sys.modules.update(torch=None, transformers=None)"
 
 
 def gpt2_small_tensors(rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -55,39 +65,51 @@ def gpt2_small_tensors(rng: np.random.Generator) -> dict[str, np.ndarray]:
     return t
 
 
-def build(folder: Path) -> int:
-    """Write the folder; returns its parameter count."""
+def build(folder: Path, layout: str) -> int:
+    """Write the folder in ``layout``; returns its parameter count."""
     from safetensors.numpy import save_file
 
     folder.mkdir(parents=True, exist_ok=True)
     tensors = gpt2_small_tensors(np.random.default_rng(0))
-    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    tied = layout.endswith("-tied")
+    if not tied:
+        tensors["lm_head.weight"] = gpt2_small_tensors(np.random.default_rng(1))[
+            "transformer.wte.weight"]
+    if layout.startswith("bin"):
+        import torch  # only to write the pickle layouts
+
+        state = {k: torch.from_numpy(v) for k, v in tensors.items()}
+        if tied:  # one storage under two names, as torch.save(model.state_dict()) writes it
+            state["lm_head.weight"] = state["transformer.wte.weight"]
+        torch.save(state, folder / "pytorch_model.bin")
+    else:
+        save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
     config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": V,
               "n_embd": D, "n_layer": N_LAYER, "n_head": 12, "n_positions": N_CTX,
-              "tie_word_embeddings": True, "bos_token_id": V - 1, "eos_token_id": V - 1}
+              "tie_word_embeddings": tied, "bos_token_id": V - 1, "eos_token_id": V - 1}
     (folder / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     vocab = {f"t{i}": i for i in range(V - 1)} | {"<|endoftext|>": V - 1}
     (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    return sum(a.size for a in tensors.values())
+    return sum(a.size for a in tensors.values())  # untied: the head's V x d more
 
 
-def measure(folder: Path) -> dict:
-    """One doctor run in a fresh process: wall seconds, the child's peak RSS, its verdict."""
+def measure(folder: Path, hide: bool) -> dict:
+    """One doctor run in a fresh process: wall seconds, CPU, its own peak RSS, its verdict."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(folder)], capture_output=True,
-                          text=True)
+    proc = subprocess.run([sys.executable, "-c", CHILD.format(hide=HIDE if hide else ""),
+                           str(folder)], capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"the doctor failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
-    # ru_maxrss is the largest of the children waited for so far, in KiB on Linux; each round
-    # is its own process, so a later, smaller round cannot lower it: report the maximum.
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    peak = after.ru_maxrss * 1024
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    peak_kib = int(proc.stderr.strip().splitlines()[-1].split()[1])  # KiB on Linux
     report = json.loads(proc.stdout)
     reach = next(f for f in report["findings"] if f["check"] == "reachability")
-    return {"wall_s": wall, "cpu_s": cpu, "peak_rss_bytes": peak, "exit_code": proc.returncode,
+    return {"wall_s": wall, "cpu_s": cpu, "peak_rss_bytes": peak_kib * 1024,
+            "exit_code": proc.returncode, "source": report["source"],
+            "stderr_lines": len(proc.stderr.strip().splitlines()) - 1,
             "findings": [(f["status"], f["key"]) for f in report["findings"]],
             "reachability": {k: reach["data"][k] for k in ("method", "checked", "reachable")}}
 
@@ -95,28 +117,37 @@ def measure(folder: Path) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=at_least(1), default=1, help="doctor runs (default 1)")
+    parser.add_argument("--rounds", type=at_least(1), default=1, help="doctor runs per layout")
+    parser.add_argument("--layouts", nargs="*", choices=LAYOUTS, default=list(LAYOUTS))
+    parser.add_argument("--without-transformers", action="store_true",
+                        help="hide torch and transformers from the doctor")
     parser.add_argument("--keep", metavar="DIR", default=None,
-                        help="build the folder here and keep it (reused when it exists)")
+                        help="build the folders here and keep them (reused when they exist)")
     parser.add_argument("--json", metavar="FILE", default=None, help="also write the figures")
     args = parser.parse_args()
+    results, ok = {}, True
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(args.keep) if args.keep else Path(tmp) / "gpt2-small"
-        if not (folder / "model.safetensors").is_file():
-            n = build(folder)
-            print(f"built {folder}: {n:,} parameters, "
-                  f"{(folder / 'model.safetensors').stat().st_size / 2**20:.0f} MiB")
-        runs = [measure(folder) for _ in range(args.rounds)]
-    best = min(r["wall_s"] for r in runs)
-    peak = max(r["peak_rss_bytes"] for r in runs)
-    print(f"doctor: wall {best:.2f} s (best of {len(runs)}; target < {TARGET_S:.0f} s), "
-          f"peak memory {peak / 2**20:.0f} MiB (target < {TARGET_BYTES / 2**20:.0f} MiB), "
-          f"CPU {min(r['cpu_s'] for r in runs):.2f} s, exit {runs[0]['exit_code']}")
-    print(f"unreachable-token check: {runs[0]['reachability']}")
-    print("findings: " + ", ".join(f"{s} {k}" for s, k in runs[0]["findings"]))
+        root = Path(args.keep) if args.keep else Path(tmp)
+        for layout in args.layouts:
+            folder = root / f"gpt2-small-{layout}"
+            if not (folder / "config.json").is_file():
+                n = build(folder, layout)
+                size = sum(p.stat().st_size for p in folder.iterdir())
+                print(f"built {folder}: {n:,} parameters, {size / 2**20:.0f} MiB on disk")
+            runs = [measure(folder, args.without_transformers) for _ in range(args.rounds)]
+            best = min(r["wall_s"] for r in runs)
+            peak = max(r["peak_rss_bytes"] for r in runs)
+            ok = ok and best < TARGET_S and peak < TARGET_BYTES
+            print(f"{layout:20s} wall {best:.2f} s (best of {len(runs)}; target < "
+                  f"{TARGET_S:.0f} s), peak memory {peak / 2**20:.0f} MiB (target < "
+                  f"{TARGET_BYTES / 2**20:.0f} MiB), CPU {min(r['cpu_s'] for r in runs):.2f} s, "
+                  f"exit {runs[0]['exit_code']}, stderr lines {runs[0]['stderr_lines']}")
+            print(f"  roles from {runs[0]['source']}; reachability {runs[0]['reachability']}")
+            print("  findings: " + ", ".join(f"{s} {k}" for s, k in runs[0]["findings"]))
+            results[layout] = {"runs": runs, "best_wall_s": best, "peak_rss_bytes": peak}
     if args.json:
-        atomic_write_json(args.json, {"runs": runs, "best_wall_s": best, "peak_rss_bytes": peak})
-    return 0 if best < TARGET_S and peak < TARGET_BYTES else 1
+        atomic_write_json(args.json, results)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

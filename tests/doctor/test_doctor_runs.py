@@ -123,3 +123,30 @@ def test_frequency_buckets_split_the_seen_ids_at_half_the_occurrences():
     ones = np.ones((7, 2))
     table = shares(Ledger(ones, 3 * ones, 4 * ones), buckets)
     assert table["all"]["lookup_share"] == pytest.approx(0.25)
+
+
+def test_a_checkpoint_directory_of_a_run_is_accepted(tmp_path, corpus, capsys):
+    run = train(tmp_path / "run", corpus)
+    step = next((run / "checkpoints").glob("step-*"))
+    report = diagnose(step)
+    assert report.subject.files.kind == "minimodel" and report.healthy
+    assert report.subject.vocab is not None  # the run's tokenizer, found from the checkpoint
+    assert {f.key for f in report.findings if f.check == "optimizer"} == {"optimizer.once"}
+    capsys.readouterr()
+    assert main(["doctor", str(step)]) == 0
+
+
+def test_a_byte_token_reads_the_same_in_a_run_and_in_a_hugging_face_vocabulary(tmp_path, corpus):
+    from minimodel.data._pretokenize import bytes_to_unicode
+    from minimodel.doctor.vocabulary import read_vocabulary
+
+    run = train(tmp_path / "run", corpus)
+    mine = diagnose(run).subject.vocab
+    hf = tmp_path / "hf"
+    hf.mkdir()
+    (hf / "vocab.json").write_text(json.dumps({bytes_to_unicode()[b]: b for b in range(256)}),
+                                   encoding="utf-8")
+    (hf / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    theirs = read_vocabulary(hf / "vocab.json")
+    assert theirs.tokens[0x88] == "Ī" and theirs.text(0x88) == mine.text(0x88) == "\\x88"
+    assert theirs.text(ord(" ")) == mine.text(ord(" ")) == " "  # not 'Ġ'

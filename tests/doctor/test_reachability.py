@@ -65,3 +65,34 @@ def test_a_row_the_lp_finds_outside_the_hull_is_reachable():
     from scipy.spatial import ConvexHull
 
     assert sorted(set(range(40)) - set(result.unreachable)) == sorted(ConvexHull(W).vertices)
+
+
+def test_undecided_rows_say_install_scipy_only_when_scipy_is_missing(monkeypatch, tmp_path):
+    from safetensors.numpy import save_file
+
+    from minimodel.doctor import diagnose
+    from minimodel.doctor.texts import words
+
+    W = np.random.default_rng(0).normal(size=(20, 4)).astype(np.float32)
+    W[7] = 0.5 * W[3] + 0.5 * W[11]
+    save_file({"tok_emb": W}, str(tmp_path / "w.safetensors"))
+    monkeypatch.setattr(R, "hull_weights", lambda *a, **k: None)  # the LP gives no answer
+    report = diagnose(tmp_path / "w.safetensors")
+    undecided = next(f for f in report.findings if f.check == "reachability")
+    assert undecided.key == "reach.undecided" and undecided.data["lp_available"] is True
+    fix = words(undecided.key, undecided.values, "en")[2]
+    assert "Install scipy" not in fix  # scipy is installed: the advice must not say otherwise
+    fix_es = words("reach.undecided_no_scipy", undecided.values, "es")[2]
+    assert "Instala scipy" in fix_es
+
+
+def test_a_bias_can_make_a_row_inside_the_hull_reachable():
+    pytest.importorskip("scipy")
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(20, 16)).astype(np.float32)  # 20 points in 16-D: all vertices
+    W[7] = 0.5 * W[3] + 0.5 * W[11]  # but this one, inside the hull
+    assert list(R.find_unreachable(W).unreachable) == [7]
+    bias = np.zeros(20)
+    assert list(R.find_unreachable(W, bias=bias).unreachable) == [7]  # a zero bias changes nothing
+    bias[7] = 1.0  # above the mixture's bias: h = 0 makes 7 win
+    assert R.find_unreachable(W, bias=bias).unreachable == {}

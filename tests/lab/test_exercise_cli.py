@@ -140,7 +140,7 @@ def test_spanish_check_translates_case_names_labels_and_statuses(learner, capsys
     for gen in GENERATORS.values():  # every kind has its Spanish label
         for kind in gen.kinds:
             assert kind in ("float64", "float32") or case_label(kind, "es") != kind or \
-                kind in ("0-d", "3-d", "V > d", "V < d", "T=1"), kind
+                kind in ("0-d", "3-d", "V > d", "V < d", "T=1", "d=1"), kind
 
 
 def test_spanish_list_translates_statuses(learner, capsys):

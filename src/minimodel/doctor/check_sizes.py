@@ -10,6 +10,11 @@ and special tokens); the embedding has V_E rows, the head V_H, the config says V
   head still gives those ids probability; untouched padding rows are named as such.
 * V_H != V_E or V_C != V_E: a loader builds the model from the config and refuses (or
   silently truncates) the matrices; a tied head cannot have another size at all.
+
+Which ``vocab_size`` sizes which matrix: with transformers installed, the model built from
+the config says (the shapes of its embedding and head on the meta device, so Marian's separate
+``decoder_vocab_size`` or BLIP-2's Q-Former vocabulary are never compared with the wrong
+matrix); without it, the top-level ``vocab_size`` and ``text_config.vocab_size``.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import numpy as np
 
 from minimodel.doctor.findings import OK, PROBLEM, SKIPPED, WARNING, Finding, token_list
 from minimodel.doctor.names import vocab_size_claims
+
+TEXT_VOCAB = ("vocab_size", "text_config.vocab_size")  # what sizes E without transformers
 from minimodel.doctor.subject import Subject
 
 CHECK = "sizes"
@@ -41,14 +48,23 @@ def padding_state(E: np.ndarray, first: int) -> tuple[str, dict[str, float]]:
 def check_sizes(s: Subject) -> list[Finding]:
     out: list[Finding] = []
     V = s.E.shape[0]
-    for where, value in vocab_size_claims(s.files.config):
+    if s.arch is not None and s.arch.embedding_shape:  # the shapes transformers builds
+        claims = [(s.arch.vocab_where, s.arch.embedding_shape[0])]
+    else:
+        claims = [(w, v) for w, v in vocab_size_claims(s.files.config) if w in TEXT_VOCAB]
+    for where, value in claims:
         if value != V:
             out.append(Finding(CHECK, PROBLEM, "sizes.config_vs_matrix",
                                {"where": where, "config": value, "rows": V,
                                 "embedding": s.roles.embedding}))
-    if s.W is not None and s.W.shape[0] != V:
+    head_rows = s.arch.head_shape[0] if s.arch is not None and s.arch.head_shape else V
+    if s.W is not None and s.W.shape[0] != head_rows:
         out.append(Finding(CHECK, PROBLEM, "sizes.head_vs_embedding",
                            {"head_rows": s.W.shape[0], "rows": V, "head": s.roles.head_name}))
+    if s.vocab_error is not None:
+        out.append(Finding(CHECK, WARNING, "sizes.tokenizer_unreadable",
+                           {"why": s.vocab_error, "rows": V}))
+        return out
     if s.vocab is None:
         out.append(Finding(CHECK, SKIPPED, "sizes.no_tokenizer",
                            {"note": s.vocab_note or "-", "rows": V}))

@@ -14,42 +14,73 @@ file shows one of three things:
     untied       PROBLEM: the head is       warning (copy: it will     ok
                  randomly initialised       drift apart)
 
+What "tied" means is read from the installed transformers when it is there (the model it
+builds from this config: is the head the embedding parameter?), else from the flags and the
+built-in table of defaults. For "tied, head stored and different" transformers 5 (checked on
+5.24: ``PreTrainedModel.tie_weights``) warns and keeps both matrices, untied; a loader that
+ties unconditionally keeps E and drops W. A tied ``pytorch_model.bin`` lists E under both
+names but stores it once (one storage), which is no waste. An architecture without an
+output head (CLIP's text model) has nothing to tie.
+
 Flags that disagree with each other (a top-level flag and a nested ``text_config`` flag)
-are a problem of their own: which one a loader reads decides whether the head is tied or
-random.
+are a problem of their own when the built-in table decides (which one a loader reads decides
+whether the head is tied or random); when transformers decides, it is a warning that names
+the flag transformers reads.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from minimodel.doctor.architecture import CHECKED_VERSION, installed_version
 from minimodel.doctor.findings import OK, PROBLEM, WARNING, Finding
 from minimodel.doctor.subject import Subject
 
 CHECK = "tie"
 
 
+DIFF_CHUNK = 4096  # rows at a time: W - E of a 50257 x 768 matrix whole would be 147 MiB more
+
+
 def difference(E: np.ndarray, W: np.ndarray) -> dict[str, float | int]:
-    """How far W is from E: the largest |W - E|, the rows that differ, ||W - E|| / ||E||."""
-    delta = W - E  # (V, d)
-    rows = int(np.count_nonzero(np.any(delta != 0, axis=1)))
-    rel = float(np.linalg.norm(delta) / max(float(np.linalg.norm(E)), 1e-30))
-    return {"max_abs": float(np.max(np.abs(delta))), "rows_differ": rows, "relative": rel}
+    """How far W is from E: the largest |W - E|, the rows that differ, ||W - E|| / ||E||,
+    computed a block of rows at a time (no full-size copy)."""
+    max_abs, rows, delta_sq, e_sq = 0.0, 0, 0.0, 0.0
+    for start in range(0, E.shape[0], DIFF_CHUNK):
+        e, w = E[start:start + DIFF_CHUNK], W[start:start + DIFF_CHUNK]
+        delta = w - e  # (chunk, d)
+        max_abs = max(max_abs, float(np.max(np.abs(delta))) if delta.size else 0.0)
+        rows += int(np.count_nonzero(np.any(delta != 0, axis=1)))
+        delta_sq += float(np.einsum("ij,ij->", delta, delta, dtype=np.float64))
+        e_sq += float(np.einsum("ij,ij->", e, e, dtype=np.float64))
+    rel = float(np.sqrt(delta_sq) / max(np.sqrt(e_sq), 1e-30))
+    return {"max_abs": max_abs, "rows_differ": rows, "relative": rel}
 
 
 def check_tie(s: Subject) -> list[Finding]:
     out: list[Finding] = []
     claims = [{"where": c.where, "tied": c.tied, "default": c.default} for c in s.claims]
     if len({c.tied for c in s.claims}) > 1:
-        out.append(Finding(CHECK, PROBLEM, "tie.flags_disagree",
-                           {"flags": "; ".join(f"{c.where} = {str(c.tied).lower()}"
-                                               for c in s.claims)}, {"claims": claims}))
+        flags = "; ".join(f"{c.where} = {str(c.tied).lower()}" for c in s.claims)
+        if s.arch is None:
+            out.append(Finding(CHECK, PROBLEM, "tie.flags_disagree", {"flags": flags},
+                               {"claims": claims}))
+        else:
+            out.append(Finding(CHECK, WARNING, "tie.flags_disagree_known",
+                               {"flags": flags, "read": s.claims[0].where,
+                                "version": s.arch.version}, {"claims": claims}))
     tied = s.tied_claim
     head, emb = s.roles.head_name, s.roles.embedding
+    version = installed_version() or CHECKED_VERSION
     values = {"head": head, "embedding": emb, "shape": "x".join(map(str, s.E.shape)),
-              "claim": s.claims[0].where if s.claims else "-"}
-    data = {"claims": claims, "embedding": emb, "head": s.roles.head}
-    if s.W is None:
+              "claim": s.claims[0].where if s.claims else "-", "version": version}
+    data = {"claims": claims, "embedding": emb, "head": s.roles.head,
+            "source": s.roles.source}
+    if s.roles.headless:
+        out.append(Finding(CHECK, OK, "tie.no_head",
+                           {**values, "model": s.arch.class_name if s.arch else
+                            s.files.config.get("model_type", "-")}, data))
+    elif s.W is None:
         if tied is False:
             out.append(Finding(CHECK, PROBLEM, "tie.untied_head_absent", values, data))
         elif tied is None:
@@ -71,10 +102,16 @@ def check_tie(s: Subject) -> list[Finding]:
             out.append(Finding(CHECK, WARNING if identical else OK,
                                "tie.untied_identical" if identical else "tie.untied_ok",
                                values, data))
+        elif identical and s.files.shares_storage(s.roles.embedding, s.roles.head):
+            out.append(Finding(CHECK, OK, "tie.tied_shared_storage", values, data))
         elif identical:
             out.append(Finding(CHECK, WARNING, "tie.stored_twice", values, data))
         elif tied is None:  # nothing claimed: two different matrices simply are untied
             out.append(Finding(CHECK, OK, "tie.no_claim_untied", values, data))
+        elif s.arch is not None and s.arch.written_value is False:
+            # the file says untied; the class ties by force (T5 in transformers 5), but with two
+            # different matrices stored transformers keeps both: untied, as written
+            out.append(Finding(CHECK, OK, "tie.untied_ok", values, data))
         else:
             out.append(Finding(CHECK, PROBLEM, "tie.tied_but_different", values, data))
     out.extend(_aliases(s))

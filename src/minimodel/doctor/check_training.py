@@ -24,6 +24,16 @@ from minimodel.doctor.subject import Subject
 LEDGER_TEXT_CHARS = 200_000  # enough text for token frequencies, quick to encode
 
 
+def step_folder(s: Subject) -> Path | None:
+    """The checkpoint directory given (``RUN/checkpoints/step-N``), if one was."""
+    from minimodel.training import checkpoint
+
+    here = s.files.path if s.files.path.is_dir() else s.files.path.parent
+    if here.parent.name == checkpoint.CHECKPOINTS and (here / checkpoint.STATE_JSON).is_file():
+        return here
+    return None
+
+
 def run_folder(s: Subject) -> Path | None:
     """The run folder of a minimodel checkpoint, when it has a saved training state."""
     from minimodel.training import checkpoint
@@ -31,8 +41,8 @@ def run_folder(s: Subject) -> Path | None:
     if s.files.kind != "minimodel":
         return None
     folder = s.files.folder
-    if (folder / checkpoint.CHECKPOINTS / checkpoint.LATEST).is_file() or \
-            (folder / checkpoint.STATE_JSON).is_file():
+    if step_folder(s) is not None or (folder / checkpoint.CHECKPOINTS / checkpoint.LATEST
+                                      ).is_file() or (folder / checkpoint.STATE_JSON).is_file():
         return folder
     return None
 
@@ -43,7 +53,8 @@ def check_training(s: Subject) -> list[Finding]:
     folder = run_folder(s)
     if folder is None:
         return []
-    info, opt_sd, weights = checkpoint.read(folder)
+    step = step_folder(s)  # a checkpoint directory given: its own state, not LATEST's
+    info, opt_sd, weights = checkpoint.read_step(step) if step else checkpoint.read(folder)
     out = [_optimizer_finding(s, opt_sd)]
     out.append(_ledger_finding(s, info, weights))
     return out

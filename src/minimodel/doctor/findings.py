@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-OK, WARNING, PROBLEM, SKIPPED = "ok", "warning", "problem", "skipped"
-STATUSES = (OK, WARNING, PROBLEM, SKIPPED)
+OK, INFO, WARNING, PROBLEM, SKIPPED = "ok", "info", "warning", "problem", "skipped"
+STATUSES = (OK, INFO, WARNING, PROBLEM, SKIPPED)
 
 
 @dataclass
@@ -23,7 +23,8 @@ class Finding:
     Attributes:
         check: which check made it ("tie", "sizes", "rows", "reachability", "optimizer",
             "ledger").
-        status: ok, warning, problem, or skipped (the check could not run here).
+        status: ok, info (a fact worth knowing, nothing wrong), warning, problem, or skipped
+            (the check could not run here).
         key: the entry of message ``doctor.<key>.*`` of :mod:`minimodel.messages` that words it.
         values: what fills the text's ``{placeholders}``.
         data: extra facts for ``--json`` (lists of ids, exact figures).

@@ -12,6 +12,10 @@ Every architecture stores the same two matrices under its own names:
                         decoder.embed_tokens: the same table)
     GPT-NeoX, Pythia    gpt_neox.embed_in.weight                embed_out.weight
 
+When transformers is installed, none of this table is used for a Hugging Face folder: the
+installed version names the matrices itself (:mod:`.architecture`); the table is the fallback,
+and the report says which of the two the verdict used.
+
 A name no rule knows falls back on shapes: the embedding is the 2-D tensor with
 ``config.vocab_size`` rows (else the one with the most rows), preferring a name with "emb",
 "tok" or "word"; the head another tensor of the same shape, preferring "head", "out", "lm".
@@ -32,18 +36,35 @@ EMBEDDING_SUFFIXES = ("token_emb.weight", "in_emb.weight", "wte.weight",
                       "embed_tokens.weight", "embed_in.weight", "tok_embeddings.weight",
                       "word_embeddings.weight")
 HEAD_NAMES = ("lm_head.weight", "cls.predictions.decoder.weight", "embed_out.weight",
-              "output.weight", "lm_head.decoder.weight")
+              "output.weight", "lm_head.decoder.weight", "proj_out.weight",
+              "predictions.decoder.weight", "vocab_projector.weight",
+              "generator_lm_head.weight", "language_model.lm_head.weight", "head.weight")
 # Words that make a tensor found by shape the embedding, or the head.
 EMBEDDING_WORDS = ("emb", "wte", "tok", "word")
 HEAD_WORDS = ("head", "out", "lm", "decoder", "logit", "unembed")
-HEAD_BIAS_NAMES = ("cls.predictions.bias", "cls.predictions.decoder.bias", "lm_head.bias")
+HEAD_BIAS_NAMES = ("cls.predictions.bias", "cls.predictions.decoder.bias", "lm_head.bias",
+                   "predictions.bias", "vocab_projector.bias", "generator_lm_head.bias",
+                   "final_logits_bias")
+# Where each family stores its head, for naming a head that is missing (default lm_head).
+HEAD_BY_MODEL_TYPE = {"bert": "cls.predictions.decoder.weight",
+                      "megatron-bert": "cls.predictions.decoder.weight",
+                      "roberta": "lm_head.decoder.weight", "gpt_neox": "embed_out.weight",
+                      "albert": "predictions.decoder.weight", "whisper": "proj_out.weight",
+                      "distilbert": "vocab_projector.weight", "rwkv": "head.weight",
+                      "electra": "generator_lm_head.weight"}
 # Tables that are the embedding itself under another name (T5's encoder and decoder).
 ALIAS_PREFIXES = ("encoder.", "decoder.")
 # What transformers uses when config.json does not state tie_word_embeddings.
 DEFAULT_TIE = {"gpt2": True, "bert": True, "megatron-bert": True, "t5": True, "gemma": True,
                "gemma2": True, "gemma3": True, "gemma3_text": True, "llama": False,
-               "mistral": False, "qwen2": False, "gpt_neox": False}
+               "mistral": False, "qwen2": False, "gpt_neox": False, "bloom": True,
+               "falcon": True, "mamba": True, "opt": True, "gpt_neo": True, "roberta": True,
+               "albert": True, "distilbert": True, "electra": True, "whisper": True,
+               "bart": True, "mbart": True, "marian": True, "pegasus": True, "mt5": False,
+               "gptj": False, "rwkv": False, "llava": False, "phi": False}
 TIE_KEYS = ("tie_word_embeddings", "tie_embeddings")
+# Text encoders without a language-model head: nothing to tie (used without transformers).
+HEADLESS_MODEL_TYPES = ("clip_text_model", "clip", "siglip_text_model", "siglip")
 
 
 @dataclass
@@ -56,6 +77,8 @@ class Roles:
     aliases: list[str] = field(default_factory=list)
     head_bias: str | None = None
     by_shape: bool = False               # found by the shape fallback
+    source: str = "the built-in table"   # who named them: transformers, or the table
+    headless: bool = False               # the architecture has no output head (CLIP text)
 
 
 @dataclass
@@ -89,12 +112,49 @@ def find_roles(tensors: dict[str, Any], config: dict[str, Any]) -> Roles:
         same = [k for k, s in matrices.items() if k != embedding and s == matrices[embedding]]
         named = [k for k in same if any(word in k.lower() for word in HEAD_WORDS)]
         head_name = (named or same or [None])[0]
-    expected = head_name or ("cls.predictions.decoder.weight" if "embeddings" in embedding
-                             else "lm_head.weight")
+    expected = head_name or HEAD_BY_MODEL_TYPE.get(config.get("model_type"), "lm_head.weight")
     aliases = [k for k in matrices if k != embedding and k.startswith(ALIAS_PREFIXES)
                and k.endswith("embed_tokens.weight")]
     bias = next((b for b in HEAD_BIAS_NAMES if b in tensors), None)
-    return Roles(embedding, head_name, expected, aliases, bias, by_shape)
+    headless = head_name is None and config.get("model_type") in HEADLESS_MODEL_TYPES
+    return Roles(embedding, head_name, expected, aliases, bias, by_shape, headless=headless)
+
+
+def roles_from_architecture(tensors: dict[str, Any], arch: Any) -> Roles | None:
+    """The roles as the installed transformers names them (``arch``, an
+    :class:`.architecture.Architecture`), with each stored key read through the version's
+    checkpoint renames; None when the file holds no tensor that transformers would load as E."""
+    if not arch.embedding:  # a class without head that names no embedding: the table finds it
+        found = find_roles(tensors, {})
+        return Roles(found.embedding, None, "-", [], None, found.by_shape, arch.source,
+                     headless=True)
+    stored = {}
+    for key in tensors:
+        stored.setdefault(arch.rename(key), key)
+    candidates = [arch.embedding, *arch.aliases] + ([arch.head] if arch.tied else [])
+    embedding = next((stored[n] for n in candidates if n in stored), None)
+    if embedding is None or len(tensors[embedding].shape) != 2:
+        return None
+    head = stored.get(arch.head) if arch.head else None
+    if head == embedding:
+        head = None
+    aliases = [stored[n] for n in arch.aliases if n in stored and stored[n] != embedding]
+    bias = stored.get(arch.head_bias) if arch.head_bias else None
+    return Roles(embedding, head, head or arch.head or "-", aliases, bias, False, arch.source,
+                 headless=arch.head is None)
+
+
+def architecture_claim(arch: Any, source: str) -> TieClaim:
+    """What the config claims about the head's tie: the flag transformers reads for it when
+    written, else what the installed transformers builds from the class's defaults."""
+    if arch.written_value is not None and arch.written_value == arch.tied:
+        return TieClaim(f"{source}: {arch.tie_flag}", arch.tied)
+    if arch.written_value is not None:  # the class decides, not the flag
+        does = "ties whatever is written" if arch.tied else "never ties"
+        return TieClaim(f"{source}: {arch.tie_flag} = {str(arch.written_value).lower()}, but "
+                        f"{arch.class_name} in transformers {arch.version} {does}", arch.tied)
+    return TieClaim(f"{source}: {arch.tie_flag} (not written; the default of {arch.class_name} "
+                    f"in transformers {arch.version})", arch.tied, default=True)
 
 
 def _embedding_by_shape(matrices: dict[str, tuple[int, ...]], config: dict[str, Any]) -> str:

@@ -1,17 +1,19 @@
 r"""Unreachable tokens: ids that can never be the argmax of the head, whatever the hidden state.
 
-The head scores token i as ``logit_i = h . w_i`` (bias ignored). Token i can win for some h
-exactly when a *witness* exists: an h with ``h . w_i > h . w_j`` for every other j. It has none
-exactly when ``w_i`` lies in the convex hull of the other rows, ``w_i = sum_j l_j w_j`` with
-``l_j >= 0`` and ``sum_j l_j = 1``: then ``h . w_i = sum_j l_j (h . w_j) <= max_j h . w_j``
-for every h (Demeter et al. 2020, "stolen probability"). With a tied head these rows are
-the embedding rows themselves.
+The head scores token i as ``logit_i = h . w_i + b_i``. Token i can win for some h exactly
+when a *witness* exists: an h with ``logit_i > logit_j`` for every other j. Without a bias it
+has none exactly when ``w_i`` lies in the convex hull of the other rows, ``w_i = sum_j l_j w_j``
+with ``l_j >= 0`` and ``sum_j l_j = 1``: then ``h . w_i = sum_j l_j (h . w_j) <= max_j h . w_j``
+for every h (Demeter et al. 2020, "stolen probability"). With a bias (BERT's decoder bias) the
+same mixture must also satisfy ``sum_j l_j b_j >= b_i`` (by the theorem of the alternative:
+then ``logit_i <= sum_j l_j logit_j`` for every h); a large enough bias makes even a row inside
+the hull win. With a tied head these rows are the embedding rows themselves.
 
 Two tests, each making only the claim it proves:
 
 1. **Witness** (proves *reachable*): try ``h = w_i``, then ``h = w_i - mean row``. Token i
    wins when ``h . w_i - max_{j != i} h . w_j`` exceeds a float32 rounding margin; most rows
-   pass. This costs one (V, d) @ (d, k) product per k rows checked.
+   pass. (With a bias, ``t h`` for a large enough t wins too: the bias is a constant.) This costs one (V, d) @ (d, k) product per k rows checked.
 2. **Linear programme** (proves *unreachable*): for a row with no witness, ask
    ``scipy.optimize.linprog`` for the weights ``l`` above. A feasible answer is verified by
    recomputing ``|sum_j l_j w_j - w_i|``; only a verified answer is reported as unreachable,
@@ -37,7 +39,7 @@ FULL_BUDGET = 2e10         # multiply-adds for checking every row (V^2 d), e.g. 
 SAMPLE_BUDGET = 3e10       # for the sampled rows of a large vocabulary (k V d)
 MAX_LP = 64                # linear programmes for a large matrix (each is (d+1) x (V-1))
 LP_ALL_SIZE = 2_000_000    # up to this many entries (V d) every row without a witness gets one
-CHUNK = 512                # rows per matrix product: (V, 512) float32 is 100 MB at V=50257
+CHUNK = 256                # rows per matrix product: (V, 256) float32 is 51 MB at V=50257
 HULL_TOLERANCE = 1e-5      # relative to a typical row norm (see hull_weights)
 MARGIN = 1e-5              # relative: float32 dot products of length d are good to ~1e-6 sqrt(d)
 
@@ -82,7 +84,8 @@ def witnesses(W: np.ndarray, rows: np.ndarray, centre: np.ndarray | None = None
     return ok
 
 
-def hull_weights(W: np.ndarray, i: int) -> np.ndarray | None | bool:
+def hull_weights(W: np.ndarray, i: int, bias: np.ndarray | None = None
+                 ) -> np.ndarray | None | bool:
     """Weights ``l`` (V-1,) with ``w_i = sum l_j w_j`` verified, False when infeasible (so i is
     reachable), None when the LP failed to answer. Needs scipy.
 
@@ -97,20 +100,27 @@ def hull_weights(W: np.ndarray, i: int) -> np.ndarray | None | bool:
     others = np.delete(W, i, axis=0).astype(np.float64) / scale  # (V-1, d)
     target = W[i].astype(np.float64) / scale  # (d,)
     A = np.vstack([others.T, np.ones(len(others))])  # (d+1, V-1)
+    b_others = None if bias is None else np.delete(bias, i).astype(np.float64) / scale
+    bias_rows = {} if b_others is None else {  # sum_j l_j b_j >= b_i, written as <=
+        "A_ub": -b_others[None, :], "b_ub": np.array([-float(bias[i]) / scale])}
     result = linprog(np.zeros(len(others)), A_eq=A, b_eq=np.append(target, 1.0),
-                     bounds=(0, None), method="highs")
+                     bounds=(0, None), method="highs", **bias_rows)
     if result.status == 2:  # infeasible: outside the hull
         return False
     if result.status != 0:
         return None
     weights = np.clip(result.x, 0, None)
     error = np.linalg.norm(weights @ others - target)
+    if b_others is not None and weights @ b_others < float(bias[i]) / scale - HULL_TOLERANCE:
+        return None  # the bias inequality does not hold on the verified weights
     return weights if error <= HULL_TOLERANCE and abs(weights.sum() - 1) <= HULL_TOLERANCE \
         else None
 
 
-def find_unreachable(W: np.ndarray, extra: np.ndarray | None = None) -> Reachability:
-    """Check the rows of the head ``W`` (V, d); see the module docstring."""
+def find_unreachable(W: np.ndarray, extra: np.ndarray | None = None,
+                     bias: np.ndarray | None = None) -> Reachability:
+    """Check the rows of the head ``W`` (V, d) with its bias ``b`` (V,) if it has one; see the
+    module docstring."""
     rows, method = rows_to_check(W, np.zeros(0) if extra is None else extra)
     ok = witnesses(W, rows)
     ok[~ok] = witnesses(W, rows[~ok], W.mean(axis=0))  # second try: h = w_i - mean row
@@ -121,7 +131,7 @@ def find_unreachable(W: np.ndarray, extra: np.ndarray | None = None) -> Reachabi
     except ImportError:
         result.lp_available = False
     for n, i in enumerate(rows[~ok]):
-        answer = hull_weights(W, int(i)) if result.lp_available and n < lp_limit else None
+        answer = hull_weights(W, int(i), bias) if result.lp_available and n < lp_limit else None
         if answer is False:
             result.reachable += 1
         elif answer is None:

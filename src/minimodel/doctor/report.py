@@ -17,7 +17,8 @@ from minimodel.doctor.texts import words
 from minimodel.messages import say
 
 CHECKS = (check_tie, check_sizes, check_rows, check_reachability, check_training)
-STYLES = {"ok": "green", "warning": "yellow", "problem": "bold red", "skipped": "dim"}
+STYLES = {"ok": "green", "info": "cyan", "warning": "yellow", "problem": "bold red",
+          "skipped": "dim"}
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Report:
         s = self.subject
         return {
             "path": str(s.files.path), "kind": s.files.kind, "note": s.files.note,
+            "source": s.roles.source,
             "embedding": {"name": s.roles.embedding, "shape": list(s.E.shape),
                           "found_by_shape": s.roles.by_shape},
             "head": {"name": s.roles.head_name, "stored": s.W is not None,
@@ -69,7 +71,7 @@ def diagnose(path: str | Path, tokenizer: str | Path | None = None) -> Report:
 
 # The reader's note on how the files were read (kept in English in --json) -> its message.
 NOTES = {"sharded safetensors": "sharded",
-         "pytorch_model.bin read with torch.load(weights_only=True)": "torch_load"}
+         "pytorch_model.bin read with torch.load(mmap=True, weights_only=True)": "torch_load"}
 
 
 def print_report(report: Report, lang: str = "en") -> None:
@@ -89,6 +91,7 @@ def print_report(report: Report, lang: str = "en") -> None:
                       kind=say(f"doctor.kind.{s.files.kind}", lang), note=escape(note),
                       embedding=escape(s.roles.embedding), shape=tuple(s.E.shape),
                       head=escape(head)), highlight=False)
+    console.print(say("doctor.source", lang, source=s.roles.source), highlight=False)
     table = Table(show_lines=True)
     for column in ("check", "status", "found", "why", "fix"):
         table.add_column(say(f"doctor.column.{column}", lang), overflow="fold")

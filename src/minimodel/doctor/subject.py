@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from minimodel.doctor.names import Roles, TieClaim, find_roles, tie_claims
+from minimodel.doctor.architecture import Architecture, describe
+from minimodel.doctor.names import (Roles, TieClaim, architecture_claim, find_roles,
+                                    roles_from_architecture, tie_claims)
 from minimodel.doctor.tensors import ModelFiles, open_model
 from minimodel.doctor.vocabulary import Vocabulary, find_tokenizer, read_vocabulary
 
@@ -23,6 +25,8 @@ class Subject:
     W: np.ndarray | None           # (V', d) the stored head, None when absent
     vocab: Vocabulary | None
     vocab_note: str | None         # why there is no vocabulary, when there is none
+    arch: Architecture | None = None  # what the installed transformers says (None: the table)
+    vocab_error: str | None = None  # the tokenizer beside the model could not be read: why
 
     @property
     def tied_claim(self) -> bool | None:
@@ -33,19 +37,34 @@ class Subject:
 def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
     """Open the model at ``path`` and its tokenizer (``tokenizer`` or the one beside it)."""
     files = open_model(path)
-    roles = find_roles(files.tensors, files.config)
     source = "minimodel config" if files.kind == "minimodel" else "config.json"
+    arch = describe(files.config, files.folder) if files.kind == "hf" else \
+        describe(files.config) if files.kind == "safetensors" else None
+    roles = roles_from_architecture(files.tensors, arch) if arch is not None else None
+    if roles is None:  # no transformers, or a file transformers would not load as this class
+        arch = None
+        roles = find_roles(files.tensors, files.config)
     claims = tie_claims(files.config, source)
+    if arch is not None and not roles.headless:
+        # transformers' own reading first; the written flags stay, to spot disagreements
+        first = architecture_claim(arch, source)
+        read = f"{source}: {arch.tie_flag}"  # the flag transformers reads is in ``first``
+        claims = [first] + [c for c in claims if not c.default and c.where != read]
     E = _as_float(files.read(roles.embedding))
     W = _as_float(files.read(roles.head)) if roles.head else None
-    vocab, note = None, None
+    vocab, note, error = None, None, None
     if tokenizer is not None:
         vocab = read_vocabulary(tokenizer)
     else:
         found, note = find_tokenizer(files.folder)
         if found is not None:
-            vocab = read_vocabulary(found)
-    return Subject(files, roles, claims, E, W, vocab, note)
+            try:
+                vocab = read_vocabulary(found)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                # a broken tokenizer beside a healthy model is a finding, not an abort
+                error = str(exc) if isinstance(exc, ValueError) else \
+                    f"{found} is not a tokenizer file the doctor can read ({exc!r})"
+    return Subject(files, roles, claims, E, W, vocab, note, arch, error)
 
 
 def _as_float(a: Any) -> np.ndarray:

@@ -3,6 +3,7 @@
 What ``minimodel doctor PATH`` accepts, and where the weights are then looked for:
 
     a minimodel run folder      DIR/model.safetensors (+ DIR/tokenizer.json, DIR/checkpoints/)
+    a minimodel checkpoint      DIR/checkpoints/step-N/ (its tokenizer is the run's, DIR/)
     a Hugging Face folder       DIR/config.json + model.safetensors, or the shards named by
                                 model.safetensors.index.json, or pytorch_model.bin(.index.json)
     a safetensors file          the file itself (a minimodel checkpoint when its metadata says so)
@@ -13,7 +14,10 @@ GPT-2-small folder costs its embedding matrix, not its 124 M parameters. NumPy h
 bfloat16, so a BF16 tensor is read as raw 16-bit words and widened: a bfloat16 number is the
 top half of a float32, so ``uint32(word) << 16`` viewed as float32 is its exact value.
 ``pytorch_model.bin`` is a pickle: it is read only with ``torch.load(weights_only=True)``
-(tensors, nothing executable), and only when torch is installed.
+(tensors, nothing executable), only when torch is installed, and memory-mapped
+(``mmap=True``): only the tensors a check reads are ever brought into memory. A tied model's
+``.bin`` lists the embedding under both names but stores its bytes once (one storage): the
+doctor checks that with :meth:`ModelFiles.shares_storage`.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ SAFETENSORS = "model.safetensors"
 BIN = "pytorch_model.bin"
 CONFIG = "config.json"
 MINIMODEL_META = "minimodel.config"
+CHECKPOINTS = "checkpoints"  # a run's checkpoint directories: RUN/checkpoints/step-N
 NUMPY_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16}
 
 
@@ -55,14 +60,22 @@ class ModelFiles:
     config: dict[str, Any]          # config.json, or a minimodel checkpoint's stored config
     tensors: dict[str, TensorInfo]
     metadata: dict[str, str] = field(default_factory=dict)
-    loaded: dict[str, np.ndarray] | None = None  # pytorch_model.bin: everything, once
+    loaded: dict[str, Any] | None = None  # pytorch_model.bin: torch tensors, memory-mapped
     note: str | None = None         # e.g. "read with torch.load(weights_only=True)"
 
     def read(self, name: str) -> np.ndarray:
         """Tensor ``name`` as a float32 (or float64) array, whatever its stored precision."""
         if self.loaded is not None:
-            return self.loaded[name]
+            tensor = self.loaded[name]
+            return tensor.float().numpy() if tensor.is_floating_point() else tensor.numpy()
         return read_tensor(self.tensors[name], name)
+
+    def shares_storage(self, a: str, b: str) -> bool:
+        """Are tensors ``a`` and ``b`` one block of bytes in the file (a pickle's shared storage)?"""
+        if self.loaded is None:
+            return False  # safetensors never shares: two names are two copies
+        return self.loaded[a].untyped_storage().data_ptr() == \
+            self.loaded[b].untyped_storage().data_ptr()
 
 
 def read_tensor(info: TensorInfo, name: str) -> np.ndarray:
@@ -116,10 +129,8 @@ def _index_safetensors(path: Path) -> tuple[dict[str, TensorInfo], dict[str, str
     return out, metadata
 
 
-def _load_bin(path: Path) -> dict[str, np.ndarray]:
-    raw = read_torch_bin(path)  # torch tensors, weights_only
-    return {k: v.float().numpy() if v.is_floating_point() else v.numpy()
-            for k, v in raw.items()}
+def _load_bin(path: Path) -> dict[str, Any]:
+    return read_torch_bin(path, mmap=True)  # torch tensors, weights_only, read when used
 
 
 def _hf_folder(folder: Path) -> ModelFiles:
@@ -140,12 +151,13 @@ def _hf_folder(folder: Path) -> ModelFiles:
         weight_map = read_json(folder / f"{BIN}.index.json", "shard index").get("weight_map")
         bins = [folder / s for s in sorted(set((weight_map or {}).values()))]
     if bins:
-        loaded: dict[str, np.ndarray] = {}
+        loaded: dict[str, Any] = {}
         for b in bins:
             loaded.update(_load_bin(b))
         tensors = {k: TensorInfo(bins[0], str(v.dtype), tuple(v.shape)) for k, v in loaded.items()}
         return ModelFiles(folder, folder, "hf", config, tensors, loaded=loaded,
-                          note="pytorch_model.bin read with torch.load(weights_only=True)")
+                          note="pytorch_model.bin read with torch.load(mmap=True, "
+                               "weights_only=True)")
     present = ", ".join(sorted(p.name for p in folder.iterdir())[:12]) or "nothing"
     raise ValueError(f"{folder} holds no model weights (looked for {SAFETENSORS}, its "
                      f".index.json shards, and {BIN}); it holds: {present}")
@@ -168,7 +180,11 @@ def open_model(path: str | Path) -> ModelFiles:
             config = json.loads(metadata[MINIMODEL_META])
         except json.JSONDecodeError:
             config = {}
-        return ModelFiles(path, weights.parent, "minimodel", config, tensors, metadata)
+        # RUN/checkpoints/step-N/model.safetensors: the tokenizer and corpus are the run's
+        folder = weights.parent
+        if folder.parent.name == CHECKPOINTS and not (folder / "tokenizer.json").is_file():
+            folder = folder.parent.parent
+        return ModelFiles(path, folder, "minimodel", config, tensors, metadata)
     config_path = weights.parent / CONFIG
     config = read_json(config_path, "model config") if config_path.is_file() else {}
     return ModelFiles(path, weights.parent, "safetensors", config, tensors, metadata)

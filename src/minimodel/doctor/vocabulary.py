@@ -13,17 +13,26 @@ plain data, without the ``tokenizers`` or ``transformers`` packages:
     added_tokens.json,            more added and special tokens, by id
       tokenizer_config.json
 
+Byte-level BPE vocabularies (GPT-2's, and every tokenizer.json with a ``ByteLevel``
+pre-tokenizer or decoder) write each byte as a printable character (``Ġ`` for the space,
+``Ī`` for byte 0x88). The doctor shows a token by its bytes instead, as minimodel's own
+tokenizers do (``' the'``, ``'\\x88'``), so one token reads the same in a minimodel run and in the
+Hugging Face folder exported from it.
+
 A SentencePiece model file (``spiece.model``, ``tokenizer.model``) alone is a protobuf that
 needs the sentencepiece package; the size checks then say the tokenizer was not read.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from minimodel._fileio import require_file
+from minimodel.data._pretokenize import token_str_to_bytes
+from minimodel.data._tokenizer_base import visible
 from minimodel.interop._files import read_json
 
 HF_FILES = ("tokenizer.json", "vocab.json", "vocab.txt")
@@ -38,6 +47,7 @@ class Vocabulary:
     tokens: dict[int, str]
     special: set[int] = field(default_factory=set)
     added: set[int] = field(default_factory=set)
+    byte_level: bool = False  # tokens are written in GPT-2's byte alphabet
 
     @property
     def size(self) -> int:
@@ -45,7 +55,14 @@ class Vocabulary:
         return max(self.tokens) + 1 if self.tokens else 0
 
     def text(self, i: int) -> str:
-        return self.tokens.get(int(i), "")
+        """Token ``i`` as text: its bytes, decoded where they are UTF-8 and ``\\xNN`` where not."""
+        token = self.tokens.get(int(i), "")
+        if self.byte_level and int(i) not in self.added:
+            try:
+                token = token_str_to_bytes(token).decode("utf-8", errors="backslashreplace")
+            except ValueError:  # not in the byte alphabet: shown as written
+                pass
+        return "".join(visible(ch) for ch in token)
 
 
 def find_tokenizer(folder: Path) -> tuple[Path | None, str | None]:
@@ -70,6 +87,14 @@ def read_vocabulary(path: str | Path) -> Vocabulary:
                              "vocab.txt)")
         path = found
     require_file(path, "tokenizer")
+    try:
+        return _read(path)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"{path} is not a tokenizer file the doctor can read (missing or "
+                         f"malformed entry: {exc!r})") from None
+
+
+def _read(path: Path) -> Vocabulary:
     if path.suffix == ".txt":
         lines = path.read_text(encoding="utf-8").splitlines()
         vocab = Vocabulary(path, {i: tok for i, tok in enumerate(lines)})
@@ -80,7 +105,8 @@ def read_vocabulary(path: str | Path) -> Vocabulary:
         if isinstance(data.get("model"), dict):
             vocab = _fast_vocabulary(path, data)
         elif all(isinstance(v, int) for v in data.values()):
-            vocab = Vocabulary(path, {int(i): tok for tok, i in data.items()})
+            vocab = Vocabulary(path, {int(i): tok for tok, i in data.items()},
+                               byte_level=(path.parent / "merges.txt").is_file())
         else:
             raise ValueError(f"{path} is neither a tokenizer.json nor a vocab.json (token -> id) "
                              "file")
@@ -94,7 +120,8 @@ def _fast_vocabulary(path: Path, data: dict[str, Any]) -> Vocabulary:
         tokens = {i: str(item[0]) for i, item in enumerate(raw)}
     else:
         tokens = {int(i): str(tok) for tok, i in raw.items()}
-    vocab = Vocabulary(path, tokens)
+    vocab = Vocabulary(path, tokens, byte_level="ByteLevel" in json.dumps(
+        [data.get("pre_tokenizer"), data.get("decoder")]))
     for entry in data.get("added_tokens") or []:
         _add(vocab, int(entry["id"]), str(entry.get("content", "")), bool(entry.get("special")))
     return vocab

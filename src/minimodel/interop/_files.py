@@ -18,6 +18,7 @@ import os
 import re
 import secrets
 import shutil
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -254,16 +255,28 @@ def _load_safetensors(path: Path, into: HFWeights) -> None:
     _read_tensors(path, raw, into)
 
 
-def read_torch_bin(path: Path) -> dict[str, Any]:
+def read_torch_bin(path: Path, mmap: bool = False) -> dict[str, Any]:
     """The tensors of a ``pytorch_model.bin`` (torch tensors by name), read with
-    ``weights_only=True``: any pickled object other than tensors is refused."""
+    ``weights_only=True``: any pickled object other than tensors is refused.
+
+    ``mmap=True`` maps the file instead of reading it: a tensor's bytes are read from disk
+    only when used, so a caller that needs two matrices of a 500 MB file pays for those two.
+    (Files in torch's legacy, non-zip format cannot be mapped and are read whole.)
+    """
     try:
         import torch  # heavy optional dependency: only for pytorch_model.bin
     except ImportError:
         raise ImportError(f"{path} is a PyTorch pickle and torch is not installed; install "
                           "torch, or convert the folder to model.safetensors") from None
     try:
-        raw = torch.load(str(path), map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch's notes on pickles are not the user's business
+            warnings.simplefilter("ignore")
+            try:
+                raw = torch.load(str(path), map_location="cpu", weights_only=True, mmap=mmap)
+            except RuntimeError:
+                if not mmap:
+                    raise
+                raw = torch.load(str(path), map_location="cpu", weights_only=True)
     except Exception as exc:
         raise ValueError(f"refusing to load {path}: it is not a plain tensor file ({exc})"
                          ) from None

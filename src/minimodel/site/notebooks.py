@@ -26,7 +26,7 @@ from minimodel.lab.output_check import compare, parse_mark
 from minimodel.messages import say
 
 _CODE_LINK = re.compile(r"\[(`[^`\]]+`|[^\]]+)\]\[minimodel(?:\.\w+)+\]")
-_LESSON_LINK = re.compile(r"\]\((\d\d-[\w-]+)\.md(#[\w-]*)?\)")
+_LESSON_LINK = re.compile(r"\]\(([a-z][\w-]*)\.md(#[\w-]*)?\)")   # another lesson: slug.md
 _ADMONITION = re.compile(r'^(!!!|\?\?\?\+?) (\w+)(?: "([^"]*)")?\n((?:(?:    .*)?\n)+)', re.M)
 _MAGIC = re.compile(r"^%%(\w+)\n")
 

@@ -156,6 +156,12 @@ def read(out_dir: Path) -> tuple[dict[str, Any], dict[str, Any], Path]:
     return _read_files(folder, accept_versions=(STATE_VERSION,)) + (folder / MODEL_FILE,)
 
 
+def read_step(folder: Path) -> tuple[dict[str, Any], dict[str, Any], Path]:
+    """(run info, optimizer state_dict, weights file) of one checkpoint directory
+    (``DIR/checkpoints/step-000400``), whichever checkpoint ``LATEST`` names."""
+    return _read_files(folder, accept_versions=(STATE_VERSION,)) + (folder / MODEL_FILE,)
+
+
 def _read_files(folder: Path, accept_versions: tuple[int, ...]
                 ) -> tuple[dict[str, Any], dict[str, Any]]:
     json_path, npz_path = folder / STATE_JSON, folder / STATE_NPZ
