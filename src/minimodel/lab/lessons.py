@@ -276,7 +276,7 @@ def without_output_blocks(text: str, lang: str = "en") -> str:
 
 
 def run_blocks(codes: list[str], figure_dir: Path | None = None,
-               timeout: float = 300.0) -> list[BlockRun]:
+               timeout: float = 900.0) -> list[BlockRun]:
     """Run code blocks in order in one fresh Python process; one :class:`BlockRun` each.
 
     Running stops at the first block that raises (the later ones are not run). Figures left
