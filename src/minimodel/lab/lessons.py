@@ -59,6 +59,7 @@ from minimodel.lab.output_check import OutputMark, compare, note, parse_mark
 from minimodel.messages import say
 
 LESSONS_DIR = Path(__file__).resolve().parent / "content" / "lessons"
+MIN_CODE_BLOCKS = 2       # a lesson's worked example runs: at least this many python blocks
 PATH_FILE = "path.yaml"                       # beside the lessons folder: the path's order
 _SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")   # starts with a letter: never a number
 LANGS = ("en", "es")
