@@ -40,7 +40,8 @@ def demo_lessons(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    """The site built from the lessons and the demo lesson (strict: any warning fails).
+    """The site built from the lessons and the demo lesson (strict: any warning fails, and so
+    does a lesson's numeric drift beyond its declared tolerance, as `docs build --strict`).
 
     Built once per test run: with pytest-xdist every worker asks for it, so the first one
     builds it in the folder the workers share (under a file lock) and the others read it.
@@ -55,6 +56,6 @@ def site(tmp_path_factory) -> Path:
             return Path(built.read_text(encoding="utf-8"))
         lessons = shared / "site-lessons"
         shutil.rmtree(lessons, ignore_errors=True)   # left by an earlier worker whose build failed
-        site = build(shared / "site", lessons_dir=lessons_with_demo(lessons))
+        site = build(shared / "site", lessons_dir=lessons_with_demo(lessons), drift_fails=True)
         built.write_text(str(site), encoding="utf-8")
         return site
