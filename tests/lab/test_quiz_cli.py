@@ -97,7 +97,7 @@ def test_export_json_contract(capsys):
 
 def test_export_markdown_in_spanish(capsys):
     code, out, _ = run(capsys, "quiz", "export", QUIZ_ID, "--lang", "es")
-    assert code == 0 and "## q-13-01 — Una consulta es un producto de matrices" in out
+    assert code == 0 and "## q-13-01 — Una indexación es un producto de matrices" in out
 
 
 def test_list_json(capsys):
