@@ -3,10 +3,12 @@ that has maths, a figure drawn by its code and an exercise, whatever the real le
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from minimodel.lab.lessons import LESSONS_DIR, path_file
 from minimodel.site.build import build
@@ -37,6 +39,23 @@ def demo_lessons(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory, demo_lessons) -> Path:
-    """The site built from the lessons and the demo lesson (strict: any warning fails)."""
-    return build(tmp_path_factory.mktemp("site"), lessons_dir=demo_lessons)
+def site(tmp_path_factory) -> Path:
+    """The site built from the lessons and the demo lesson (strict: any warning fails, and so
+    does a lesson's numeric drift beyond its declared tolerance, as `docs build --strict`).
+
+    Built once per test run: with pytest-xdist every worker asks for it, so the first one
+    builds it in the folder the workers share (under a file lock) and the others read it.
+    Building it is running every lesson in both languages, the costliest step of the suite.
+    """
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent               # every worker's base temp sits in this folder
+    with FileLock(str(shared / "site.lock")):
+        built = shared / "site-built.txt"
+        if built.is_file():
+            return Path(built.read_text(encoding="utf-8"))
+        lessons = shared / "site-lessons"
+        shutil.rmtree(lessons, ignore_errors=True)   # left by an earlier worker whose build failed
+        site = build(shared / "site", lessons_dir=lessons_with_demo(lessons), drift_fails=True)
+        built.write_text(str(site), encoding="utf-8")
+        return site

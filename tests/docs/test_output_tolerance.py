@@ -65,8 +65,10 @@ def test_a_mark_that_cannot_be_read_is_named(words):
         parse_mark(words)
 
 
-def _lesson(folder: Path, body: str, name: str = "01-demo.md") -> Path:
+def _lesson(folder: Path, body: str, name: str = "demo.md") -> Path:
+    """A one-lesson folder (with the path file beside it that lists the lesson)."""
     folder.mkdir(parents=True, exist_ok=True)
+    (folder.parent / "path.yaml").write_text(f"- {Path(name).stem}\n", encoding="utf-8")
     path = folder / name
     path.write_text('---\ntitle: "Demo"\nquiz: []\nbreaks: []\nexercises: []\n---\n\n# Demo\n\n'
                     + body, encoding="utf-8")
@@ -84,17 +86,17 @@ def test_numeric_drift_warns_a_learners_build_and_fails_a_strict_one(tmp_path):
     warnings: list[str] = []
     staged = stage(tmp_path / "docs", lessons_dir=lessons, on_drift=warnings.append)
     [warning] = warnings
-    assert "01-demo.md:11" in warning and "3.103 -> 3.084" in warning and "--strict" in warning
-    page = (staged / "lessons" / "01-demo.md").read_text(encoding="utf-8")
+    assert "demo.md:11" in warning and "3.103 -> 3.084" in warning and "--strict" in warning
+    page = (staged / "lessons" / "demo.md").read_text(encoding="utf-8")
     assert "```output\nloss 3.103" in page and "rtol=" not in page     # the mark is not shown
     assert say("lesson.drift_note", "en", tolerance="± 0.1 %") in page
-    with pytest.raises(LessonCodeError, match=r"(?s)drifted beyond.*01-demo\.md:11.*3\.084"):
+    with pytest.raises(LessonCodeError, match=r"(?s)drifted beyond.*demo\.md:11.*3\.084"):
         stage(tmp_path / "strict", lessons_dir=lessons, drift_fails=True)
 
 
 @pytest.mark.parametrize("code, expected", [
-    ("import numpy as np\nprint(np.zeros((8, 17)).shape)", r"01-demo\.md:11: .*\(8, 16\)"),
-    ("import numpy as np\nnp.zeros(3)[5]", r"01-demo\.md:11: the block raised IndexError"),
+    ("import numpy as np\nprint(np.zeros((8, 17)).shape)", r"demo\.md:11: .*\(8, 16\)"),
+    ("import numpy as np\nnp.zeros(3)[5]", r"demo\.md:11: the block raised IndexError"),
 ])
 def test_an_exception_or_a_changed_shape_fails_every_build(tmp_path, code, expected):
     lessons = tmp_path / "lessons"

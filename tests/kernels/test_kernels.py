@@ -199,7 +199,7 @@ SAMPLES: dict[str, Callable[[Any, Any], Case]] = {
 }
 
 # Kernels that are not autograd functions, each checked against its definition in its own file.
-CHECKED_IN = {"adamw": "test_adamw.py"}
+CHECKED_IN = {"adamw": "test_adamw.py", "batch_loss": "test_batch_split.py"}
 
 TOLERANCE = {np.float64: dict(rtol=1e-9, atol=1e-10), np.float32: dict(rtol=2e-4, atol=2e-5)}
 
@@ -275,7 +275,8 @@ def test_environment_variable_switches_kernels_off_for_a_process():
     import sys
 
     code = "import minimodel as mm; print(mm.active_kernels())"
-    for value, expected in (("0", "[]"), ("off", "[]"), ("1", "['adamw', 'add', 'cross_entropy'")):
+    on = "['adamw', 'add', 'batch_loss', 'cross_entropy'"
+    for value, expected in (("0", "[]"), ("off", "[]"), ("1", on)):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={**__import__("os").environ, "MINIMODEL_KERNELS": value},
                              check=True).stdout

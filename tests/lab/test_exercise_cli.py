@@ -135,12 +135,12 @@ def test_spanish_check_translates_case_names_labels_and_statuses(learner, capsys
     assert "varios bloques" in out and "several blocks" not in out
     assert "example 1" not in out and "hidden" not in out and " passed " not in out
     from minimodel.lab.i18n import case_label
-    assert case_label("float32, mask values", "es") == "float32, valores de máscara"
+    assert case_label("float32, mask at 0.5", "es") == "float32, máscara con 0,5"
     from minimodel.lab.exercises.cases import GENERATORS
     for gen in GENERATORS.values():  # every kind has its Spanish label
         for kind in gen.kinds:
             assert kind in ("float64", "float32") or case_label(kind, "es") != kind or \
-                kind in ("0-d", "3-d", "V > d", "V < d", "T=1"), kind
+                kind in ("0-d", "3-d", "V > d", "V < d", "T=1", "d=1"), kind
 
 
 def test_spanish_list_translates_statuses(learner, capsys):

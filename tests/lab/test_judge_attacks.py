@@ -286,27 +286,32 @@ def test_from_file_cannot_reach_progress_pycache_or_a_user_file(full):
         shutil.rmtree(home, ignore_errors=True)
 
 
-def test_the_cli_imports_every_module_it_needs_before_the_child_runs(tmp_path):
-    """No module of minimodel is imported after the child starts, so a .pyc planted by a
-    sandbox-less child cannot run in this check; and the child itself writes no bytecode."""
+@pytest.mark.parametrize("encoding,json_out", [("cp437", False), ("utf-8", True)])
+def test_the_cli_imports_no_module_at_all_after_the_child_runs(tmp_path, encoding, json_out):
+    """No module whatsoever (minimodel's, Rich's emoji table, a codec such as
+    encodings.cp437 ...) is imported after the child starts: without bubblewrap a solution
+    could have planted a file for it in a Python the learner owns. The child writes no
+    bytecode either."""
+    wrong = get_exercise("gelu-tanh").folder / "wrong" / "flattens.py"
     script = textwrap.dedent(f"""
         import sys
         from minimodel.cli import main
         from minimodel.lab.exercises import judge
         real, seen = judge.run_solution, {{}}
         def spy(*a, **k):
-            seen["before"] = {{m for m in sys.modules if m.startswith("minimodel")}}
+            seen["before"] = set(sys.modules)
             return real(*a, **k)
         judge.run_solution = spy
-        code = main(["exercise", "check", "gelu-tanh", "--file", {str(GELU_REF)!r}])
-        after = {{m for m in sys.modules if m.startswith("minimodel")}}
-        print("LATE", sorted(after - seen["before"]), code)
+        code = main(["exercise", "check", "gelu-tanh", "--file", {str(wrong)!r}]
+                    + (["--json"] if {json_out!r} else []))
+        print("LATE", sorted(set(sys.modules) - seen["before"]), code, file=sys.stderr)
     """)
-    env = {**os.environ, "MINIMODEL_LEARNER_DIR": str(tmp_path / "learner")}
+    env = {**os.environ, "MINIMODEL_LEARNER_DIR": str(tmp_path / "learner"),
+           "PYTHONIOENCODING": encoding}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=env, timeout=600)
-    late = [ln for ln in done.stdout.splitlines() if ln.startswith("LATE")]
-    assert late == ["LATE [] 0"], (done.stdout[-1500:], done.stderr[-1500:])
+                          env=env, timeout=600, encoding="utf-8", errors="replace")
+    late = [ln for ln in done.stderr.splitlines() if ln.startswith("LATE")]
+    assert late == ["LATE [] 1"], (done.stdout[-1500:], done.stderr[-1500:])
 
 
 def test_the_reference_is_compiled_from_verified_bytes_not_pycache(tmp_path, monkeypatch):

@@ -21,6 +21,18 @@ exercises: [embedding-lookup]
 ---
 
 # {title}
+
+```python
+x = 1
+```
+
+```python
+print(x)
+```
+
+```output
+1
+```
 """
 
 

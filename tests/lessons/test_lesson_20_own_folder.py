@@ -24,7 +24,7 @@ def test_lesson_20_leaves_the_learners_out_hf_untouched(tmp_path, lang):
         (export / name).write_text(text, encoding="utf-8")
     before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
 
-    text = find_lesson("20").path(lang).read_text(encoding="utf-8")
+    text = find_lesson("graduation").path(lang).read_text(encoding="utf-8")
     request = tmp_path.parent / f"request-{lang}.json"
     result = tmp_path.parent / f"result-{lang}.json"
     request.write_text(json.dumps({"codes": [b.code for b in code_blocks(text)],

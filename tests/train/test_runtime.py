@@ -113,7 +113,7 @@ print(json.dumps({"before": before, "after": after, "runtime_setters_called": ca
 
 def test_the_thread_count_does_not_change_what_is_trained(tiny_corpus, tmp_path):
     """--threads 1 runs the two halves of each batch one after the other, --threads 2 at the
-    same time (training/batch_split.py): the weights trained are the same bits. The batch
+    same time (kernels/batch_split.py): the weights trained are the same bits. The batch
     (12 x 128 tokens) is large enough to be cut in two.
 
     A claim about the split, so the runs use kernels even in CI's composites-only pass: the
@@ -121,7 +121,7 @@ def test_the_thread_count_does_not_change_what_is_trained(tiny_corpus, tmp_path)
     on an AMD EPYC splits the long sum of a weight-gradient product across its threads)."""
     from safetensors.numpy import load_file
 
-    from minimodel.training import batch_split
+    from minimodel.kernels import batch_split
 
     assert 12 * 128 >= batch_split.PARTS * batch_split.MIN_TOKENS_PER_PART
     trained = []

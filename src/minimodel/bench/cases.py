@@ -69,6 +69,10 @@ def case_step(b: Bench) -> dict[str, Any]:
         for v in b.variants:
             jobs.append((f"step {name} {v.label}", {**task, "impl": "minimodel"}, v))
             where.append((name, "minimodel", v.label))
+            if v.src:  # another checkout: its `minimodel train` step and its plain loop
+                jobs.append((f"step {name} {v.label}, plain loop",
+                             {**task, "impl": "minimodel-plain"}, v))
+                where.append((name, "minimodel", f"{v.label}, plain loop"))
         for impl in peers:
             jobs.append((f"step {name} {impl}", {**task, "impl": impl}, None))
             where.append((name, impl, impl))
@@ -91,12 +95,14 @@ def case_step(b: Bench) -> dict[str, Any]:
         "ms = median wall time of the timed steps after warm-up (with several rounds: the "
         "median of the round medians); x best peer = time / best peer's time; x minimodel = "
         "time / the first minimodel row's time (for 'kernels off' that is the off/on ratio). "
-        "minimodel runs the step of `minimodel train` (training.batch_split.loss_and_backward: "
-        "model.loss(idx, targets), the chunked tied head + loss, the batch's halves in two "
-        "threads with kernels on) with 2 BLAS threads; the 'minimodel' row is the library as a plain `import "
-        "minimodel` leaves the process (the target row), 'train's malloc tuning' adds the "
-        "glibc settings `minimodel train` applies to its own process; all implementations "
-        "start from the same weights (equal loss0).")
+        "minimodel runs the step of `minimodel train`, which is a learner's plain loop "
+        "(loss = model.loss(idx, targets); loss.backward(); opt.step(); opt.zero_grad(): "
+        "the chunked tied head + loss, the batch's halves in two threads by the kernel of "
+        "F.batch_loss with kernels on) with 2 BLAS threads; the 'minimodel' row is that loop "
+        "as a plain `import minimodel` leaves the process (a learner's own loop, the target "
+        "row), 'train's malloc tuning' adds the glibc settings `minimodel train` applies to "
+        "its own process (the main job's step); all implementations start from the same "
+        "weights (equal loss0).")
     for name, ratios in case["variant_ratios"].items():
         case["notes"].append(f"{name}: " + "; ".join(
             f"{label} / {primary.label}: {ratio:.2f}x" for label, ratio in ratios.items()))
@@ -315,6 +321,12 @@ def run_all(opts: Options) -> dict[str, Any]:
     options = {k: v for k, v in asdict(opts).items() if k != "log"}
     b.results["meta"] = {**machine.machine_info(), "command": opts.command, "options": options,
                          "peers": b.peers}
+    meta = b.results["meta"]
+    load = meta.get("loadavg_start") or [float("nan")]
+    opts.log(f"CPU: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores; load average "
+             f"{load[0]:.2f}")
+    opts.log(f"kernels picked: NumPy's {meta.get('blas_kernels', '?')}; torch: "
+             f"{meta.get('torch_kernels') or 'not installed'}")
     if opts.steps < 10 and not opts.quick:
         opts.log(f"note: --steps {opts.steps} < 10: the medians are a smoke run, not a "
                  "measurement")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import importlib.metadata
+import json
 import importlib.util
 import os
 import platform
@@ -46,6 +47,92 @@ def _cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+# AMD family 25 (0x19) model ranges -> core generation; a virtual machine often reports only
+# "AMD EPYC" as the model name, so the family and model numbers say which CPU it is.
+_AMD_CORES = {25: ((0x00, 0x0f, "Zen 3"), (0x10, 0x1f, "Zen 4"), (0x20, 0x5f, "Zen 3"),
+                   (0x60, 0xaf, "Zen 4")), 26: ((0x00, 0xff, "Zen 5"),)}
+_ISA_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile")
+
+
+def cpu_description() -> str:
+    """The CPU as /proc/cpuinfo gives it: model name, vendor family/model/stepping (with the
+    core generation for AMD), and the vector instruction sets BLAS kernels can use."""
+    fields: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if not line.strip():
+                    break  # the first processor is enough
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+    except OSError:
+        return _cpu_model()
+    try:
+        family, model = int(fields.get("cpu family", "")), int(fields.get("model", ""))
+    except ValueError:
+        return _cpu_model()
+    core = next((name for lo, hi, name in _AMD_CORES.get(family, ()) if lo <= model <= hi), "")
+    if "AMD" not in fields.get("vendor_id", "AMD"):
+        core = ""
+    flags = set(fields.get("flags", "").split())
+    isa = "/".join(f for f in _ISA_FLAGS if f in flags) or "no AVX2"
+    return (f"{_cpu_model()} (family {family} model {model} stepping "
+            f"{fields.get('stepping', '?')}{', ' + core if core else ''}; {isa})")
+
+
+def blas_kernels() -> str:
+    """The kernel set each BLAS loaded into this process picked at run time (threadpoolctl's
+    ``architecture``: OpenBLAS's DYNAMIC_ARCH choice, e.g. SkylakeX or Haswell)."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        import numpy  # noqa: F401  (threadpoolctl only sees a BLAS already loaded)
+
+        libs = [f"{i['internal_api']} {i.get('version') or ''} kernels "
+                f"{i.get('architecture') or '?'}, {i['num_threads']} threads"
+                for i in threadpool_info() if i.get("user_api") == "blas"]
+        return "; ".join(libs) or "none found"
+    except Exception as exc:  # noqa: BLE001 - best effort description
+        return f"unknown ({type(exc).__name__})"
+
+
+_TORCH_PROBE = """
+import json, torch
+with torch.no_grad():  # one small convolution: oneDNN prints the ISA it dispatches to
+    torch.nn.functional.conv2d(torch.randn(2, 16, 16, 16), torch.randn(16, 16, 3, 3))
+config = torch.__config__.show()
+mkl = [l.split("Math Kernel Library Version", 1)[1].split("-")[0].strip()
+       for l in config.splitlines() if "Math Kernel Library" in l]
+print("PROBE" + json.dumps({"capability": torch.backends.cpu.get_cpu_capability(),
+      "blas": [p.split("=", 1)[1] for p in config.replace(",", " ").split()
+               if p.startswith("BLAS_INFO=")][:1], "mkl": mkl[:1],
+      "onednn": torch.backends.mkldnn.is_available()}))
+"""
+
+
+def torch_kernels() -> str:
+    """What torch dispatches to on this CPU, from a child process (torch stays out of the
+    harness): its ATen CPU capability, its BLAS (MKL's version), and the ISA oneDNN picked
+    (``ONEDNN_VERBOSE``'s info line). Empty when torch is not installed."""
+    if _version("torch") == "not installed":
+        return ""
+    env = {**os.environ, "ONEDNN_VERBOSE": "1", "OMP_NUM_THREADS": "1"}
+    try:
+        done = subprocess.run([sys.executable, "-c", _TORCH_PROBE], capture_output=True,
+                              text=True, timeout=120, env=env)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unknown ({type(exc).__name__})"
+    probe = next((json.loads(line[5:]) for line in done.stdout.splitlines()
+                  if line.startswith("PROBE")), None)
+    if probe is None:
+        return f"unknown (probe exit {done.returncode})"
+    isa = next((line.split("isa:", 1)[1].strip() for line in done.stdout.splitlines()
+                if "info,cpu,isa:" in line), "not reported")
+    blas = (probe["blas"] or ["?"])[0] + (f" {probe['mkl'][0]}" if probe["mkl"] else "")
+    return (f"ATen CPU capability {probe['capability']}; BLAS {blas}; oneDNN "
+            f"{'ISA ' + isa if probe['onednn'] else 'not available'}")
 
 
 def _numpy_blas() -> str:
@@ -103,7 +190,8 @@ def machine_info() -> dict[str, Any]:
     except OSError:
         load = (float("nan"),) * 3
     return {
-        "cpu": _cpu_model(), "cores": os.cpu_count(), "mem_gib": _mem_total_gib(),
+        "cpu": cpu_description(), "cores": os.cpu_count(), "mem_gib": _mem_total_gib(),
+        "blas_kernels": blas_kernels(), "torch_kernels": torch_kernels(),
         "python": platform.python_version(), "platform": platform.platform(),
         "numpy": _version("numpy"), "torch": _version("torch"),
         "transformers": _version("transformers"), "numpy_blas": _numpy_blas(),

@@ -172,6 +172,8 @@ def markdown(results: dict[str, Any]) -> str:
         f"- Python {m['python']}, numpy {m['numpy']}, torch {m['torch']}, transformers "
         f"{m['transformers']} ({m['platform']})",
         f"- NumPy BLAS: {m['numpy_blas']}",
+        f"- kernels picked at run time: NumPy's {m.get('blas_kernels', '?')}; torch: "
+        f"{m.get('torch_kernels') or 'not installed'}",
         f"- minimodel measured: commit {m.get('minimodel_source', 'unknown')}",
         f"- threads: {opts['threads']} (OPENBLAS/OMP_NUM_THREADS in each worker's environment, "
         f"torch.set_num_threads in the peers); warm-up {opts['warmup']} steps, "

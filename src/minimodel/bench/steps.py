@@ -15,7 +15,8 @@ from typing import Any, Callable
 SEED = 0
 LR, WEIGHT_DECAY = 1e-3, 0.01
 # Step variants that run minimodel (the rest are PyTorch peers).
-MINIMODEL_IMPLS = ("minimodel", "minimodel-default", "masked", "full", "full-chunked")
+MINIMODEL_IMPLS = ("minimodel", "minimodel-default", "minimodel-plain", "masked", "full",
+                   "full-chunked")
 
 
 # --------------------------------------------------------------------------- process setup
@@ -83,9 +84,10 @@ def gpt_loss(model, x, y):
 
 
 def loss_and_backward(model, x, y) -> float:
-    """Loss and gradients as ``minimodel train`` computes them
-    (``training.batch_split.loss_and_backward``: the batch's halves in two threads with kernels
-    on); an older checkout split the batch inside the model call instead."""
+    """Loss and gradients as ``minimodel train`` and a learner's own loop compute them:
+    ``model.loss(x, y)`` then ``backward()`` (the batch's halves in two threads with kernels
+    on: the kernel of ``F.batch_loss``). Older checkouts split the batch in
+    ``training.batch_split.loss_and_backward`` instead."""
     try:
         from minimodel.training.batch_split import loss_and_backward as train_loss_and_backward
     except ImportError:
@@ -98,16 +100,18 @@ def loss_and_backward(model, x, y) -> float:
 def build_step(impl: str, shape) -> tuple[Callable[[], float], dict[str, Any]]:
     """A closure running one training step (forward, backward, AdamW, zero_grad) -> loss."""
     x, y = batch(shape)
-    if impl in ("minimodel", "minimodel-default"):
+    if impl in ("minimodel", "minimodel-default", "minimodel-plain"):
         from minimodel import optim
 
         model = minimodel_gpt(shape)
         opt = optim.AdamW(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
         # "minimodel-default": the plain `logits, loss = model(x, y)` a learner writes (the
         # logits are made, as torch's are); "minimodel": what `minimodel train` runs.
+        # "minimodel-plain": the two lines `loss = model.loss(x, y); loss.backward()` in any
+        # checkout (in older ones `minimodel train` split the batch outside them).
         def loss_of() -> float:
-            if impl == "minimodel-default":
-                loss = model(x, y)[1]
+            if impl in ("minimodel-default", "minimodel-plain"):
+                loss = model(x, y)[1] if impl == "minimodel-default" else gpt_loss(model, x, y)
                 loss.backward()
                 return float(loss.item())
             return loss_and_backward(model, x, y)

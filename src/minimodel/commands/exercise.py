@@ -118,12 +118,12 @@ def timeout_seconds(text: str) -> float:
 
 def cmd_check(args) -> int:
     from minimodel.lab.exercises import check_solution
-    from minimodel.lab.exercises.display import print_result
+    from minimodel.lab.exercises.display import print_result, rehearse
     from minimodel.lab.exercise_progress import record_check
     # Everything this command uses after the judge is imported now, before the solution runs
-    # (without full isolation a solution could otherwise plant a __pycache__ file for it).
-    import rich.markup  # noqa: F401 - print_result's
-    import rich.table  # noqa: F401 - print_result's
+    # (without full isolation a solution could otherwise plant a file to be imported then):
+    # showing a made-up result of every kind imports whatever showing one needs.
+    rehearse(args.lang)
 
     from minimodel._console import Console
     from minimodel.lab.progress import Progress

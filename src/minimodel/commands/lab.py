@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, USAGE, guarded
+from minimodel.commands._lab_authoring import register_authoring
 from minimodel.commands._lab_lessons import register_check_lessons
 from minimodel.commands._lab_notebook import register_notebook
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, status_label
@@ -269,7 +270,7 @@ def _learner(p: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers) -> None:
-    """Add ``minimodel lab next|done|status|validate|rehash``."""
+    """Add ``minimodel lab next|done|status|validate|rehash|notebook|new|sync``."""
     from minimodel.lab.overview import SECTIONS
 
     fmt = argparse.RawDescriptionHelpFormatter
@@ -367,4 +368,5 @@ def register(subparsers) -> None:
     p.set_defaults(func=guarded(cmd_rehash))
 
     register_notebook(sub)   # minimodel lab notebook (commands/_lab_notebook.py)
+    register_authoring(sub)  # minimodel lab new|sync (commands/_lab_authoring.py)
     register_check_lessons(sub)   # minimodel lab check-lessons (commands/_lab_lessons.py)

@@ -15,6 +15,7 @@ Files, by family:
     activations.py    softmax, log_softmax, log_sigmoid, gelu, dropout
     normalization.py  layer_norm
     losses.py         cross_entropy, linear_cross_entropy      (the head's loss, tied or not)
+                      batch_loss                               (a model's loss over a batch)
                       negative_sampling_loss                   (word2vec's cheap objective)
     attention.py      scaled_dot_product_attention, self_attention, causal_mask
     tensors.py        where, masked_fill, concatenate, stack, split
@@ -25,12 +26,12 @@ from minimodel.functional.attention import (causal_mask, merge_heads,
                                             scaled_dot_product_attention, self_attention,
                                             split_heads)
 from minimodel.functional.linear import linear
-from minimodel.functional.losses import (IGNORE_INDEX, cross_entropy, linear_cross_entropy,
-                                        negative_sampling_loss)
+from minimodel.functional.losses import (IGNORE_INDEX, batch_loss, cross_entropy,
+                                        linear_cross_entropy, negative_sampling_loss)
 from minimodel.functional.normalization import layer_norm
 from minimodel.functional.tensors import concatenate, masked_fill, split, stack, where
 
 __all__ = ["linear", "softmax", "log_softmax", "log_sigmoid", "gelu", "dropout", "layer_norm",
-           "cross_entropy", "linear_cross_entropy", "negative_sampling_loss", "IGNORE_INDEX", "causal_mask",
+           "cross_entropy", "linear_cross_entropy", "batch_loss", "negative_sampling_loss", "IGNORE_INDEX", "causal_mask",
            "split_heads", "merge_heads", "scaled_dot_product_attention", "self_attention",
            "where", "masked_fill", "concatenate", "stack", "split"]

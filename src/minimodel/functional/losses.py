@@ -3,7 +3,7 @@ negative-sampling loss."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -126,3 +126,24 @@ def negative_sampling_loss(h: Tensor, rows: Tensor) -> Tensor:
     signs = np.full(rows.shape[1], -1.0, dtype=scores.dtype)
     signs[0] = 1.0  # the true word is pushed up, the noise words down
     return -log_sigmoid(scores * signs).sum(axis=1).mean()
+
+
+@replaceable
+def batch_loss(loss_of: Callable[[Any, Any], Tensor], inputs: Any, targets: Any) -> Tensor:
+    r"""A model's mean loss over a batch: ``loss_of(inputs, targets)``, nothing more.
+
+    ``loss_of`` is a model's loss (say ``GPT.loss_of_rows``): the mean of a per-target loss
+    over the batch's labelled targets (those that are not ``IGNORE_INDEX``), where the rows of
+    ``inputs`` and ``targets`` are independent examples. The definition is the call itself; it
+    has a name so that a kernel may compute the same mean in parts. Cut the rows into parts k,
+    with n_k labelled targets and mean loss L_k each:
+
+        L = (1/n) sum_i l_i = sum_k (n_k / n) L_k,      n = sum_k n_k
+        dL/dp = sum_k (n_k / n) dL_k/dp                  (for every parameter p)
+
+    Example: 3 labelled targets with losses 1, 2, 3 -> L = 2; parts {1, 2} and {3}:
+    (2/3) * 1.5 + (1/3) * 3 = 2. The parts share nothing until those sums, so they can run at
+    the same time (``kernels/batch_split.py``: one part per core).
+    """
+    return loss_of(inputs, targets)
+

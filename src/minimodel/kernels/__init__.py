@@ -19,9 +19,9 @@ shapes, tied inputs, ignored labels), and refuses a kernel it has no check for.
                        F.linear_cross_entropy    logits in row chunks, never (N, V)
     attention.py       F.self_attention          heads, scale, mask and softmax in one node
     adamw.py           optim.adamw               fused in place, two threads
+    batch_split.py     F.batch_loss              the batch's two halves in two threads
 
-and the two devices they share, which nothing outside this package uses except the batch
-split of a training step (also only with kernels on):
+and the two devices they share, which nothing outside this package uses:
 
     buffers.py         memory reused across steps instead of page-faulted afresh
     threads.py         jobs in threads, one per core, with the BLAS threads shared out
@@ -30,8 +30,8 @@ The on/off switch is :func:`minimodel.dispatch.kernels` (``mm.kernels(False)``) 
 ``MINIMODEL_KERNELS=0``: with kernels off, nothing in this package runs.
 """
 
-from minimodel.kernels import (activations, adamw, attention, elementwise, linear, losses,
-                               normalization)
+from minimodel.kernels import (activations, adamw, attention, batch_split, elementwise, linear,
+                               losses, normalization)
 
-__all__ = ["activations", "adamw", "attention", "elementwise", "linear", "losses",
+__all__ = ["activations", "adamw", "attention", "batch_split", "elementwise", "linear", "losses",
            "normalization"]

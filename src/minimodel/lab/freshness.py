@@ -29,7 +29,8 @@ from minimodel._fileio import atomic_write_text
 from minimodel.lab.i18n import LANGS
 from minimodel.lab.items import Item
 from minimodel.lab.items import texts as item_texts
-from minimodel.lab.lessons import FRONT_MATTER, LESSONS_DIR, load_lessons, split_front_matter
+from minimodel.lab.lessons import (FRONT_MATTER, LESSONS_DIR, MIN_CODE_BLOCKS, code_blocks,
+                                   load_lessons, split_front_matter)
 from minimodel.messages import say
 
 HASH_LEN = 12
@@ -157,13 +158,24 @@ def rehash(items: list[Item], item_id: str, keys: list[str] | None = None,
 
 
 def lesson_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
-    """Lessons without a Spanish twin, or whose twin links other items."""
+    """Lessons without a Spanish twin, whose twin links other items or runs a different number
+    of ``python`` blocks, or with fewer than :data:`MIN_CODE_BLOCKS` (a lesson's worked example
+    runs, in each language)."""
     problems = []
     for lesson in load_lessons(lessons_dir):
         twin = lesson.path("es", lessons_dir)
+        english = len(code_blocks(lesson.path("en", lessons_dir).read_text(encoding="utf-8")))
+        if english < MIN_CODE_BLOCKS:
+            problems.append(f"lesson {lesson.stem}: {lesson.stem}.md has {english} python "
+                            f"block(s); a lesson runs its worked example in at least "
+                            f"{MIN_CODE_BLOCKS} (```python blocks, each with its ```output)")
         if not twin.is_file():
             problems.append(f"lesson {lesson.stem}: {twin.name} is missing; write the Spanish")
             continue
+        spanish = len(code_blocks(twin.read_text(encoding="utf-8")))
+        if spanish != english:
+            problems.append(f"lesson {lesson.stem}: {twin.name} has {spanish} python block(s), "
+                            f"the English has {english}; the twins run the same code")
         meta, _ = split_front_matter(twin.read_text(encoding="utf-8"))
         for key in FRONT_MATTER.values():
             if list(meta.get(key) or []) != getattr(lesson, key):

@@ -34,7 +34,7 @@ def case_status_label(status: str, lang: str) -> str:
 
 
 def case_label(label: str, lang: str) -> str:
-    """A generated case label ("float32, mask values") in ``lang``, part by part: the
+    """A generated case label ("float32, mask at 0.5") in ``lang``, part by part: the
     catalogue's, or the label an exercise declares for its own kind (``cases.labels``)."""
     from minimodel.lab.exercises.declared import LABELS
 

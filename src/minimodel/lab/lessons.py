@@ -59,6 +59,7 @@ from minimodel.lab.output_check import OutputMark, compare, note, parse_mark
 from minimodel.messages import say
 
 LESSONS_DIR = Path(__file__).resolve().parent / "content" / "lessons"
+MIN_CODE_BLOCKS = 2       # a lesson's worked example runs: at least this many python blocks
 PATH_FILE = "path.yaml"                       # beside the lessons folder: the path's order
 _SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")   # starts with a letter: never a number
 LANGS = ("en", "es")
@@ -275,7 +276,7 @@ def without_output_blocks(text: str, lang: str = "en") -> str:
 
 
 def run_blocks(codes: list[str], figure_dir: Path | None = None,
-               timeout: float = 300.0) -> list[BlockRun]:
+               timeout: float = 900.0) -> list[BlockRun]:
     """Run code blocks in order in one fresh Python process; one :class:`BlockRun` each.
 
     Running stops at the first block that raises (the later ones are not run). Figures left

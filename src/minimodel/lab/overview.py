@@ -59,8 +59,8 @@ def status(learner_dir: str | None = None, lang: str = DEFAULT_LANG) -> dict[str
 # What each section's validation does, shown while it runs (the breaks take ~10-40 s).
 VALIDATE_STEPS = {
     "quiz": "schema, answers and labelled answers of every quiz file",
-    "links": "the path file against the lesson files, and every lesson's links to its "
-             "questions, breaks and exercises, both ways",
+    "links": "the path file against the lesson files, every lesson's links to its questions, "
+             "breaks and exercises, both ways, and no TODO left",
     "translations": "both languages present and made from the current English",
     "exercises": "judging every reference, alternative and known-wrong solution",
     "breaks": "applying every bug patch to the current library, running experiments and checks",
@@ -76,10 +76,11 @@ def _quiz() -> list[str]:
 
 
 def _links() -> list[str]:
+    from minimodel.lab.authoring import todo_problems
     from minimodel.lab.items import link_problems
     from minimodel.lab.lessons import path_problems
 
-    return path_problems() + link_problems()
+    return path_problems() + link_problems() + todo_problems()
 
 
 def _translations() -> list[str]:
@@ -92,7 +93,25 @@ def _translations() -> list[str]:
 def _exercises() -> list[str]:
     from minimodel.lab.exercises import validate_all
 
-    return [str(p) for p in validate_all()]
+    return case_label_problems() + [str(p) for p in validate_all()]
+
+
+def case_label_problems() -> list[str]:
+    """Every hidden case kind an exercise uses has a Spanish label: the catalogue's
+    (``case_label.*`` in messages.yaml, shared generators) or the exercise's own
+    (``cases.labels.es``, declared inputs)."""
+    from minimodel.lab.exercises.cases import generator_kinds
+    from minimodel.lab.exercises.declared import LABELS, NEUTRAL_KINDS
+    from minimodel.lab.exercises.registry import all_exercises
+    from minimodel.messages import catalogue
+
+    exercises = all_exercises()       # parsing them registers their declared labels
+    known = set(catalogue()) | {f"case_label.{kind}" for kind, labels in LABELS.items()
+                                if "es" in labels}
+    return [f"exercise {ex.id}: the case kind {kind!r} has no Spanish label; add it to "
+            f"case_label in src/minimodel/messages.yaml ({kind}: {{en: ..., es: ...}})"
+            for ex in exercises for kind in generator_kinds(ex.cases["generator"])
+            if kind not in NEUTRAL_KINDS and f"case_label.{kind}" not in known]
 
 
 def _breaks() -> list[str]:

@@ -19,17 +19,17 @@ limits (``preexec``), what a timeout means for its verdict.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import threading
 import time
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-MAX_CHARS = 4 * 1024 * 1024  # per stream; a runaway print keeps only its tail
+MAX_CHARS = 4 * 1024 * 1024  # bytes per stream; a runaway print keeps only its tail
 
 # One BLAS thread: the children are small and run on busy machines (see minimodel.runtime).
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -70,28 +70,48 @@ def kill_group(pid: int) -> None:
 
 
 class _Capture:
-    """Reads one pipe in a thread, keeping the last ``limit`` characters."""
+    """Reads one pipe in a thread, keeping the last ``limit`` BYTES (a 2 GiB line printed
+    without a newline is cut too: the tail is by bytes, not by lines). Memory stays below
+    about twice ``limit`` whatever the child prints."""
+
+    CHUNK = 64 * 1024
 
     def __init__(self, stream, limit: int, on_line: Callable[[str], None] | None) -> None:
-        self.lines: deque[str] = deque()
-        self.size, self.limit, self.truncated = 0, limit, False
+        self.tail = bytearray()
+        self.limit, self.truncated = limit, False
         self._stream, self._on_line = stream, on_line
+        self._pending = bytearray()  # the current line, for on_line (capped at limit too)
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
     def _read(self) -> None:
-        for line in self._stream:
-            self.lines.append(line)
-            self.size += len(line)
-            while self.size > self.limit and len(self.lines) > 1:
-                self.size -= len(self.lines.popleft())
+        fd = self._stream.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, self.CHUNK)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.tail += chunk
+            if len(self.tail) > self.limit:
+                del self.tail[:len(self.tail) - self.limit]
                 self.truncated = True
             if self._on_line is not None:
-                self._on_line(line.rstrip("\n"))
+                self._lines(chunk)
+        if self._on_line is not None and self._pending:
+            self._on_line(self._pending.decode("utf-8", "replace"))
         self._stream.close()
 
+    def _lines(self, chunk: bytes) -> None:
+        self._pending += chunk
+        *lines, rest = self._pending.split(b"\n")
+        for line in lines:
+            self._on_line(line.decode("utf-8", "replace"))
+        self._pending = bytearray(rest[-self.limit:])
+
     def text(self) -> str:
-        return "".join(self.lines)
+        return self.tail.decode("utf-8", "replace")
 
 
 def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | None = None,
@@ -101,6 +121,8 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
               preexec: Callable[[], None] | None = None,
               max_chars: int = MAX_CHARS, pass_fds: Sequence[int] = (),
               on_start: Callable[[], None] | None = None,
+              on_pid: Callable[[int], None] | None = None,
+              spawn_lock: "threading.Lock | None" = None,
               clock_start: Callable[[], float | None] | None = None,
               startup_timeout: float = 0.0) -> ChildResult:
     """Run ``argv`` in its own process group, wait at most ``timeout`` seconds, return what it
@@ -117,16 +139,21 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
         max_chars: how much of each stream to keep (the end of it).
         pass_fds: descriptors the child inherits (e.g. a report pipe).
         on_start: called once the child has started (e.g. to close our copy of a pipe end).
+        on_pid: called with the child's pid right after it started, under ``spawn_lock``
+            (the judge keeps a list of its running children).
         clock_start: when given, ``timeout`` counts from the ``time.monotonic()`` it returns
             (None: not yet; the child is still starting, allowed ``startup_timeout``
             seconds). The judge starts the clock when its harness has imported torch.
     """
     start = time.monotonic()
-    proc = subprocess.Popen(
-        list(map(str, argv)), cwd=Path(cwd) if cwd is not None else None, env=env,
-        stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-        errors="replace", start_new_session=True, preexec_fn=preexec, pass_fds=tuple(pass_fds))
+    with spawn_lock or contextlib.nullcontext():
+        proc = subprocess.Popen(
+            list(map(str, argv)), cwd=Path(cwd) if cwd is not None else None, env=env,
+            stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            preexec_fn=preexec, pass_fds=tuple(pass_fds))
+        if on_pid is not None:
+            on_pid(proc.pid)
     if on_start is not None:
         on_start()
     out = _Capture(proc.stdout, max_chars, on_line)
@@ -159,7 +186,7 @@ def run_child(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike | N
 
 def _feed(stdin, text: str) -> None:
     try:
-        stdin.write(text)
+        stdin.write(text.encode("utf-8"))
         stdin.close()
     except (BrokenPipeError, OSError):
         pass  # the child exited without reading everything

@@ -90,11 +90,16 @@ class CBOW(LanguageModel):
 
     def loss(self, contexts: Any, targets: Any, negatives: Any = None) -> Tensor:
         """The loss without the (N, V) logits: the full softmax's (``lm_head.loss``) or, with
-        ``negatives`` (N, K) noise word ids, the negative-sampling loss."""
-        h = self.context_vectors(contexts)  # (N, d)
+        ``negatives`` (N, K) noise word ids, the negative-sampling loss. The full softmax's
+        is :meth:`loss_of_rows` over the batch (``F.batch_loss``, whose kernel may run its
+        two halves at once)."""
         if negatives is not None:
-            return self.negative_sampling_loss(h, targets, negatives)
-        return self.lm_head.loss(h, targets)
+            return self.negative_sampling_loss(self.context_vectors(contexts), targets, negatives)
+        return F.batch_loss(self.loss_of_rows, contexts, targets)
+
+    def loss_of_rows(self, contexts: Any, targets: Any) -> Tensor:
+        """Context vectors h (N, d) -> ``lm_head.loss(h, targets)``, the full softmax's loss."""
+        return self.lm_head.loss(self.context_vectors(contexts), targets)
 
     def context_vectors(self, contexts: Any) -> Tensor:
         """h (N, d): the mean of the input vectors of each example's 2w context words."""

@@ -130,12 +130,15 @@ class GPT(LanguageModel):
         return logits, loss
 
     def loss(self, idx: Any, targets: Any) -> Tensor:
-        """The mean next-token cross-entropy of ``model(idx, targets)``, without the logits.
+        """The mean next-token cross-entropy of ``model(idx, targets)``, without the logits:
+        :meth:`loss_of_rows` over the batch (``F.batch_loss`` is that call; its kernel runs
+        the two halves of a large batch at the same time, one per core)."""
+        return F.batch_loss(self.loss_of_rows, idx, targets)
 
-        ids (B, T) -> hidden states h (B, T, d) -> ``lm_head.loss(h, targets)``
+    def loss_of_rows(self, idx: Any, targets: Any) -> Tensor:
+        """ids (B, T) -> hidden states h (B, T, d) -> ``lm_head.loss(h, targets)``
         (``F.linear_cross_entropy``, whose kernel runs the head and the loss in row chunks and
-        never holds the (B*T, V) logits).
-        """
+        never holds the (B*T, V) logits)."""
         return self.lm_head.loss(self.hidden_states(idx), targets)
 
     # ------------------------------------------------------------------ generation

@@ -156,7 +156,12 @@ class MaskedLM(LanguageModel):
         return logits, F.cross_entropy(logits, targets)
 
     def loss(self, idx: Any, labels: Any) -> Tensor:
-        """The loss of ``model(idx, labels)`` without the (M, V) logits (``lm_head.loss``)."""
+        """The loss of ``model(idx, labels)`` without the (M, V) logits: :meth:`loss_of_rows`
+        over the batch (``F.batch_loss``, whose kernel may run its two halves at once)."""
+        return F.batch_loss(self.loss_of_rows, idx, labels)
+
+    def loss_of_rows(self, idx: Any, labels: Any) -> Tensor:
+        """The M labelled positions' rows of h -> ``lm_head.loss`` (no (M, V) logits kept)."""
         rows, targets = self._labelled_rows(self.hidden_states(idx), labels)
         return self.lm_head.loss(rows, targets)
 

@@ -54,7 +54,8 @@ def nav(lessons: list[Lesson]) -> list[Any]:
                  {"Breaks": [f"lab/breaks/{b['id']}.md" for b in list_breaks()]},
                  {"Exercises": [f"lab/exercises/{e['id']}.md" for e in list_exercises()]}]},
         {"Results": ["measured.md", "results.md"]},
-        {"Engine": ["architecture.md", "interop.md", "judge.md", "doctor.md", "explorer.md"]},
+        {"Engine": ["architecture.md", "interop.md", "judge.md", "doctor.md", "explorer.md",
+                    "authoring.md"]},
         {"Reference": [f"reference/{stem}.md" for stem in REFERENCE]},
     ]
 

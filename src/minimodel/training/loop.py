@@ -5,7 +5,7 @@ One step::
     x, y   = task.sample(batch_rng)                    # (B, T) ids / targets
     loss   = model.loss(x, y)                          # mean cross-entropy, nats/token
     loss.backward();  clip_grad_norm(params, c)        # global L2 norm <= c
-                                                       # (both: batch_split.loss_and_backward)
+                                                       # (model.loss: F.batch_loss, two halves at once with kernels on)
     lr_t   = cosine_with_warmup(t, lr, warmup, steps, min_lr)
     AdamW step with weight decay on matrices only      # nanoGPT grouping: ndim >= 2
 
@@ -39,7 +39,6 @@ from minimodel.diagnostics import effective_rank
 from minimodel.labels import IGNORE_INDEX
 from minimodel.optim import AdamW, clip_grad_norm, cosine_with_warmup
 from minimodel.training import checkpoint
-from minimodel.training.batch_split import loss_and_backward
 from minimodel.training import run_files as rf
 from minimodel.training.config import DEFAULTS, TrainConfig
 from minimodel.training.report import PlainReporter, SilentReporter
@@ -176,8 +175,10 @@ class Trainer:
     def train_step(self, batch: tuple[np.ndarray, ...]) -> float:
         x, y, *extra = batch  # extra: CBOW's noise words with --negative
         self.model.train()
-        # model.loss(x, y) then backward(); the batch's halves in two threads with kernels on
-        loss = loss_and_backward(self.model, x, y, *extra)
+        # With kernels on, model.loss runs the batch's halves in two threads (F.batch_loss)
+        loss_tensor = self.model.loss(x, y, *extra)
+        loss_tensor.backward()
+        loss = float(loss_tensor.data)
         if self.cfg.grad_clip > 0:
             clip_grad_norm(self.params, self.cfg.grad_clip)
         lr = self.lr_at(self.step)

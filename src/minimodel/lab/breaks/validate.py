@@ -120,6 +120,18 @@ def validate_break(brk: Break, package_dir: Path | None = None) -> list[str]:
         return problems + _patch_command_problems(ws, where, package_dir)
 
 
+def _no_verdict(brk: Break, run: ScriptRun) -> str:
+    """Why a check script printed no PASS/FAIL line, with the fix: the usual authoring slip
+    is a script that never calls ``checks.finish()``, which runs the invariants and prints
+    the verdicts (it then ends quietly with exit code 0: nothing crashed)."""
+    script = brk.path("check")
+    if ".finish()" not in script.read_text(encoding="utf-8"):
+        return (f"{script.name} never calls checks.finish(), so its invariants never ran and "
+                "it printed no PASS/FAIL line; end the script with the footer\n\n"
+                "    if __name__ == \"__main__\":\n        checks.finish()\n")
+    return f"{script.name} printed no PASS/FAIL line ({_tail(run)})"
+
+
 def _seed(run: ScriptRun) -> str:
     return f" (seed {run.seed}: `minimodel break check --seed {run.seed}` replays it)"
 
@@ -128,8 +140,7 @@ def _declared_failures(brk: Break, broken: ScriptRun) -> list[str]:
     """Exactly the invariants in ``fails_under_bug`` fail on the broken workspace."""
     where = f"break {brk.id}"
     if not broken.checks:
-        return [f"{where}: the invariants on the broken workspace printed no PASS/FAIL line "
-                f"({_tail(broken)})"]
+        return [f"{where}: on the broken workspace, {_no_verdict(brk, broken)}"]
     ids = [c["id"] for c in broken.checks]
     problems = [f"{where}: fails_under_bug names {name!r}, which is not one of its invariants "
                 f"{ids}" for name in brk.fails_under_bug if name not in ids]
@@ -158,6 +169,8 @@ def _fake_rejected(brk: Break, ws: Workspace, name: str) -> list[str]:
     checked = run_script(ws.root, brk.path("check"), "en", brk.timeout)
     if is_fixed(checked):
         problems.append(f"{where}: the invariants ACCEPT this fake fix{_seed(checked)}")
+    elif not checked.checks:
+        problems.append(f"{where}: {_no_verdict(brk, checked)}")
     elif not any(not c["ok"] for c in checked.checks):
         problems.append(f"{where}: the invariants crashed instead of failing ({_tail(checked)})")
     story = run_script(ws.root, brk.path("experiment"), "en", brk.timeout)

@@ -10,15 +10,20 @@ It does not import minimodel (the package is out of sight in the sandbox). What 
    solution;
 2. load the solution as a real module named ``solution`` (a UTF-8 BOM is fine; postponed
    annotations resolve against it), and call its function on each case's inputs;
-3. write each case's outputs as plain arrays (``.npz``), which the judge reads with
-   ``allow_pickle=False`` and compares in its own process.
+3. send each case's outputs back as plain arrays (the ``.npy`` format, uncompressed), which
+   the judge checks against the shape and dtype it expects before it reads a byte of data.
 
-Events go to the judge as JSON lines through an inherited pipe.
+Everything goes to the judge through one inherited pipe, as frames: a 4-byte big-endian
+length, then ``J`` and a JSON event, or ``A`` and one ``.npy`` array. An output whose shape or
+dtype is not the one expected is sent as its header alone (the judge reports the mismatch
+from it); the judge refuses anything else (see ``sandbox._Channel``).
 """
 
 import faulthandler
+import io
 import json
 import os
+import struct
 import sys
 import traceback
 import types
@@ -29,6 +34,20 @@ def to_array(value, np):
     if hasattr(value, "detach") and hasattr(value, "numpy"):
         value = value.detach().cpu().numpy()
     return np.asarray(value)
+
+
+def npy_bytes(array, expect, np):
+    """``array`` in the ``.npy`` format; only its header when its shape or dtype is not the
+    ``expect``-ed ``[shape, dtype]`` (a 0-d result may have any numeric dtype)."""
+    fits = list(array.shape) == expect[0] and (
+        array.dtype.str == expect[1] or array.ndim == 0)
+    buffer = io.BytesIO()
+    if fits:
+        np.lib.format.write_array(buffer, array, allow_pickle=False)
+    else:
+        np.lib.format.write_array_header_2_0(
+            buffer, np.lib.format.header_data_from_array_1_0(array))
+    return buffer.getvalue()
 
 
 def short_tb(exc, shown_as):
@@ -52,8 +71,13 @@ def main():
     with open(sys.argv[1], encoding="utf-8") as fh:
         cfg = json.load(fh)
 
+    def send(kind, payload):
+        data = struct.pack(">I", len(payload) + 1) + kind + payload
+        while data:
+            data = data[os.write(cfg["channel_fd"], data):]
+
     def emit(**event):
-        os.write(cfg["channel_fd"], (json.dumps(event) + "\n").encode())
+        send(b"J", json.dumps(event).encode())
 
     import numpy as np
     torch = None
@@ -108,9 +132,10 @@ def main():
             emit(event="case", index=i, ok=False, type=type(exc).__name__,
                  message=str(exc)[:500], where=short_tb(exc, shown_as))
             continue
-        np.savez(case["outputs"], **{f"out_{j}": a for j, a in enumerate(arrays)})
         emit(event="case", index=i, ok=True, n=len(arrays),
              python_scalar=[isinstance(o, (int, float)) for o in outs])
+        for a, expect in zip(arrays, case["expect"]):  # the judge reads no more than it expects
+            send(b"A", npy_bytes(a, expect, np))
     emit(event="done")
 
 

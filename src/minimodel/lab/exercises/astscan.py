@@ -3,8 +3,15 @@
 The scan resolves import aliases (``import torch.nn.functional as F``, ``from torch import nn``,
 ``F = torch.nn.functional``) and then looks at every attribute chain, ``getattr(obj, "name")``
 with a constant name, and ``__import__`` / ``importlib.import_module`` with a constant string.
-A dotted name is forbidden when it equals an entry of the list or lies inside it
-(``torch.nn.LayerNorm.forward`` is inside ``torch.nn.LayerNorm``).
+A dotted name is forbidden when what it IS equals an entry of the list or lies inside it
+(``torch.nn.LayerNorm.forward`` is inside ``torch.nn.LayerNorm``): both are resolved through
+the alias table built from the libraries themselves (:mod:`minimodel.lab.exercises.aliases`:
+``torch.nn.modules.loss.CrossEntropyLoss`` is ``torch.nn.CrossEntropyLoss``), and a name of
+the same family is the same computation (``torch.embedding`` for
+``torch.nn.functional.embedding``, ``torch._native_multi_head_attention`` for
+``torch.nn.MultiheadAttention``). An entry that starts with a dot (``.backward``) forbids
+that attribute or keyword on anything (``loss.backward()``, ``requires_grad=True``).
+``numpy.testing`` is allowed inside ``if __name__ == "__main__":`` (a self-test).
 
 Imports of top-level modules outside the allowed list are reported too (``import os``).
 
@@ -19,6 +26,7 @@ from __future__ import annotations
 import ast
 from dataclasses import asdict, dataclass
 
+from minimodel.lab.exercises.aliases import canonical, same_family
 from minimodel.lab.pyparse import parse_python
 
 # Forbidden in every exercise: the library calls that would do the learner's work, and
@@ -44,9 +52,15 @@ DEFAULT_FORBIDDEN = [
     "torch.load", "torch.multiprocessing", "torch.distributed", "torch._VF",
     "numpy.load", "numpy.ctypeslib", "numpy.testing", "numpy.f2py", "numpy.distutils",
 ]
+# Forbidden by rule where the statement says "without autograd".
+AUTOGRAD_FORBIDDEN = ["torch.autograd", "torch.func", ".backward", ".requires_grad",
+                      ".requires_grad_"]
+# Allowed inside `if __name__ == "__main__":` (a learner's self-test), forbidden elsewhere.
+MAIN_ONLY = ("numpy.testing",)
 # What a solution may import (top-level names); the exercise may add to it.
 DEFAULT_ALLOWED_MODULES = [
     "numpy", "math", "cmath", "torch", "functools", "itertools", "collections", "typing",
+    "sys", "operator",
     "dataclasses", "enum", "abc", "copy", "heapq", "bisect", "numbers", "fractions",
     "decimal", "statistics", "random", "re", "time", "threading", "warnings", "__future__",
 ]
@@ -64,27 +78,74 @@ class Finding:
         return asdict(self)
 
 
-def _matches(dotted: str, forbidden: list[str]) -> str | None:
-    for bad in forbidden:
-        if dotted == bad or dotted.startswith(bad + "."):
-            return bad
-    return None
+class _Rule:
+    """The forbidden list, resolved: entries, their canonical names, attribute rules."""
+
+    def __init__(self, forbidden: list[str], aliases: dict | None) -> None:
+        self.paths = (aliases or {}).get("paths", {})
+        modules = set((aliases or {}).get("modules", []))
+        self.attributes = {f[1:] for f in forbidden if f.startswith(".")}
+        self.entries = [(bad, canonical(bad, self.paths)) for bad in forbidden
+                        if not bad.startswith(".")]
+        # the family rule is for functions and classes, not for whole modules
+        self.family = [bad for bad, canon in self.entries
+                       if "." in bad and canon not in modules and bad not in modules]
+
+    def match(self, dotted: str) -> str | None:
+        names = {dotted, canonical(dotted, self.paths)}
+        for bad, canon in self.entries:
+            if any(n == b or n.startswith(b + ".") for n in names for b in (bad, canon)):
+                return bad
+        parts = dotted.split(".")
+        for bad in self.family:
+            top, last = bad.split(".")[0], bad.split(".")[-1]
+            if parts[0] == top and any(same_family(p, last) for p in parts[1:]):
+                return bad
+        return None
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, forbidden: list[str], allowed: list[str] | None) -> None:
-        self.forbidden, self.allowed = forbidden, allowed
+    def __init__(self, forbidden: list[str], allowed: list[str] | None,
+                 aliases: dict | None = None) -> None:
+        self.rule, self.allowed = _Rule(forbidden, aliases), allowed
         self.aliases: dict[str, str] = {}
         self.findings: list[Finding] = []
+        self.in_main = 0  # inside `if __name__ == "__main__":`
 
     def _flag(self, dotted: str | None, node: ast.AST, how: str) -> None:
-        bad = _matches(dotted, self.forbidden) if dotted else None
+        bad = self.rule.match(dotted) if dotted else None
+        if bad and self.in_main and any(bad == m or bad.startswith(m + ".")
+                                        for m in MAIN_ONLY):
+            bad = None
         top = dotted.split(".")[0] if dotted else ""
         if how in ("import", "dynamic import") and self.allowed is not None and top \
                 and top not in self.allowed:
             self.findings.append(Finding(top, getattr(node, "lineno", 0), how))
         elif bad:
             self.findings.append(Finding(dotted, getattr(node, "lineno", 0), how))
+
+    def _flag_name(self, name: str | None, node: ast.AST, how: str) -> None:
+        if name in self.rule.attributes:
+            self.findings.append(Finding("." + name, getattr(node, "lineno", 0), how))
+
+    def visit_If(self, node: ast.If) -> None:
+        test = node.test
+        main = (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+                and test.left.id == "__name__" and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Eq) and isinstance(test.comparators[0],
+                                                                   ast.Constant)
+                and test.comparators[0].value == "__main__")
+        self.visit(node.test)
+        self.in_main += main
+        for child in node.body:
+            self.visit(child)
+        self.in_main -= main
+        for child in node.orelse:
+            self.visit(child)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        self._flag_name(node.arg, node, "keyword")
+        self.generic_visit(node)
 
     def resolve(self, node: ast.AST) -> str | None:
         """``F.gelu`` -> ``torch.nn.functional.gelu`` when F is a known alias."""
@@ -127,6 +188,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self._flag(self.resolve(node), node, "attribute")
+        self._flag_name(node.attr, node, "attribute")
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -148,9 +210,11 @@ def _is_getattr(node: ast.Call) -> bool:
 
 
 def scan_source(source: str, forbidden: list[str],
-                allowed_modules: list[str] | None = None) -> list[Finding]:
+                allowed_modules: list[str] | None = None,
+                aliases: dict | None = None) -> list[Finding]:
     """Forbidden uses in ``source``, in line order, each name reported once per line; with
-    ``allowed_modules``, imports of any other top-level module as well.
+    ``allowed_modules``, imports of any other top-level module as well; with ``aliases``
+    (:func:`minimodel.lab.exercises.aliases.table`), names resolved to what they are.
 
     A file that does not parse yields no findings: running it reports the SyntaxError, which
     is more useful to the learner than a refusal.
@@ -159,7 +223,7 @@ def scan_source(source: str, forbidden: list[str],
         tree = parse_python(source)
     except (SyntaxError, ValueError):
         return []
-    scanner = _Scanner(forbidden, allowed_modules)
+    scanner = _Scanner(forbidden, allowed_modules, aliases)
     scanner.visit(tree)
     seen, unique = set(), []
     for f in sorted(scanner.findings, key=lambda f: (f.line, f.name)):

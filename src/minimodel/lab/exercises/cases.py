@@ -71,26 +71,32 @@ def _ints(rng: np.random.Generator, low: int, high: int) -> int:
 @generator("embedding", ("float64", "float32", "repeats", "order", "small ids"))
 def gen_embedding(rng, kind, params):
     """ids (N, T), E (V, d). "repeats": one id everywhere; "order": N, T >= 2 so row-major and
-    column-major orders differ; "small ids": every id < V - 1 (the one-hot width is still V)."""
+    column-major orders differ; "small ids": every id < V - 1 (the one-hot width is still V),
+    one row (so the flattening order cannot matter there). Every other case holds the id
+    V - 1, so only "small ids" tells a width taken from the ids."""
     n, t, v, d = (2, 3, 5, 4) if kind == "example" else (
         _ints(rng, 2, 5), _ints(rng, 2, 9), _ints(rng, 4, 40), _ints(rng, 1, 17))
     ids = rng.integers(0, v, size=(n, t))
     ids.flat[-1] = ids.flat[0]  # at least one repeated id
+    ids.flat[1] = v - 1
     if kind == "repeats":
         ids[...] = v - 1
     if kind == "small ids":
-        ids = rng.integers(0, v - 2, size=(n, t))
+        ids = rng.integers(0, v - 2, size=(1, t))
     E = rng.normal(size=(v, d)).astype(_dtype(kind))
     return {"ids": ids, "E": E}
 
 
-@generator("tied_head", ("float64", "float32", "V > d", "V < d"))
+@generator("tied_head", ("float64", "float32", "V > d", "V < d", "d=1"))
 def gen_tied_head(rng, kind, params):
-    """h (N, T, d), E (V, d) with V != d so transposes cannot hide."""
+    """h (N, T, d), E (V, d) with V != d so transposes cannot hide. "d=1": one feature, where
+    a 1/sqrt(d) scale changes nothing (the case of the tying itself)."""
     n, t = (1, 2) if kind == "example" else (_ints(rng, 1, 4), _ints(rng, 2, 7))
     d, v = (3, 5) if kind == "example" else (_ints(rng, 2, 12), _ints(rng, 13, 50))
     if kind == "V < d":
         d, v = _ints(rng, 20, 40), _ints(rng, 3, 12)
+    if kind == "d=1":
+        d = 1
     dt = _dtype(kind)
     return {"h": rng.normal(size=(n, t, d)).astype(dt),
             "E": rng.normal(scale=0.5, size=(v, d)).astype(dt)}
@@ -141,16 +147,17 @@ def gen_layer_norm(rng, kind, params):
 @generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
                              "large logits", "mixed scales", "3-d", "default ignore_index"))
 def gen_cross_entropy(rng, kind, params):
-    """logits (..., V), targets with ignored positions. "large logits": scores of order 1e4
-    (exp overflows without the row-max shift); "mixed scales": one row near +1e3 and one near
-    -1e3 (a single global max shift underflows the low row); "ignore_index": a custom index;
+    """logits (..., V), targets with ignored positions. "large logits": every row near 1e4
+    (exp overflows without a max shift), no position ignored; "mixed scales": one row near +1e3 and one near
+    -1e3 (a single global max shift underflows the low row); "3-d": (N, T, V), none ignored; "ignore_index": a custom index;
     "default ignore_index": targets with -100 and no ignore_index argument (the default)."""
     shape = (4,) if kind == "example" else (_ints(rng, 2, 6),)
     if kind == "3-d":
         shape = (_ints(rng, 2, 4), _ints(rng, 2, 5))
     v = 5 if kind == "example" else _ints(rng, 3, 30)
-    scale = {"large logits": 1e4}.get(kind, 2.0)
-    logits = rng.normal(size=(*shape, v)) * scale
+    logits = rng.normal(size=(*shape, v)) * 2.0
+    if kind == "large logits":  # every row near 1e4: a single global shift would do here
+        logits += 1e4
     if kind == "mixed scales":
         logits.reshape(-1, v)[0] += 1000.0
         logits.reshape(-1, v)[-1] -= 1000.0
@@ -160,7 +167,7 @@ def gen_cross_entropy(rng, kind, params):
         ignore = int(rng.integers(0, v))  # a real class id, used as the ignore marker
         targets.flat[:] = np.where(targets.flat == ignore, (ignore + 1) % v, targets.flat)
         targets.flat[1] = ignore
-    elif kind != "mixed scales":
+    elif kind not in ("mixed scales", "large logits", "3-d"):  # those ignore no position
         targets[rng.random(shape) < 0.4] = -100
         if kind == "ignored positions" or kind == "example":
             targets.flat[-1] = -100
@@ -181,39 +188,57 @@ def _attention_sizes(rng, kind):
     return heads, n, t, heads * (2 if kind == "example" else _ints(rng, 2, 5))
 
 
-@generator("attention", ("float64", "float32", "heads", "large scores", "T=1"))
+@generator("attention", ("float64", "float32", "heads", "large scores", "T=1", "one head",
+                         "zero queries"))
 def gen_attention(rng, kind, params):
     """x (N, T, d) and four (d, d) weights. "heads": H >= 2, so head order matters; "large
-    scores": scores of order 1e3 (the softmax must subtract the row max); "T=1": one position."""
+    scores": scores of order 1e3 (the softmax must subtract the row max); "T=1": one position;
+    "one head": H = 1, T >= 2 (the head split cannot matter, the scale does); "zero queries":
+    H = 1 and w_q = 0, so every score is 0 and only a mask changes the (uniform) weights."""
     heads, n, t, d = _attention_sizes(rng, kind)
     if kind == "T=1":
         t = 1
+    if kind in ("one head", "zero queries"):
+        heads, d = 1, _ints(rng, 2, 9)
     scale = 60.0 if kind == "large scores" else 1.5
     w = rng.normal(scale=scale / np.sqrt(d), size=(4, d, d))
+    if kind == "zero queries":
+        w[0] = 0.0
     dt = _dtype(kind)
     x = rng.normal(size=(n, t, d)) * (4.0 if kind == "large scores" else 1.0)
     return {"x": x.astype(dt), "w_q": w[0].astype(dt), "w_k": w[1].astype(dt),
             "w_v": w[2].astype(dt), "w_o": w[3].astype(dt), "num_heads": heads}
 
 
-@generator("mlm", ("float64", "float32", "heads", "mask values", "no masked rows",
-                   "several blocks", "large scores"))
+@generator("mlm", ("float64", "float32", "heads", "mask at 0.5", "mask above 0.5",
+                   "no masked rows", "several blocks", "large scores", "one position"))
 def gen_mlm(rng, kind, params):
     """The seed pipeline's inputs; params.tied drops w_head. "mask values": indicators such as
     0.3, 0.5 (exactly: not selected), 0.7 and 1 — only values > 0.5 select; "no masked rows":
     M = 0; "several blocks": L = 3; "large scores": float32 block weights of std 4, so attention
-    scores reach the hundreds and a softmax without the row-max shift overflows to NaN."""
+    scores reach the hundreds and a softmax without the row-max shift overflows to NaN.
+    "mask at 0.5": indicators 0, 0.5 and 1 only (0.5 is not selected; no value strictly
+    between 0.5 and 1); "mask above 0.5": 0, 0.3, 0.7 and 1 (no 0.5); "one position": T = 1,
+    one block, every row selected (attention over one position: no mask or scale can matter
+    there, nor a missing block)."""
     heads, n, t, d = _attention_sizes(rng, kind)
+    t = 1 if kind == "one position" else t
     v = 7 if kind == "example" else _ints(rng, 5, 30)
-    layers = 3 if kind == "several blocks" else (1 if kind == "example" else _ints(rng, 1, 3))
+    layers = 3 if kind == "several blocks" else (
+        1 if kind in ("example", "one position") else _ints(rng, 1, 3))
     dt = _dtype(kind)
     ids = rng.integers(0, v, size=(n, t))
     mask = (rng.random((n, t)) < 0.4).astype(dt)
-    if kind == "mask values":
-        mask = rng.choice(np.array([0.0, 0.3, 0.5, 0.7, 1.0]), size=(n, t)).astype(dt)
-        mask.flat[0], mask.flat[-1] = 0.5, 0.7
+    if kind == "mask at 0.5":
+        mask = rng.choice(np.array([0.0, 0.5, 1.0]), size=(n, t)).astype(dt)
+        mask.flat[0], mask.flat[-1] = 0.5, 1.0
+    if kind == "mask above 0.5":
+        mask = rng.choice(np.array([0.0, 0.3, 0.7, 1.0]), size=(n, t)).astype(dt)
+        mask.flat[0], mask.flat[-1] = 0.7, 0.3
     if kind == "no masked rows":
         mask[...] = 0.0
+    elif kind == "one position":
+        mask[...] = 1.0
     elif not (mask > 0.5).any():
         mask.flat[int(rng.integers(0, n * t))] = 1.0
     block_std = 4.0 if kind == "large scores" else 1.2 / np.sqrt(d)
@@ -235,19 +260,26 @@ def gen_mlm(rng, kind, params):
 # ----------------------------------------------------------------------------- word vectors
 @generator("cbow", ("float64", "float32", "repeats", "batch", "wide window"))
 def gen_cbow(rng, kind, params):
-    """CBOW batch whose contexts repeat ids (within a window and across the batch). "batch":
-    B >= 3 (mean over the batch); "wide window": C >= 4 (mean over the context)."""
+    """CBOW batch. "repeats": one window holding an id twice; "batch": B >= 3 (mean over the
+    batch), distinct ids; "wide window": one window of C >= 4 distinct ids (mean over the
+    context); the general float64/float32 cases repeat ids within a window and across the
+    batch."""
     if kind == "example":
         b, c, v, d = 2, 2, 6, 3
     else:
         b, c, v, d = _ints(rng, 1, 6), _ints(rng, 2, 7), _ints(rng, 8, 40), _ints(rng, 2, 9)
     if kind == "batch":
         b = _ints(rng, 3, 7)
+    if kind in ("wide window", "repeats"):  # one window: a sum over the batch is the mean
+        b = 1
     if kind == "wide window":
         c = _ints(rng, 4, 9)
-    context = rng.integers(0, v, size=(b, c))
-    context[0, 1] = context[0, 0]           # a repeat inside one window
-    context[-1, -1] = context[0, 0]         # and across the batch
+    v = max(v, b * c + 1)
+    # distinct ids, except where repeats are the point: a dropped repeat fails only there
+    context = rng.permutation(v)[:b * c].reshape(b, c)
+    if kind in ("example", "repeats", "float64", "float32"):
+        context[0, 1] = context[0, 0]       # a repeat inside one window
+        context[-1, -1] = context[0, 0]     # and across the batch
     dt = _dtype(kind)
     return {"context_ids": context, "target_ids": rng.integers(0, v, size=b),
             "w_in": rng.normal(size=(v, d)).astype(dt),

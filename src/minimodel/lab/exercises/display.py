@@ -7,6 +7,11 @@ wraps long formula lines without breaking the block apart.
 
 from __future__ import annotations
 
+import codecs
+import contextlib
+import io
+import json
+import sys
 import textwrap
 from typing import Any
 
@@ -119,3 +124,29 @@ def print_result(result: dict[str, Any], lang: str) -> None:
     # "FAILED (timeout)" says why; "PASSED (passed)" would say the same word twice.
     why = "" if status.casefold() == verdict.casefold() else f" ({escape(status)})"
     out.print(f"[bold {colour}]{verdict}[/]{why}: {escape(result['message'])}")
+
+
+def rehearse(lang: str) -> None:
+    """Show a made-up result of every kind into a throwaway buffer, as JSON and as a table.
+
+    Called before a solution runs: whatever showing a verdict needs (Rich's lazily imported
+    modules, the codec of this terminal) is imported now, so nothing is imported after the
+    solution ran (without bubblewrap it could have planted a file to be imported)."""
+    cases = [{"name": f"hidden {i}", "hidden": True, "label": "float32, large :smile: x",
+              "status": status, "message": "y: largest error 1.5 :thumbs_up:", "clauses": [],
+              "where": ["solution.py, line 3 in f"], "inputs": {"x": "float32 (2,)"}}
+             for i, status in enumerate(STATUS_STYLE)]
+    for passed, status in ((True, "passed"), (False, "error")):
+        result = {"exercise": "rehearsal", "file": "solution.py", "seed": 1, "passed": passed,
+                  "status": status, "message": "0 of 1 cases passed: ñ …",
+                  "tolerance": {"rtol": 1e-9, "atol": 1e-9, "rtol_float32": 1e-5,
+                                "atol_float32": 1e-5},
+                  "isolation": "partial", "isolation_reason": "rehearsal",
+                  "forbidden": [{"name": "torch.x", "line": 1, "how": "attribute"}],
+                  "hung_at": ["solution.py, line 1 in f"], "stderr_tail": ["Error: ñ"],
+                  "cases": cases}
+        with contextlib.redirect_stdout(io.StringIO()):
+            print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+            print_result(result, lang)
+    for stream in (sys.stdout, sys.stderr):
+        codecs.lookup(getattr(stream, "encoding", None) or "utf-8")

@@ -8,7 +8,8 @@ Full isolation (Linux with bubblewrap and user namespaces: the CI machine and mo
   ``/usr`` and libraries, a few loader files of ``/etc``, and the interpreter's real prefixes
   (a venv under ``/tmp``, ``$HOME`` or anywhere works). The learner's home, the lab's
   progress, the user's files and the minimodel package (references, cases) are simply not
-  there; ``/tmp`` is a private tmpfs; the one writable host folder is the run's output folder;
+  there; ``/tmp`` is a private tmpfs with a size; no host folder is writable (results come
+  back through a pipe, :mod:`minimodel.lab.exercises.channel`);
 * in a NumPy-only exercise torch's package folder is replaced by a module that raises
   ImportError, so no Python trick can import it;
 * process-count and memory limits that do not depend on the solution's words: a cgroup (v2,
@@ -47,6 +48,12 @@ MAX_PROCESSES = 64  # torch starts a few threads (threads count as tasks for pid
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
              "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group")
+# Sizes of the sandbox's tmpfs mounts: without them a tmpfs may take half the host's memory
+# (a cgroup would charge it to the sandbox, but a learner who is not root has no cgroup).
+TMP_BYTES = 64 * 1024**2       # /tmp: a solution needs none; libraries may write a little
+DEV_BYTES = 64 * 1024          # /dev: read-only, device nodes only
+STAND_IN_BYTES = 64 * 1024     # the empty read-only folders standing in for hidden packages
+DEVICES = ("null", "zero", "full", "random", "urandom")
 TORCH_HIDDEN = 'raise ImportError("torch is not available here: this exercise is NumPy-only")\n'
 
 
@@ -124,14 +131,24 @@ def sandbox_command(iso: Isolation, argv: list[str], scratch: Path, env: dict[st
                     hide_torch: bool = False, bind_scratch: bool = True) -> list[str]:
     """``argv`` wrapped in bubblewrap when ``iso`` has it (else as it is).
 
-    ``scratch`` is visible read-only, its ``out`` folder writable; with ``hide_torch`` the
-    file ``scratch/torch_hidden.py`` stands in for torch's ``__init__``."""
+    ``scratch`` is visible read-only and nothing of the host is writable: results go back
+    through a pipe. Every writable place is a tmpfs with a size (``/tmp``), so the sandbox
+    cannot fill the host's memory even without a cgroup; ``/dev`` is a small read-only tmpfs
+    holding only the usual character devices; the folders that stand in for the package and
+    for torch (``hide_torch``: the file ``scratch/torch_hidden.py`` is torch's ``__init__``)
+    are read-only."""
     if not iso.bwrap:
         return list(argv)
     cmd = [iso.bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
            "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-           "--cap-drop", "ALL", "--clearenv", "--proc", "/proc", "--dev", "/dev",
-           "--tmpfs", "/tmp"]
+           "--cap-drop", "ALL", "--clearenv", "--proc", "/proc",
+           "--size", str(DEV_BYTES), "--tmpfs", "/dev"]
+    for device in DEVICES:
+        cmd += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
+    for link, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        cmd += ["--symlink", target, f"/dev/{link}"]
+    cmd += ["--remount-ro", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     for path in SYSTEM_DIRS:
         if os.path.islink(path):  # merged /usr: /lib -> usr/lib
             cmd += ["--symlink", os.readlink(path), path]
@@ -142,14 +159,16 @@ def sandbox_command(iso: Isolation, argv: list[str], scratch: Path, env: dict[st
     for root in python_roots():
         cmd += ["--ro-bind", root, root]
     if str(PACKAGE_DIR).startswith(tuple(r + "/" for r in python_roots())):
-        cmd += ["--tmpfs", str(PACKAGE_DIR)]  # an installed (not editable) minimodel
+        # an installed (not editable) minimodel: an empty read-only folder in its place
+        cmd += ["--size", str(STAND_IN_BYTES), "--tmpfs", str(PACKAGE_DIR),
+                "--remount-ro", str(PACKAGE_DIR)]
     torch_dir = torch_folder()
     if hide_torch and torch_dir:
-        cmd += ["--tmpfs", torch_dir, "--ro-bind", str(scratch / "torch_hidden.py"),
-                os.path.join(torch_dir, "__init__.py")]
+        cmd += ["--size", str(STAND_IN_BYTES), "--tmpfs", torch_dir,
+                "--ro-bind", str(scratch / "torch_hidden.py"),
+                os.path.join(torch_dir, "__init__.py"), "--remount-ro", torch_dir]
     if bind_scratch:
-        cmd += ["--ro-bind", str(scratch), str(scratch), "--bind", str(scratch / "out"),
-                str(scratch / "out"), "--chdir", str(scratch)]
+        cmd += ["--ro-bind", str(scratch), str(scratch), "--chdir", str(scratch)]
     cmd += ["--remount-ro", "/"]
     for key, value in env.items():
         cmd += ["--setenv", key, value]

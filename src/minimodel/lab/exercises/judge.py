@@ -9,7 +9,9 @@ Result (JSON contract of ``minimodel exercise check ID --file FILE --json``)::
      "atol_float32"}, "timeout": seconds, "message": summary,
      "forbidden": [{"name", "line", "how"}], "hung_at": [...],
      "isolation": "full" | "partial", "isolation_reason": text,
-     "cases": [{"name", "hidden", "label", "status", "message", "inputs", "clauses"}]}
+     "blame": [{"id", "text"}] (the clauses the failures implicate, likeliest first),
+     "cases": [{"name", "hidden", "label", "status", "message", "inputs", "clauses", "kind",
+                "nonfinite"}]}
 
 A case passes when every output has the expected shape and dtype and, elementwise,
 ``|got - exact| <= atol + rtol * |exact|``. ``exact`` is the reference computed in float64
@@ -43,9 +45,9 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from minimodel.lab import integrity
-from minimodel.lab.exercises import isolation
-from minimodel.lab.exercises.astscan import (DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
-                                             scan_source)
+from minimodel.lab.exercises import aliases, blame, isolation
+from minimodel.lab.exercises.astscan import (AUTOGRAD_FORBIDDEN, DEFAULT_ALLOWED_MODULES,
+                                             DEFAULT_FORBIDDEN, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.sandbox import ChildRun, run_solution
@@ -92,11 +94,14 @@ class Verdict(NamedTuple):
     status: str
     message: str
     nonfinite: bool = False  # the failing output holds inf or NaN where the answer is finite
+    about: str | None = None  # a finer kind of failure a clause may be about ("sparse")
 
 
 def forbidden_names(ex: Exercise) -> list[str]:
-    """Default forbidden APIs plus the exercise's own list."""
-    return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden)))
+    """Default forbidden APIs plus the exercise's own list (and the autograd rule when the
+    statement says "without autograd")."""
+    rule = AUTOGRAD_FORBIDDEN if ex.no_autograd else []
+    return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden) + rule))
 
 
 def numpy_only(ex: Exercise) -> bool:
@@ -187,8 +192,8 @@ def clauses_of(ex: Exercise, case: Case, lang: str, nonfinite: bool = True) -> l
     only when the output was not finite (``nonfinite``)."""
     if not case.hidden:
         return []
-    return [c.get(lang) or c["en"] for c in ex.clauses if case.kind in c["kinds"]
-            and (nonfinite or not c.get("nonfinite"))]
+    tested, _ = blame.case_clauses(ex.clauses, case.kind, nonfinite)
+    return [c.get(lang) or c["en"] for c in tested]
 
 
 def _fmt_index(idx: tuple) -> str:
@@ -222,7 +227,7 @@ def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
             extra = np.flatnonzero(~np.any(want64 != 0, axis=1) & np.any(have64 != 0, axis=1))
             if extra.size:
                 return Verdict("wrong", say("judge.sparse", lang, name=name,
-                                            rows=extra[:8].tolist()))
+                                            rows=extra[:8].tolist()), about="sparse")
         with np.errstate(invalid="ignore"):
             err = np.abs(have64 - want64)
             close = (err <= allowed) | (np.isnan(have64) & np.isnan(want64)) | (have64 == want64)
@@ -246,12 +251,33 @@ def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
 
 
 def _case_entry(ex: Exercise, case: Case, status: str, message: str, lang: str,
-                nonfinite: bool = True, **extra: Any) -> dict[str, Any]:
+                nonfinite: bool = True, named: set[str] | None = None,
+                **extra: Any) -> dict[str, Any]:
+    """One case's report. A failed hidden case names the clauses it tests that no earlier
+    case has named (``named``), and says when it is a general case."""
     clauses = clauses_of(ex, case, lang, nonfinite)
-    if clauses and status not in ("passed", "not run"):
-        message += "; " + say("judge.tests", lang, clauses="; ".join(clauses))
+    failed = status not in ("passed", "not run")
+    if failed and case.hidden:
+        _, dedicated = blame.case_clauses(ex.clauses, case.kind, nonfinite)
+        new = [c for c in clauses if named is None or c not in named]
+        if not dedicated:
+            message += "; " + say("judge.general", lang)
+        if new:
+            message += "; " + say("judge.tests", lang, clauses="; ".join(new))
+        if named is not None:
+            named.update(new)
     return {"name": case.name, "hidden": case.hidden, "label": case.label, "status": status,
-            "message": message, "inputs": case.describe_inputs(), "clauses": clauses, **extra}
+            "message": message, "inputs": case.describe_inputs(), "clauses": clauses,
+            "kind": case.kind, "nonfinite": nonfinite, **extra}
+
+
+def blame_of(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> list[dict[str, str]]:
+    """The clauses the failed hidden cases implicate, the likeliest first
+    (:func:`minimodel.lab.exercises.blame.blamed_clauses`)."""
+    failures = [(e["kind"], e["nonfinite"], e["failure"]) for e in entries
+                if e["hidden"] and e["status"] not in ("passed", "not run")]
+    return [{"id": c["id"], "text": c.get(lang) or c["en"]}
+            for c in blame.blamed_clauses(ex.clauses, failures)]
 
 
 def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
@@ -261,11 +287,12 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
     case_events = {ev.get("index"): ev for ev in run.events if ev.get("event") == "case"}
     load_error = next((ev for ev in run.events if ev.get("event") == "load_error"), None)
     finished = any(ev.get("event") == "done" for ev in run.events)
-    entries, statuses, stopped_at = [], [], None
+    entries, statuses, stopped_at, named = [], [], None, set()
     for i, case in enumerate(cases):
         ev = case_events.get(i)
         where: list[str] = []
         nonfinite = True  # errors, crashes and timeouts may come from an overflow
+        about = None
         if ev is None:
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
@@ -282,12 +309,15 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
             status, where = "error", list(ev.get("where", []))
             text = say("judge.raised", lang, type=ev.get("type"), message=ev.get("message"))
         else:
-            status, text, nonfinite = compare_case(ex, expected[i], run.outputs[i],
-                                                   list(ev.get("python_scalar", [])), lang,
-                                                   case.hidden)
-        entries.append(_case_entry(ex, case, status, text, lang, nonfinite, where=where))
+            status, text, nonfinite, about = compare_case(
+                ex, expected[i], run.outputs[i], list(ev.get("python_scalar", [])), lang,
+                case.hidden)
+        entries.append(_case_entry(ex, case, status, text, lang, nonfinite, named,
+                                   where=where, failure=about or status))
         statuses.append(status)
 
+    if run.channel_problem:  # never a pass: what came back is not what was asked for
+        return "error", say("judge.channel", lang, problem=run.channel_problem), entries
     if not run.started:
         return "error", say("judge.startup", lang, code=run.returncode), entries
     if run.timed_out:
@@ -363,10 +393,13 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     result: dict[str, Any] = {"exercise": ex.id, "passed": False, "status": "error",
                               "reason": None, "seed": seed, "practice": practice,
                               "tolerance": ex.full_tolerance(), "timeout": timeout,
-                              "file": shown_as, "message": "", "forbidden": [], "hung_at": [],
+                              "file": shown_as, "message": "", "forbidden": [], "hung_at": [], "blame": [],
                               "cases": [], **isolation.probe().as_dict()}
 
-    findings = scan_source(source, forbidden_names(ex), allowed_modules(ex))
+    # What names ARE (aliases.table): built from the libraries in this process, cached.
+    libraries = aliases.LIBRARIES if "torch" in source else ("numpy",)
+    findings = scan_source(source, forbidden_names(ex), allowed_modules(ex),
+                           aliases.table(libraries))
     if findings:
         first = findings[0]
         result.update(status="forbidden", reason="forbidden",
@@ -378,14 +411,18 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     integrity.verify(exercise_files(ex))  # the reference and the harness are what was shipped
     cases = build_cases(ex, seed)
     expected = expected_outputs(ex, cases)  # before the solution's process exists
-    run = run_solution(source, shown_as, ex.function, cases, len(ex.outputs), timeout,
-                       progress=progress, memory_mb=ex.memory_mb, hide_torch=numpy_only(ex))
+    run = run_solution(source, shown_as, ex.function, cases, [e.like for e in expected],
+                       timeout, progress=progress, memory_mb=ex.memory_mb, hide_torch=numpy_only(ex))
     status, message, entries = _judge_run(ex, cases, expected, run, lang, timeout)
     reason = next((e["status"] for e in entries if e["status"] not in ("passed", "not run")),
                   None)
     if practice and status == "passed":
         message += " (" + say("judge.practice", lang) + ")"
+    blamed = blame_of(ex, entries, lang) if status != "passed" else []
+    if blamed:
+        message += "; " + say("judge.look_first", lang, clause=blamed[0]["text"])
     result.update(status=status, passed=status == "passed", message=message, cases=entries,
+                  blame=blamed,
                   reason=reason if status != "passed" else None, hung_at=run.hung_at,
                   duration_s=round(run.duration, 3), **run.isolation)
     if status in ("error", "timeout") and not any(e.get("where") for e in entries):

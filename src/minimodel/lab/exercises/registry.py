@@ -83,9 +83,11 @@ _SCHEMA: dict[str, Any] = {
                            "kinds": {"type": "array", "minItems": 1,
                                      "items": {"type": "string"}},
                            "wrong": {"type": "string"},
+                           "about": {"enum": ["dtype", "shape", "sparse"]},
                            "nonfinite": {"type": "boolean"}}}},
         "forbidden": {"type": "array", "items": {"type": "string"}},
         "forbidden_ops": {"type": "array", "items": {"type": "string"}},
+        "no_autograd": {"type": "boolean"},
         "allowed_modules": {"type": "array", "items": {"type": "string"}},
         "memory_mb": {"type": "integer", "minimum": 256},
         "parent_reference": {"type": "string", "pattern": "^[a-z_.]+:[a-z_]+$"},
@@ -95,6 +97,7 @@ _SCHEMA: dict[str, Any] = {
             "properties": {"file": {"type": "string"}, "timeout": {"type": "number"},
                            "expect": {"enum": ["wrong", "shape", "dtype", "error", "timeout",
                                                "forbidden"]},
+                           "clause": {"type": "string"},
                            "why": {"type": "string"}}}},
         "alternatives": {"type": "array", "items": {"type": "string"}},
     },
@@ -122,6 +125,7 @@ class Exercise:
     clauses: list[dict[str, Any]] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
     forbidden_ops: list[str] = field(default_factory=list)
+    no_autograd: bool = False  # the statement says "without autograd": forbidden by rule
     allowed_modules: list[str] = field(default_factory=list)
     memory_mb: int = 2048
     parent_reference: str | None = None

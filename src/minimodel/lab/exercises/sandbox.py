@@ -8,25 +8,27 @@ files or the lab's progress. The fence is the operating system's
 The child is ``python -I -B _child.py config.json`` in a fresh scratch folder (``-B``: it
 never writes ``__pycache__``), with a scrubbed environment and CPU time, memory, file-size and
 process-count limits that come from the exercise (never from the solution's text). Inputs
-travel as ``.npz`` files; outputs come back the same way into ``out/`` and are read here with
-``allow_pickle=False`` (never following a link). Events come back through an inherited pipe.
-The wall-clock limit starts when the child says ``ready`` (after its NumPy and torch imports),
-so a busy machine's slow torch import is not charged to the solution.
+travel as ``.npz`` files the judge wrote; events and outputs come back through one inherited
+pipe of bounded, typed frames (:mod:`minimodel.lab.exercises.channel`): the judge reads no
+file the child could have written. Its stdout and stderr are kept to a tail of
+``STREAM_BYTES`` each. The wall-clock limit starts when the child says ``ready`` (after its
+NumPy and torch imports), so a busy machine's slow torch import is not charged to the solution.
+Afterwards no process the child started is left (:mod:`minimodel.lab.exercises.reaper`) and
+the scratch folder is removed even if the solution took its permissions away.
 """
 
 from __future__ import annotations
 
 import ast
 import io
-import json
 import math
 import os
 import re
 import shutil
 import signal
+import stat
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,14 +37,16 @@ from typing import Any, Callable
 import numpy as np
 
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
-from minimodel.lab.exercises import isolation
+from minimodel.lab.exercises import isolation, reaper
 from minimodel.lab.exercises.cases import Case
+from minimodel.lab.exercises.channel import Channel
 from minimodel.lab.pyparse import parse_python
 from minimodel.lab.subprocess_runner import clean_env, run_child
 
 MIB = 1024**2
 FSIZE_LIMIT = 256 * MIB  # caps files the solution writes (its prints: run_child keeps a tail)
 STARTUP_LIMIT = 300.0    # seconds for the harness's own imports (torch), before the clock
+STREAM_BYTES = 256 * 1024  # the tail of the child's stdout and of its stderr that is kept
 HERE = Path(__file__).resolve().parent
 
 
@@ -60,6 +64,7 @@ class ChildRun:
     isolation: dict[str, str] = field(default_factory=dict)
     out_of_memory: bool = False
     started: bool = True  # the harness reached "ready" (else the sandbox itself failed)
+    channel_problem: str | None = None  # what was wrong with the child's reports, if anything
 
 
 def imports_torch(source: str) -> bool:
@@ -75,39 +80,6 @@ def imports_torch(source: str) -> bool:
                and (node.module or "").split(".")[0] == "torch" for node in ast.walk(tree))
 
 
-class _Channel:
-    """The pipe the child reports on: events as JSON lines, read in a thread."""
-
-    def __init__(self) -> None:
-        self.read_fd, self.write_fd = os.pipe()
-        self.events: list[dict[str, Any]] = []
-        self.cases_done = 0
-        self.ready_at: float | None = None
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
-
-    def _read(self) -> None:
-        with os.fdopen(self.read_fd, "r", encoding="utf-8", errors="replace") as pipe:
-            for line in pipe:
-                try:
-                    event = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut short by a kill
-                if not isinstance(event, dict):
-                    continue
-                if event.get("event") == "ready" and self.ready_at is None:
-                    self.ready_at = time.monotonic()
-                self.events.append(event)
-                self.cases_done += event.get("event") == "case"
-
-    def child_started(self) -> None:
-        os.close(self.write_fd)  # only the child holds the write end now
-
-    def finish(self) -> list[dict[str, Any]]:
-        self._thread.join(timeout=5)
-        return self.events
-
-
 def _hung_at(stderr: str, shown_as: str) -> list[str]:
     """Frames of the faulthandler dump that point into the solution, innermost first (the
     solution is compiled under the learner's own path, ``shown_as``)."""
@@ -116,16 +88,25 @@ def _hung_at(stderr: str, shown_as: str) -> list[str]:
             if m.group(1) == shown_as]
 
 
-def read_outputs(path: Path, n: int) -> list[np.ndarray]:
-    """``out_0 .. out_{n-1}`` of an ``.npz`` the child wrote: a regular file, not a link
-    (the child could point one at a file of the user's), no pickles."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as fh, np.load(fh, allow_pickle=False) as data:
-        return [np.array(data[f"out_{j}"]) for j in range(n)]
+def remove_tree(path: Path) -> None:
+    """``shutil.rmtree`` that also removes what a solution made read-only (``chmod u+rwx``
+    on every folder first: without write permission on a folder nothing in it can go)."""
+    def grant(folder: str) -> None:
+        try:
+            os.chmod(folder, stat.S_IRWXU)
+            for entry in os.scandir(folder):
+                if entry.is_dir(follow_symlinks=False):
+                    grant(entry.path)
+        except OSError:
+            pass
+    if path.is_dir() and not path.is_symlink():
+        grant(str(path))
+    shutil.rmtree(path, ignore_errors=True)
 
 
-def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n_outputs: int,
-                 timeout: float, progress: Callable[[int, int, float, float], None] | None = None,
+def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
+                 wants: list[list[np.ndarray]], timeout: float,
+                 progress: Callable[[int, int, float, float], None] | None = None,
                  *, memory_mb: int = 2048, hide_torch: bool = False) -> ChildRun:
     """Run ``function`` from ``source`` on every case in a fenced-in child process.
 
@@ -134,7 +115,8 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
         shown_as: the learner's path, used in reports instead of the scratch copy's.
         function: name of the function to call.
         cases: inputs; array arguments go through ``.npz``, scalars through JSON.
-        n_outputs: how many outputs the function returns (a tuple when > 1).
+        wants: per case, the reference's outputs: the child's outputs must come back with
+            their shapes and dtypes (or as a header alone) and take no more bytes.
         timeout: wall-clock seconds for the solution (from "ready" to the end).
         progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)``.
         memory_mb: memory limit of the exercise (cgroup where available, else address space).
@@ -143,9 +125,13 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
     iso = isolation.probe()
     scratch = Path(tempfile.mkdtemp(prefix="minimodel-run-"))
     os.chmod(scratch, 0o755)
-    (scratch / "out").mkdir()
-    channel = _Channel()
+    (scratch / "out").mkdir()  # HOME and TMPDIR without bubblewrap
+    channel = Channel(wants)
     cgroup = None
+    spare = reaper.children_now()
+    pids: list[int] = []  # our child, once started
+    if not iso.bwrap:
+        reaper.become_subreaper()  # a setsid() grandchild comes back to us, to be killed
     try:
         atomic_write_text(scratch / "solution.py", source)
         atomic_write_bytes(scratch / "_child.py", (HERE / "_child.py").read_bytes())
@@ -158,12 +144,12 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
             np.savez(buffer, **arrays)
             atomic_write_bytes(scratch / f"in_{i:03d}.npz", buffer.getvalue())
             manifest.append({"inputs": str(scratch / f"in_{i:03d}.npz"),
-                             "outputs": str(scratch / "out" / f"out_{i:03d}.npz"),
+                             "expect": [[list(w.shape), w.dtype.str] for w in wants[i]],
                              "scalars": scalars, "order": list(case.args)})
         config = {"solution": str(scratch / "solution.py"), "shown_as": shown_as,
                   "function": function, "channel_fd": channel.write_fd,
                   "preimport_torch": imports_torch(source), "cases": manifest,
-                  "n_outputs": n_outputs,
+                  "n_outputs": len(wants[0]) if wants else 1,
                   "dump_after": max(0.1, timeout - min(1.0, 0.25 * timeout))}
         atomic_write_json(scratch / "config.json", config)
 
@@ -180,8 +166,9 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
             address = max(4096 * MIB, 2 * memory) if cgroup else max(memory, 1024 * MIB)
             cpu = math.ceil(timeout + STARTUP_LIMIT)  # the wall clock is the real limit
             preexec = isolation.resource_limits(cpu, address, FSIZE_LIMIT, cgroup, nproc)
-        env = clean_env(HOME=str(scratch / "out"), TMPDIR="/tmp" if iso.bwrap
-                        else str(scratch / "out"), PYTHONDONTWRITEBYTECODE="1")
+        home = "/tmp" if iso.bwrap else str(scratch / "out")
+        env = clean_env(keep=(), HOME=home, TMPDIR=home, PYTHONDONTWRITEBYTECODE="1")
+        env.pop("PATH", None)  # the solution has no business running programs
         argv = isolation.sandbox_command(
             iso, [sys.executable, "-I", "-B", str(scratch / "_child.py"),
                   str(scratch / "config.json")], scratch, env, hide_torch=hide_torch)
@@ -191,27 +178,25 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case], n
                 progress(channel.cases_done, len(cases), elapsed, timeout)
         done = run_child(argv, cwd=scratch, env=env, timeout=timeout, poll=watch,
                          preexec=preexec, pass_fds=(channel.write_fd,),
-                         on_start=channel.child_started,
+                         on_start=channel.child_started, max_chars=STREAM_BYTES,
+                         on_pid=lambda pid: (pids.append(pid), reaper.started(pid)),
+                         spawn_lock=reaper.LOCK,
                          clock_start=lambda: channel.ready_at, startup_timeout=STARTUP_LIMIT)
+        reaper.finished(pids[0] if pids else None)
+        reaper.kill_descendants(spare)  # whatever left the process group
         out_of_memory = cgroup.oom_killed() if cgroup is not None else False
-        events = channel.finish()
-        outputs = {}
-        for ev in events:
-            if ev.get("event") == "case" and ev.get("ok"):
-                try:
-                    outputs[ev["index"]] = read_outputs(
-                        Path(manifest[int(ev["index"])]["outputs"]), int(ev["n"]))
-                except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
-                    ev.update(ok=False, type=type(exc).__name__,
-                              message="its output file could not be read as plain arrays",
-                              where=[])
+        channel.finish()
         # SIGXCPU means the CPU limit fired before the wall clock: a timeout as well.
         timed_out = done.timed_out or done.returncode == -signal.SIGXCPU
         ran = time.monotonic() - channel.ready_at if channel.ready_at else 0.0
-        return ChildRun(events, outputs, done.returncode, timed_out, min(ran, done.seconds),
-                        done.stderr_tail(12), _hung_at(done.stderr, shown_as), iso.as_dict(),
-                        out_of_memory, started=channel.ready_at is not None)
+        return ChildRun(channel.events, channel.outputs, done.returncode, timed_out,
+                        min(ran, done.seconds), done.stderr_tail(12),
+                        _hung_at(done.stderr, shown_as), iso.as_dict(), out_of_memory,
+                        started=channel.ready_at is not None,
+                        channel_problem=channel.problem)
     finally:
         if cgroup is not None:
             cgroup.close()  # kills anything still alive in the sandbox, removes the cgroup
-        shutil.rmtree(scratch, ignore_errors=True)
+        reaper.finished(pids[0] if pids else None)
+        reaper.kill_descendants(spare)
+        remove_tree(scratch)

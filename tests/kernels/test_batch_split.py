@@ -1,6 +1,7 @@
-"""The batch split of a training step (training/batch_split.py) on real models: same numbers as
-the whole batch, same bits every run, BLAS settings restored, errors reported as for the whole
-batch, no split where it must not, and nothing of it with kernels off.
+"""The kernel of ``F.batch_loss`` (kernels/batch_split.py) on real models: the plain
+``model.loss(x, y).backward()`` gives the numbers of the whole batch (the definition), the same
+bits every run, BLAS settings restored, errors reported as for the whole batch, no split where
+it must not, and nothing of it with kernels off.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import pytest
 import minimodel as mm
 from minimodel import runtime
 from minimodel.kernels import threads as th
-from minimodel.models import GPT, MLMConfig, GPTConfig, MaskedLM
-from minimodel.training import batch_split as bs
+from minimodel.models import CBOW, GPT, CBOWConfig, GPTConfig, MaskedLM, MLMConfig
+from minimodel.kernels import batch_split as bs
 
 
 @pytest.fixture
@@ -50,9 +51,16 @@ def _batch(V=23, B=5, T=8, seed=1):
     return x, y
 
 
+def loss_and_backward(model, x, y) -> float:
+    """The learner's two lines."""
+    loss = model.loss(x, y)
+    loss.backward()
+    return float(loss.data)
+
+
 def _loss_and_grads(model, x, y, kernels: bool):
     with mm.kernels(kernels):
-        loss = bs.loss_and_backward(model, x, y)
+        loss = loss_and_backward(model, x, y)
     grads = {name: p.grad.copy() for name, p in model.named_parameters()}
     model.zero_grad()
     return loss, grads
@@ -61,10 +69,10 @@ def _loss_and_grads(model, x, y, kernels: bool):
 def test_gpt_loss_and_every_gradient_match_one_thread(two_parts):
     model, (x, y) = _gpt(), _batch()
     loss_p, grads_p = _loss_and_grads(model, x, y, kernels=True)
-    assert len(two_parts) == 2  # two parts, each forward and backward
-    assert sorted(two_parts) == ["MainThread", "minimodel-part_0"]
+    assert len(two_parts) == 4  # two parts, forward then backward
+    assert sorted(two_parts) == ["MainThread"] * 2 + ["minimodel-part_0"] * 2
     loss_1, grads_1 = _loss_and_grads(model, x, y, kernels=False)
-    assert len(two_parts) == 2  # kernels off: no part, no thread
+    assert len(two_parts) == 4  # kernels off: no part, no thread
     assert loss_p == pytest.approx(loss_1, rel=1e-12)
     assert grads_p.keys() == grads_1.keys()
     for name in grads_1:
@@ -90,11 +98,38 @@ def test_masked_lm_matches_the_whole_batch(two_parts):
     labels = np.full((4, 6), -100)
     labels[0, 1], labels[2, 0], labels[2, 5], labels[3, 3] = 4, 7, 1, 18  # row 1: none
     loss_p, grads_p = _loss_and_grads(model, ids, labels, kernels=True)
-    assert len(two_parts) == 2
+    assert len(two_parts) == 4
     loss_1, grads_1 = _loss_and_grads(model, ids, labels, kernels=False)
     assert loss_p == pytest.approx(loss_1, rel=1e-6)
     for name in grads_1:
         np.testing.assert_allclose(grads_p[name], grads_1[name], rtol=1e-5, atol=1e-8)
+
+
+def test_a_scaled_loss_and_cbow_get_the_gradients_of_the_whole_batch(two_parts):
+    """The joined loss is a node like any other: an upstream factor reaches both parts, and
+    every model whose loss goes through F.batch_loss is split (CBOW's full softmax here)."""
+    model, (x, y) = _gpt(), _batch()
+    with mm.kernels(True):
+        (model.loss(x, y) * 3.0).backward()
+    split = {n: p.grad.copy() for n, p in model.named_parameters()}
+    model.zero_grad()
+    with mm.kernels(False):
+        (model.loss(x, y) * 3.0).backward()
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(split[name], p.grad, rtol=1e-9, atol=1e-12, err_msg=name)
+    two_parts.clear()
+    cbow = CBOW(CBOWConfig(vocab_size=17, d_model=6, window=2),
+                          rng=np.random.default_rng(0))
+    for p in cbow.parameters():
+        p.data = p.data.astype(np.float64)
+    rng = np.random.default_rng(5)
+    contexts, targets = rng.integers(0, 17, (6, 4)), rng.integers(0, 17, 6)
+    loss_p, grads_p = _loss_and_grads(cbow, contexts, targets, kernels=True)
+    assert len(two_parts) == 4
+    loss_1, grads_1 = _loss_and_grads(cbow, contexts, targets, kernels=False)
+    assert loss_p == pytest.approx(loss_1, rel=1e-12)
+    for name in grads_1:
+        np.testing.assert_allclose(grads_p[name], grads_1[name], rtol=1e-9, atol=1e-12)
 
 
 def test_the_split_weights_each_part_by_its_labelled_targets(two_parts):
@@ -104,7 +139,7 @@ def test_the_split_weights_each_part_by_its_labelled_targets(two_parts):
     y[:2, :] = -100
     y[0, :3] = x[0, :3]
     loss, _ = _loss_and_grads(model, x, y, kernels=True)
-    l0, l1 = model.loss(x[:2], y[:2]).item(), model.loss(x[2:], y[2:]).item()
+    l0, l1 = model.loss_of_rows(x[:2], y[:2]).item(), model.loss_of_rows(x[2:], y[2:]).item()
     assert loss == pytest.approx((3 * l0 + 16 * l1) / 19, rel=1e-12)
     assert abs(loss - (l0 + l1) / 2) > 1e-3
 
@@ -114,23 +149,23 @@ def test_a_parameter_the_loss_does_not_reach_keeps_no_gradient(two_parts):
     optimizer then skips it), not a zero gradient it would decay."""
     model, (x, y) = _gpt(), _batch()
     model.unused = mm.nn.Parameter(np.ones(3))
-    bs.loss_and_backward(model, x, y)
-    assert len(two_parts) == 2 and model.unused.grad is None
+    loss_and_backward(model, x, y)
+    assert len(two_parts) == 4 and model.unused.grad is None
     assert model.token_emb.weight.grad is not None
 
 
-def test_blas_threads_are_restored_and_one_per_part(two_parts):
+def test_blas_threads_are_restored_and_one_per_part(two_parts, monkeypatch):
     seen_inside = []
     model, (x, y) = _gpt(), _batch()
-    real = model.loss
+    real = GPT.loss_of_rows
 
-    def spying(idx, targets):
+    def spying(self, idx, targets):
         seen_inside.append(_blas_now())  # BLAS threads while a part runs
-        return real(idx, targets)
+        return real(self, idx, targets)
 
-    model.loss = spying
+    monkeypatch.setattr(GPT, "loss_of_rows", spying)
     before = _blas_now()
-    bs.loss_and_backward(model, x, y)
+    loss_and_backward(model, x, y)
     assert _blas_now() == before
     if runtime.blas_libraries().lib_controllers:  # a BLAS threadpoolctl can limit
         assert seen_inside == [1, 1]
@@ -144,26 +179,26 @@ def _blas_now() -> int | None:
 def test_bad_targets_report_the_whole_batch(two_parts):
     model, (x, _) = _gpt(), _batch()
     with pytest.raises(ValueError) as split_error:
-        bs.loss_and_backward(model, x, np.full((5, 8), 99))
+        loss_and_backward(model, x, np.full((5, 8), 99))
     with mm.kernels(False), pytest.raises(ValueError) as whole_error:
-        bs.loss_and_backward(model, x, np.full((5, 8), 99))
+        loss_and_backward(model, x, np.full((5, 8), 99))
     assert str(split_error.value) == str(whole_error.value)
     with pytest.raises(ValueError, match="shape"):
-        bs.loss_and_backward(model, x, np.zeros((4, 8), dtype=np.int64))  # one row short
+        loss_and_backward(model, x, np.zeros((4, 8), dtype=np.int64))  # one row short
     assert all(p.grad is None for p in model.parameters())
 
 
 def test_no_split_with_dropout_without_gradients_or_for_one_row(two_parts):
     model, (x, y) = _gpt(dropout=0.1), _batch()
-    bs.loss_and_backward(model, x, y)
+    loss_and_backward(model, x, y)
     assert two_parts == []  # dropout in training mode: one thread, reproducible draws
     model.eval()
-    bs.loss_and_backward(model, x, y)
-    assert len(two_parts) == 2  # eval mode: dropout is off, so the batch is split
+    loss_and_backward(model, x, y)
+    assert len(two_parts) == 4  # eval mode: dropout is off, so the batch is split
     two_parts.clear()
     with mm.no_grad():
-        assert bs.parts_for(model, x) == 1
-    bs.loss_and_backward(model, x[:1], y[:1])
+        assert bs.parts_for(model.loss_of_rows, x) == 1
+    loss_and_backward(model, x[:1], y[:1])
     assert two_parts == []
 
 
@@ -173,11 +208,9 @@ def test_parts_depend_on_the_batch_shape_only(monkeypatch):
     for threads in (1, 2, 8):
         monkeypatch.setattr(th, "available_threads", lambda: threads)
         with mm.kernels(True):
-            assert bs.parts_for(model, np.zeros((8, 4), dtype=np.int64)) == 2
-            assert bs.parts_for(model, np.zeros((8, 3), dtype=np.int64)) == 1  # 24 < 32
-            assert bs.parts_for(model, np.zeros((1, 64), dtype=np.int64)) == 1
-        with mm.kernels(False):
-            assert bs.parts_for(model, np.zeros((8, 4), dtype=np.int64)) == 1
+            assert bs.parts_for(model.loss_of_rows, np.zeros((8, 4), dtype=np.int64)) == 2
+            assert bs.parts_for(model.loss_of_rows, np.zeros((8, 3), dtype=np.int64)) == 1  # 24<32
+            assert bs.parts_for(model.loss_of_rows, np.zeros((1, 64), dtype=np.int64)) == 1
 
 
 def test_one_blas_thread_runs_the_parts_here_with_the_same_bits(two_parts, monkeypatch):
@@ -189,7 +222,7 @@ def test_one_blas_thread_runs_the_parts_here_with_the_same_bits(two_parts, monke
     two_parts.clear()
     monkeypatch.setattr(th, "available_threads", lambda: 1)
     here = _loss_and_grads(model, x, y, kernels=True)
-    assert len(two_parts) == 2 and not any(n.startswith("minimodel-part") for n in two_parts)
+    assert len(two_parts) == 4 and not any(n.startswith("minimodel-part") for n in two_parts)
     assert here[0] == threaded[0]
     assert all(np.array_equal(here[1][k], threaded[1][k]) for k in here[1])
 
@@ -221,7 +254,7 @@ def test_models_in_two_user_threads_leave_blas_as_it_was(two_parts):
         try:
             model, (x, y) = _gpt(seed=seed), _batch(seed=seed)
             for _ in range(3):
-                bs.loss_and_backward(model, x, y)
+                loss_and_backward(model, x, y)
         except Exception as e:  # noqa: BLE001
             errors.append(e)
 
@@ -250,7 +283,7 @@ def test_a_forked_child_can_still_split_its_batches(two_parts):
     import multiprocessing as mp
 
     model, (x, y) = _gpt(), _batch()
-    bs.loss_and_backward(model, x, y)  # the parent's pool exists now
+    loss_and_backward(model, x, y)  # the parent's pool exists now
     ctx = mp.get_context("fork")
     with ctx.Pool(1) as pool:
         result = pool.apply_async(_child_step, (model, x, y))
@@ -261,5 +294,5 @@ def _child_step(model, x, y):
     bs.MIN_TOKENS_PER_PART = 1
     th.available_threads = lambda: 2
     model.zero_grad()
-    bs.loss_and_backward(model, x, y)
+    loss_and_backward(model, x, y)
     return float(np.abs(model.token_emb.weight.grad).sum())

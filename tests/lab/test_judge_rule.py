@@ -1,0 +1,124 @@
+"""The forbidden-API rule is exact for what one writes plainly: a name is judged by what it IS
+(module paths, module aliases, top-level twins, private fused ops of the same family), an
+exercise "without autograd" forbids autograd by rule, and the stdlib a learner uses for
+debugging and arithmetic is allowed. It is a teaching rule, not a security boundary."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from minimodel.lab.exercises import aliases, check_solution, get_exercise
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch not installed")
+
+
+def verdict(exercise: str, source: str) -> dict:
+    return check_solution(exercise, source=source, seed=1)
+
+
+@needs_torch
+@pytest.mark.parametrize("exercise, source, name", [
+    ("cbow-step", "import torch\nFRAMEWORK = 'torch'\n\ndef cbow_step(c, t, w_in, w_out):\n"
+     "    loss = w_in.sum()\n    loss.backward()\n    return loss, w_in.grad\n", ".backward"),
+    ("cbow-step", "import torch\nFRAMEWORK = 'torch'\n\ndef cbow_step(c, t, w_in, w_out):\n"
+     "    g, loss = torch.func.grad_and_value(lambda w: w.sum())(w_in)\n    return loss, g\n",
+     "torch.func"),
+    ("cbow-step", "import torch\n\ndef cbow_step(c, t, w_in, w_out):\n"
+     "    w = torch.tensor(w_in, requires_grad=True)\n    return w.sum(), w_in\n",
+     ".requires_grad"),
+    ("cross-entropy", "import torch\nFRAMEWORK = 'torch'\n\ndef cross_entropy(logits, t, "
+     "ignore_index=-100):\n    return torch.nn.modules.loss.CrossEntropyLoss("
+     "ignore_index=ignore_index)(logits, t)\n", "torch.nn.modules.loss.CrossEntropyLoss"),
+    ("embedding-lookup", "import torch\nFRAMEWORK = 'torch'\n\ndef embedding_lookup(ids, E):"
+     "\n    return torch.embedding(E, ids)\n", "torch.embedding"),
+    ("multi-head-self-attention", "import torch\nFRAMEWORK = 'torch'\n\n"
+     "def multi_head_self_attention(x, w_q, w_k, w_v, w_o, num_heads):\n"
+     "    return torch._native_multi_head_attention(x, x, x, 1, num_heads, w_q, None, w_o, "
+     "None)[0]\n", "torch._native_multi_head_attention"),
+    ("mlm-forward-pass", "from torch.nn.modules.transformer import TransformerEncoderLayer\n",
+     "torch.nn.modules.transformer.TransformerEncoderLayer"),
+    ("mlm-forward-pass", "import torch\n\ndef f(x):\n    return "
+     "torch.nn.modules.activation.F.gelu(x)\n", "torch.nn.modules.activation.F.gelu"),
+])
+def test_plain_forbidden_use_is_refused_whatever_its_spelling(exercise, source, name):
+    result = verdict(exercise, source)
+    assert result["status"] == "forbidden", result["message"]
+    assert result["forbidden"][0]["name"] == name, result["forbidden"]
+
+
+def test_the_statement_of_an_exercise_without_autograd_says_the_rule():
+    ex = get_exercise("cbow-step")
+    assert ex.no_autograd
+    for lang, words in (("en", "refuses"), ("es", "rechaza")):
+        text = ex.text("statement", lang)
+        assert words in text and all(api in text for api in (
+            ".backward()", "requires_grad", "torch.autograd", "torch.func")), text
+
+
+HONEST_EXTRAS = '''
+import functools
+import itertools
+import math
+import operator
+import sys
+import warnings
+
+
+def _size(shape):
+    return functools.reduce(operator.mul, shape, 1)
+
+
+if __name__ == "__main__":
+    np.testing.assert_allclose(gelu(np.zeros(2)), np.zeros(2))
+    print("self-test", _size((2, 3)), list(itertools.islice(range(9), 2)), file=sys.stderr)
+    warnings.warn("debugging")
+'''
+
+
+def test_stdlib_for_debugging_and_a_numpy_testing_self_test_are_allowed():
+    source = ("import math\nimport numpy as np\n\n\ndef gelu(x):\n"
+              "    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2 / math.pi) * "
+              "(x + 0.044715 * x**3)))\n" + HONEST_EXTRAS)
+    result = verdict("gelu-tanh", source)
+    assert result["status"] == "passed", json.dumps(result)[:2000]
+
+
+def test_numpy_testing_outside_main_is_still_refused():
+    result = verdict("gelu-tanh", "import numpy as np\n\n\ndef gelu(x):\n"
+                                  "    np.testing.assert_allclose(x, x)\n    return x\n")
+    assert result["status"] == "forbidden"
+
+
+@needs_torch
+def test_the_alias_table_is_built_from_torch_and_cached_per_version(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    aliases.table.cache_clear()
+    try:
+        data = aliases.table()
+        files = list((tmp_path / "minimodel").glob("aliases-*torch*.json"))
+        assert len(files) == 1 and json.loads(files[0].read_text()) == data
+        import torch
+        assert torch.__version__.split("+")[0] in files[0].name
+    finally:
+        aliases.table.cache_clear()
+    paths = data["paths"]
+    assert aliases.canonical("torch.nn.modules.loss.CrossEntropyLoss", paths) == \
+        aliases.canonical("torch.nn.CrossEntropyLoss", paths)
+    assert aliases.canonical("torch.nn.modules.activation.F.gelu", paths) == \
+        "torch.nn.functional.gelu"
+
+
+@pytest.mark.parametrize("name, forbidden, same", [
+    ("embedding", "embedding", True), ("cross_entropy_loss", "CrossEntropyLoss", True),
+    ("_native_multi_head_attention", "MultiheadAttention", True),
+    ("_scaled_dot_product_flash_attention", "scaled_dot_product_attention", True),
+    ("NLLLoss", "nll_loss", True), ("relu", "gelu", False), ("embedding_bag", "embedding",
+                                                             False),
+    ("tanh", "gelu", False), ("softmax", "log_softmax", False),
+])
+def test_the_family_rule(name, forbidden, same):
+    assert aliases.same_family(name, forbidden) is same
