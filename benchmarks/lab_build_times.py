@@ -1,6 +1,6 @@
 """How long the lessons take to build: the site (every lesson's code executed) and the notebooks.
 
-    python benchmarks/lab_build_times.py                      # both, all twenty lessons, en + es
+    python benchmarks/lab_build_times.py                      # both, every lesson of the path, en + es
     python benchmarks/lab_build_times.py --skip-site --json times.json
 
 * **site**: ``minimodel docs build`` into a temporary folder, in a child process: staging, every

@@ -84,6 +84,16 @@ def test_a_bare_safetensors_file_without_config_or_tokenizer(tmp_path, capsys):
     assert report["head"]["name"] == "my_model.out_proj"
 
 
+def test_the_built_in_table_is_named_in_spanish(tmp_path, capsys):
+    from safetensors.numpy import save_file
+
+    E = np.random.default_rng(0).normal(size=(50, 16)).astype(np.float32)
+    save_file({"tok_table": E}, str(tmp_path / "w.safetensors"))
+    main(["doctor", str(tmp_path / "w.safetensors"), "--lang", "es"])
+    out = capsys.readouterr().out
+    assert "leídos de: la tabla incorporada." in out and "built-in" not in out
+
+
 @pytest.mark.parametrize("bad, words", [
     ("missing", "no such file or directory"),
     ("json", "not a readable safetensors file"),

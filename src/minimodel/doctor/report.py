@@ -12,6 +12,7 @@ from minimodel.doctor.check_sizes import check_sizes
 from minimodel.doctor.check_tie import check_tie
 from minimodel.doctor.check_training import check_training
 from minimodel.doctor.findings import PROBLEM, WARNING, Finding
+from minimodel.doctor.names import Roles
 from minimodel.doctor.subject import Subject, examine
 from minimodel.doctor.texts import words
 from minimodel.messages import say
@@ -91,7 +92,10 @@ def print_report(report: Report, lang: str = "en") -> None:
                       kind=say(f"doctor.kind.{s.files.kind}", lang), note=escape(note),
                       embedding=escape(s.roles.embedding), shape=tuple(s.E.shape),
                       head=escape(head)), highlight=False)
-    console.print(say("doctor.source", lang, source=s.roles.source), highlight=False)
+    source = s.roles.source
+    if source == Roles.source:  # the default: the doctor's own table, a phrase to translate
+        source = say("doctor.source_table", lang)
+    console.print(say("doctor.source", lang, source=source), highlight=False)
     table = Table(show_lines=True)
     for column in ("check", "status", "found", "why", "fix"):
         table.add_column(say(f"doctor.column.{column}", lang), overflow="fold")
