@@ -67,3 +67,13 @@ def test_an_id_that_no_quiz_has_is_still_refused(capsys, tmp_path):
     code, out, err = _run(capsys, "lab", "next", "--answers", str(path), *common)
     assert code == 2
     assert "no quiz has the question ids q-99-99" in err
+
+
+def test_a_missing_answers_file_is_an_error_whatever_the_step(tmp_path, capsys):
+    # Regression: on a lesson step, `lab next --answers /missing.json` said nothing and exited 0.
+    from minimodel.cli import main as cli_main
+
+    code = cli_main(["lab", "next", "--learner-dir", str(tmp_path / "learner"),
+                     "--answers", str(tmp_path / "nofile.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "nofile.json" in err and "Traceback" not in err

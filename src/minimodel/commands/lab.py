@@ -181,6 +181,10 @@ def cmd_next(args: argparse.Namespace) -> int:
 
     progress = Progress(args.learner_dir)
     lang, report = args.lang, {"moved_on": None, "skipped": None, "step": None}
+    if args.answers:   # a missing or unreadable file is said now, whatever the next step is
+        from minimodel.lab.quiz import read_answers
+
+        read_answers(args.answers, lang=lang)
     step, moved_on, skipped = learning_path.advance(progress, skip=args.skip)
     if moved_on is not None:
         report["moved_on"] = moved_on.id
