@@ -7,33 +7,20 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
-import pytest
 
 from minimodel.lab.breaks import list_breaks, load_break
 from minimodel.lab.i18n import pick
-from minimodel.lab.lessons import LESSONS_DIR, path_file
-from minimodel.site.build import build
+from minimodel.lab.lessons import LESSONS_DIR
 from minimodel.messages import catalogue
 
 LOCAL_SCHEMES = {"file", "data", "blob", "about", "chrome", "devtools"}
-DEMO = Path(__file__).parents[1] / "docs" / "fixtures"   # a lesson with maths and a figure
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    lessons = tmp_path_factory.mktemp("lessons") / "lessons"
-    shutil.copytree(LESSONS_DIR, lessons)
-    shutil.copy(path_file(), path_file(lessons))
-    for page in DEMO.glob("runnable-demo*.md"):
-        shutil.copy(page, lessons / page.name)
-    with path_file(lessons).open("a", encoding="utf-8") as path:
-        path.write("- runnable-demo\n")      # the demo lesson comes last on the path
-    return build(tmp_path_factory.mktemp("site"), lessons_dir=lessons)
+# `site`: the site built once per test run (tests/conftest.py), demo lesson included.
 
 
 def _pages(site: Path) -> list[Path]:

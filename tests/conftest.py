@@ -1,5 +1,6 @@
-"""Fixtures of the site and notebook tests: the lessons plus a demo lesson (tests/docs/fixtures)
-that has maths, a figure drawn by its code and an exercise, whatever the real lessons hold."""
+"""Fixtures shared by the site, notebook and browser tests: the lessons plus a demo lesson
+(tests/docs/fixtures) that has maths, a figure drawn by its code and an exercise, whatever the
+real lessons hold, and the site built from them once per test run."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from filelock import FileLock
 from minimodel.lab.lessons import LESSONS_DIR, path_file
 from minimodel.site.build import build
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent / "docs" / "fixtures"
 
 
 def copy_lessons(folder: Path) -> Path:
