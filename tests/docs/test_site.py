@@ -218,9 +218,9 @@ def test_search_previews_never_show_a_hint_or_an_answer(site):
             (folder / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]))
         secrets = [h for b in list_breaks() for h in load_break(b["id"]).texts("hints", lang)]
         secrets += [q.explanation[lang] for q in load_quiz("phase-13-embeddings").questions]
-        for secret in secrets:
-            words = squeeze(secret)[:60]
-            assert words and words not in index, (lang, words)
+        for secret in secrets:   # whole texts: a lesson may teach a sentence an answer repeats
+            words = squeeze(secret)
+            assert words and words not in index, (lang, words[:80])
         page = squeeze((folder / "lab" / "breaks" / f"{list_breaks()[0]['id']}.html")
                        .read_text(encoding="utf-8"))
         assert squeeze(load_break(list_breaks()[0]["id"]).texts("hints", lang)[-1])[:60] in page
@@ -293,8 +293,8 @@ def test_the_home_page_lists_every_lesson_in_order(site):
         html = (prefix / "index.html").read_text(encoding="utf-8")
         article = html[html.index("<article"):html.index("</article>")]   # not the menu
         links = re.findall(r'href="lessons/([\w-]+)\.html"', article)
-        stems = [link for link in links if re.match(r"\d\d-", link)]
-        assert stems[:len(load_lessons())] == [lesson.stem for lesson in load_lessons()]
+        path = [lesson.stem for lesson in load_lessons()]
+        assert [link for link in dict.fromkeys(links) if link in path] == path
         assert "<!-- lessons:" not in html
 
 

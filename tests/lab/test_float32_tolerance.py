@@ -55,7 +55,7 @@ def test_a_nan_is_blamed_on_the_stable_softmax_and_a_close_miss_is_not(ex_id):
     verdict = compare_case(ex, want, [nan], [False], "en", hidden=True)
     assert verdict.status == "wrong" and verdict.nonfinite
     entry = _case_entry(ex, case, verdict.status, verdict.message, "es", verdict.nonfinite)
-    assert entry["clauses"] == ["el softmax se calcula de forma estable (puntuaciones de "
+    assert entry["clauses"] == ["la softmax se calcula de forma estable (puntuaciones de "
                                 "atención grandes no dan inf ni NaN)"]
 
 
