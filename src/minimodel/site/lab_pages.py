@@ -88,8 +88,10 @@ def _texts(data: dict[str, Any], key: str, lang: str) -> list[str]:
 
 def unsearched(lines: list[str]) -> list[str]:
     """Markdown kept out of the site search (``data-search-exclude``, read by mkdocs-material's
-    search plugin): a collapsed hint or answer must not show in a search preview."""
-    return ["<div data-search-exclude markdown>", "", *lines, "</div>", ""]
+    search plugin): a collapsed hint or answer must not show in a search preview. A
+    ``<section>``, not a ``<div>``: the plugin tells elements apart by tag name only, so the
+    first ``</div>`` inside (a highlighted code block's) would end the exclusion early."""
+    return ["<section data-search-exclude markdown>", "", *lines, "</section>", ""]
 
 
 def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
