@@ -23,37 +23,32 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import blas_core_types  # noqa: E402  (the probe that runs a kernel set before trusting it)
 from minimodel.lab.lessons import LANGS, check_lessons, code_blocks, find_lesson, load_lessons
 from minimodel.lab.output_check import compare, parse_mark, split_numbers
 
 CORES = ["own", "Haswell", "SkylakeX", "Cooperlake", "SapphireRapids", "Zen", "Sandybridge",
          "Nehalem", "Prescott"]
-PROBE = ("import numpy, threadpoolctl; info = [i for i in threadpoolctl.threadpool_info() "
-         "if i['internal_api'] == 'openblas'][0]; print(info['architecture'], info['version'])")
 
 
-def kernels_run(core: str) -> tuple[str, str]:
-    """``(architecture, OpenBLAS version)`` that NumPy runs with ``OPENBLAS_CORETYPE=core``."""
-    env = dict(os.environ)
-    env.pop("OPENBLAS_CORETYPE", None)
-    if core != "own":
-        env["OPENBLAS_CORETYPE"] = core
-    out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True,
-                         text=True, check=True).stdout.split()
-    return out[0], out[1]
+def kernels_run(core: str) -> str | None:
+    """The kernel set NumPy runs with ``OPENBLAS_CORETYPE=core`` (``own``: not forced), or
+    ``None`` when this CPU cannot run it (scripts/blas_core_types.py runs it to find out)."""
+    return blas_core_types.kernels_run(None if core == "own" else core)
 
 
 def measure(cores: list[str], paths: list[Path]) -> dict:
     """``{"cores": {name: arch}, "printed": {arch: {file: [printed per block]}}}``."""
     arch_of = {core: kernels_run(core) for core in cores}
     printed: dict[str, dict[str, list[str | None]]] = {}
-    for core, (arch, version) in arch_of.items():
-        print(f"OPENBLAS_CORETYPE={core}: runs {arch} (OpenBLAS {version})", file=sys.stderr)
-        if arch in printed:
+    for core, arch in arch_of.items():
+        print(f"OPENBLAS_CORETYPE={core}: "
+              + (f"runs {arch}" if arch else "cannot run on this CPU (skipped)"), file=sys.stderr)
+        if arch is None or arch in printed:
             continue
         os.environ.pop("OPENBLAS_CORETYPE", None)
         if core != "own":
@@ -65,7 +60,7 @@ def measure(cores: list[str], paths: list[Path]) -> dict:
             print(f"  {path.name}: {len(result.problems)} problem(s), "
                   f"{len(result.drifts)} drift(s)", file=sys.stderr)
     os.environ.pop("OPENBLAS_CORETYPE", None)
-    return {"cores": {c: a for c, (a, _) in arch_of.items()}, "printed": printed}
+    return {"cores": {c: a for c, a in arch_of.items() if a}, "printed": printed}
 
 
 def block_rows(data: dict) -> list[dict]:

@@ -50,7 +50,10 @@ def main() -> int:
     print(f"| README | | {README_FIGURES['val_loss']:.4f} | "
           f"{README_FIGURES['unigram_baseline']:.4f} | {README_FIGURES['uniform_baseline']:.4f} |")
     for core in args.cores:
-        arch, _ = kernels_run(core)
+        arch = kernels_run(core)
+        if arch is None:
+            print(f"| {core} | cannot run on this CPU | | | |", flush=True)
+            continue
         if arch not in seen:
             seen[arch] = run_main_job(core, args.steps)
         s = seen[arch]
