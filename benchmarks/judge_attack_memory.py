@@ -4,7 +4,9 @@ The attacks are the ones ``tests/lab/test_judge_channel.py`` runs (its ``ATTACKS
 bomb left in place of the outputs, a .npy header declaring 10^13 elements, 256 MiB printed as
 one line, 32 MiB of events on the report pipe), plus the honest gelu as a baseline. Each runs
 the judge (gelu-tanh, seed 5) in a fresh interpreter on a copy of the package, and the
-interpreter reads its own peak resident memory (``ru_maxrss``) before and after the check.
+interpreter reads its own peak resident memory (``VmHWM`` from /proc/self/status; the
+parent's size at fork, which ``ru_maxrss`` would include, is not counted) before and after
+the check.
 
 Modes: ``full`` (bubblewrap and a cgroup), ``rlimit`` (bubblewrap, no cgroup: a learner who is
 not root), ``partial`` (no bubblewrap, run without capabilities). A mode this machine cannot

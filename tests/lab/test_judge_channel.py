@@ -2,7 +2,7 @@
 leaves behind cannot hang it, exhaust its memory, outlive the verdict or fill the disk.
 
 Each attack runs the judge in a fresh interpreter on a copy of the package (so an attack that
-writes reaches only the copy) and reads that interpreter's peak memory (``ru_maxrss``), in
+writes reaches only the copy) and reads that interpreter's peak memory (``VmHWM``), in
 full isolation, in full isolation without a cgroup (what a learner who is not root gets: only
 rlimits) and without bubblewrap, where it matters. The honest gelu body is always returned,
 so a verdict other than ``passed`` comes from the attack itself.
@@ -110,12 +110,23 @@ def judge_in_copy(tmp_path: Path, source: str, mode: str, after: str = "") -> di
         else:
             assert real.level == "full", real.reason
         extra = {{}}
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+        def peak_kib():
+            # VmHWM: the peak of this interpreter's own memory. ru_maxrss also keeps the
+            # parent's resident size at fork (it survives exec), which can hide growth.
+            try:
+                with open("/proc/self/status") as status:
+                    return next(int(line.split()[1]) for line in status
+                                if line.startswith("VmHWM:"))
+            except (OSError, StopIteration):
+                return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+        before = peak_kib()
         try:
             result = check_solution("gelu-tanh", source=sys.stdin.read(), seed=5)
         except BaseException as exc:
             result = {{"raised": type(exc).__name__, "message": str(exc)[:300]}}
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak = peak_kib()
         result["growth_mib"] = (peak - before) / 1024
         result["peak_mib"] = peak / 1024
         {textwrap.indent(textwrap.dedent(after), "        ").strip()}
