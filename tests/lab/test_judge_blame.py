@@ -32,6 +32,20 @@ def _bench():
     ("multi-head-self-attention", "causal_mask.diff", "bidirectional"),
     ("multi-head-self-attention", "no_scale.diff", "scale-d-head"),
     ("cbow-step", "fancy_index_add.diff", "repeats-add-up"),
+    # each of these was named after another clause before its exercise had a case that holds
+    # the other clauses at their simplest (or, for bits, before conditional + nats were one)
+    ("multi-head-self-attention", "scale_by_d_model.diff", "d-head-not-d"),
+    ("mlm-forward-pass", "final_layernorm.diff", "no-final-ln"),
+    ("mlm-forward-pass", "post_layernorm.diff", "pre-ln"),
+    ("mlm-forward-pass", "one_block.diff", "every-block"),
+    ("mlm-forward-pass", "causal_mask.diff", "bidirectional"),
+    ("mlm-with-tied-output-head", "erf_gelu.diff", "tanh-gelu"),
+    ("mlm-with-tied-output-head", "sample_variance.diff", "population-variance"),
+    ("effective-rank", "squared_singular_values.py", "normalise-s"),
+    ("effective-rank", "numerical_rank.py", "not-integer-rank"),
+    ("counted-bigram-loss", "joint.py", "conditional-nats"),
+    ("counted-bigram-loss", "bits.py", "conditional-nats"),
+    ("counted-bigram-loss", "no_smoothing.py", "smoothing"),
 ])
 def test_the_issues_mistakes_are_blamed_on_their_clause(exercise, wrong, clause):
     bench = _bench()
@@ -43,11 +57,11 @@ def test_the_issues_mistakes_are_blamed_on_their_clause(exercise, wrong, clause)
         assert bench.first_blamed(ex, fn, ex.reference_function(), seed)[:1] == [clause], seed
 
 
-def test_the_benchmark_rate_is_at_least_85_percent():
-    """The target is 100 % and the floor 90 %; the new counted-bigram-loss exercise's cases do
-    not yet tell its clauses apart (89.2 % over 4 seeds with it), so this floor is 85 %."""
+def test_the_benchmark_rate_is_at_least_90_percent():
+    """The issue's floor (the target is 100 %), over every clause-breaking wrong solution of
+    the catalogue and two seeds."""
     result = _bench().run(seeds=2)
-    assert result["runs"] >= 100 and result["rate"] >= 0.85, result["misses"]
+    assert result["runs"] >= 100 and result["rate"] >= 0.90, result["misses"]
 
 
 def test_the_verdict_names_the_broken_clause_first_and_never_twice(tmp_path):
@@ -95,6 +109,6 @@ def test_the_docs_give_the_sizes_and_caps_the_code_uses(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_the_docs_quote_a_blame_rate_of_at_least_85_percent(lang):
+def test_the_docs_quote_a_blame_rate_of_at_least_90_percent(lang):
     rate = re.search(r"(\d+)[.,](\d) %", DOCS[lang])
-    assert rate and float(f"{rate.group(1)}.{rate.group(2)}") >= 85.0
+    assert rate and float(f"{rate.group(1)}.{rate.group(2)}") >= 90.0

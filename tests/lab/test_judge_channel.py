@@ -2,7 +2,7 @@
 leaves behind cannot hang it, exhaust its memory, outlive the verdict or fill the disk.
 
 Each attack runs the judge in a fresh interpreter on a copy of the package (so an attack that
-writes reaches only the copy) and reads that interpreter's peak memory (``ru_maxrss``), in
+writes reaches only the copy) and reads that interpreter's peak memory (``VmHWM``), in
 full isolation, in full isolation without a cgroup (what a learner who is not root gets: only
 rlimits) and without bubblewrap, where it matters. The honest gelu body is always returned,
 so a verdict other than ``passed`` comes from the attack itself.
@@ -110,12 +110,23 @@ def judge_in_copy(tmp_path: Path, source: str, mode: str, after: str = "") -> di
         else:
             assert real.level == "full", real.reason
         extra = {{}}
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+        def peak_kib():
+            # VmHWM: the peak of this interpreter's own memory. ru_maxrss also keeps the
+            # parent's resident size at fork (it survives exec), which can hide growth.
+            try:
+                with open("/proc/self/status") as status:
+                    return next(int(line.split()[1]) for line in status
+                                if line.startswith("VmHWM:"))
+            except (OSError, StopIteration):
+                return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+        before = peak_kib()
         try:
             result = check_solution("gelu-tanh", source=sys.stdin.read(), seed=5)
         except BaseException as exc:
             result = {{"raised": type(exc).__name__, "message": str(exc)[:300]}}
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak = peak_kib()
         result["growth_mib"] = (peak - before) / 1024
         result["peak_mib"] = peak / 1024
         {textwrap.indent(textwrap.dedent(after), "        ").strip()}
@@ -135,6 +146,63 @@ def judge_in_copy(tmp_path: Path, source: str, mode: str, after: str = "") -> di
     print(f"[{mode}] status={result.get('status')} peak={result['peak_mib']:.0f} MiB "
           f"growth={result['growth_mib']:.0f} MiB: {result.get('message', '')[:160]}")
     return result
+
+
+# The attacks on the judge's memory, as solution(**ATTACKS[name]) arguments; also run by
+# benchmarks/judge_attack_memory.py, which reports the judge's peak memory under each.
+ATTACKS = {
+    "npz bomb": {"before": """
+            def bomb():
+                zipfile = __import__('zip' + 'file')
+                header = bytearray(b"\\x93NUMPY\\x01\\x00")
+                text = "{'descr': '<f8', 'fortran_order': False, 'shape': (67108864,), }"
+                text = text.ljust(117) + "\\n"
+                header += struct.pack('<H', len(text)) + text.encode()
+                zero = bytes(1 << 20)
+                for path in OUTS:
+                    try:
+                        with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as z:
+                            with z.open('out_0.npy', 'w', force_zip64=True) as f:
+                                f.write(bytes(header))
+                                for _ in range(512):
+                                    f.write(zero)
+                    except OSError:
+                        pass
+            __import__('ate' + 'xit').register(bomb)
+        """},
+    "huge header": {"inside": """
+            header = bytearray(b"\\x93NUMPY\\x01\\x00")
+            text = "{'descr': '<f8', 'fortran_order': False, 'shape': (10000000000000,), }"
+            text = text.ljust(117) + "\\n"
+            header += struct.pack('<H', len(text)) + text.encode()
+            if OLD:
+                zipfile = __import__('zip' + 'file')
+                def plant():
+                    for path in OUTS:
+                        with zipfile.ZipFile(path, 'w') as z:
+                            z.writestr('out_0.npy', bytes(header) + bytes(64))
+                __import__('ate' + 'xit').register(plant)
+            elif not globals().get('SENT'):
+                globals()['SENT'] = True
+                os.write(FD, event(event='case', index=0, ok=True, n=1, python_scalar=[False])
+                         + frame(b'A', bytes(header) + bytes(64)))
+        """},
+    "long line": {"inside": """
+            if not globals().get('PRINTED'):
+                globals()['PRINTED'] = True
+                chunk = 'x' * (1 << 20)
+                for _ in range(256):
+                    print(chunk, end='')
+        """},
+    "event flood": {"inside": """
+            one = event(event='noise', pad='.' * 16) * 4096
+            try:
+                for _ in range(32 * (1 << 20) // len(one)):
+                    os.write(FD, one)
+            except OSError:
+                pass  # the judge closed the pipe
+        """},
+}
 
 
 # --- what comes back: files, archives, headers, prints, events -----------------------------
@@ -164,26 +232,7 @@ def test_a_fifo_in_place_of_the_outputs_cannot_hang_the_judge(tmp_path, mode):
 def test_a_compressed_bomb_in_place_of_the_outputs_takes_no_memory(tmp_path):
     """At exit each output becomes a 3 MB .npz holding 512 MiB of zeros (it used to be
     unpacked in the judge's process)."""
-    before = """
-        def bomb():
-            zipfile = __import__('zip' + 'file')
-            header = bytearray(b"\\x93NUMPY\\x01\\x00")
-            text = "{'descr': '<f8', 'fortran_order': False, 'shape': (67108864,), }"
-            text = text.ljust(117) + "\\n"
-            header += struct.pack('<H', len(text)) + text.encode()
-            zero = bytes(1 << 20)
-            for path in OUTS:
-                try:
-                    with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as z:
-                        with z.open('out_0.npy', 'w', force_zip64=True) as f:
-                            f.write(bytes(header))
-                            for _ in range(512):
-                                f.write(zero)
-                except OSError:
-                    pass
-        __import__('ate' + 'xit').register(bomb)
-    """
-    result = judge_in_copy(tmp_path, solution(before), "full")
+    result = judge_in_copy(tmp_path, solution(**ATTACKS["npz bomb"]), "full")
     # passed, or timeout when compressing 512 MiB at exit outlasts the limit on a busy machine
     assert result["status"] in ("passed", "timeout"), result
     assert result["growth_mib"] < GROWTH_MIB, result
@@ -192,24 +241,7 @@ def test_a_compressed_bomb_in_place_of_the_outputs_takes_no_memory(tmp_path):
 def test_a_header_declaring_1e13_elements_is_an_error_not_a_crash(tmp_path):
     """The first output claims 10^13 float64 elements (80 TB). The judge used to try to
     allocate them (an uncaught MemoryError); now the header is checked first."""
-    inside = """
-        header = bytearray(b"\\x93NUMPY\\x01\\x00")
-        text = "{'descr': '<f8', 'fortran_order': False, 'shape': (10000000000000,), }"
-        text = text.ljust(117) + "\\n"
-        header += struct.pack('<H', len(text)) + text.encode()
-        if OLD:
-            zipfile = __import__('zip' + 'file')
-            def plant():
-                for path in OUTS:
-                    with zipfile.ZipFile(path, 'w') as z:
-                        z.writestr('out_0.npy', bytes(header) + bytes(64))
-            __import__('ate' + 'xit').register(plant)
-        elif not globals().get('SENT'):
-            globals()['SENT'] = True
-            os.write(FD, event(event='case', index=0, ok=True, n=1, python_scalar=[False])
-                     + frame(b'A', bytes(header) + bytes(64)))
-    """
-    result = judge_in_copy(tmp_path, solution(inside=inside), "full")
+    result = judge_in_copy(tmp_path, solution(**ATTACKS["huge header"]), "full")
     assert "raised" not in result, result
     assert result["status"] == "error" and not result["passed"], result
     assert "sent back something other than its results" in result["message"], result
@@ -219,29 +251,14 @@ def test_a_header_declaring_1e13_elements_is_an_error_not_a_crash(tmp_path):
 def test_a_huge_single_line_on_stdout_keeps_only_a_tail(tmp_path):
     """256 MiB printed as one line without a newline (the issue's 2 GiB, scaled down): the
     tail is kept by bytes, so the judge's memory does not grow with it."""
-    inside = """
-        if not globals().get('PRINTED'):
-            globals()['PRINTED'] = True
-            chunk = 'x' * (1 << 20)
-            for _ in range(256):
-                print(chunk, end='')
-    """
-    result = judge_in_copy(tmp_path, solution(inside=inside), "full")
+    result = judge_in_copy(tmp_path, solution(**ATTACKS["long line"]), "full")
     assert result["status"] == "passed", result
     assert result["growth_mib"] < GROWTH_MIB, result
 
 
 def test_a_flood_on_the_report_pipe_is_an_error_with_bounded_memory(tmp_path):
     """32 MiB of small events on the report pipe (the judge used to store every one)."""
-    inside = """
-        one = event(event='noise', pad='.' * 16) * 4096
-        try:
-            for _ in range(32 * (1 << 20) // len(one)):
-                os.write(FD, one)
-        except OSError:
-            pass  # the judge closed the pipe
-    """
-    result = judge_in_copy(tmp_path, solution(inside=inside), "full")
+    result = judge_in_copy(tmp_path, solution(**ATTACKS["event flood"]), "full")
     assert result["status"] == "error", result
     assert result["growth_mib"] < GROWTH_MIB, result
 

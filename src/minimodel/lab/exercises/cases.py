@@ -180,8 +180,8 @@ def gen_cross_entropy(rng, kind, params):
 
 # ----------------------------------------------------------------------------- attention
 def _attention_sizes(rng, kind):
-    heads = 2 if kind in ("example", "heads") else int(rng.choice([1, 2, 4]))
-    if kind == "heads":
+    heads = 2 if kind == "example" else int(rng.choice([1, 2, 4]))
+    if kind in ("heads", "zero-query heads"):
         heads = int(rng.choice([2, 4]))
     n, t = (1, 3) if kind == "example" else (_ints(rng, 1, 4), _ints(rng, 2, 8))
     # d_head >= 2: with one feature per head, sqrt(d_head) = 1 and a missing scale would hide
@@ -189,12 +189,15 @@ def _attention_sizes(rng, kind):
 
 
 @generator("attention", ("float64", "float32", "heads", "large scores", "T=1", "one head",
-                         "zero queries"))
+                         "zero queries", "zero-query heads"))
 def gen_attention(rng, kind, params):
     """x (N, T, d) and four (d, d) weights. "heads": H >= 2, so head order matters; "large
     scores": scores of order 1e3 (the softmax must subtract the row max); "T=1": one position;
     "one head": H = 1, T >= 2 (the head split cannot matter, the scale does); "zero queries":
-    H = 1 and w_q = 0, so every score is 0 and only a mask changes the (uniform) weights."""
+    H = 1 and w_q = 0, so every score is 0 and only a mask changes the (uniform) weights;
+    "zero-query heads": H >= 2, T >= 2 and w_q = 0: the weights are uniform whatever the
+    scale, so only which features and positions each head averages can be wrong (the head
+    split, with the scale at its simplest)."""
     heads, n, t, d = _attention_sizes(rng, kind)
     if kind == "T=1":
         t = 1
@@ -202,7 +205,7 @@ def gen_attention(rng, kind, params):
         heads, d = 1, _ints(rng, 2, 9)
     scale = 60.0 if kind == "large scores" else 1.5
     w = rng.normal(scale=scale / np.sqrt(d), size=(4, d, d))
-    if kind == "zero queries":
+    if kind in ("zero queries", "zero-query heads"):
         w[0] = 0.0
     dt = _dtype(kind)
     x = rng.normal(size=(n, t, d)) * (4.0 if kind == "large scores" else 1.0)
@@ -211,21 +214,29 @@ def gen_attention(rng, kind, params):
 
 
 @generator("mlm", ("float64", "float32", "heads", "mask at 0.5", "mask above 0.5",
-                   "no masked rows", "several blocks", "large scores", "one position"))
+                   "no masked rows", "several blocks", "large scores", "one position",
+                   "zero blocks", "normalised output"))
 def gen_mlm(rng, kind, params):
-    """The seed pipeline's inputs; params.tied drops w_head. "mask values": indicators such as
-    0.3, 0.5 (exactly: not selected), 0.7 and 1 — only values > 0.5 select; "no masked rows":
-    M = 0; "several blocks": L = 3; "large scores": float32 block weights of std 4, so attention
+    """The seed pipeline's inputs; params.tied drops w_head. "no masked rows": M = 0;
+    "several blocks": L = 3; "large scores": float32 block weights of std 4, so attention
     scores reach the hundreds and a softmax without the row-max shift overflows to NaN.
     "mask at 0.5": indicators 0, 0.5 and 1 only (0.5 is not selected; no value strictly
-    between 0.5 and 1); "mask above 0.5": 0, 0.3, 0.7 and 1 (no 0.5); "one position": T = 1,
-    one block, every row selected (attention over one position: no mask or scale can matter
-    there, nor a missing block)."""
+    between 0.5 and 1); "mask above 0.5": 0, 0.3, 0.7 and 1 (no 0.5). Cases that hold other
+    clauses at their simplest: "heads": H >= 2, one block whose feed-forward adds 0 (w_mlp2
+    = 0, so the GELU cannot matter), the first position of every row selected (under a causal
+    mask it would see only itself); "one position": T = 1, one block, feed-forward adding 0,
+    every row selected (attention over one position: no mask or scale can matter, nor a
+    missing block or the GELU); "zero blocks": every block weight 0, so every block adds 0
+    and the hidden state is the embeddings (only the head, and a LayerNorm outside the
+    blocks, can matter); "normalised output": see :func:`_normalised_output`."""
     heads, n, t, d = _attention_sizes(rng, kind)
-    t = 1 if kind == "one position" else t
+    t = 1 if kind in ("one position", "normalised output") else t
+    if kind == "normalised output":  # d >= 4: with d = 2, P x = -x and post-LN would pass
+        d = max(d, 4 * heads)
     v = 7 if kind == "example" else _ints(rng, 5, 30)
     layers = 3 if kind == "several blocks" else (
-        1 if kind in ("example", "one position") else _ints(rng, 1, 3))
+        1 if kind in ("example", "one position", "heads", "normalised output")
+        else _ints(rng, 1, 3))
     dt = _dtype(kind)
     ids = rng.integers(0, v, size=(n, t))
     mask = (rng.random((n, t)) < 0.4).astype(dt)
@@ -237,8 +248,10 @@ def gen_mlm(rng, kind, params):
         mask.flat[0], mask.flat[-1] = 0.7, 0.3
     if kind == "no masked rows":
         mask[...] = 0.0
-    elif kind == "one position":
+    elif kind in ("one position", "normalised output"):
         mask[...] = 1.0
+    elif kind == "heads":
+        mask[:, 0] = 1.0
     elif not (mask > 0.5).any():
         mask.flat[int(rng.integers(0, n * t))] = 1.0
     block_std = 4.0 if kind == "large scores" else 1.2 / np.sqrt(d)
@@ -246,15 +259,44 @@ def gen_mlm(rng, kind, params):
         dt, t, d = np.float32, max(t, 4), heads * max(d // heads, 8 // heads)
         ids = rng.integers(0, v, size=(n, t))
         mask = np.ones((n, t), dtype=dt)  # every row is returned: none can hide a NaN
-    args: Args = {"input_ids": ids, "mask_indicator": mask,
-                  "w_emb": rng.normal(scale=0.7, size=(v, d)).astype(dt),
-                  "pos_embed": rng.normal(scale=0.5, size=(t, d)).astype(dt),
-                  "blocks_weights": rng.normal(scale=block_std,
-                                               size=(layers, 6, d, d)).astype(dt)}
+    w_emb = rng.normal(scale=0.7, size=(v, d))
+    pos_embed = rng.normal(scale=0.5, size=(t, d))
+    blocks = rng.normal(scale=block_std, size=(layers, 6, d, d))   # [w_q, w_k, w_v, w_o,
+    if kind in ("heads", "one position"):                           #  w_mlp1, w_mlp2]
+        blocks[:, 5] = 0.0          # w_mlp2 = 0: the feed-forward adds 0
+    if kind == "zero blocks":
+        blocks[...] = 0.0
+    if kind == "normalised output":
+        w_emb, pos_embed, blocks = _normalised_output(w_emb, blocks)
+    args: Args = {"input_ids": ids, "mask_indicator": mask, "w_emb": w_emb.astype(dt),
+                  "pos_embed": pos_embed.astype(dt), "blocks_weights": blocks.astype(dt)}
     if not params.get("tied"):
         args["w_head"] = rng.normal(scale=0.7, size=(d, v)).astype(dt)
     args["num_heads"] = heads
     return args
+
+
+def _normalised_output(w_emb, blocks, var=4.0, eps=1e-5):
+    """Inputs (T = 1, one block) whose pre-LN hidden state comes out already LayerNorm'd, so
+    a final LayerNorm changes nothing while post-LN blocks do.
+
+    Every embedding row x has mean 0 and variance ``var`` (no position embedding), so
+    LN(x) = u = x / sqrt(var + eps). Over one position attention returns u @ w_v @ w_o; with
+    w_o = I and w_v = beta P - sqrt(var + eps) I (P a cyclic shift of the features) the
+    residual gives x + u w_v = beta u P, whose variance beta^2 var / (var + eps) is 1 - eps
+    for beta = sqrt((1 - eps)(var + eps) / var): LN(beta u P) = beta u P. w_mlp2 = 0, so the
+    feed-forward adds 0. A post-LN block instead returns LN(x + x w_v), a normalised
+    x (beta P - (sqrt(var + eps) - 1) I), which is not beta u P."""
+    w_emb = w_emb - w_emb.mean(axis=1, keepdims=True)                  # (V, d), rows of mean 0
+    w_emb = w_emb * np.sqrt(var / w_emb.var(axis=1, keepdims=True))    # and variance var
+    d = w_emb.shape[1]
+    beta = np.sqrt((1 - eps) * (var + eps) / var)
+    shift = np.roll(np.eye(d), 1, axis=1)                              # (d, d) permutation P
+    blocks = blocks.copy()
+    blocks[0, 2] = beta * shift - np.sqrt(var + eps) * np.eye(d)       # w_v
+    blocks[0, 3] = np.eye(d)                                           # w_o
+    blocks[0, 5] = 0.0                                                 # w_mlp2
+    return w_emb, np.zeros((1, d)), blocks
 
 
 # ----------------------------------------------------------------------------- word vectors
@@ -286,10 +328,13 @@ def gen_cbow(rng, kind, params):
             "w_out": rng.normal(size=(v, d)).astype(dt)}
 
 
-@generator("matrix", ("float64", "float32", "low rank", "exact zeros", "orthonormal"))
+@generator("matrix", ("float64", "float32", "low rank", "exact zeros", "orthonormal",
+                      "one direction"))
 def gen_matrix(rng, kind, params):
     """Matrices for effective rank: full rank, low rank, diagonal with exact zero singular
-    values (0 log 0 must count as 0), orthonormal columns (erank = min(m, n))."""
+    values (0 log 0 must count as 0), orthonormal columns (erank = min(m, n)); "one
+    direction": singular values 1 and 1e-12 (every other), so the effective rank is 1 to
+    within 1e-9 whether s or s**2 is normalised, while the integer rank is full."""
     if kind == "example":
         return {"A": np.diag([3.0, 1.0, 1.0])}
     m, n = _ints(rng, 2, 30), _ints(rng, 2, 30)
@@ -300,6 +345,13 @@ def gen_matrix(rng, kind, params):
         A = np.diag(np.concatenate([rng.uniform(0.5, 3, size=3), np.zeros(3)]))
     elif kind == "orthonormal":
         A = np.linalg.qr(rng.normal(size=(max(m, n), min(m, n))))[0]
+    elif kind == "one direction":
+        k = min(m, n)
+        s = np.full(k, 1e-12)
+        s[0] = 1.0                                          # (k,): one direction carries all
+        u = np.linalg.qr(rng.normal(size=(m, k)))[0]        # (m, k) orthonormal columns
+        v = np.linalg.qr(rng.normal(size=(n, k)))[0]        # (n, k)
+        A = (u * s) @ v.T                                   # (m, n) = U diag(s) V^T
     else:
         A = rng.normal(size=(m, n))
     return {"A": A.astype(_dtype(kind))}
