@@ -70,7 +70,7 @@ def check_tie(s: Subject) -> list[Finding]:
                                {"flags": flags, "read": s.claims[0].where,
                                 "version": s.arch.version}, {"claims": claims}))
     tied = s.tied_claim
-    head, emb = s.roles.head_name, s.roles.embedding
+    head, emb = s.roles.head_name, s.roles.embedding_label
     version = installed_version() or CHECKED_VERSION
     values = {"head": head, "embedding": emb, "shape": "x".join(map(str, s.E.shape)),
               "claim": s.claims[0].where if s.claims else "-", "version": version}
@@ -127,6 +127,6 @@ def _aliases(s: Subject) -> list[Finding]:
             continue
         diff = difference(s.E, other) if other.shape == s.E.shape else {"max_abs": float("nan")}
         out.append(Finding(CHECK, PROBLEM, "tie.alias_differs",
-                           {"alias": name, "embedding": s.roles.embedding,
+                           {"alias": name, "embedding": s.roles.embedding_label,
                             "max_abs": f"{diff['max_abs']:.3g}"}, {"alias": name}))
     return out

@@ -38,8 +38,8 @@ def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
     """Open the model at ``path`` and its tokenizer (``tokenizer`` or the one beside it)."""
     files = open_model(path)
     source = "minimodel config" if files.kind == "minimodel" else "config.json"
-    arch = describe(files.config, files.folder) if files.kind == "hf" else \
-        describe(files.config) if files.kind == "safetensors" else None
+    arch = describe(files.config, files.folder, files.tensors) if files.kind == "hf" else \
+        describe(files.config, None, files.tensors) if files.kind == "safetensors" else None
     roles = roles_from_architecture(files.tensors, arch) if arch is not None else None
     if roles is None:  # no transformers, or a file transformers would not load as this class
         arch = None
@@ -50,8 +50,8 @@ def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
         first = architecture_claim(arch, source)
         read = f"{source}: {arch.tie_flag}"  # the flag transformers reads is in ``first``
         claims = [first] + [c for c in claims if not c.default and c.where != read]
-    E = _as_float(files.read(roles.embedding))
-    W = _as_float(files.read(roles.head)) if roles.head else None
+    E = _read_rows(files, roles.embedding_parts or [roles.embedding])
+    W = _read_rows(files, roles.head_parts or [roles.head]) if roles.head else None
     vocab, note, error = None, None, None
     if tokenizer is not None:
         vocab = read_vocabulary(tokenizer)
@@ -65,6 +65,12 @@ def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
                 error = str(exc) if isinstance(exc, ValueError) else \
                     f"{found} is not a tokenizer file the doctor can read ({exc!r})"
     return Subject(files, roles, claims, E, W, vocab, note, arch, error)
+
+
+def _read_rows(files: ModelFiles, names: list[str]) -> np.ndarray:
+    """A matrix stored as one table, or as several stacked along the rows (V_1 + V_2 + ..., d)."""
+    tables = [_as_float(files.read(name)) for name in names]
+    return tables[0] if len(tables) == 1 else np.concatenate(tables, axis=0)
 
 
 def _as_float(a: Any) -> np.ndarray:
