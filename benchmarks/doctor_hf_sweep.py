@@ -155,13 +155,24 @@ def doctor_verdict(folder: Path) -> tuple[str, bool, str, list[str]]:
 
 
 def load_truth(cls: Any, folder: Path) -> tuple[str, bool]:
+    """(what transformers built, whether it read both matrices from the file): loading is not
+    healthy when every name of the embedding, or of an untied head, is among the keys
+    from_pretrained reports missing (filled with random values)."""
     model, info = cls.from_pretrained(folder, output_loading_info=True)
     state = in_memory(model)
-    head_missing = False
-    if state == "untied":
-        names = {n for n, p in model.named_parameters() if p is model.get_output_embeddings().weight}
-        head_missing = bool(names & set(info.get("missing_keys", [])))
-    return state, not head_missing
+    missing = set(info.get("missing_keys", []))
+    matrices = [_input_weight(model)] + \
+        ([model.get_output_embeddings().weight] if state == "untied" else [])
+    unread = any(all(n in missing for n, p in model.named_parameters(remove_duplicate=False)
+                     if p is m) for m in matrices if m is not None)
+    return state, not unread
+
+
+def _input_weight(model: Any) -> Any:
+    try:
+        return model.get_input_embeddings().weight
+    except (AttributeError, NotImplementedError):
+        return None
 
 
 def claim_tied(folder: Path) -> None:

@@ -59,6 +59,8 @@ def difference(E: np.ndarray, W: np.ndarray) -> dict[str, float | int]:
 
 def check_tie(s: Subject) -> list[Finding]:
     out: list[Finding] = []
+    if s.unread is not None:  # transformers would fill E with random values: say it first
+        out.append(Finding(CHECK, PROBLEM, "tie.embedding_not_read", s.unread, dict(s.unread)))
     claims = [{"where": c.where, "tied": c.tied, "default": c.default} for c in s.claims]
     if len({c.tied for c in s.claims}) > 1:
         flags = "; ".join(f"{c.where} = {str(c.tied).lower()}" for c in s.claims)
