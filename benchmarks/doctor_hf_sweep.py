@@ -244,6 +244,7 @@ def run(only: list[str] | None, timeout: int, log: Any = None) -> tuple[list[Cas
     skips: dict[str, str] = {}
     signal.signal(signal.SIGALRM, _alarm)
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")  # the doctor's cache: not the user's
         for model_type, class_name in architectures(only):
             key = f"{model_type}/{class_name}"
             start = time.perf_counter()
