@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from doctor_helpers import V, build_hf, tensors, write_vocab
+
 from minimodel.doctor import arch_cache, architecture, diagnose
 
 pytest.importorskip("transformers")

@@ -40,10 +40,11 @@ import dataclasses
 import io
 import logging
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import metadata, util
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from minimodel.doctor import arch_cache
 
@@ -112,7 +113,7 @@ class Architecture:
         return out
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], keys: dict[str, list]) -> "Architecture":
+    def from_dict(cls, d: dict[str, Any], keys: dict[str, list]) -> Architecture:
         shapes = {k: tuple(d[k]) if d.get(k) is not None else None
                   for k in ("embedding_shape", "head_shape")}
         return cls(**{**d, **shapes, "embedding_shape": shapes["embedding_shape"] or (),
@@ -361,8 +362,11 @@ def _stored_keys(model: Any, keys: list[str]) -> dict[str, list]:
         {name for name, _ in model.named_parameters(remove_duplicate=False)}
     try:
         from transformers.conversion_mapping import get_model_conversion_mapping
-        from transformers.core_model_loading import (Concatenate, WeightRenaming,
-                                                     rename_source_key)
+        from transformers.core_model_loading import (
+            Concatenate,
+            WeightRenaming,
+            rename_source_key,
+        )
     except ImportError:  # an older transformers: keys are compared as stored
         return {key: [key, 0, key in known] for key in keys}
     transforms = get_model_conversion_mapping(model)
