@@ -141,7 +141,7 @@ def main() -> int:
                 size = sum(p.stat().st_size for p in folder.iterdir())
                 print(f"built {folder}: {n:,} parameters, {size / 2**20:.0f} MiB on disk")
             cache = Path(tmp) / f"cache-{layout}"
-            kinds = [("cached", args.rounds)]
+            kinds = [("table only" if args.without_transformers else "cached", args.rounds)]
             if not args.without_transformers:
                 kinds.insert(0, ("first run", 1))
             for kind, rounds in kinds:
