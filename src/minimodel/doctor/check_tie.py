@@ -22,6 +22,10 @@ ties unconditionally keeps E and drops W. A tied ``pytorch_model.bin`` lists E u
 names but stores it once (one storage), which is no waste. An architecture without an
 output head (CLIP's text model) has nothing to tie.
 
+A stored table that the built-in table calls the embedding, but whose name transformers turns
+into no tensor of the model, is reported first (``tie.embedding_not_read``): ``from_pretrained``
+would report the embedding missing and fill it with random values, whatever the tie.
+
 Flags that disagree with each other (a top-level flag and a nested ``text_config`` flag)
 are a problem of their own when the built-in table decides (which one a loader reads decides
 whether the head is tied or random); when transformers decides, it is a warning that names
