@@ -134,3 +134,24 @@ def test_the_cache_is_per_version_and_survives_a_corrupt_file(tmp_path, monkeypa
     with_head = architecture.describe(config, folder, keys + ["lm_head.weight"])
     assert with_head.rename("lm_head.weight") == "lm_head.weight"
     assert "lm_head.weight" in arch_cache.load(path)["keys"]
+
+
+def test_two_layouts_of_one_tensor_are_one_table_not_two():
+    from types import SimpleNamespace
+
+    from minimodel.doctor.architecture import Architecture
+    from minimodel.doctor.names import roles_from_architecture
+
+    info = SimpleNamespace(shape=(V, 32))
+    arch = Architecture(source="t", version="t", class_name="C", embedding="m.embed.weight",
+                        head=None, head_bias=None, tied=False, tie_flag="-", tie_written=False,
+                        embedding_parts=["m.embed.weight"],
+                        keys={"old.embed": ["m.embed.weight", 0, True],
+                              "m.embed.weight": ["m.embed.weight", 0, True],
+                              "wte.embedding": ["m.embed.weight", 0, True],
+                              "wte.new_embedding": ["m.embed.weight", 1, True]})
+    same = roles_from_architecture({"old.embed": info, "m.embed.weight": info}, arch)
+    assert (same.embedding, same.embedding_parts) == ("old.embed", [])
+    # a converter's positions: the new table after the base one, whatever the file's order
+    stacked = roles_from_architecture({"wte.new_embedding": info, "wte.embedding": info}, arch)
+    assert stacked.embedding_parts == ["wte.embedding", "wte.new_embedding"]

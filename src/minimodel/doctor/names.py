@@ -144,21 +144,27 @@ def roles_from_architecture(tensors: dict[str, Any], arch: Any) -> Roles | None:
     embedding = next((stored[n][0] for n in candidates if n in stored), None)
     if embedding is None or len(tensors[embedding].shape) != 2:
         return None
-    e_parts = _parts(stored, arch.embedding_parts) if arch.embedding in stored else []
+    e_parts = _parts(stored, arch.embedding_parts, arch) if arch.embedding in stored else []
     head = stored[arch.head][0] if arch.head in stored else None
     if head == embedding:
         head = None
-    h_parts = _parts(stored, arch.head_parts) if head is not None else []
+    h_parts = _parts(stored, arch.head_parts, arch) if head is not None else []
     aliases = [stored[n][0] for n in arch.aliases if n in stored and stored[n][0] != embedding]
     bias = stored[arch.head_bias][0] if arch.head_bias in stored else None
     return Roles(embedding, head, head or arch.head or "-", aliases, bias, False, arch.source,
                  headless=arch.head is None, embedding_parts=e_parts, head_parts=h_parts)
 
 
-def _parts(stored: dict[str, list[str]], tables: list[str]) -> list[str]:
+def _parts(stored: dict[str, list[str]], tables: list[str], arch: Any) -> list[str]:
     """The stored keys of a matrix made of several tables (``tables``: the model's names, each
-    stored as one key or as several a conversion concatenates); [] when it is one stored key."""
-    keys = [key for name in tables for key in stored.get(name, [])]
+    stored as one key or as several a conversion concatenates); [] when it is one stored key.
+    Two stored keys renamed to one name without a position each (an old and a new layout of
+    the same tensor) are one table, not two."""
+    keys: list[str] = []
+    for name in tables:
+        found = stored.get(name, [])
+        distinct = len({arch.part_index(k) for k in found}) == len(found)
+        keys.extend(found if distinct else found[:1])
     return keys if len(keys) > 1 else []
 
 
