@@ -12,8 +12,8 @@ fails its own validation, the layer counts are kept, since per-layer lists must 
 ``save_pretrained`` tied and untied (where the architecture allows it), and, from the untied
 save, a config that claims a tie the stored head contradicts. For each folder, transformers' own
 ground truth (after ``from_pretrained``: is the output head the input embedding *in memory*,
-did loading leave the head missing) is compared with the doctor's verdict (tied / untied /
-no head, and whether it reports a problem). It prints "A of N agree", each disagreement and
+did loading leave the embedding, or an untied head, missing) is compared with the doctor's
+verdict (tied / untied / no head, and whether it reports a problem). It prints "A of N agree", each disagreement and
 each architecture skipped with the reason (one that cannot be built tiny offline, or exceeds
 the per-architecture timeout).
 """
