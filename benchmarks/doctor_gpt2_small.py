@@ -14,14 +14,18 @@ names the matrices when it is installed (``--without-transformers`` hides torch 
 transformers, as on a machine without them; the pickles then cannot be read). Printed per
 layout: wall time, CPU time (user + system: what a shared machine's load does not inflate) and
 the child's own peak resident memory (``ru_maxrss`` of the doctor's process, read at its
-exit). Every check runs, the unreachable-token one included (sampled at this size). Targets:
-under 10 s and under 1 GiB, in every layout.
+exit). Every check runs, the unreachable-token one included (sampled at this size). With
+transformers, each layout is run first with an empty cache (the doctor asks transformers, which
+imports torch and the model's code) and then ``--rounds`` times with the cache that first run
+wrote (what every later run on the same config does); the cache is a temporary folder, never
+the user's. Targets: under 10 s and under 1 GiB, in every layout.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -93,12 +97,14 @@ def build(folder: Path, layout: str) -> int:
     return sum(a.size for a in tensors.values())  # untied: the head's V x d more
 
 
-def measure(folder: Path, hide: bool) -> dict:
-    """One doctor run in a fresh process: wall seconds, CPU, its own peak RSS, its verdict."""
+def measure(folder: Path, hide: bool, cache: Path) -> dict:
+    """One doctor run in a fresh process (its cache in ``cache``): wall seconds, CPU, its own
+    peak RSS, its verdict."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", CHILD.format(hide=HIDE if hide else ""),
-                           str(folder)], capture_output=True, text=True)
+                           str(folder)], capture_output=True, text=True,
+                          env={**os.environ, "XDG_CACHE_HOME": str(cache)})
     wall = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"the doctor failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
@@ -134,17 +140,23 @@ def main() -> int:
                 n = build(folder, layout)
                 size = sum(p.stat().st_size for p in folder.iterdir())
                 print(f"built {folder}: {n:,} parameters, {size / 2**20:.0f} MiB on disk")
-            runs = [measure(folder, args.without_transformers) for _ in range(args.rounds)]
-            best = min(r["wall_s"] for r in runs)
-            peak = max(r["peak_rss_bytes"] for r in runs)
-            ok = ok and best < TARGET_S and peak < TARGET_BYTES
-            print(f"{layout:20s} wall {best:.2f} s (best of {len(runs)}; target < "
-                  f"{TARGET_S:.0f} s), peak memory {peak / 2**20:.0f} MiB (target < "
-                  f"{TARGET_BYTES / 2**20:.0f} MiB), CPU {min(r['cpu_s'] for r in runs):.2f} s, "
-                  f"exit {runs[0]['exit_code']}, stderr lines {runs[0]['stderr_lines']}")
-            print(f"  roles from {runs[0]['source']}; reachability {runs[0]['reachability']}")
-            print("  findings: " + ", ".join(f"{s} {k}" for s, k in runs[0]["findings"]))
-            results[layout] = {"runs": runs, "best_wall_s": best, "peak_rss_bytes": peak}
+            cache = Path(tmp) / f"cache-{layout}"
+            kinds = [("table only" if args.without_transformers else "cached", args.rounds)]
+            if not args.without_transformers:
+                kinds.insert(0, ("first run", 1))
+            for kind, rounds in kinds:
+                runs = [measure(folder, args.without_transformers, cache) for _ in range(rounds)]
+                best = min(r["wall_s"] for r in runs)
+                peak = max(r["peak_rss_bytes"] for r in runs)
+                ok = ok and best < TARGET_S and peak < TARGET_BYTES
+                print(f"{layout:20s} {kind:9s} wall {best:.2f} s (best of {len(runs)}; target < "
+                      f"{TARGET_S:.0f} s), peak memory {peak / 2**20:.0f} MiB (target < "
+                      f"{TARGET_BYTES / 2**20:.0f} MiB), CPU {min(r['cpu_s'] for r in runs):.2f} "
+                      f"s, exit {runs[0]['exit_code']}, stderr lines {runs[0]['stderr_lines']}")
+                print(f"  roles from {runs[0]['source']}; reachability {runs[0]['reachability']}")
+                print("  findings: " + ", ".join(f"{s} {k}" for s, k in runs[0]["findings"]))
+                results[f"{layout} {kind}"] = {"runs": runs, "best_wall_s": best,
+                                               "peak_rss_bytes": peak}
     if args.json:
         atomic_write_json(args.json, results)
     return 0 if ok else 1

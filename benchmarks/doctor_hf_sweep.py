@@ -12,8 +12,8 @@ fails its own validation, the layer counts are kept, since per-layer lists must 
 ``save_pretrained`` tied and untied (where the architecture allows it), and, from the untied
 save, a config that claims a tie the stored head contradicts. For each folder, transformers' own
 ground truth (after ``from_pretrained``: is the output head the input embedding *in memory*,
-did loading leave the head missing) is compared with the doctor's verdict (tied / untied /
-no head, and whether it reports a problem). It prints "A of N agree", each disagreement and
+did loading leave the embedding, or an untied head, missing) is compared with the doctor's
+verdict (tied / untied / no head, and whether it reports a problem). It prints "A of N agree", each disagreement and
 each architecture skipped with the reason (one that cannot be built tiny offline, or exceeds
 the per-architecture timeout).
 """
@@ -155,13 +155,24 @@ def doctor_verdict(folder: Path) -> tuple[str, bool, str, list[str]]:
 
 
 def load_truth(cls: Any, folder: Path) -> tuple[str, bool]:
+    """(what transformers built, whether it read both matrices from the file): loading is not
+    healthy when every name of the embedding, or of an untied head, is among the keys
+    from_pretrained reports missing (filled with random values)."""
     model, info = cls.from_pretrained(folder, output_loading_info=True)
     state = in_memory(model)
-    head_missing = False
-    if state == "untied":
-        names = {n for n, p in model.named_parameters() if p is model.get_output_embeddings().weight}
-        head_missing = bool(names & set(info.get("missing_keys", [])))
-    return state, not head_missing
+    missing = set(info.get("missing_keys", []))
+    matrices = [_input_weight(model)] + \
+        ([model.get_output_embeddings().weight] if state == "untied" else [])
+    unread = any(all(n in missing for n, p in model.named_parameters(remove_duplicate=False)
+                     if p is m) for m in matrices if m is not None)
+    return state, not unread
+
+
+def _input_weight(model: Any) -> Any:
+    try:
+        return model.get_input_embeddings().weight
+    except (AttributeError, NotImplementedError):
+        return None
 
 
 def claim_tied(folder: Path) -> None:
@@ -233,6 +244,7 @@ def run(only: list[str] | None, timeout: int, log: Any = None) -> tuple[list[Cas
     skips: dict[str, str] = {}
     signal.signal(signal.SIGALRM, _alarm)
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")  # the doctor's cache: not the user's
         for model_type, class_name in architectures(only):
             key = f"{model_type}/{class_name}"
             start = time.perf_counter()

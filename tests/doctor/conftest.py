@@ -27,3 +27,10 @@ def _one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path_factory, monkeypatch):
+    """Each test asks transformers afresh: the doctor's cache of its answers (in
+    XDG_CACHE_HOME) is a folder of the test's own, never the user's."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))

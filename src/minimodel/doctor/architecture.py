@@ -18,7 +18,15 @@ terms instead of a table of names we chose:
 * the shapes transformers expects for E and W (the sub-config that sizes each of them);
 * key renames between checkpoint layouts (e.g. the older Llava layout
   ``language_model.model.embed_tokens.weight``), through transformers' own conversion
-  mapping, so a stored name is compared with the model's name.
+  mapping, so a stored name is compared with the model's name;
+* the tables E (and W) is made of, in row order: one in most models, several when the
+  embedding module holds more than one table (Idefics' ``additional_embedding``, looked up for
+  ids past the first table) or when the conversion mapping concatenates several stored tables
+  into one (Molmo2's ``wte.embedding`` + ``wte.new_embedding``): E is then
+  ``concat(E_1, E_2, ...)`` along the rows, (V_1 + V_2 + ..., d).
+
+The answer depends only on the versions and the config, so it is cached on disk
+(:mod:`.arch_cache`): a later run with the same config imports neither torch nor transformers.
 
 Without transformers (or for a config it cannot build) :func:`describe` returns ``None`` and
 the doctor falls back on its built-in table (:mod:`.names`); the report says which source the
@@ -28,13 +36,17 @@ verdict used.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import logging
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import metadata
+from importlib import metadata, util
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from minimodel.doctor import arch_cache
 
 # The task mappings a folder's model_type is looked up in when config.json has no
 # "architectures" entry: the language-model heads, the ones with a tie to check.
@@ -77,15 +89,73 @@ class Architecture:
     embedding_shape: tuple[int, ...] = ()
     head_shape: tuple[int, ...] | None = None
     vocab_where: str = "vocab_size"        # the config entry that sizes E
-    rename: Callable[[str], str] = lambda key: key  # stored key -> model key
+    embedding_parts: list[str] = field(default_factory=list)  # E's tables in row order
+    head_parts: list[str] = field(default_factory=list)       # W's tables in row order
+    # stored key -> [model key, position among the stored tables concatenated into that
+    # model tensor, whether the model has that tensor (else transformers ignores the key)]
+    keys: dict[str, list] = field(default_factory=dict)
+
+    def rename(self, key: str) -> str:
+        """The model's name for stored ``key`` (transformers' checkpoint conversions)."""
+        return self.keys.get(key, [key])[0]
+
+    def part_index(self, key: str) -> int:
+        """Where stored ``key`` goes among the tables concatenated into one model tensor."""
+        return self.keys.get(key, [key, 0])[1]
+
+    def reads(self, key: str) -> bool:
+        """Does transformers load stored ``key`` into the model (not an unexpected key)?"""
+        return bool(self.keys.get(key, [key, 0, True])[2])
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        del out["keys"]  # kept beside it in the cache, growing as new files are examined
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], keys: dict[str, list]) -> Architecture:
+        shapes = {k: tuple(d[k]) if d.get(k) is not None else None
+                  for k in ("embedding_shape", "head_shape")}
+        return cls(**{**d, **shapes, "embedding_shape": shapes["embedding_shape"] or (),
+                      "keys": keys})
 
 
-def describe(config: dict[str, Any], folder: Path | None = None) -> Architecture | None:
+def available() -> bool:
+    """Are transformers and torch importable (without importing them)?"""
+    try:
+        return util.find_spec("transformers") is not None and util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def describe(config: dict[str, Any], folder: Path | None = None,
+             keys: Iterable[str] = ()) -> Architecture | None:
     """The architecture of ``config`` (a config.json dict, read by transformers itself from
-    ``folder`` when given) as transformers builds it, or None when transformers is not
-    installed or cannot build it (then the built-in table is used)."""
-    if not isinstance(config.get("model_type"), str):
+    ``folder`` when given) as transformers builds it, with the stored ``keys`` read through its
+    checkpoint conversions; None when transformers is not installed or cannot build it (then
+    the built-in table is used). Answered from the cache when it holds this config and keys."""
+    version = installed_version()
+    if not isinstance(config.get("model_type"), str) or version is None or not available():
         return None
+    keys = list(keys)
+    path = arch_cache.entry_path(version, config)
+    entry = arch_cache.load(path)
+    if entry is not None and (entry["architecture"] is None or
+                              all(k in entry["keys"] for k in keys)):
+        found = entry["architecture"]
+        return None if found is None else Architecture.from_dict(found, entry["keys"])
+    arch = _ask_transformers(config, folder, keys)
+    known = dict(entry["keys"]) if entry is not None else {}
+    known.update(arch.keys if arch is not None else {})
+    arch_cache.store(path, None if arch is None else arch.to_dict(), known)
+    if arch is not None:
+        arch.keys = known
+    return arch
+
+
+def _ask_transformers(config: dict[str, Any], folder: Path | None,
+                      keys: list[str]) -> Architecture | None:
+    """:func:`describe`'s answer from the installed transformers itself (the slow path)."""
     try:
         import torch  # noqa: F401 - optional: the meta device
         import transformers  # optional dependency, imported only here (see module docstring)
@@ -97,7 +167,7 @@ def describe(config: dict[str, Any], folder: Path | None = None) -> Architecture
         logging.getLogger("transformers").setLevel(logging.ERROR)
         with quiet, warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return _describe(transformers, config, folder)
+            return _describe(transformers, config, folder, keys)
     except Exception:  # noqa: BLE001 - any failure to build means: use the built-in table
         return None
     finally:
@@ -134,7 +204,8 @@ def build_on_meta(transformers: Any, config: dict[str, Any], folder: Path | None
         return cls(cfg)
 
 
-def _describe(transformers: Any, config: dict[str, Any], folder: Path | None) -> Architecture:
+def _describe(transformers: Any, config: dict[str, Any], folder: Path | None,
+              keys: list[str]) -> Architecture:
     import torch  # optional dependency, as transformers (see describe)
 
     model = build_on_meta(transformers, config, folder)
@@ -149,7 +220,7 @@ def _describe(transformers: Any, config: dict[str, Any], folder: Path | None) ->
     except NotImplementedError:  # a class that does not say (Dia); its head decides below
         if output is not None:
             raise
-        return _headless(transformers.__version__, model)
+        return _headless(transformers.__version__, model, keys)
     if output is not None and getattr(output, "weight", None) is not None:
         # E is the table the head is tied to (Marian's decoder table, not its encoder's), else
         # the input embedding of the (sub-)model that owns the head (an encoder-decoder's)
@@ -166,6 +237,8 @@ def _describe(transformers: Any, config: dict[str, Any], folder: Path | None) ->
         tied = output.weight is inputs.weight
         if getattr(output, "bias", None) is not None:
             bias = _saved_name(f"{_prefix(modules[id(output)])}bias", tied_map)
+    e_tables = _tables(inputs)
+    w_tables = _tables(output) if head is not None else []
     shared = names[id(inputs.weight)]
     aliases = [n for n in shared if n not in (embedding, head)]
     flag, written = _deciding_flag(model, head, config)
@@ -178,19 +251,38 @@ def _describe(transformers: Any, config: dict[str, Any], folder: Path | None) ->
         class_name=type(model).__name__, embedding=embedding, head=head, head_bias=bias,
         tied=tied, tie_flag=flag, tie_written=written,
         written_value=value if isinstance(value, bool) else None, aliases=aliases,
-        embedding_shape=tuple(inputs.weight.shape),
-        head_shape=None if head is None else tuple(output.weight.shape),
+        embedding_shape=_stacked(e_tables), head_shape=_stacked(w_tables) if w_tables else None,
         vocab_where=_vocab_where(model, embedding, tuple(inputs.weight.shape)),
-        rename=_renamer(model))
+        embedding_parts=[embedding] + [_saved_name(names[id(t)][0], tied_map) for t in e_tables[1:]],
+        head_parts=[] if head is None else [head] + [names[id(t)][0] for t in w_tables[1:]],
+        keys=_stored_keys(model, keys))
 
 
-def _headless(version: str, model: Any) -> Architecture:
+def _tables(module: Any) -> list[Any]:
+    """The tables of an embedding (or head) module, in row order: its own weight, then the
+    weight of each embedding or linear layer inside it with the same width (Idefics'
+    ``additional_embedding`` holds the rows of the ids past the first table)."""
+    import torch
+
+    kinds = (torch.nn.Embedding, torch.nn.Linear)
+    inner = [m.weight for m in module.modules() if m is not module and isinstance(m, kinds)
+             and getattr(m, "weight", None) is not None
+             and tuple(m.weight.shape[1:]) == tuple(module.weight.shape[1:])]
+    return [module.weight, *inner]
+
+
+def _stacked(tables: list[Any]) -> tuple[int, ...]:
+    """The shape of the tables concatenated along the rows: (V_1 + V_2 + ..., d)."""
+    return (sum(int(t.shape[0]) for t in tables), *map(int, tables[0].shape[1:]))
+
+
+def _headless(version: str, model: Any, keys: list[str]) -> Architecture:
     """A class with no output head and no named input embedding: nothing to tie; the built-in
     table finds the embedding to check."""
     return Architecture(source=f"transformers {version}, {type(model).__name__}",
                         version=version, class_name=type(model).__name__, embedding="",
                         head=None, head_bias=None, tied=False, tie_flag="-", tie_written=False,
-                        rename=_renamer(model))
+                        keys=_stored_keys(model, keys))
 
 
 def _output_embeddings(model: Any) -> Any:
@@ -262,24 +354,36 @@ def _vocab_where(model: Any, embedding: str, shape: tuple[int, ...]) -> str:
     return f"{path}vocab_size"
 
 
-def _renamer(model: Any) -> Callable[[str], str]:
-    """stored key -> model key, with the installed transformers' checkpoint conversions
-    (older layouts, a base model's keys without the task head's prefix)."""
+def _stored_keys(model: Any, keys: list[str]) -> dict[str, list]:
+    """stored key -> [model key, part index, read by the model], with the installed
+    transformers' checkpoint conversions (older layouts, a base model's keys without the task
+    head's prefix, several stored tables concatenated into one tensor)."""
+    known = set(model.state_dict(keep_vars=True)) | \
+        {name for name, _ in model.named_parameters(remove_duplicate=False)}
     try:
         from transformers.conversion_mapping import get_model_conversion_mapping
-        from transformers.core_model_loading import WeightRenaming, rename_source_key
+        from transformers.core_model_loading import (
+            Concatenate,
+            WeightRenaming,
+            rename_source_key,
+        )
     except ImportError:  # an older transformers: keys are compared as stored
-        return lambda key: key
+        return {key: [key, 0, key in known] for key in keys}
     transforms = get_model_conversion_mapping(model)
     renamings = [t for t in transforms if isinstance(t, WeightRenaming)]
     converters = [t for t in transforms if not isinstance(t, WeightRenaming)]
-    known = {name: True for name, _ in model.named_parameters(remove_duplicate=False)}
+    # the stored tables a converter stacks along the rows, in order (Molmo2's embedding)
+    position = {pattern: i for t in converters
+                if any(isinstance(op, Concatenate) and op.dim == 0
+                       for op in getattr(t, "operations", []))
+                for i, pattern in enumerate(t.source_patterns)}
+    flags = {name: True for name in known}
     prefix = getattr(model, "base_model_prefix", None) or None
-
-    def rename(key: str) -> str:
+    out = {}
+    for key in keys:
         try:
-            return rename_source_key(key, renamings, converters, prefix, known)[0]
+            renamed, pattern = rename_source_key(key, renamings, converters, prefix, flags)
         except Exception:  # noqa: BLE001 - a key no conversion understands stays as stored
-            return key
-
-    return rename
+            renamed, pattern = key, None
+        out[key] = [renamed, position.get(pattern, 0), renamed in known]
+    return out

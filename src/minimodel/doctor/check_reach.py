@@ -29,7 +29,7 @@ def check_reachability(s: Subject) -> list[Finding]:
     not_tokens |= set(new_rows_at_mean(W).tolist())
     expected = {i: r.unreachable.pop(i) for i in sorted(not_tokens) if i in r.unreachable}
     r.undecided = [i for i in r.undecided if i not in not_tokens]
-    matrix = s.roles.head_name if s.W is not None else s.roles.embedding
+    matrix = s.roles.head_name if s.W is not None else s.roles.embedding_label
     values = {"checked": r.checked, "rows": W.shape[0], "matrix": matrix,
               "method": Phrase(r.method), "reachable": r.reachable,
               "undecided": len(r.undecided), "lp": Phrase("" if r.lp_available else "no scipy")}

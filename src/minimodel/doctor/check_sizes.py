@@ -56,7 +56,7 @@ def check_sizes(s: Subject) -> list[Finding]:
         if value != V:
             out.append(Finding(CHECK, PROBLEM, "sizes.config_vs_matrix",
                                {"where": where, "config": value, "rows": V,
-                                "embedding": s.roles.embedding}))
+                                "embedding": s.roles.embedding_label}))
     head_rows = s.arch.head_shape[0] if s.arch is not None and s.arch.head_shape else V
     if s.W is not None and s.W.shape[0] != head_rows:
         out.append(Finding(CHECK, PROBLEM, "sizes.head_vs_embedding",

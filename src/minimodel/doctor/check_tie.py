@@ -22,6 +22,10 @@ ties unconditionally keeps E and drops W. A tied ``pytorch_model.bin`` lists E u
 names but stores it once (one storage), which is no waste. An architecture without an
 output head (CLIP's text model) has nothing to tie.
 
+A stored table that the built-in table calls the embedding, but whose name transformers turns
+into no tensor of the model, is reported first (``tie.embedding_not_read``): ``from_pretrained``
+would report the embedding missing and fill it with random values, whatever the tie.
+
 Flags that disagree with each other (a top-level flag and a nested ``text_config`` flag)
 are a problem of their own when the built-in table decides (which one a loader reads decides
 whether the head is tied or random); when transformers decides, it is a warning that names
@@ -59,6 +63,8 @@ def difference(E: np.ndarray, W: np.ndarray) -> dict[str, float | int]:
 
 def check_tie(s: Subject) -> list[Finding]:
     out: list[Finding] = []
+    if s.unread is not None:  # transformers would fill E with random values: say it first
+        out.append(Finding(CHECK, PROBLEM, "tie.embedding_not_read", s.unread, dict(s.unread)))
     claims = [{"where": c.where, "tied": c.tied, "default": c.default} for c in s.claims]
     if len({c.tied for c in s.claims}) > 1:
         flags = "; ".join(f"{c.where} = {str(c.tied).lower()}" for c in s.claims)
@@ -70,7 +76,7 @@ def check_tie(s: Subject) -> list[Finding]:
                                {"flags": flags, "read": s.claims[0].where,
                                 "version": s.arch.version}, {"claims": claims}))
     tied = s.tied_claim
-    head, emb = s.roles.head_name, s.roles.embedding
+    head, emb = s.roles.head_name, s.roles.embedding_label
     version = installed_version() or CHECKED_VERSION
     values = {"head": head, "embedding": emb, "shape": "x".join(map(str, s.E.shape)),
               "claim": s.claims[0].where if s.claims else "-", "version": version}
@@ -127,6 +133,6 @@ def _aliases(s: Subject) -> list[Finding]:
             continue
         diff = difference(s.E, other) if other.shape == s.E.shape else {"max_abs": float("nan")}
         out.append(Finding(CHECK, PROBLEM, "tie.alias_differs",
-                           {"alias": name, "embedding": s.roles.embedding,
+                           {"alias": name, "embedding": s.roles.embedding_label,
                             "max_abs": f"{diff['max_abs']:.3g}"}, {"alias": name}))
     return out

@@ -79,6 +79,15 @@ class Roles:
     by_shape: bool = False               # found by the shape fallback
     source: str = "the built-in table"   # who named them: transformers, or the table
     headless: bool = False               # the architecture has no output head (CLIP text)
+    # E (W) stored as several tables stacked along the rows: their stored names, in row order
+    # (empty: the one table ``embedding`` / ``head``)
+    embedding_parts: list[str] = field(default_factory=list)
+    head_parts: list[str] = field(default_factory=list)
+
+    @property
+    def embedding_label(self) -> str:
+        """E's stored name, or its tables' names joined with " + "."""
+        return " + ".join(self.embedding_parts) if self.embedding_parts else self.embedding
 
 
 @dataclass
@@ -128,20 +137,35 @@ def roles_from_architecture(tensors: dict[str, Any], arch: Any) -> Roles | None:
         found = find_roles(tensors, {})
         return Roles(found.embedding, None, "-", [], None, found.by_shape, arch.source,
                      headless=True)
-    stored = {}
-    for key in tensors:
-        stored.setdefault(arch.rename(key), key)
+    stored: dict[str, list[str]] = {}  # model name -> the stored keys read into it, in order
+    for key in sorted(tensors, key=arch.part_index):
+        stored.setdefault(arch.rename(key), []).append(key)
     candidates = [arch.embedding, *arch.aliases] + ([arch.head] if arch.tied else [])
-    embedding = next((stored[n] for n in candidates if n in stored), None)
+    embedding = next((stored[n][0] for n in candidates if n in stored), None)
     if embedding is None or len(tensors[embedding].shape) != 2:
         return None
-    head = stored.get(arch.head) if arch.head else None
+    e_parts = _parts(stored, arch.embedding_parts, arch) if arch.embedding in stored else []
+    head = stored[arch.head][0] if arch.head in stored else None
     if head == embedding:
         head = None
-    aliases = [stored[n] for n in arch.aliases if n in stored and stored[n] != embedding]
-    bias = stored.get(arch.head_bias) if arch.head_bias else None
+    h_parts = _parts(stored, arch.head_parts, arch) if head is not None else []
+    aliases = [stored[n][0] for n in arch.aliases if n in stored and stored[n][0] != embedding]
+    bias = stored[arch.head_bias][0] if arch.head_bias in stored else None
     return Roles(embedding, head, head or arch.head or "-", aliases, bias, False, arch.source,
-                 headless=arch.head is None)
+                 headless=arch.head is None, embedding_parts=e_parts, head_parts=h_parts)
+
+
+def _parts(stored: dict[str, list[str]], tables: list[str], arch: Any) -> list[str]:
+    """The stored keys of a matrix made of several tables (``tables``: the model's names, each
+    stored as one key or as several a conversion concatenates); [] when it is one stored key.
+    Two stored keys renamed to one name without a position each (an old and a new layout of
+    the same tensor) are one table, not two."""
+    keys: list[str] = []
+    for name in tables:
+        found = stored.get(name, [])
+        distinct = len({arch.part_index(k) for k in found}) == len(found)
+        keys.extend(found if distinct else found[:1])
+    return keys if len(keys) > 1 else []
 
 
 def architecture_claim(arch: Any, source: str) -> TieClaim:

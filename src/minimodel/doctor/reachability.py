@@ -29,6 +29,7 @@ witness stay undecided.
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -126,10 +127,8 @@ def find_unreachable(W: np.ndarray, extra: np.ndarray | None = None,
     ok[~ok] = witnesses(W, rows[~ok], W.mean(axis=0))  # second try: h = w_i - mean row
     result = Reachability(method, len(rows), reachable=int(ok.sum()))
     lp_limit = len(rows) if W.size <= LP_ALL_SIZE else MAX_LP
-    try:
-        import scipy.optimize  # noqa: F401 - only to know whether the LP can run
-    except ImportError:
-        result.lp_available = False
+    # whether the LP can run, without importing scipy.optimize when no row needs it
+    result.lp_available = _importable("scipy.optimize")
     for n, i in enumerate(rows[~ok]):
         answer = hull_weights(W, int(i), bias) if result.lp_available and n < lp_limit else None
         if answer is False:
@@ -142,3 +141,10 @@ def find_unreachable(W: np.ndarray, extra: np.ndarray | None = None,
             result.unreachable[int(i)] = [(int(others[j]), float(answer[j])) for j in top
                                           if answer[j] > 1e-6]
     return result
+
+
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a parent package missing, or hidden (sys.modules None)
+        return False

@@ -48,7 +48,7 @@ class Report:
         return {
             "path": str(s.files.path), "kind": s.files.kind, "note": s.files.note,
             "source": s.roles.source,
-            "embedding": {"name": s.roles.embedding, "shape": list(s.E.shape),
+            "embedding": {"name": s.roles.embedding_label, "shape": list(s.E.shape),
                           "found_by_shape": s.roles.by_shape},
             "head": {"name": s.roles.head_name, "stored": s.W is not None,
                      "shape": None if s.W is None else list(s.W.shape)},
@@ -90,7 +90,7 @@ def print_report(report: Report, lang: str = "en") -> None:
         if note else ""
     console.print(say("doctor.header", lang, path=f"[bold]{escape(str(s.files.path))}[/]",
                       kind=say(f"doctor.kind.{s.files.kind}", lang), note=escape(note),
-                      embedding=escape(s.roles.embedding), shape=tuple(s.E.shape),
+                      embedding=escape(s.roles.embedding_label), shape=tuple(s.E.shape),
                       head=escape(head)), highlight=False)
     source = s.roles.source
     if source == Roles.source:  # the default: the doctor's own table, a phrase to translate

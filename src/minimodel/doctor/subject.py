@@ -27,6 +27,9 @@ class Subject:
     vocab_note: str | None         # why there is no vocabulary, when there is none
     arch: Architecture | None = None  # what the installed transformers says (None: the table)
     vocab_error: str | None = None  # the tokenizer beside the model could not be read: why
+    # a stored table the built-in table calls the embedding but transformers does not load
+    # (its stored name, the name transformers turns it into, the model's embedding, the class)
+    unread: dict[str, str] | None = None
 
     @property
     def tied_claim(self) -> bool | None:
@@ -38,9 +41,10 @@ def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
     """Open the model at ``path`` and its tokenizer (``tokenizer`` or the one beside it)."""
     files = open_model(path)
     source = "minimodel config" if files.kind == "minimodel" else "config.json"
-    arch = describe(files.config, files.folder) if files.kind == "hf" else \
-        describe(files.config) if files.kind == "safetensors" else None
+    arch = describe(files.config, files.folder, files.tensors) if files.kind == "hf" else \
+        describe(files.config, None, files.tensors) if files.kind == "safetensors" else None
     roles = roles_from_architecture(files.tensors, arch) if arch is not None else None
+    unread = _unread_embedding(files, arch) if arch is not None else None
     if roles is None:  # no transformers, or a file transformers would not load as this class
         arch = None
         roles = find_roles(files.tensors, files.config)
@@ -50,8 +54,8 @@ def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
         first = architecture_claim(arch, source)
         read = f"{source}: {arch.tie_flag}"  # the flag transformers reads is in ``first``
         claims = [first] + [c for c in claims if not c.default and c.where != read]
-    E = _as_float(files.read(roles.embedding))
-    W = _as_float(files.read(roles.head)) if roles.head else None
+    E = _read_rows(files, roles.embedding_parts or [roles.embedding])
+    W = _read_rows(files, roles.head_parts or [roles.head]) if roles.head else None
     vocab, note, error = None, None, None
     if tokenizer is not None:
         vocab = read_vocabulary(tokenizer)
@@ -64,7 +68,26 @@ def examine(path: str | Path, tokenizer: str | Path | None = None) -> Subject:
                 # a broken tokenizer beside a healthy model is a finding, not an abort
                 error = str(exc) if isinstance(exc, ValueError) else \
                     f"{found} is not a tokenizer file the doctor can read ({exc!r})"
-    return Subject(files, roles, claims, E, W, vocab, note, arch, error)
+    return Subject(files, roles, claims, E, W, vocab, note, arch, error, unread)
+
+
+def _unread_embedding(files: ModelFiles, arch: Architecture) -> dict[str, str] | None:
+    """The stored embedding (as the built-in table finds it) when transformers would not load
+    it: its key renames to no tensor of the model (an unexpected key at from_pretrained)."""
+    try:
+        stored = find_roles(files.tensors, files.config).embedding
+    except ValueError:  # no 2-D tensor at all: the checks report that themselves
+        return None
+    if arch.reads(stored) or not arch.embedding:
+        return None
+    return {"stored": stored, "renamed": arch.rename(stored), "expected": arch.embedding,
+            "model": arch.class_name, "version": arch.version}
+
+
+def _read_rows(files: ModelFiles, names: list[str]) -> np.ndarray:
+    """A matrix stored as one table, or as several stacked along the rows (V_1 + V_2 + ..., d)."""
+    tables = [_as_float(files.read(name)) for name in names]
+    return tables[0] if len(tables) == 1 else np.concatenate(tables, axis=0)
 
 
 def _as_float(a: Any) -> np.ndarray:
