@@ -22,6 +22,13 @@ import gc
 import json
 import sys
 
+import minimodel
+from minimodel import autograd
+from minimodel.bench.spec import MEMORY_SHAPE
+from minimodel.bench.steps import build_step, shape_of
+from minimodel.bench.tasks import _proc_status, _release_pool, _reset_hwm, task_memory
+from minimodel.runtime import malloc_trim
+
 
 def _subclasses(cls):
     for sub in cls.__subclasses__():
@@ -35,13 +42,6 @@ def main() -> int:
                     help="print calls whose peak grew by at least this much (default 2)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-
-    import minimodel
-    from minimodel import autograd
-    from minimodel.bench.spec import MEMORY_SHAPE
-    from minimodel.bench.steps import build_step, shape_of
-    from minimodel.bench.tasks import _proc_status, _release_pool, _reset_hwm, task_memory
-    from minimodel.runtime import malloc_trim
 
     task = {"impl": "minimodel", "threads": 2, "shape": dataclasses.asdict(MEMORY_SHAPE),
             "reps": 3}
