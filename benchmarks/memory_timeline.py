@@ -12,6 +12,10 @@ own figure (``task_memory``: VmHWM - VmRSS over a step, and tracemalloc's peak);
 step in which every Function's ``forward`` and ``backward`` is wrapped: RSS before, the high
 -water mark inside (VmHWM, reset before each call) and RSS after, relative to the start of the
 step. Calls whose high-water mark grew by at least ``--min-mib`` are printed, with the largest.
+
+``--time N --threads T`` instead times N steps of the same case after one warm-up (process CPU
+and wall time per step, BLAS at T threads; T=1 makes the CPU time the work done, with no
+thread spinning for a partner on a busy machine), for paired runs of two checkouts.
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ import dataclasses
 import gc
 import json
 import sys
+import time
 
 import minimodel
 from minimodel import autograd
 from minimodel.bench.spec import MEMORY_SHAPE
-from minimodel.bench.steps import build_step, shape_of
+from minimodel.bench.steps import build_step, setup_minimodel, shape_of
 from minimodel.bench.tasks import _proc_status, _release_pool, _reset_hwm, task_memory
 from minimodel.runtime import malloc_trim
 
@@ -41,7 +46,12 @@ def main() -> int:
     ap.add_argument("--min-mib", type=float, default=2.0,
                     help="print calls whose peak grew by at least this much (default 2)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--time", type=int, default=0, metavar="N",
+                    help="only time N steps of the case (CPU and wall per step)")
+    ap.add_argument("--threads", type=int, default=2, help="BLAS threads for --time")
     args = ap.parse_args()
+    if args.time:
+        return time_steps(args.time, args.threads)
 
     task = {"impl": "minimodel", "threads": 2, "shape": dataclasses.asdict(MEMORY_SHAPE),
             "reps": 3}
@@ -92,6 +102,19 @@ def main() -> int:
             json.dump({"case": {k: case[k] for k in ("growth_mib", "growth_all_mib",
                                                      "tracemalloc_peak_mib")},
                        "timeline": rows}, fh, indent=1)
+    return 0
+
+
+def time_steps(steps: int, threads: int) -> int:
+    setup_minimodel(threads, allocator=False)  # a plain import, BLAS at `threads`
+    step, _ = build_step("minimodel", MEMORY_SHAPE)
+    step()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    for _ in range(steps):
+        step()
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    print(f"minimodel: {minimodel.__file__}\nmemory-case step, {threads} BLAS thread(s): "
+          f"CPU {cpu / steps * 1000:.1f} ms, wall {wall / steps * 1000:.1f} ms per step")
     return 0
 
 
