@@ -29,7 +29,9 @@ from minimodel.autograd import sum_gradients as _definition  # noqa: F401 (regis
 from minimodel.dispatch import register_kernel
 
 _handed_over: dict[int, weakref.ref] = {}  # id(array) -> weak reference to that array
-_lock = threading.Lock()  # the batch split sums gradients in two threads
+# The batch split sums gradients in two threads; re-entrant, because a mark's callback may run
+# inside a locked block of this thread when the garbage collector frees an array there.
+_lock = threading.RLock()
 
 
 def hand_over(array: np.ndarray) -> np.ndarray:
