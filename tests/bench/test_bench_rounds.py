@@ -85,8 +85,8 @@ def test_allocator_switch_reaches_the_worker(monkeypatch):
     rows = results["cases"]["step"]["rows"]
     assert [r["impl"] for r in rows] == ["minimodel", "minimodel, train's malloc tuning"]
     (target,) = [t for t in results["targets"] if t["case"] == "step"]
-    assert target["bound"] == 1.0  # the bound, at d=128 as at d=256
-    assert rows[0].get("target") == "<= 1.00x"  # judged on the first, plain-import row
+    assert target["bound"] == 0.8  # the bound for the main job, at d=128 as at d=256
+    assert rows[0].get("target") == "<= 0.80x"  # judged on the first, plain-import row
 
 
 def test_baseline_verdict_within_tolerance(monkeypatch, tmp_path):
