@@ -39,7 +39,7 @@ import numpy as np
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
 from minimodel.lab.exercises import isolation, reaper
 from minimodel.lab.exercises.cases import Case
-from minimodel.lab.exercises.channel import Channel
+from minimodel.lab.exercises.channel import Channel, printable
 from minimodel.lab.pyparse import parse_python
 from minimodel.lab.subprocess_runner import clean_env, run_child
 
@@ -239,8 +239,9 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
         timed_out = done.timed_out or done.returncode == -signal.SIGXCPU
         ran = time.monotonic() - channel.ready_at if channel.ready_at else 0.0
         return ChildRun(channel.events, channel.outputs, done.returncode, timed_out,
-                        min(ran, done.seconds), done.stderr_tail(12),
-                        _hung_at(done.stderr, shown_as), iso.as_dict(), out_of_memory,
+                        min(ran, done.seconds), printable(done.stderr_tail(12)),
+                        printable(_hung_at(done.stderr, shown_as)), iso.as_dict(),
+                        out_of_memory,
                         started=channel.ready_at is not None,
                         channel_problem=channel.problem)
     finally:
