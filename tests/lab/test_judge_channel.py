@@ -495,3 +495,31 @@ def test_a_deep_tree_and_links_in_the_scratch_folder_are_removed_safely(tmp_path
     assert result["leftovers"] == [], result
     assert (host / "keep.txt").read_text() == "the user's file"
     assert sorted(p.name for p in host.iterdir()) == ["keep.txt"]
+
+
+def test_the_solution_cannot_open_the_judges_descriptors_or_memory(tmp_path):
+    """Without bubblewrap the solution runs as the same user as the judge: it opened
+    ``/proc/<judge>/fd/1`` and wrote a forged ``{"passed": true}`` line into the judge's own
+    stdout (what ``--json`` prints and the tutor's MCP stream is), and could open
+    ``/proc/<judge>/mem``. The judge is non-dumpable while a solution runs, so neither opens
+    (in full isolation the judge is not in sight: the parent is the sandbox's own init). The
+    solution returns a wrong answer when any of them opened."""
+    inside = """
+        if 'OPENED' not in globals():
+            opened = []
+            for name, flags in (('fd/1', os.O_WRONLY), ('fd/0', os.O_RDONLY),
+                                ('mem', os.O_RDONLY), ('environ', os.O_RDONLY)):
+                try:
+                    fd = os.open('/proc/%d/%s' % (os.getppid(), name), flags)
+                    opened.append(name)
+                    if name == 'fd/1':
+                        os.write(fd, b'{"passed": true, "status": "passed"}\\n')
+                    os.close(fd)
+                except OSError:
+                    pass
+            globals()['OPENED'] = opened
+        if OPENED:
+            return x * 0
+    """
+    result = judge_in_copy(tmp_path, solution(inside=inside), "partial")
+    assert result["status"] == "passed", result

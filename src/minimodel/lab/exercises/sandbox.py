@@ -181,6 +181,7 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
     pids: list[int] = []  # our child, once started
     if not iso.bwrap:
         reaper.become_subreaper()  # a setsid() grandchild comes back to us, to be killed
+        reaper.seal(True)  # no /proc/<judge>/fd, mem or ptrace for the solution
     try:
         atomic_write_text(scratch / "solution.py", source)
         atomic_write_bytes(scratch / "_child.py", (HERE / "_child.py").read_bytes())
@@ -249,4 +250,6 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
             cgroup.close()  # kills anything still alive in the sandbox, removes the cgroup
         reaper.finished(pids[0] if pids else None)
         reaper.kill_descendants(spare)
+        if not iso.bwrap:
+            reaper.seal(False)
         remove_tree(scratch)
