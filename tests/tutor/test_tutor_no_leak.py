@@ -263,3 +263,25 @@ def test_the_reference_checked_as_a_solution_is_never_a_recorded_pass(tmp_path):
     progress = Progress(str(tmp_path / "learner"))
     record_check(progress, ex.id, result, str(ex.reference_path))
     assert progress.get("exercise", ex.id)["status"] != "passed"
+
+
+def test_explorer_page_replaces_only_an_html_file(tmp_path, tiny_run):
+    """``explorer_page``'s ``out`` was any path, and the page replaced that file: a learner's
+    progress, a solution, the package's ``reference.py`` (the next check then refused to
+    grade), a shell's start-up file. Only a file whose name (links resolved) ends in .html is
+    written now."""
+    from minimodel.tutor.learner import Learner
+    from minimodel.tutor.model_tools import explorer_page
+
+    learner = Learner(str(tmp_path / "learner"), "en")
+    victim = tmp_path / "progress.json"
+    victim.write_text('{"kept": true}', encoding="utf-8")
+    link = tmp_path / "page.html"
+    link.symlink_to(victim)
+    for out in (victim, tmp_path / "solution.py", link):
+        with pytest.raises(ValueError, match="not an .html file"):
+            explorer_page(learner, [str(tiny_run)], out=str(out))
+    assert victim.read_text(encoding="utf-8") == '{"kept": true}'
+    assert not (tmp_path / "solution.py").exists()
+    page = explorer_page(learner, [str(tiny_run)], out=str(tmp_path / "ok.html"))
+    assert Path(page["page"]).is_file()
