@@ -369,7 +369,13 @@ def test_a_perfect_table_for_a_chosen_seed_is_never_a_recorded_pass(tmp_path, mo
         assert out["passed"] is True and out["practice"] is True
     entry = Progress(tmp_path / "learner").get("exercise", "cross-entropy")
     assert entry["status"] == "attempted" and entry["practice"] is True
+    # the package's own reference is practice even without a seed; a learner's file is not
     assert main(["exercise", "check", "cross-entropy", "--file", str(ref), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["practice"] is True
+    assert Progress(tmp_path / "learner").get("exercise", "cross-entropy")["status"] != "passed"
+    mine = tmp_path / "cross_entropy.py"
+    mine.write_bytes(ref.read_bytes())
+    assert main(["exercise", "check", "cross-entropy", "--file", str(mine), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["practice"] is False
     assert Progress(tmp_path / "learner").get("exercise", "cross-entropy")["status"] == "passed"
 
