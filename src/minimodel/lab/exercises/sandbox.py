@@ -100,7 +100,8 @@ def remove_tree(path: Path) -> None:
     flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
     if not path.is_dir() or path.is_symlink():
         return
-    if os.open not in os.supports_dir_fd or os.scandir not in os.supports_fd:
+    if not {os.open, os.chmod, os.rename, os.unlink, os.rmdir} <= os.supports_dir_fd \
+            or os.scandir not in os.supports_fd:
         shutil.rmtree(path, ignore_errors=True)  # pragma: no cover - not POSIX
         return
     try:
