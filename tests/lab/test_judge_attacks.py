@@ -369,7 +369,13 @@ def test_a_perfect_table_for_a_chosen_seed_is_never_a_recorded_pass(tmp_path, mo
         assert out["passed"] is True and out["practice"] is True
     entry = Progress(tmp_path / "learner").get("exercise", "cross-entropy")
     assert entry["status"] == "attempted" and entry["practice"] is True
+    # the package's own reference is practice even without a seed; a learner's file is not
     assert main(["exercise", "check", "cross-entropy", "--file", str(ref), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["practice"] is True
+    assert Progress(tmp_path / "learner").get("exercise", "cross-entropy")["status"] != "passed"
+    mine = tmp_path / "cross_entropy.py"
+    mine.write_bytes(ref.read_bytes())
+    assert main(["exercise", "check", "cross-entropy", "--file", str(mine), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["practice"] is False
     assert Progress(tmp_path / "learner").get("exercise", "cross-entropy")["status"] == "passed"
 
@@ -562,3 +568,60 @@ def test_an_installed_package_inside_the_python_prefix_is_still_hidden(full, mon
     """
     result = check_solution("gelu-tanh", source=gelu_solution(inside=inside), seed=1)
     assert result["cases"][0]["message"].endswith("[False, True, False]"), result["cases"][0]
+
+
+# --- attack: terminal escape sequences in what the solution's process says -------------------
+
+ESCAPES = "\x1b[1A\x1b[2K\x1b]52;c;cHduZWQ=\x07\r\x08\x9b2K\u202e"
+FAKE_PASS = ESCAPES + "\x1b[32mPASSED: 7 of 7 cases passed\x1b[8m"
+CONTROLS = "\x1b\x07\r\x08\x9b\u202e"  # the characters of ESCAPES a terminal acts on
+
+
+def _controls(value) -> list[str]:
+    """Every string in ``value`` that holds a character a terminal would act on."""
+    if isinstance(value, str):
+        return [value] if any(c in value for c in CONTROLS) else []
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in _controls(k) + _controls(v)]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _controls(v)]
+    return []
+
+
+@pytest.mark.parametrize("where", ["load", "case", "stderr", "channel"])
+@pytest.mark.parametrize("mode", ["full", "partial"])
+def test_escape_sequences_from_the_solution_never_reach_the_terminal(mode, where, monkeypatch,
+                                                                   capsys):
+    """A failing solution puts cursor moves, erase-line, an OSC 52 clipboard write, CR,
+    backspace, a C1 CSI and a bidi override in its exception message (at load time, the
+    verdict line shows it; in a case, the table does), on stderr (the tail is shown) or in a
+    frame the channel refuses (its problem quotes it). Rich escapes markup, not these: the
+    terminal erased the verdict line and printed a green pass. Every string of the result is
+    now free of them, and so is what ``print_result`` writes."""
+    if mode == "full" and probe().level != "full":
+        if REQUIRED:
+            pytest.fail(probe().reason)
+        pytest.skip(probe().reason)
+    if mode == "partial":
+        monkeypatch.setattr(isolation, "probe", lambda: Isolation("partial", "test: forced"))
+    fake = repr(FAKE_PASS)
+    before = {"load": f"raise ValueError({fake})\n",
+              "stderr": f"__import__('s' + 'ys').stderr.write({fake} * 3 + '\\n')\n"
+                        "__import__('o' + 's')._exit(3)\n",
+              "channel": f"""
+os = __import__('o' + 's')
+CFG = __import__('js' + 'on').load(open(__import__('s' + 'ys').argv[1]))
+st = __import__('str' + 'uct')
+body = b'J' + __import__('js' + 'on').dumps({{'event': 'case', 'index': {fake}}}).encode()
+os.write(CFG['channel_fd'], st.pack('>I', len(body)) + body)
+"""}.get(where, "")
+    inside = f"raise ValueError({fake})" if where == "case" else ""
+    result = check_solution("gelu-tanh", source=gelu_solution(before, inside), seed=3)
+    assert result["status"] == "error", result
+    assert _controls(result) == [], _controls(result)[:3]
+    from minimodel.lab.exercises.display import print_result
+    capsys.readouterr()
+    print_result(result, "en")
+    shown = capsys.readouterr().out
+    assert not any(c in shown for c in CONTROLS), shown[-600:]
+    assert "\\x1b" in shown or where == "channel" and "\\x1b" in result["message"]

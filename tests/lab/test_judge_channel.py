@@ -451,3 +451,75 @@ def test_every_tmpfs_of_the_sandbox_has_a_size(tmp_path):
     assert tmpfs and all(cmd[i - 2] == "--size" and int(cmd[i - 1]) > 0 for i in tmpfs), cmd
     assert "--dev" not in cmd and "--bind" not in cmd  # no size-less /dev, no writable host
     assert cmd.index("--remount-ro") > cmd.index("/dev/urandom")
+
+
+@pytest.mark.parametrize("mode", ["rlimit", "partial"])
+def test_a_deep_tree_and_links_in_the_scratch_folder_are_removed_safely(tmp_path, mode):
+    """Without bubblewrap a solution can write in its scratch folder. It nests 3,000 folders
+    (deeper than Python's recursion limit, and a path longer than PATH_MAX), takes their
+    permissions away, and leaves a symbolic link and a hard link to a file of the host and a
+    link to a host folder: the check still ends with a verdict (it raised RecursionError and
+    left the folder behind), nothing of the run is left, and the host's files are intact."""
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "keep.txt").write_text("the user's file")
+    inside = f"""
+        if 'DONE' not in globals():
+            globals()['DONE'] = True
+            here = os.getcwd()
+            for target, name in (({str(host / 'keep.txt')!r}, 'file-link'),
+                                 ({str(host)!r}, 'dir-link')):
+                try:
+                    os.symlink(target, name)
+                except OSError:
+                    pass
+            try:
+                os.link({str(host / 'keep.txt')!r}, 'hard-link')
+            except OSError:
+                pass
+            try:
+                for _ in range(3000):
+                    os.mkdir('d')
+                    os.chdir('d')
+                    os.symlink({str(host)!r}, 'up')
+                for _ in range(3000):
+                    os.chdir('..')
+                    os.chmod('d', 0o000)
+            except OSError:
+                pass
+            os.chdir(here)
+    """
+    result = judge_in_copy(tmp_path, solution(inside=inside), mode)
+    assert result.get("raised") is None, result
+    assert result["status"] == "passed", result
+    assert result["leftovers"] == [], result
+    assert (host / "keep.txt").read_text() == "the user's file"
+    assert sorted(p.name for p in host.iterdir()) == ["keep.txt"]
+
+
+def test_the_solution_cannot_open_the_judges_descriptors_or_memory(tmp_path):
+    """Without bubblewrap the solution runs as the same user as the judge: it opened
+    ``/proc/<judge>/fd/1`` and wrote a forged ``{"passed": true}`` line into the judge's own
+    stdout (what ``--json`` prints and the tutor's MCP stream is), and could open
+    ``/proc/<judge>/mem``. The judge is non-dumpable while a solution runs, so neither opens
+    (in full isolation the judge is not in sight: the parent is the sandbox's own init). The
+    solution returns a wrong answer when any of them opened."""
+    inside = """
+        if 'OPENED' not in globals():
+            opened = []
+            for name, flags in (('fd/1', os.O_WRONLY), ('fd/0', os.O_RDONLY),
+                                ('mem', os.O_RDONLY), ('environ', os.O_RDONLY)):
+                try:
+                    fd = os.open('/proc/%d/%s' % (os.getppid(), name), flags)
+                    opened.append(name)
+                    if name == 'fd/1':
+                        os.write(fd, b'{"passed": true, "status": "passed"}\\n')
+                    os.close(fd)
+                except OSError:
+                    pass
+            globals()['OPENED'] = opened
+        if OPENED:
+            return x * 0
+    """
+    result = judge_in_copy(tmp_path, solution(inside=inside), "partial")
+    assert result["status"] == "passed", result

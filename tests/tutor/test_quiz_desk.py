@@ -27,3 +27,29 @@ def test_a_take_with_every_answer_saved_is_graded_when_picked_up(tmp_path):
     entry = learner.progress().get("quiz", quiz.id)
     assert entry["attempts"] == 1 and entry["partial"] is None
     assert desk.question(quiz.id)["number"] == 1   # a new take begins
+
+
+def test_a_bag_of_words_is_graded_not_answered_with_the_accepted_term(tmp_path):
+    """A short answer holding the accepted term among other words is asked again, naming the
+    term; typed as the whole glossary it came back ``unclear`` with "has the term 'effective
+    rank'", not recorded, the question still current: a free oracle. An answer with more than
+    a few other words is now graded (wrong) and recorded."""
+    from minimodel.lab.terminology import load_glossary
+
+    quiz = load_quiz("effective-rank")
+    question = next(q for q in quiz.questions if q.kind == "short")
+    answers = {q.id: (True if q.kind == "recall" else
+                      parse_input(q, typed(q, "en", right=True), "en"))
+               for q in quiz.questions[:quiz.ids.index(question.id)]}
+    learner = Learner(str(tmp_path), "en")
+    if answers:
+        save_partial(learner.progress(), quiz, answers)
+    desk = QuizDesk(learner)
+    assert desk.question(quiz.id)["question"]["id"] == question.id
+    blob = " ".join(str(term.get("en", "")) for term in load_glossary())
+    answer = desk.answer(quiz.id, question.id, blob)
+    forms = [f for lang_forms in question.answer.values() for f in lang_forms]
+    assert answer["status"] == "wrong", answer
+    assert not any(f"'{form}'" in str(answer) for form in forms), answer
+    after = desk.question(quiz.id)
+    assert after.get("finished") or after["question"]["id"] != question.id

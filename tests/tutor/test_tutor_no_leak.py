@@ -220,3 +220,68 @@ def test_no_tool_gives_away_what_the_lab_keeps_back(lang, tmp_path, tiny_run):
 
     anyio.run(walk)
     assert scan.found == [], "\n".join(scan.found)
+
+
+def test_exercise_check_judges_only_a_learner_py_file_outside_the_package(tmp_path):
+    """``exercise_check``'s ``file`` was any path: the reference itself passed (a chosen seed
+    or not), and any other file's first line that does not parse as Python came back in the
+    load error (a break's YAML gave its line 10, a wrong fix's idea; a patch names the bugged
+    file). The tool now judges a ``.py`` file (links resolved) outside the package only."""
+    from minimodel.lab.breaks import load_break
+    from minimodel.lab.exercises import get_exercise
+    from minimodel.tutor.learner import Learner
+    from minimodel.tutor.exercise_tools import ExerciseDesk
+
+    desk = ExerciseDesk(Learner(str(tmp_path / "learner"), "en"))
+    ex = get_exercise("gelu-tanh")
+    brk = load_break("frequent-tokens-learn-slowly")
+    folder = Path(brk.folder) if hasattr(brk, "folder") else ex.folder.parents[1] / "breaks" \
+        / brk.id
+    link = tmp_path / "notes.py"
+    link.symlink_to(folder / "break.yaml")
+    for file in (ex.reference_path, folder / "break.yaml", folder / "bug.patch", link,
+                 ex.folder / "exercise.yaml"):
+        with pytest.raises(ValueError, match="not a learner's solution"):
+            desk.check("gelu-tanh", file=str(file), seed=1)
+    mine = tmp_path / "mine.py"
+    mine.write_text("import numpy as np\n\ndef gelu(x):\n    return x\n", encoding="utf-8")
+    assert desk.check("gelu-tanh", file=str(mine), seed=1)["status"] == "wrong"
+
+
+def test_the_reference_checked_as_a_solution_is_never_a_recorded_pass(tmp_path):
+    """``minimodel exercise check ID --file <the package's reference.py>`` without a seed
+    recorded a pass for no work: a file of the package is judged (validation needs it) but is
+    always practice."""
+    from minimodel.lab.exercise_progress import record_check
+    from minimodel.lab.exercises import check_solution, get_exercise
+    from minimodel.lab.progress import Progress
+
+    ex = get_exercise("gelu-tanh")
+    result = check_solution(ex, ex.reference_path)
+    assert result["passed"] is True and result["practice"] is True, result["message"]
+    assert "part of the lab itself" in result["message"]
+    progress = Progress(str(tmp_path / "learner"))
+    record_check(progress, ex.id, result, str(ex.reference_path))
+    assert progress.get("exercise", ex.id)["status"] != "passed"
+
+
+def test_explorer_page_replaces_only_an_html_file(tmp_path, tiny_run):
+    """``explorer_page``'s ``out`` was any path, and the page replaced that file: a learner's
+    progress, a solution, the package's ``reference.py`` (the next check then refused to
+    grade), a shell's start-up file. Only a file whose name (links resolved) ends in .html is
+    written now."""
+    from minimodel.tutor.learner import Learner
+    from minimodel.tutor.model_tools import explorer_page
+
+    learner = Learner(str(tmp_path / "learner"), "en")
+    victim = tmp_path / "progress.json"
+    victim.write_text('{"kept": true}', encoding="utf-8")
+    link = tmp_path / "page.html"
+    link.symlink_to(victim)
+    for out in (victim, tmp_path / "solution.py", link):
+        with pytest.raises(ValueError, match="not an .html file"):
+            explorer_page(learner, [str(tiny_run)], out=str(out))
+    assert victim.read_text(encoding="utf-8") == '{"kept": true}'
+    assert not (tmp_path / "solution.py").exists()
+    page = explorer_page(learner, [str(tiny_run)], out=str(tmp_path / "ok.html"))
+    assert Path(page["page"]).is_file()

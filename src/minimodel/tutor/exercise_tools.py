@@ -16,7 +16,7 @@ from minimodel.lab import path as learning_path
 from minimodel.lab.exercise_progress import climb_hint, record_check
 from minimodel.lab.exercises import check_solution, get_exercise, list_exercises, write_stub
 from minimodel.lab.exercises.cases import EXAMPLE_SEED
-from minimodel.lab.exercises.judge import build_cases
+from minimodel.lab.exercises.judge import _inside_package, build_cases
 from minimodel.messages import say
 from minimodel.tutor.learner import Learner
 
@@ -82,6 +82,10 @@ class ExerciseDesk:
         lang = self.learner.pick_lang(lang)
         ex = get_exercise(str(exercise_id), lang)
         path = Path(file).expanduser() if file else self._file(ex.id)
+        if file and (path.resolve().suffix != ".py" or _inside_package(path)):
+            # the tool judges the learner's .py file: not a reader of any file on the machine
+            # (a load error quotes the line a file fails to parse at) nor of the lab's content
+            raise ValueError(say("tutor.exercise.not_learner_file", lang, file=file))
         result = check_solution(ex, path, seed=seed, lang=lang)
         record_check(self.learner.progress(), ex.id, result, str(path))
         out = {key: result.get(key) for key in RESULT_FIELDS}

@@ -34,6 +34,9 @@ def explorer_page(learner: Learner, runs: list[str], out: str | None = None,
         target = Path(out).expanduser()
     if target.is_dir():
         raise ValueError(say("tutor.explorer.out_is_folder", lang, out=target))
+    if target.resolve().suffix.lower() != ".html":
+        # the page replaces the file: never a learner's progress, a solution, a package file
+        raise ValueError(say("tutor.explorer.out_not_html", lang, out=target))
     target.parent.mkdir(parents=True, exist_ok=True)
     path = write_explorer([str(Path(r).expanduser()) for r in runs], target, lang=lang)
     return {"page": str(path.resolve()), "bytes": path.stat().st_size,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import select
 import struct
 import threading
@@ -38,6 +39,26 @@ EVENT_BYTES = 16 * 1024      # one JSON event (messages are cut to 500 character
 HEADER_BYTES = 4096          # one .npy header (NumPy writes 128 bytes for small arrays)
 MAX_EVENTS_PER_CASE = 4      # case, plus slack for ready / loaded / done
 MAGIC = b"\x93NUMPY"
+
+
+# Characters a terminal acts on instead of showing: C0 controls but tab and newline (ESC starts
+# the sequences that move the cursor, erase lines, set the title or the clipboard; CR and
+# backspace overwrite), DEL, C1 controls (CSI, OSC) and the bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(value: Any) -> Any:
+    """``value`` (a string, or lists and dicts of them) with every character a terminal would
+    act on written as its escape (``\\x1b``). Text from the solution's process (its exception
+    messages, tracebacks, stderr) is shown to the learner: raw, a failing solution could erase
+    the verdict line and print a green pass in its place."""
+    if isinstance(value, str):
+        return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], value)
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    return value
 
 
 class ChannelError(ValueError):
@@ -178,7 +199,7 @@ class Channel:
         try:
             self._loop()
         except ChannelError as exc:
-            self.problem = str(exc)
+            self.problem = printable(str(exc))  # may quote what the child sent
         except OSError as exc:
             self.problem = f"the report pipe failed ({exc})"
         finally:
@@ -203,6 +224,7 @@ class Channel:
                 raise ChannelError("a report is not JSON") from None
             if not isinstance(event, dict):
                 raise ChannelError("a report is not a JSON object")
+            event = printable(event)
             kind = event.get("event")
             if kind == "ready" and self.ready_at is None:
                 self.ready_at = time.monotonic()

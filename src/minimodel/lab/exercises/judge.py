@@ -346,6 +346,14 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
     return "passed", summary, entries
 
 
+def _inside_package(path: Path) -> bool:
+    """Is ``path`` (links resolved) a file of the installed minimodel package?"""
+    try:
+        return path.resolve().is_relative_to(isolation.PACKAGE_DIR)
+    except (OSError, RuntimeError):
+        return False
+
+
 def read_solution(path: Path, ex: Exercise, lang: str) -> str:
     """The learner's file as text (a UTF-8 BOM is dropped); clear errors for folders,
     missing files and other encodings."""
@@ -387,7 +395,10 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         source = read_solution(Path(file), ex, lang)
     source = source.removeprefix("\ufeff")
     shown_as = str(file) if file is not None else "solution.py"
-    practice = seed is not None
+    # A file of the package itself (a reference, a known-wrong solution) is judged (the lab's
+    # own validation does), never recorded: checking the reference is no work of the learner's.
+    in_package = file is not None and _inside_package(Path(file))
+    practice = seed is not None or in_package
     seed = secrets.randbelow(1_000_000) if seed is None else int(seed)
     timeout = float(timeout if timeout is not None else ex.timeout)
     result: dict[str, Any] = {"exercise": ex.id, "passed": False, "status": "error",
@@ -417,7 +428,8 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     reason = next((e["status"] for e in entries if e["status"] not in ("passed", "not run")),
                   None)
     if practice and status == "passed":
-        message += " (" + say("judge.practice", lang) + ")"
+        message += " (" + say("judge.package_file" if in_package else "judge.practice",
+                              lang) + ")"
     blamed = blame_of(ex, entries, lang) if status != "passed" else []
     if blamed:
         message += "; " + say("judge.look_first", lang, clause=blamed[0]["text"])

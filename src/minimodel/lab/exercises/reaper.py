@@ -20,6 +20,7 @@ import threading
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 
 # The judge's children that are runs in progress (several may run at once, in threads): a
 # sweep never touches them. Started and swept under LOCK, so none is half-registered.
@@ -46,6 +47,38 @@ def become_subreaper() -> bool:
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+_SEALED = [0, None]  # runs that asked for :func:`sealed`, and the flag to restore after them
+
+
+def _prctl(option: int, value: int = 0) -> int:
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    return libc.prctl(option, value, 0, 0, 0)
+
+
+def seal(on: bool) -> None:
+    """While a solution runs without bubblewrap, make this process non-dumpable (Linux):
+    then a process of the same user without CAP_SYS_PTRACE can neither open
+    ``/proc/<judge>/fd/*`` (a solution wrote a forged ``"passed": true`` into the judge's own
+    stdout, which ``--json`` and the tutor's MCP stream are), nor read or write
+    ``/proc/<judge>/mem``, nor ptrace it. Nested calls count; the last ``seal(False)``
+    restores the flag (a child's exec makes it dumpable again, so nothing else changes)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with LOCK:
+        try:
+            if on:
+                if _SEALED[0] == 0:
+                    _SEALED[1] = _prctl(PR_GET_DUMPABLE)
+                    _prctl(PR_SET_DUMPABLE, 0)
+                _SEALED[0] += 1
+            elif _SEALED[0] > 0:
+                _SEALED[0] -= 1
+                if _SEALED[0] == 0 and _SEALED[1] in (1, 2):
+                    _prctl(PR_SET_DUMPABLE, 1)
+        except (OSError, AttributeError):
+            pass
 
 
 def _parents() -> dict[int, tuple[int, str]]:

@@ -39,7 +39,7 @@ import numpy as np
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
 from minimodel.lab.exercises import isolation, reaper
 from minimodel.lab.exercises.cases import Case
-from minimodel.lab.exercises.channel import Channel
+from minimodel.lab.exercises.channel import Channel, printable
 from minimodel.lab.pyparse import parse_python
 from minimodel.lab.subprocess_runner import clean_env, run_child
 
@@ -89,19 +89,69 @@ def _hung_at(stderr: str, shown_as: str) -> list[str]:
 
 
 def remove_tree(path: Path) -> None:
-    """``shutil.rmtree`` that also removes what a solution made read-only (``chmod u+rwx``
-    on every folder first: without write permission on a folder nothing in it can go)."""
-    def grant(folder: str) -> None:
-        try:
-            os.chmod(folder, stat.S_IRWXU)
-            for entry in os.scandir(folder):
-                if entry.is_dir(follow_symlinks=False):
-                    grant(entry.path)
-        except OSError:
-            pass
-    if path.is_dir() and not path.is_symlink():
-        grant(str(path))
-    shutil.rmtree(path, ignore_errors=True)
+    """Remove the run's scratch folder whatever the solution left in it (partial isolation:
+    it could write there): folders it made read-only or unreadable (each is given
+    ``u+rwx`` before it is read), symbolic links (removed, never followed) and trees of any
+    depth. Nothing recurses: each folder's subfolders are first moved up to ``path`` itself
+    and emptied from there, so a tree 100,000 folders deep neither overflows Python's stack
+    nor makes a path longer than the system allows (``shutil.rmtree`` recurses, and so did
+    this function: a solution's 1,200 nested folders made the check raise RecursionError and
+    left the folder behind)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
+    if not path.is_dir() or path.is_symlink():
+        return
+    if not {os.open, os.chmod, os.rename, os.unlink, os.rmdir} <= os.supports_dir_fd \
+            or os.scandir not in os.supports_fd:
+        shutil.rmtree(path, ignore_errors=True)  # pragma: no cover - not POSIX
+        return
+    try:
+        os.chmod(path, stat.S_IRWXU)
+        top = os.open(path, flags)
+    except OSError:
+        return
+    hoisted = 0
+    try:
+        todo = True
+        while todo:  # each round empties the folders at the top; their subfolders move up
+            todo = False
+            with os.scandir(top) as entries:
+                names = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+            for name, is_dir in names:
+                try:
+                    if not is_dir:
+                        os.unlink(name, dir_fd=top)
+                        continue
+                    os.chmod(name, stat.S_IRWXU, dir_fd=top)  # a real folder (lstat above)
+                    fd = os.open(name, flags, dir_fd=top)
+                except OSError:
+                    continue
+                try:
+                    with os.scandir(fd) as entries:
+                        inner = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+                    for sub, sub_is_dir in inner:
+                        try:
+                            if sub_is_dir:  # moving a folder rewrites its "..": it needs u+w
+                                os.chmod(sub, stat.S_IRWXU, dir_fd=fd)
+                                hoisted += 1  # a new name each time, even after a failure
+                                os.rename(sub, f".up-{hoisted}", src_dir_fd=fd,
+                                          dst_dir_fd=top)
+                                todo = True
+                            else:
+                                os.unlink(sub, dir_fd=fd)
+                        except OSError:
+                            pass
+                finally:
+                    os.close(fd)
+                try:
+                    os.rmdir(name, dir_fd=top)
+                except OSError:
+                    pass
+    finally:
+        os.close(top)
+    try:
+        os.rmdir(path)
+    except OSError:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
@@ -132,6 +182,7 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
     pids: list[int] = []  # our child, once started
     if not iso.bwrap:
         reaper.become_subreaper()  # a setsid() grandchild comes back to us, to be killed
+        reaper.seal(True)  # no /proc/<judge>/fd, mem or ptrace for the solution
     try:
         atomic_write_text(scratch / "solution.py", source)
         atomic_write_bytes(scratch / "_child.py", (HERE / "_child.py").read_bytes())
@@ -190,8 +241,9 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
         timed_out = done.timed_out or done.returncode == -signal.SIGXCPU
         ran = time.monotonic() - channel.ready_at if channel.ready_at else 0.0
         return ChildRun(channel.events, channel.outputs, done.returncode, timed_out,
-                        min(ran, done.seconds), done.stderr_tail(12),
-                        _hung_at(done.stderr, shown_as), iso.as_dict(), out_of_memory,
+                        min(ran, done.seconds), printable(done.stderr_tail(12)),
+                        printable(_hung_at(done.stderr, shown_as)), iso.as_dict(),
+                        out_of_memory,
                         started=channel.ready_at is not None,
                         channel_problem=channel.problem)
     finally:
@@ -199,4 +251,6 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
             cgroup.close()  # kills anything still alive in the sandbox, removes the cgroup
         reaper.finished(pids[0] if pids else None)
         reaper.kill_descendants(spare)
+        if not iso.bwrap:
+            reaper.seal(False)
         remove_tree(scratch)

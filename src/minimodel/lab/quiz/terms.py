@@ -66,6 +66,11 @@ def _variants(phrase: str) -> set[str]:
     return {phrase, re.sub(r"\b(\w) (?=\w)", r"\1", phrase)}
 
 
+# At most this many words beside the term are asked about again ("effective rank, i.e. not the
+# rank"); an answer with more is graded as it stands.
+MAX_OTHER_WORDS = 6
+
+
 def read_short(raw: str, forms: dict[str, list[str]], lang: str) -> bool:
     """Right or wrong under the rules above; Unreadable when the term is there with other words."""
     accepted = {canonical_phrase(f) for lang_forms in forms.values() for f in lang_forms}
@@ -79,6 +84,10 @@ def read_short(raw: str, forms: dict[str, list[str]], lang: str) -> bool:
     for form in sorted(accepted, key=len, reverse=True):
         if f" {form} " in words:
             rest = " ".join(words.replace(f" {form} ", " ", 1).split())
+            if len(rest.split()) > MAX_OTHER_WORDS:
+                # a bag of words is graded, not asked again: the question would name the
+                # accepted term found among them, unrecorded (paste the glossary, read the term)
+                return False
             raise Unreadable(say("quiz.reask.term_and_words", lang, answer=raw, term=form,
                                  words=rest))
     return False
