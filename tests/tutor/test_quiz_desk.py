@@ -29,11 +29,12 @@ def test_a_take_with_every_answer_saved_is_graded_when_picked_up(tmp_path):
     assert desk.question(quiz.id)["number"] == 1   # a new take begins
 
 
-def test_a_bag_of_words_is_graded_not_answered_with_the_accepted_term(tmp_path):
-    """A short answer holding the accepted term among other words is asked again, naming the
-    term; typed as the whole glossary it came back ``unclear`` with "has the term 'effective
-    rank'", not recorded, the question still current: a free oracle. An answer with more than
-    a few other words is now graded (wrong) and recorded."""
+def test_a_bag_of_words_is_asked_again_without_naming_the_accepted_term(tmp_path):
+    """A short answer holding the accepted term among a few other words is asked again, naming
+    the term; typed as the whole glossary it came back "has the term 'effective rank'", not
+    recorded, the question still current: a free oracle. With many other words it is still
+    asked again (an honest sentence around the right term is never marked wrong), but without
+    naming the term."""
     from minimodel.lab.terminology import load_glossary
 
     quiz = load_quiz("effective-rank")
@@ -49,7 +50,6 @@ def test_a_bag_of_words_is_graded_not_answered_with_the_accepted_term(tmp_path):
     blob = " ".join(str(term.get("en", "")) for term in load_glossary())
     answer = desk.answer(quiz.id, question.id, blob)
     forms = [f for lang_forms in question.answer.values() for f in lang_forms]
-    assert answer["status"] == "wrong", answer
+    assert answer["status"] != "wrong" and "only the term" in str(answer), answer
     assert not any(f"'{form}'" in str(answer) for form in forms), answer
-    after = desk.question(quiz.id)
-    assert after.get("finished") or after["question"]["id"] != question.id
+    assert desk.question(quiz.id)["question"]["id"] == question.id     # asked again

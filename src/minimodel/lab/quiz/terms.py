@@ -66,8 +66,10 @@ def _variants(phrase: str) -> set[str]:
     return {phrase, re.sub(r"\b(\w) (?=\w)", r"\1", phrase)}
 
 
-# At most this many words beside the term are asked about again ("effective rank, i.e. not the
-# rank"); an answer with more is graded as it stands.
+# With at most this many words beside the term, the question is asked again naming the term
+# and the words ("effective rank, i.e. not the rank"); with more, it is asked again without
+# naming the term: a whole glossary pasted as one answer would otherwise be told, unrecorded,
+# which of its terms is the accepted one.
 MAX_OTHER_WORDS = 6
 
 
@@ -85,9 +87,7 @@ def read_short(raw: str, forms: dict[str, list[str]], lang: str) -> bool:
         if f" {form} " in words:
             rest = " ".join(words.replace(f" {form} ", " ", 1).split())
             if len(rest.split()) > MAX_OTHER_WORDS:
-                # a bag of words is graded, not asked again: the question would name the
-                # accepted term found among them, unrecorded (paste the glossary, read the term)
-                return False
+                raise Unreadable(say("quiz.reask.term_among_words", lang, count=len(rest.split())))
             raise Unreadable(say("quiz.reask.term_and_words", lang, answer=raw, term=form,
                                  words=rest))
     return False
