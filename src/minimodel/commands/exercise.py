@@ -77,13 +77,16 @@ def cmd_show(args) -> int:
 def cmd_start(args) -> int:
     from minimodel.lab.exercises import write_stub
     from minimodel.lab.exercises.display import print_statement
+    from minimodel.lab.suggest import Suggest
     ex = _exercise(args)
-    path = write_stub(ex, args.file, lang=args.lang, force=args.force)  # FileExistsError: 2
+    path = write_stub(ex, args.file, lang=args.lang, force=args.force,  # FileExistsError: 2
+                      learner_dir=args.learner_dir)
     progress = _progress(args)
     prev = progress.get("exercise", ex.id) or {}
     progress.record("exercise", ex.id, prev.get("status", "started"), file=str(path))
     print_statement(ex, args.lang)
-    print(say("exercise.wrote", args.lang, path=path, id=ex.id))
+    check = Suggest(args.lang, args.learner_dir)("exercise", "check", ex.id, "--file", path)
+    print(say("exercise.wrote", args.lang, path=path, command=check))
     return OK
 
 

@@ -15,6 +15,7 @@ from minimodel.lab.exercises.cases import make_cases
 from minimodel.lab.i18n import pick
 from minimodel.lab.lessons import Lesson
 from minimodel.lab.quiz import load_all
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 QUIZ_ID = "phase-13-embeddings"
@@ -165,7 +166,7 @@ def quiz_page(mirror: str, lessons: list[Lesson], lang: str, quiz_id: str = QUIZ
     before seeing its answer.
     """
     note = say("site.generated", lang, source=f"src/minimodel/lab/content/quizzes/{quiz_id}.yaml",
-             quiz=quiz_id)
+             command=Suggest(lang)("quiz", "take", quiz_id))
     out: list[str] = []
     marked: list[str] = []       # the right options of the current question
     folded: list[str] | None = None

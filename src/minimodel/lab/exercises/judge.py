@@ -51,6 +51,7 @@ from minimodel.lab.exercises.astscan import (AUTOGRAD_FORBIDDEN, DEFAULT_ALLOWED
 from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.sandbox import ChildRun, run_solution
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 # Load errors the sandboxed child reports with a "key" (it knows no language).
@@ -352,7 +353,8 @@ def read_solution(path: Path, ex: Exercise, lang: str) -> str:
     if path.is_dir():
         raise IsADirectoryError(say("judge.file_is_folder", lang, path=path))
     if not path.is_file():
-        raise FileNotFoundError(say("judge.file_missing", lang, path=path, id=ex.id))
+        start = Suggest(lang)("exercise", "start", ex.id, "--file", path)
+        raise FileNotFoundError(say("judge.file_missing", lang, path=path, command=start))
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
