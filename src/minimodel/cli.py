@@ -79,14 +79,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    if unknown:   # said by the parser of the command they were given to (exit 2)
-        args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return OK
+    # Ctrl-C while the commands are being imported (the first second or two) stops as
+    # quietly as during the command itself: no traceback.
     try:
+        parser = build_parser()
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:   # said by the parser of the command they were given to (exit 2)
+            args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return OK
         return int(args.func(args) or OK)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)

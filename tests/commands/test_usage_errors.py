@@ -26,3 +26,14 @@ def test_a_bad_flag_shows_the_usage_of_its_command(capsys, argv, usage, unknown)
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.startswith(usage), err
     assert err.rstrip().endswith(f"error: unrecognized arguments: {unknown}")
+
+
+def test_ctrl_c_while_the_commands_load_exits_130_without_a_traceback(capsys, monkeypatch):
+    # Regression: Ctrl-C in the first second of `minimodel break check` (while the command
+    # modules were imported, before the handler ran) ended in a KeyboardInterrupt traceback.
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("minimodel.cli.build_parser", interrupted)
+    assert main(["break", "check"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted"
