@@ -122,3 +122,12 @@ def test_a_quiz_and_the_path_name_their_next_commands_with_the_folder(capsys, mo
     monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(mine))
     code, out = cli(capsys, "lab", "status", "--learner-dir", str(mine))
     assert "(minimodel lab next)" in out
+
+
+def test_a_missing_solution_file_names_the_start_command_with_the_folder(capsys, tmp_path):
+    mine, file = tmp_path / "me", tmp_path / "none.py"
+    code = main(["exercise", "check", "gelu-tanh", "--file", str(file),
+                 "--learner-dir", str(mine), "--lang", "es"])
+    err = capsys.readouterr().err
+    assert code == 2 and (f"`minimodel exercise start gelu-tanh --file {file} "
+                          f"--learner-dir {mine} --lang es`") in err
