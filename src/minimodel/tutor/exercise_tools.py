@@ -82,7 +82,8 @@ class ExerciseDesk:
         lang = self.learner.pick_lang(lang)
         ex = get_exercise(str(exercise_id), lang)
         path = Path(file).expanduser() if file else self._file(ex.id)
-        result = check_solution(ex, path, seed=seed, lang=lang)
+        result = check_solution(ex, path, seed=seed, lang=lang,
+                                learner_dir=self.learner.learner_dir)
         record_check(self.learner.progress(), ex.id, result, str(path))
         out = {key: result.get(key) for key in RESULT_FIELDS}
         out["cases"] = [{key: case.get(key) for key in CASE_FIELDS} for case in result["cases"]]
