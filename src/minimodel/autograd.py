@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
+from minimodel.dispatch import replaceable
+
 if TYPE_CHECKING:  # pragma: no cover
     from minimodel.tensor import Tensor
 
@@ -257,6 +259,17 @@ def _leaf_gradients(root: "Tensor", grad: Any) -> list[tuple["Tensor", np.ndarra
                 raise RuntimeError(f"{fn.__name__}.backward produced a gradient of shape "
                                    f"{ig.shape} for an input of shape {inp.shape}")
             previous = grads.get(id(inp))
-            # The sum rule: a tensor used k times receives the sum of its k gradients.
-            grads[id(inp)] = ig if previous is None else previous + ig
+            grads[id(inp)] = ig if previous is None else sum_gradients(previous, ig)
     return leaves
+
+
+@replaceable
+def sum_gradients(total: np.ndarray, more: np.ndarray) -> np.ndarray:
+    """The sum rule: a tensor used k times receives the sum of its k gradients.
+
+    ``total`` is the sum of the gradients that reached the tensor so far, ``more`` the one
+    that just arrived (same shape). The result is a new array: either input may still be
+    used elsewhere (``Add`` hands one array to both of its inputs), so neither is changed.
+    A tied matrix E (V, d) is the typical case: dE = head's dlogits^T h + lookup's scatter-add.
+    """
+    return total + more

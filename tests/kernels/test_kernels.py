@@ -199,7 +199,8 @@ SAMPLES: dict[str, Callable[[Any, Any], Case]] = {
 }
 
 # Kernels that are not autograd functions, each checked against its definition in its own file.
-CHECKED_IN = {"adamw": "test_adamw.py", "batch_loss": "test_batch_split.py"}
+CHECKED_IN = {"adamw": "test_adamw.py", "batch_loss": "test_batch_split.py",
+              "sum_gradients": "test_gradient_sums.py"}
 
 TOLERANCE = {np.float64: dict(rtol=1e-9, atol=1e-10), np.float32: dict(rtol=2e-4, atol=2e-5)}
 
@@ -219,14 +220,16 @@ def test_kernel_matches_composite(name, dtype, data):
     case = SAMPLES[name](data, dtype)
     kernel = dispatch.registered_kernels()[name]
     composite = dispatch.composites()[name]
-    # Small loss chunks, so linear_cross_entropy's kernel always runs several of them.
-    old = (loss_kernels.CHUNK_BYTES, loss_kernels.MIN_CHUNK_ROWS)
-    loss_kernels.CHUNK_BYTES, loss_kernels.MIN_CHUNK_ROWS = 1, 2
+    # Small loss chunks, so linear_cross_entropy's kernel always runs several of them, and
+    # one-row blocks for its dW sum over the chunks.
+    small = {"CHUNK_BYTES": 1, "MIN_CHUNK_ROWS": 2, "PRODUCT_BLOCK_BYTES": 1}
+    old = {name: getattr(loss_kernels, name) for name in small}
+    vars(loss_kernels).update(small)
     try:
         k_out, k_grads = _run(kernel, case, upstream_seed=1)
         c_out, c_grads = _run(composite, case, upstream_seed=1)
     finally:
-        loss_kernels.CHUNK_BYTES, loss_kernels.MIN_CHUNK_ROWS = old
+        vars(loss_kernels).update(old)
     tol = TOLERANCE[dtype]
     assert k_out.dtype == c_out.dtype == dtype and k_out.shape == c_out.shape
     scale = max(1.0, float(np.max(np.abs(c_out[np.isfinite(c_out)]), initial=0.0)))

@@ -99,8 +99,10 @@ GENERATE_PROMPTS = (16, 256)
 MASK_PROB = 0.15
 
 # Targets of the issue.
-STEP_TARGET = {"large": 1.0, "small": 1.0}  # minimodel (plain import) / best peer, at most
-MEMORY_TARGET = 0.25  # minimodel peak growth / torch's, at most (and time ratio <= 1.0)
+# minimodel / best peer, at most: the main job's step (since issue 36 also a learner's plain
+# loop, whose own target is 1.0: the same code, so the stricter bound is the one checked).
+STEP_TARGET = {"large": 0.8, "small": 0.8}
+MEMORY_TARGET = 0.2  # minimodel peak growth / torch's, at most (and time ratio <= 1.0)
 MLM_TARGET = 3.0  # full-projection time / masked-rows time, at least
 UTIL_TARGET = 60.0  # % of the fp32 GEMM ceiling, at least
 EMBEDDING_SHARE_TARGET = 1.0  # % of the step, at most

@@ -20,6 +20,7 @@ shapes, tied inputs, ignored labels), and refuses a kernel it has no check for.
     attention.py       F.self_attention          heads, scale, mask and softmax in one node
     adamw.py           optim.adamw               fused in place, two threads
     batch_split.py     F.batch_loss              the batch's two halves in two threads
+    gradients.py       autograd.sum_gradients    a tied matrix's two gradients summed in place
 
 and the two devices they share, which nothing outside this package uses:
 
@@ -30,8 +31,8 @@ The on/off switch is :func:`minimodel.dispatch.kernels` (``mm.kernels(False)``) 
 ``MINIMODEL_KERNELS=0``: with kernels off, nothing in this package runs.
 """
 
-from minimodel.kernels import (activations, adamw, attention, batch_split, elementwise, linear,
-                               losses, normalization)
+from minimodel.kernels import (activations, adamw, attention, batch_split, elementwise, gradients,
+                               linear, losses, normalization)
 
-__all__ = ["activations", "adamw", "attention", "batch_split", "elementwise", "linear", "losses",
-           "normalization"]
+__all__ = ["activations", "adamw", "attention", "batch_split", "elementwise", "gradients",
+           "linear", "losses", "normalization"]

@@ -55,27 +55,33 @@ class SelfAttention(Function):
         # short last axis: BENCHMARKS.md), then one multiplication pass by the (B, H, T, 1) reciprocals.
         att *= 1.0 / (att @ np.ones(T, dtype))[..., None]
         y = np.matmul(att, v, out=buffers.empty((B, n_heads, T, dh), dtype))  # (B, H, T, dh)
-        ctx.save_for_backward(q_s, k, v, att, y)
-        ctx.scale = scale
         out = buffers.empty((B, T, n_heads, dh), dtype)  # heads back side by side
         np.copyto(out, y.transpose(0, 2, 1, 3))
+        # Saved: q, k, v (views of the input, which the graph keeps anyway), A and the output
+        # (also kept anyway: the next layer's input). q_s and y are recomputed or read from
+        # those, not kept: two (B, T, d) arrays less per layer until backward.
+        ctx.save_for_backward(q, k, v, att, out)
+        ctx.scale = scale
         return out.reshape(B, T, d)
 
     @staticmethod
     def backward(ctx, g):
-        q_s, k, v, att, y = ctx.saved_tensors
-        B, H, T, dh = q_s.shape
-        gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
+        q, k, v, att, out = ctx.saved_tensors
+        B, H, T, dh = q.shape
+        g4 = g.reshape(B, T, H, dh)
+        gy = g4.transpose(0, 2, 1, 3)  # (B, H, T, dh) view
         dqkv = buffers.empty((B, T, 3, H, dh), g.dtype)
         dq, dk, dv = dqkv.transpose(2, 0, 3, 1, 4)  # views into dqkv
         np.matmul(att.swapaxes(-1, -2), gy, out=dv)
-        row_dot = np.einsum("bhtd,bhtd->bht", gy, y)[..., None]  # D = dy . y, (B, H, T, 1)
+        row_dot = np.einsum("bthd,bthd->bht", g4, out)[..., None]  # D = dy . y, (B, H, T, 1)
         datt = np.matmul(gy, v.swapaxes(-1, -2), out=buffers.empty(att.shape, g.dtype))
         datt -= row_dot
         datt *= att  # dS
+        scale = g.dtype.type(ctx.scale)
         np.matmul(datt, k, out=dq)
-        dq *= g.dtype.type(ctx.scale)
-        np.matmul(datt.swapaxes(-1, -2), q_s, out=dk)
+        dq *= scale
+        np.matmul(datt.swapaxes(-1, -2), q, out=dk)
+        dk *= scale  # dS^T q_s = (dS^T q) / sqrt(dh)
         return (dqkv.reshape(B, T, 3 * H * dh),)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from minimodel.kernels import buffers
+from minimodel.kernels.gradients import hand_over
 from minimodel.autograd import Function, is_grad_enabled
 from minimodel.dispatch import register_kernel
 from minimodel.functional.losses import IGNORE_INDEX, check_head_inputs, flat_class_inputs
@@ -14,6 +15,7 @@ from minimodel.tensor import Tensor
 
 CHUNK_BYTES = 16 * 2**20  # linear_cross_entropy: about 16 MiB of logits per chunk
 MIN_CHUNK_ROWS = 64
+PRODUCT_BLOCK_BYTES = 2**20  # dW += dlogits_c^T h_c: rows of the product made 1 MiB at a time
 
 
 class CrossEntropy(Function):
@@ -73,12 +75,15 @@ class LinearCrossEntropy(Function):
         dh_c = dlogits_c @ W,        dW += dlogits_c.T @ h_c
 
     and backward only multiplies the stored dh (N, d) and dW (V, d) by g. Peak memory is one
-    chunk of logits instead of about three (N, V) arrays, at the same number of matmuls.
+    chunk of logits instead of about three (N, V) arrays, at the same number of matmuls; dW
+    is summed over the chunks block by block (:func:`add_product_by_row_blocks`), never as a
+    second (V, d) array.
     When h and W are one tensor (tied inputs) autograd adds the two gradients, as always.
     """
 
     @staticmethod
-    def forward(ctx, h, weight, targets, ignore_index=IGNORE_INDEX, chunk_rows=256):
+    def forward(ctx, h, weight, targets, ignore_index=IGNORE_INDEX, chunk_rows=256,
+                leaves=(False, False)):
         n = h.shape[0]
         valid = targets != ignore_index  # (N,)
         safe_targets = np.where(valid, targets, 0)
@@ -87,7 +92,6 @@ class LinearCrossEntropy(Function):
         want_dw = is_grad_enabled() and ctx.needs_input_grad[1]
         dh = buffers.empty(h.shape, h.dtype) if want_dh else None  # (N, d)
         dw = np.empty_like(weight) if want_dw else None  # (V, d): the first chunk's product
-        dw_chunk = None  # (V, d), made for the second chunk and reused by the rest
         # One (chunk, V) buffer for every chunk's logits: with a fresh array per chunk, the
         # next chunk's logits would exist before the previous ones are freed (two at a time).
         # Plain NumPy, not the pool: a pooled buffer would stay reserved through the backward
@@ -113,9 +117,9 @@ class LinearCrossEntropy(Function):
                 if want_dw and start == 0:
                     np.matmul(logits.T, h_c, out=dw)  # (V, d), no zero-filling first
                 elif want_dw:
-                    dw_chunk = np.matmul(logits.T, h_c, out=dw_chunk)  # (V, d)
-                    dw += dw_chunk
+                    add_product_by_row_blocks(dw, logits.T, h_c)  # dw += dlogits_c^T h_c
         ctx.save_for_backward(dh, dw)
+        ctx.leaves = leaves
         return np.asarray(total / count, dtype=h.dtype)
 
     @staticmethod
@@ -127,7 +131,24 @@ class LinearCrossEntropy(Function):
             for grad in (dh, dw):
                 if grad is not None:
                     grad *= g.astype(grad.dtype)
-        return dh, dw, None
+        # A leaf's gradient (the head's matrix E) may take the lookup's gradient in place.
+        return tuple(hand_over(grad) if grad is not None and leaf else grad
+                     for grad, leaf in zip((dh, dw), ctx.leaves)) + (None,)
+
+
+def add_product_by_row_blocks(out: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """``out += a @ b`` for out (V, d), a (V, c), b (c, d), a block of rows at a time.
+
+    Why: NumPy's matmul cannot add into ``out``; the whole product first would be a second
+    (V, d) array (24.5 MiB at V = 50,257, d = 128) next to the gradient it is added to. One
+    block of about ``PRODUCT_BLOCK_BYTES`` is reused for every block of rows, and is still in
+    cache when it is added.
+    """
+    rows = max(1, PRODUCT_BLOCK_BYTES // (out.itemsize * out.shape[1]))
+    block = np.empty((min(rows, out.shape[0]), out.shape[1]), out.dtype)
+    for start in range(0, out.shape[0], rows):
+        stop = min(start + rows, out.shape[0])
+        out[start:stop] += np.matmul(a[start:stop], b, out=block[:stop - start])
 
 
 def chunk_rows_for(vocab: int, itemsize: int) -> int:
@@ -146,5 +167,6 @@ def linear_cross_entropy(h: Tensor, weight: Tensor, targets: Any,
                          ignore_index: int = IGNORE_INDEX) -> Tensor:
     h, t = check_head_inputs(h, weight, targets, ignore_index)  # (N, d), (N,)
     rows = chunk_rows_for(weight.shape[0], h.dtype.itemsize)
+    leaves = (h._node is None, weight._node is None)  # made by no operation: parameters
     return LinearCrossEntropy.apply(h, weight, Tensor._wrap(t), ignore_index=ignore_index,
-                                    chunk_rows=rows)
+                                    chunk_rows=rows, leaves=leaves)

@@ -49,14 +49,18 @@ class LayerNorm(Function):
         var += eps
         rstd = 1.0 / np.sqrt(var)  # (..., 1)
         x_hat *= rstd
-        ctx.save_for_backward(x_hat, rstd, weight)
+        # Saved: x (the graph keeps it anyway), the statistics and the weight; x_hat is
+        # recomputed in backward rather than kept, one (..., d) array less until then.
+        ctx.save_for_backward(x, mean, rstd, weight)
         np.multiply(x_hat, weight, out=tmp)  # reuse the buffer: y = x_hat * weight + bias
         tmp += bias
         return tmp
 
     @staticmethod
     def backward(ctx, g):
-        x_hat, rstd, weight = ctx.saved_tensors
+        x, mean, rstd, weight = ctx.saved_tensors
+        x_hat = np.subtract(x, mean, out=buffers.empty(x.shape, x.dtype))
+        x_hat *= rstd
         need = ctx.needs_input_grad
         d = x_hat.shape[-1]
         dx = np.multiply(g, weight, out=buffers.empty(g.shape, np.result_type(g, weight)))
