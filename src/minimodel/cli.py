@@ -47,6 +47,22 @@ def _command_modules():
     return sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__))
 
 
+def _remember_parsers(parser: argparse.ArgumentParser) -> None:
+    """Store each (sub)command's own parser in the namespace it parses, as ``_parser``.
+
+    Why: argparse hands the words a subcommand does not know back up to the top parser, which
+    then shows the top-level usage (``minimodel [-h] [--version] COMMAND``) for a bad flag
+    given to ``minimodel lab notebook``. With its parser at hand, :func:`main` shows the usage
+    of the command the flag was given to. The innermost parser's default wins, as argparse
+    copies a subcommand's namespace over its parent's.
+    """
+    parser.set_defaults(_parser=parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                _remember_parsers(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="minimodel",
@@ -58,16 +74,21 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _command_modules():
         module.register(subparsers)
+    _remember_parsers(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return OK
+    # Ctrl-C while the commands are being imported (the first second or two) stops as
+    # quietly as during the command itself: no traceback.
     try:
+        parser = build_parser()
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:   # said by the parser of the command they were given to (exit 2)
+            args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return OK
         return int(args.func(args) or OK)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)

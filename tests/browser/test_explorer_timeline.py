@@ -359,3 +359,47 @@ def test_gpt2_sized_twins_load_and_move_in_all_three_panels(browser, tmp_path, a
     timings = _record(browser, page, "twins", artifacts, time.perf_counter() - t0)
     assert timings["panels"] == 3
     shutil.rmtree(compare)
+
+
+def _overflows(browser) -> list[str]:
+    """Every plot (a scatterplot's canvas, a metric chart) that reaches past its panel or past
+    the window, and a page wider than the window (a sideways scroll cuts a plot off)."""
+    return browser.execute_script("""
+      const out = [], root = document.documentElement, inside = (a, b) =>
+        a.left >= b.left - 1 && a.right <= b.right + 1 && a.top >= b.top - 1 && a.bottom <= b.bottom + 1;
+      const view = {left: 0, top: -1e9, right: root.clientWidth, bottom: 1e9};
+      if (root.scrollWidth > root.clientWidth) out.push(`page ${root.scrollWidth} > ${root.clientWidth}`);
+      document.querySelectorAll('.panel').forEach((panel, i) => {
+        const canvas = panel.querySelector('.plot canvas').getBoundingClientRect();
+        if (!inside(canvas, panel.getBoundingClientRect())) out.push(`plot ${i} outside its panel`);
+        if (!inside(canvas, view)) out.push(`plot ${i} outside the window`);
+      });
+      document.querySelectorAll('.metric').forEach(chart => {
+        const svg = chart.querySelector('svg.main-svg').getBoundingClientRect();
+        if (!inside(svg, chart.getBoundingClientRect())) out.push(`${chart.id} outside its box`);
+        if (!inside(svg, view)) out.push(`${chart.id} outside the window`);
+      });
+      return out;""")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_plot_is_cut_off_at_a_laptop_or_a_phone_width(browser, twins, artifacts, width):
+    # Regression: at a phone's width the 430-pixel panels and 420-pixel charts reached past
+    # the window (cut off, behind a sideways scroll), and a narrowed scatterplot drawn by a
+    # renderer of the full size showed only the top-left part of its picture.
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        _open(browser, twins.as_uri())
+        _ready(browser)
+        browser.execute_script("return window.explorer.idle()")
+        assert _overflows(browser) == []
+        # the shared WebGL canvas the panels draw in (explorer.js's `renderer`) is the size
+        # of a panel's canvas, so the panel shows the whole picture, not its top-left part
+        sizes = browser.execute_script(
+            "const c = document.querySelector('.plot canvas');"
+            "return [[c.width, c.height], [renderer.canvas.width, renderer.canvas.height]]")
+        assert sizes[0] == sizes[1] and sizes[0][0] <= 420, sizes
+        browser.save_screenshot(str(artifacts / f"explorer-at-{width}.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

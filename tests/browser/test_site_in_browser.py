@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pytest
 
 from minimodel.lab.breaks import list_breaks, load_break
 from minimodel.lab.i18n import pick
@@ -278,6 +279,39 @@ def test_code_blocks_fit_at_1280_px(browser, site, artifacts):
     finally:
         browser.set_window_size(1400, 1000)
     assert overflowing == []
+
+
+# Every box of an exercise page (code, tables, the statement's formulas) that is cut off:
+# wider than its own box where that hides the rest (overflow hidden/clip), or reaching past
+# the window (a sideways scroll hides it).
+CUT_OFF = """
+  const out = [], width = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth > width) out.push('page wider than the window');
+  document.querySelectorAll('article pre, article code, article table').forEach(box => {
+    const style = getComputedStyle(box), r = box.getBoundingClientRect();
+    if (['hidden', 'clip'].includes(style.overflowX) && box.scrollWidth > box.clientWidth + 1 ||
+        ['hidden', 'clip'].includes(style.overflowY) && box.scrollHeight > box.clientHeight + 1 ||
+        r.width && r.right > width + 1)
+      out.push(`${box.tagName.toLowerCase()} "${box.textContent.trim().slice(0, 40)}"`);
+  });
+  return out;"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_box_of_an_exercise_page_is_cut_off(browser, site, artifacts, width):
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        cut = []
+        for page in sorted((site / "lab" / "exercises").glob("*.html")) + \
+                sorted((site / "es" / "lab" / "exercises").glob("*.html")):
+            _open(browser, page)
+            cut += [f"{page.relative_to(site)}: {box}" for box in browser.execute_script(CUT_OFF)]
+        _open(browser, site / "lab" / "exercises" / "cbow-step.html")
+        browser.save_screenshot(str(artifacts / f"exercise-cbow-step-at-{width}.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert cut == []
 
 
 def test_quiz_answers_stay_hidden_until_asked(browser, site, artifacts):

@@ -81,7 +81,7 @@ def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson
     report = next_json(capsys, learner)
     assert report["moved_on"] == "gather"
     assert report["step"] == {"kind": "quiz", "id": "gather", "lesson": "gather",
-                              "command": "minimodel quiz take gather"}
+                              "command": f"minimodel quiz take gather --learner-dir {learner}"}
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps({"q-13-02": 2, "q-13-03": 99}), encoding="utf-8")
     report = next_json(capsys, learner, "--answers", str(answers))
@@ -303,3 +303,21 @@ def test_a_built_site_page_is_where_to_read(tmp_path, one_lesson):
     assert reading_place(lesson, "en", site) == (site / "lessons" / "gather.html").resolve()
     assert reading_place(lesson, "es", site) == \
         (site / "es" / "lessons" / "gather.html").resolve()
+
+
+def test_the_end_of_the_path_lists_the_open_steps_in_path_order(capsys, tmp_path, one_lesson):
+    # Regression: the list came in the order `lab next` offers the steps (least-skipped
+    # first), so the break was listed above the questions that come before it on the path.
+    learner = tmp_path / "learner"
+    progress = Progress(learner)
+    brk = "frequent-tokens-learn-slowly"
+    progress.record("path", "lesson:gather", "read")
+    progress.record("path", "quiz:gather", "skipped", skips=2)
+    progress.record("path", f"break:{brk}", "skipped", skips=1)
+    progress.record("exercise", "embedding-lookup", "passed")
+    code, out = run(capsys, "lab", "next", "--learner-dir", str(learner))
+    listed = [line.strip() for line in out.splitlines() if line.startswith("  01 gather · ")]
+    assert code == 0 and listed == ["01 gather · its questions (2)", f"01 gather · break {brk}"]
+    assert f"Here is 01 gather · break {brk} again" in out       # the least-skipped, offered
+    assert f"`minimodel lab next --skip --learner-dir {learner}`" in out
+    assert next_json(capsys, learner)["open"] == [f"break:{brk}", "quiz:gather"]  # offer order

@@ -21,6 +21,7 @@ walked here without editing this file.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,10 @@ def test_a_newcomer_walks_the_whole_path(capsys, tmp_path, lang):
         if kind == "quiz":
             # No terminal: the command to take them is named and nothing is recorded; then
             # the same step again with this lesson's answers.
-            assert step["command"] == f"minimodel quiz take {stem}"
+            # (with this learner folder and language: pasted, it records here)
+            assert step["command"] == shlex.join(
+                ["minimodel", "quiz", "take", stem, "--learner-dir", str(learner)]
+                + (["--lang", lang] if lang != "en" else []))
             answers = tmp_path / f"{stem}.json"
             answers.write_text(json.dumps({q: right_answers[q] for q in lessons[stem].quiz}),
                                encoding="utf-8")

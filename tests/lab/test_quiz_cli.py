@@ -363,12 +363,20 @@ def test_ctrl_c_saves_answers_and_next_run_resumes(capsys, monkeypatch, learner)
     assert entry["score"] == N_GRADED and entry["partial"] is None and entry["attempts"] == 1
 
 
-def _take_with(capsys, monkeypatch, replace: dict[str, list[str]], lang: str = "en"):
+class Terminal(io.StringIO):
+    """A stdin that says it is a terminal (what a learner types at, rather than a pipe)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _take_with(capsys, monkeypatch, replace: dict[str, list[str]], lang: str = "en",
+               stdin: type = io.StringIO):
     """An interactive take where the lines for some questions are replaced."""
     lines = []
     for q, typed in zip(quiz.load_quiz(QUIZ_ID).questions, _lines_per_question()):
         lines += replace.get(q.id, typed)
-    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    monkeypatch.setattr("sys.stdin", stdin("\n".join(lines) + "\n"))
     return run(capsys, "quiz", "take", QUIZ_ID, "--lang", lang)
 
 
@@ -418,14 +426,39 @@ def test_multi_choice_accepts_spaces_as_well_as_commas():
 
 def test_recall_keeps_typed_text_and_a_pasted_answer_never_reaches_the_self_mark(capsys,
                                                                                    monkeypatch):
-    # a two-line answer ending in "no" and "1": both belong to the answer (it ends at the
-    # empty line), so the self-mark prompt reads the learner's own "y"
+    # At a terminal, a two-line answer ending in "no" and "1": both belong to the answer (it
+    # ends at the empty line), so the self-mark prompt reads the learner's own "y"
     code, out, _ = _take_with(capsys, monkeypatch, {
-        "q-13-28": ["the head reuses E", "no", "1", "", "1", "y"]})
+        "q-13-28": ["the head reuses E", "no", "1", "", "1", "y"]}, stdin=Terminal)
     flat = " ".join(out.split())
     assert code == 0 and "You wrote: the head reuses E no 1" in flat
     assert "Type y (yes) or n (no)." in flat       # "1" on the self-mark prompt is asked again
     assert out.count("Marked as recalled") == 2
+
+
+def test_piped_answers_are_one_per_line_at_a_recall_question(capsys, monkeypatch, learner):
+    # Regression: from a pipe the recall question waited for an empty line, so the self-mark
+    # "n" and every answer after it were read as more lines of the written answer.
+    code, out, _ = _take_with(capsys, monkeypatch, {"q-13-28": ["the head reuses E", "n"],
+                                                     "q-13-29": ["rows of E", "y"]})
+    flat = " ".join(out.split())
+    assert code == 0 and "You wrote: the head reuses E" in flat
+    assert "You wrote: the head reuses E n" not in flat
+    assert f"Score: {N_GRADED}/{N_GRADED}" in flat and "1 of 2 recalled" in flat
+    assert quiz_entry(learner)["recalled"] == {"q-13-28": False, "q-13-29": True}
+
+
+@pytest.mark.parametrize("lang, saved", [("en", "2 answer(s) saved"),
+                                         ("es", "2 respuesta(s) guardada(s)")])
+def test_end_of_input_stops_a_take_like_ctrl_c(capsys, monkeypatch, learner, lang, saved):
+    # Regression: the end of piped answers (or Ctrl-D) exited 1 where Ctrl-C exits 130.
+    lines = typed_lines()[:2]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
+    code, out, err = run(capsys, "quiz", "take", QUIZ_ID, "--lang", lang)
+    assert code == 130 and saved in out and "Traceback" not in out + err
+    entry = quiz_entry(learner)
+    assert entry["partial"] == {"q-13-01": 3, "q-13-02": 2}
+    assert "attempts" not in entry and "score" not in entry    # not an attempt
 
 
 # --- review -------------------------------------------------------------------------------

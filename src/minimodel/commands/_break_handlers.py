@@ -52,6 +52,13 @@ def _record(args: argparse.Namespace, break_id: str, status: str | None,
     record(_progress(args), break_id, status, count, **detail)
 
 
+def _commands(args: argparse.Namespace, root) -> dict[str, str]:
+    """The break commands to suggest for workspace ``root``, carrying --learner-dir/--lang."""
+    from minimodel.lab.suggest import Suggest, break_commands
+
+    return break_commands(Suggest(args.lang or DEFAULT_LANG, args.learner_dir), root)
+
+
 def _open(args: argparse.Namespace):
     from minimodel.lab.breaks import Workspace, load_break
 
@@ -90,7 +97,7 @@ def cmd_start(args: argparse.Namespace) -> int:
 
     lang = args.lang or DEFAULT_LANG
     brk = load_break(args.break_id, lang=lang)
-    ws = start(brk, args.workdir, lang=lang, force=args.force)
+    ws = start(brk, args.workdir, lang=lang, force=args.force, learner_dir=args.learner_dir)
     _record(args, brk.id, "started", workdir=str(ws.root), lang=lang)
     if args.json:
         _print_json({"break": brk.id, "workdir": str(ws.root), "notes": str(ws.notes_path),
@@ -101,7 +108,8 @@ def cmd_start(args: argparse.Namespace) -> int:
         print(say("break.restarted", lang))
     print(_para(brk.text("intro", lang)))
     print()
-    print(say("break.next_steps", lang, notes=ws.notes_path, root=ws.root))
+    print(say("break.next_steps", lang, notes=ws.notes_path, root=ws.root,
+              **_commands(args, ws.root)))
     return OK
 
 
@@ -143,17 +151,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     ok, symptom = seen["ok"], seen["symptom"]
     if not ok:
         print(say("break.experiment_failed", lang, code=run.returncode,
-                  expected=0), file=sys.stderr)
+                  expected=0, **_commands(args, ws.root)), file=sys.stderr)
         return FAILED
     if not symptom:  # after a fix, full or partial: the "what to look at" text would describe
         print()          # a symptom that is no longer there
         key = "partial_fix" if run.cause_remains() else "no_symptom"
-        print(_para(say(f"break.{key}", lang, root=ws.root)))
+        print(_para(say(f"break.{key}", lang, **_commands(args, ws.root))))
         return OK
     print(say("break.observe", lang))
     print(_para(brk.text("observe", lang)))
     print()
-    print(say("break.after_run", lang, root=ws.root))
+    print(say("break.after_run", lang, **_commands(args, ws.root)))
     return OK
 
 
@@ -169,7 +177,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     _show(say("break.hint", lang, n=number, total=total) + ":", "bold cyan")
     print(_para(shown["text"]))
     if number == total:
-        print(say("break.hint_last", lang, root=ws.root))
+        print(say("break.hint_last", lang, **_commands(args, ws.root)))
     return OK
 
 
@@ -179,7 +187,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     ws, brk, lang = _open(args)
     if not args.json and sys.stderr.isatty():
         print(say("break.checking", lang, root=ws.root), file=sys.stderr, flush=True)
-    result, run = check(_progress(args), ws, brk, lang, seed=args.seed, timeout=args.timeout)
+    result, run = check(_progress(args), ws, brk, lang, seed=args.seed, timeout=args.timeout,
+                        diff=_commands(args, ws.root)["diff"])
     fixed, details = result["fixed"], result["details"]
     if args.json:
         _print_json(result)
@@ -208,8 +217,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(run.stderr.rstrip("\n"), file=sys.stderr)
     print()
     _show(say("break.not_fixed", lang, failed=failed, total=len(details)), "bold red")
-    print(say("break.replay_seed", lang, seed=run.seed, root=ws.root))
-    print(say("break.not_fixed_next", lang, root=ws.root))
+    replay = _commands(args, ws.root)["check"] + f" --seed {run.seed}"
+    print(say("break.replay_seed", lang, seed=run.seed, command=replay))
+    print(say("break.not_fixed_next", lang, **_commands(args, ws.root)))
     return FAILED
 
 
@@ -219,7 +229,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     ws, brk, lang = _open(args)
     diff, edited = reveal_fix(_progress(args), ws, brk)
     if edited:
-        print(say("break.diff_edited", lang, files=", ".join(edited), root=ws.root),
+        print(say("break.diff_edited", lang, files=", ".join(edited), **_commands(args, ws.root)),
               file=sys.stderr)
     sys.stdout.write(diff)
     return OK

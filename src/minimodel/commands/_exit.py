@@ -6,7 +6,8 @@
          that failed, quiz mirrors that drifted
     2    usage or user error: a bad option value, an unknown id, a missing, unreadable or
          invalid file, or a step the command needs first (e.g. a break's predictions)
-    130  interrupted with Ctrl-C (a training run saves a checkpoint first)
+    130  interrupted with Ctrl-C (a training run saves a checkpoint first); a quiz whose input
+         ends (Ctrl-D, or piped answers that run out) before its last question stops the same way
 
 A command handler returns one of these constants; :func:`guarded` turns the errors a user can
 cause into one ``error: ...`` line on stderr and ``USAGE`` instead of a traceback. Set

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from minimodel.commands._exit import FAILED, OK, guarded
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 DEFAULT_OUT = Path("minimodel-notebooks")
@@ -62,7 +63,10 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     lang = args.lang
     print(say("notebook.command.wrote" if written else "notebook.command.kept", lang, path=str(path)))
     if any(not (path.parent / notebook_name(other, lang)).exists() for other in load_lessons()):
-        print(say("notebook.command.links", lang))    # a lesson a link may lead to is not written
+        # a lesson a link may lead to is not written: the command that writes them all here
+        out = ["--out", args.out] if Path(args.out) != DEFAULT_OUT else []
+        print(say("notebook.command.links", lang,
+                  command=Suggest(lang)("lab", "notebook", "all", *out)))
     if not opened:
         command = " ".join(["jupyter lab", *open_with[3:]]) if can_open else \
             say("notebook.command.install", lang, extra=NOTEBOOK_EXTRA, path=str(path))

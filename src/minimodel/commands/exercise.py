@@ -77,13 +77,16 @@ def cmd_show(args) -> int:
 def cmd_start(args) -> int:
     from minimodel.lab.exercises import write_stub
     from minimodel.lab.exercises.display import print_statement
+    from minimodel.lab.suggest import Suggest
     ex = _exercise(args)
-    path = write_stub(ex, args.file, lang=args.lang, force=args.force)  # FileExistsError: 2
+    path = write_stub(ex, args.file, lang=args.lang, force=args.force,  # FileExistsError: 2
+                      learner_dir=args.learner_dir)
     progress = _progress(args)
     prev = progress.get("exercise", ex.id) or {}
     progress.record("exercise", ex.id, prev.get("status", "started"), file=str(path))
     print_statement(ex, args.lang)
-    print(say("exercise.wrote", args.lang, path=path, id=ex.id))
+    check = Suggest(args.lang, args.learner_dir)("exercise", "check", ex.id, "--file", path)
+    print(say("exercise.wrote", args.lang, path=path, command=check))
     return OK
 
 
@@ -131,14 +134,15 @@ def cmd_check(args) -> int:
     progress_store = Progress(args.learner_dir)
     if args.json or not sys.stderr.isatty():
         result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
-                                lang=args.lang)
+                                lang=args.lang, learner_dir=args.learner_dir)
     else:  # a live line on stderr: the judge may take up to its time limit
         with Console(stderr=True).status("") as status:
             def progress(done: int, total: int, elapsed: float, limit: float) -> None:
                 status.update(say("exercise.judging", args.lang, file=args.file, done=done,
                                 total=total, elapsed=elapsed, limit=limit))
             result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
-                                    lang=args.lang, progress=progress)
+                                    lang=args.lang, progress=progress,
+                                    learner_dir=args.learner_dir)
     record_check(_progress(args), ex.id, result, str(args.file))
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))

@@ -20,6 +20,7 @@ from minimodel.commands._lab_authoring import register_authoring
 from minimodel.commands._lab_lessons import register_check_lessons
 from minimodel.commands._lab_notebook import register_notebook
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, status_label
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 ORDER = 80
@@ -69,8 +70,11 @@ def cmd_status(args: argparse.Namespace) -> int:
             console.print(Text(say("lab.other_quiz", lang, **quiz), style="dim"))
     console.print(Text(say("lab.done_means", lang), style="dim"))
     nxt = summary["next"]
-    console.print(say("lab.next_is", lang, what=_next_label(summary, lang)) if nxt
-                  else say("lab.path_done", lang))
+    suggest = Suggest(lang, args.learner_dir)
+    console.print(say("lab.next_is", lang, what=_next_label(summary, lang),
+                      command=suggest("lab", "next")) if nxt
+                  else say("lab.path_done", lang, command=suggest("quiz", "review")),
+                  soft_wrap=True)   # a command cut by Rich's wrapping would not paste
     return OK
 
 
@@ -117,7 +121,7 @@ def _grade_step_answers(step, progress, args: argparse.Namespace) -> dict[str, A
     nowhere = [str(qid) for qid in answers if qid not in known]
     if nowhere:
         raise ValueError(say("lab.answers_unknown", lang, ids=", ".join(nowhere),
-                             path=args.answers))
+                             path=args.answers, command=Suggest(lang)("quiz", "list")))
     mine = {qid: answer for qid, answer in answers.items() if qid in quiz.ids}
     ignored = len(answers) - len(mine)
     if ignored and not args.json:
@@ -131,15 +135,17 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
     from minimodel.lab import path as learning_path
 
     lang, learner = args.lang, ["--learner-dir", str(progress.learner_dir), "--lang", args.lang]
+    suggest = Suggest(lang, progress.learner_dir)
     lesson = step.lesson
     if step.kind == "lesson":
         learning_path.mark(progress, step, "opened")
         place = learning_path.reading_place(lesson, lang)
+        notebook = suggest("lab", "notebook", f"{lesson.number:02d}")
         if not args.json:
             print(say("lab.read_lesson", lang, number=lesson.number, place=place,
-                     title=lesson.titles.get(lang, lesson.titles["en"])))
-        notebook = f"minimodel lab notebook {lesson.number:02d}" + (
-            f" --lang {lang}" if lang != "en" else "")
+                      title=lesson.titles.get(lang, lesson.titles["en"]), notebook=notebook,
+                      next=suggest("lab", "next"),
+                      done=suggest("lab", "done", f"{lesson.number:02d}")))
         return OK, {"read": str(place), "notebook": notebook}
     if step.kind == "quiz":
         if args.answers:
@@ -147,9 +153,10 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
             return (OK if graded["result"]["recorded"] else USAGE), graded
         if sys.stdin.isatty() and not args.json:
             return _cli(["quiz", "take", step.id, *learner], False)[0], {}
+        take = suggest("quiz", "take", step.id)
         if not args.json:
-            print(say("lab.quiz_needs_answers", lang, stem=step.id))
-        return OK, {"command": f"minimodel quiz take {step.id}"}
+            print(say("lab.quiz_needs_answers", lang, stem=step.id, command=take))
+        return OK, {"command": take}
     place = learning_path.work_place(progress, step)
     if step.kind == "break":
         from minimodel.lab.breaks import Workspace, WorkspaceError
@@ -160,7 +167,8 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
             opened = False
         if opened:
             if not args.json:
-                print(say("lab.break_open", lang, id=step.id, root=place))
+                print(say("lab.break_open", lang, id=step.id, root=place,
+                          command=suggest("break", "run", "--workdir", place)))
             return OK, {"workdir": str(place), "started": False}
         json_flag = ["--json"] if args.json else []
         code, _ = _cli(["break", "start", step.id, "--workdir", str(place), "--force",
@@ -168,7 +176,8 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
         return code, {"workdir": str(place), "started": code == OK}
     if place.exists():
         if not args.json:
-            print(say("lab.exercise_open", lang, id=step.id, path=place))
+            print(say("lab.exercise_open", lang, id=step.id, path=place,
+                      command=suggest("exercise", "check", step.id, "--file", place)))
         return OK, {"file": str(place), "started": False}
     place.parent.mkdir(parents=True, exist_ok=True)
     code, _ = _cli(["exercise", "start", step.id, "--file", str(place), *learner], args.json)
@@ -181,6 +190,7 @@ def cmd_next(args: argparse.Namespace) -> int:
 
     progress = Progress(args.learner_dir)
     lang, report = args.lang, {"moved_on": None, "skipped": None, "step": None}
+    suggest = Suggest(lang, progress.learner_dir)
     if args.answers:   # a missing or unreadable file is said now, whatever the next step is
         from minimodel.lab.quiz import read_answers
 
@@ -195,22 +205,29 @@ def cmd_next(args: argparse.Namespace) -> int:
         if not args.json:
             what = _step_label({"kind": skipped.kind, "id": skipped.id}, lang,
                                len(skipped.lesson.quiz))
-            print(say("lab.skipped", lang, what=what))
+            print(say("lab.skipped", lang, what=what, command=suggest("lab", "status")))
     if step is None:
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
         else:
-            print(say("lab.path_done", lang))
+            print(say("lab.path_done", lang, command=suggest("quiz", "review")))
         return OK
     if learning_path.is_skipped(progress, step):
         # Past the last step never skipped: not the end while skipped steps are open.
         still_open = learning_path.open_steps(progress)
-        report["open"] = [s.key for s in still_open]
+        report["open"] = [s.key for s in still_open]   # in the order lab next offers them
         if not args.json:
-            print(say("lab.path_end_open", lang, n=len(still_open), steps="\n".join(
-                f"  {s.lesson.number:02d} {s.lesson.slug} · "
-                f"{_step_label({'kind': s.kind, 'id': s.id}, lang, len(s.lesson.quiz))}"
-                for s in still_open)))
+            # Shown in path order (as `lab status` lists them); the one offered now, the
+            # least-skipped, is named apart.
+            place = {s.key: i for i, s in enumerate(learning_path.steps())}
+            still_open = sorted(still_open, key=lambda s: place[s.key])
+
+            def label(s) -> str:
+                return (f"{s.lesson.number:02d} {s.lesson.slug} · "
+                        f"{_step_label({'kind': s.kind, 'id': s.id}, lang, len(s.lesson.quiz))}")
+            print(say("lab.path_end_open", lang, n=len(still_open),
+                      steps="\n".join(f"  {label(s)}" for s in still_open),
+                      first=label(step), command=suggest("lab", "next", "--skip")))
     code, started = _start(step, progress, args)
     report["step"] = {"kind": step.kind, "id": step.id, "lesson": step.lesson.stem, **started}
     if args.json:

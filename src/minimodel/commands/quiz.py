@@ -159,7 +159,8 @@ def grade_answers(quiz, answers: dict[str, Any], progress, lang: str, show: bool
         console = _console()
         console.rule(Text(pick(quiz.title, lang)))  # a rule: a table title wraps badly
         console.print(_results_table(report, lang))
-        show_summary(console, quiz, report, lang, answered=answers)
+        show_summary(console, quiz, report, lang, answered=answers,
+                     learner_dir=progress.learner_dir)
         if unclear:
             console.print(Text(say("quiz.not_recorded", lang, n=len(unclear)), style="yellow"))
     return report

@@ -83,18 +83,24 @@ _PAGE = """<!doctype html>
 <link rel="icon" href="data:,">
 <title>__TITLE__</title>
 <style>
+/* a scrollbar from the start: the plots are sized to the page's width once, at load */
+html { overflow-y: scroll; }
 body { font-family: system-ui, sans-serif; margin: 1rem; color: #222; }
 header { display: flex; gap: .8rem; align-items: center; flex-wrap: wrap; }
 #timeline { display: flex; gap: .6rem; align-items: center; margin: .6rem 0; }
 #slider { flex: 1; max-width: 48rem; }
 #panels, #metrics { display: flex; flex-wrap: wrap; gap: .8rem; }
-.panel { border: 1px solid #ccc; border-radius: 6px; padding: .4rem; width: 430px; }
+/* --plot-width/--plot-height: 420 x 400, narrowed by explorer.js to fit a narrow window */
+.panel { border: 1px solid #ccc; border-radius: 6px; padding: .4rem; box-sizing: border-box;
+         width: calc(var(--plot-width, 420px) + 12px + .8rem); max-width: 100%; }
 .panel h2 { font-size: .95rem; margin: .2rem 0 .3rem; }
-.plot { width: 420px; height: 400px; position: relative; border: 1px solid #eee; }
+.plot { width: var(--plot-width, 420px); height: var(--plot-height, 400px); position: relative;
+        border: 1px solid #eee; }
 .plot canvas { width: 100%; height: 100%; display: block; }
 .plot .tip { position: absolute; left: 6px; top: 4px; font: .8rem ui-monospace, monospace;
              background: #fffe; padding: 0 .3rem; border-radius: 3px; pointer-events: none; }
-.metric { width: 420px; height: 290px; border: 1px solid #eee; border-radius: 6px; }
+.metric { width: 420px; max-width: 100%; height: 290px; border: 1px solid #eee;
+          border-radius: 6px; }
 ol.neighbours { font-family: ui-monospace, monospace; font-size: .8rem; margin: .3rem 0;
                 columns: 2; }
 .near-caption { font-size: .75rem; color: #555; margin: .3rem 0 0; }

@@ -31,6 +31,7 @@ from minimodel.lab.items import Item
 from minimodel.lab.items import texts as item_texts
 from minimodel.lab.lessons import (FRONT_MATTER, LESSONS_DIR, MIN_CODE_BLOCKS, code_blocks,
                                    load_lessons, split_front_matter)
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 HASH_LEN = 12
@@ -153,7 +154,9 @@ def rehash(items: list[Item], item_id: str, keys: list[str] | None = None,
     (:func:`minimodel.lab.items.load_items`; see :func:`stamp`)."""
     item = next((i for i in items if i.id == item_id and i.kind in TRANSLATED), None)
     if item is None:
-        raise ValueError(say("lab.rehash.unknown_item", lang, id=item_id))
+        suggest = Suggest(lang)
+        raise ValueError(say("lab.rehash.unknown_item", lang, id=item_id,
+                             quizzes=suggest("quiz", "list"), breaks=suggest("break", "list")))
     return stamp(item.path, item_id, keys, lang)
 
 

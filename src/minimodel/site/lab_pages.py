@@ -15,6 +15,7 @@ from minimodel.lab.exercises.cases import make_cases
 from minimodel.lab.i18n import pick
 from minimodel.lab.lessons import Lesson
 from minimodel.lab.quiz import load_all
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 QUIZ_ID = "phase-13-embeddings"
@@ -112,11 +113,11 @@ def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
     for i, hint in enumerate(_texts(brk.data, "hints", lang), 1):
         ladder += [f'??? note "{i}"', "", "    " + hint.replace("\n", "\n    "), ""]
     parts += unsearched(ladder)
-    lang_option = " --lang es" if lang == "es" else ""
+    suggest, workdir = Suggest(lang), f"work/{break_id}"
     parts += [f"## {say('site.start', lang)}", "", "```bash",
-              f"minimodel break start {break_id} --workdir work/{break_id}{lang_option}",
-              f"minimodel break run --workdir work/{break_id}{lang_option}",
-              f"minimodel break check --workdir work/{break_id}{lang_option}", "```", ""]
+              suggest("break", "start", break_id, "--workdir", workdir),
+              suggest("break", "run", "--workdir", workdir),
+              suggest("break", "check", "--workdir", workdir), "```", ""]
     return "\n".join(parts)
 
 
@@ -141,10 +142,10 @@ def exercise_page(exercise_id: str, lang: str, lesson: Lesson | None) -> str:
               f"| {say('site.argument', lang)} | {say('site.value', lang)} |", "|---|---|"]
     parts += [f"| `{name}` | {desc} |" for name, desc in example.describe_inputs().items()]
     file = exercise_id.replace("-", "_") + ".py"
-    lang_option = " --lang es" if lang == "es" else ""
+    suggest = Suggest(lang)
     parts += ["", say("site.try_it", lang), "", "```bash",
-              f"minimodel exercise start {exercise_id} --file {file}{lang_option}",
-              f"minimodel exercise check {exercise_id} --file {file}{lang_option}", "```", ""]
+              suggest("exercise", "start", exercise_id, "--file", file),
+              suggest("exercise", "check", exercise_id, "--file", file), "```", ""]
     return "\n".join(parts)
 
 
@@ -165,7 +166,7 @@ def quiz_page(mirror: str, lessons: list[Lesson], lang: str, quiz_id: str = QUIZ
     before seeing its answer.
     """
     note = say("site.generated", lang, source=f"src/minimodel/lab/content/quizzes/{quiz_id}.yaml",
-             quiz=quiz_id)
+             command=Suggest(lang)("quiz", "take", quiz_id))
     out: list[str] = []
     marked: list[str] = []       # the right options of the current question
     folded: list[str] | None = None

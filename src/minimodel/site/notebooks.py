@@ -23,6 +23,7 @@ from minimodel.lab.exercises import get_exercise, stub_text
 from minimodel.lab.lessons import (Lesson, code_blocks, split_front_matter,
                                    without_output_blocks)
 from minimodel.lab.output_check import compare, parse_mark
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 _CODE_LINK = re.compile(r"\[(`[^`\]]+`|[^\]]+)\]\[minimodel(?:\.\w+)+\]")
@@ -80,7 +81,8 @@ def exercise_cells(exercise_id: str, lang: str) -> list[nbformat.NotebookNode]:
     ex = get_exercise(exercise_id, lang)
     statement = (f"## {say('site.notebook.exercise', lang)}: {ex.text('title', lang)}\n\n"
                  f"`{ex.id}`\n\n{ex.text('statement', lang).strip()}\n\n"
-                 + say("site.notebook.fill_in", lang, id=ex.id))
+                 + say("site.notebook.fill_in", lang,
+                       command=Suggest(lang)("exercise", "check", ex.id)))
     check = (f'from minimodel.lab.notebook import exercise\n\n'
              f'ex = exercise("{ex.id}", lang="{lang}")\nex.check({ex.function})')
     more = f"{say('site.notebook.more', lang)}\n# ex.hint()\n# ex.solution()"

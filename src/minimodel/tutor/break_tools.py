@@ -20,6 +20,7 @@ from minimodel.lab.breaks import flow
 from minimodel.lab.breaks.catalog import Break
 from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
 from minimodel.lab.breaks.notes import with_predictions
+from minimodel.lab.suggest import Suggest, break_commands
 from minimodel.messages import say
 from minimodel.tutor.learner import Learner
 
@@ -69,7 +70,8 @@ class BreakDesk:
         if continued:
             lang = self.learner.pick_lang(asked, ws.lang)
         else:
-            ws = start(brk, place, lang=lang, force=True)
+            ws = start(brk, place, lang=lang, force=True,
+                       learner_dir=self.learner.learner_dir)
             flow.record(self.learner.progress(), brk.id, "started", workdir=str(ws.root),
                         lang=lang)
         return {"break": brk.id, "title": brk.text("title", lang), "workdir": str(ws.root),
@@ -122,14 +124,19 @@ class BreakDesk:
                                "cause_remains": seen["cause_remains"]}
         if not seen["ok"]:
             out["stderr"] = done.stderr_tail(12)
-            out["say"] = say("break.experiment_failed", lang, code=done.returncode, expected=0)
+            out["say"] = say("break.experiment_failed", lang, code=done.returncode, expected=0,
+                             **self._commands(ws, lang))
         elif seen["symptom"]:
             out["observe"] = brk.text("observe", lang)
             out["say"] = say("tutor.break.after_run", lang)
         else:
             key = "partial_fix" if seen["cause_remains"] else "no_symptom"
-            out["say"] = say(f"break.{key}", lang, root=ws.root)
+            out["say"] = say(f"break.{key}", lang, **self._commands(ws, lang))
         return out
+
+    def _commands(self, ws, lang: str) -> dict[str, str]:
+        """The break commands the messages name, for this learner's folder."""
+        return break_commands(Suggest(lang, self.learner.learner_dir), ws.root)
 
     def hint(self, break_id: str, lang: str | None = None) -> dict[str, Any]:
         """The next rung of the hint ladder, and only that one."""

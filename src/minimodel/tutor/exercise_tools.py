@@ -86,7 +86,8 @@ class ExerciseDesk:
             # the tool judges the learner's .py file: not a reader of any file on the machine
             # (a load error quotes the line a file fails to parse at) nor of the lab's content
             raise ValueError(say("tutor.exercise.not_learner_file", lang, file=file))
-        result = check_solution(ex, path, seed=seed, lang=lang)
+        result = check_solution(ex, path, seed=seed, lang=lang,
+                                learner_dir=self.learner.learner_dir)
         record_check(self.learner.progress(), ex.id, result, str(path))
         out = {key: result.get(key) for key in RESULT_FIELDS}
         out["cases"] = [{key: case.get(key) for key in CASE_FIELDS} for case in result["cases"]]

@@ -26,6 +26,7 @@ from minimodel.lab.quiz.numbers import Unreadable
 from minimodel.lab.quiz.render import rubric_lines
 from minimodel.lab.quiz.session import (finish_take, parse_input, save_partial, saved_partial,
                                         wrong_unit)
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 from minimodel.tutor.learner import Learner
 
@@ -145,5 +146,6 @@ class QuizDesk:
                    best_score=entry["best_score"],
                    missed=[r["id"] for r in report["results"] if not r["correct"]],
                    say=say("tutor.quiz.finished", lang, score=report["score"],
-                           total=report["total"], quiz=found.id))
+                           total=report["total"],
+                           command=Suggest(lang, progress.learner_dir)("quiz", "review", found.id)))
         return out

@@ -42,6 +42,7 @@ const colourIndex = (count, logMax) =>        // a token's row of PALETTE
   count > 0 ? 1 + Math.round(Math.log1p(count) / logMax * 31) : 0;
 const HIGHLIGHT = "#e4572e";
 const PLOT_WIDTH = 420, PLOT_HEIGHT = 400;   // CSS pixels, as .plot in page.py
+const PANEL_CHROME = 20;   // a panel's padding and borders around its plot, CSS pixels (rounded up)
 function stepOf(s) { return s === null ? Infinity : s; }
 function stepName(s) { return stepOf(s) === Infinity ? W.final : `${W.step} ${s}`; }
 function frameAt(run, step) {      // the last snapshot of `run` at or before `step`
@@ -102,15 +103,25 @@ function neighbours(f, d, id) {    // 10 nearest rows of frame f's vectors by co
 
 // One WebGL context for every panel, its canvas the size of one panel: the scatterplots draw
 // into it in turn and copy the picture to their own canvas. (The library's default is a
-// window-sized canvas, which costs a software renderer several times more per frame.)
-let renderer = null;
-function panelRenderer() {
-  if (!renderer) {
+// window-sized canvas, which costs a software renderer several times more per frame.) Its
+// size must be the panels': a larger one draws the view for its own size and the panel shows
+// only the top-left corner of it.
+let renderer = null, rendererSize = "";
+function panelRenderer(size) {
+  if (!renderer || rendererSize !== `${size.width}x${size.height}`) {
     const canvas = document.createElement("canvas");
-    canvas.width = PLOT_WIDTH * devicePixelRatio; canvas.height = PLOT_HEIGHT * devicePixelRatio;
+    canvas.width = size.width * devicePixelRatio; canvas.height = size.height * devicePixelRatio;
     renderer = reglScatterplot.createRenderer({ canvas });
+    rendererSize = `${size.width}x${size.height}`;
   }
   return renderer;
+}
+
+// The scatterplots' size: 420 x 400 CSS pixels, narrowed (same shape) when the page is
+// narrower than a panel (a phone), so no plot reaches past the window and gets cut off.
+function plotSize(box) {
+  const width = Math.max(160, Math.min(PLOT_WIDTH, box.clientWidth - PANEL_CHROME));
+  return { width, height: Math.round(width * PLOT_HEIGHT / PLOT_WIDTH) };
 }
 
 function buildPanels() {
@@ -118,6 +129,9 @@ function buildPanels() {
   const box = document.getElementById("panels");
   box.innerHTML = "";
   panels = [];
+  const size = plotSize(box);
+  box.style.setProperty("--plot-width", `${size.width}px`);
+  box.style.setProperty("--plot-height", `${size.height}px`);
   DATA.runs.forEach(run => run.panels.forEach(panel => {
     const div = document.createElement("div"); div.className = "panel";
     const h = document.createElement("h2");
@@ -138,7 +152,7 @@ function buildPanels() {
                    points: run.counts.map(c => [0, 0, colourIndex(c, logMax), 0]) };
     h.textContent = panelName(view);
     view.plot = reglScatterplot.createScatterplot({
-      renderer: panelRenderer(), canvas, width: PLOT_WIDTH, height: PLOT_HEIGHT,
+      renderer: panelRenderer(size), canvas, width: size.width, height: size.height,
       backgroundColor: "#ffffff",
       pointSize: 4, pointColor: PALETTE, colorBy: "valueA", opacity: 0.9,
       pointColorActive: HIGHLIGHT, pointSizeSelected: 3, pointOutlineWidth: 2,

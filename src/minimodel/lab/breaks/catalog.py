@@ -38,6 +38,7 @@ from typing import Any
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 from minimodel.lab.items import FOLDERS, item_files, read_yaml, text_problems
 from minimodel.lab.lessons import lesson_positions, path_order
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 CONTENT_DIR = FOLDERS["break"][0]
@@ -136,7 +137,8 @@ def load_break(break_id: str, content_dir: Path | None = None, *,
         if break_id == brk.id or break_id in brk.former_ids:
             return brk
     known = ", ".join(b.id for b in breaks) or "(none)"
-    raise ValueError(say("break.unknown_break", lang, id=break_id, known=known))
+    raise ValueError(say("break.unknown_break", lang, id=break_id, known=known,
+                         command=Suggest(lang)("break", "list")))
 
 
 def list_breaks() -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from minimodel.lab.breaks.notes import missing_predictions
 from minimodel.lab.breaks.runner import ScriptRun, check_details, is_fixed, run_script
 from minimodel.lab.breaks.workspace import Workspace
 from minimodel.lab.progress import Progress
+from minimodel.lab.suggest import Suggest, break_commands
 
 
 def record(progress: Progress, break_id: str, status: str | None, count: str | None = None,
@@ -76,8 +77,10 @@ def hint(progress: Progress, ws: Workspace, brk: Break, lang: str) -> dict[str, 
 
 
 def check(progress: Progress, ws: Workspace, brk: Break, lang: str, seed: int | None = None,
-          timeout: float | None = None) -> tuple[dict[str, Any], ScriptRun | None]:
-    """Test the invariants against the workspace copy and record the result.
+          timeout: float | None = None, diff: str | None = None
+          ) -> tuple[dict[str, Any], ScriptRun | None]:
+    """Test the invariants against the workspace copy and record the result; ``diff`` is the
+    ``break diff`` command a refusal names (default: built for ``progress``'s folder).
 
     Returns ``{"fixed", "break", "workdir", "details", "exit_code", "seed", "seconds"}``
     (``break check --json``) and the run (None when a tampering scan refused to run: the
@@ -90,7 +93,8 @@ def check(progress: Progress, ws: Workspace, brk: Break, lang: str, seed: int | 
         record(progress, brk.id, "attempted", last_check=False, hints_used=ws.hints_shown)
         return {"fixed": False, "break": brk.id, "workdir": str(ws.root),
                 "details": [{"id": "tamper", "ok": False, "description": "",
-                             "message": describe(findings, lang)}],
+                             "message": describe(findings, lang, diff or break_commands(
+                                 Suggest(lang, progress.learner_dir), ws.root)["diff"])}],
                 "exit_code": None, "seed": None, "seconds": 0.0}, None
     done = run_script(ws.root, brk.path("check"), lang, timeout or brk.timeout, seed=seed)
     fixed = is_fixed(done)

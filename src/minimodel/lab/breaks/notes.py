@@ -8,10 +8,12 @@ each one has some.
 
 from __future__ import annotations
 
+import os
 import re
 import textwrap
 
 from minimodel.lab.breaks.catalog import Break
+from minimodel.lab.suggest import Suggest, break_commands
 from minimodel.messages import say
 
 _PREDICTION = re.compile(r"^##\s+(?:Prediction|Predicci[oó]n)\s+(\d+)\b", re.IGNORECASE)
@@ -30,13 +32,17 @@ def _quote(text: str) -> str:
     return "\n".join(f"> {line}".rstrip() for line in lines)
 
 
-def render_notes(brk: Break, lang: str, workdir: str) -> str:
-    """The initial NOTES.md of a workspace, in ``lang``."""
-    def note(key: str, **values: str) -> str:
-        return say(f"break.notes.{key}", lang, **values)
+def render_notes(brk: Break, lang: str, workdir: str,
+                 learner_dir: str | os.PathLike | None = None) -> str:
+    """The initial NOTES.md of a workspace, in ``lang``; the commands it names carry the
+    learner folder ``learner_dir``."""
+    commands = break_commands(Suggest(lang, learner_dir), workdir)
+
+    def note(key: str) -> str:
+        return say(f"break.notes.{key}", lang, **commands)
 
     parts = [f"# {brk.text('title', lang)} (`{brk.id}`)", "", _wrap(brk.text("intro", lang)), "",
-             _wrap(note("how", workdir=workdir)), ""]
+             _wrap(note("how")), ""]
     for i, question in enumerate(brk.texts("predict", lang), 1):
         parts += [f"## {say('break.prediction', lang)} {i}", "", _quote(question), "",
                   note("placeholder"), ""]

@@ -91,6 +91,8 @@ def scan_workspace(ws) -> list[Finding]:
     return findings
 
 
-def describe(findings: list[Finding], lang: str) -> str:
+def describe(findings: list[Finding], lang: str, diff: str) -> str:
+    """The refusal: where the learner's code reaches into the checks, and the ``diff``
+    command that shows the real fix."""
     where = ", ".join(str(f) for f in findings[:5]) + (" ..." if len(findings) > 5 else "")
-    return say("break.tampered", lang, where=where)
+    return say("break.tampered", lang, where=where, diff=diff)

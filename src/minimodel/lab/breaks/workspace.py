@@ -235,7 +235,8 @@ def build_files(brk: Break, package_dir: Path | None = None) -> dict[str, bytes]
 
 
 def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool = False,
-          package_dir: Path | None = None) -> Workspace:
+          package_dir: Path | None = None,
+          learner_dir: str | os.PathLike | None = None) -> Workspace:
     """Create (or re-create) the workspace of ``brk`` in ``workdir``.
 
     A non-empty folder is refused unless it is already a workspace of this break (then its
@@ -276,7 +277,7 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
 
-    notes_text = render_notes(brk, lang, str(root))
+    notes_text = render_notes(brk, lang, str(root), learner_dir)
     if previous is None or not (root / NOTES_FILE).is_file():  # a restart keeps the notes
         atomic_write_text(root / NOTES_FILE, notes_text)
 

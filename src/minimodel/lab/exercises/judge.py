@@ -51,6 +51,7 @@ from minimodel.lab.exercises.astscan import (AUTOGRAD_FORBIDDEN, DEFAULT_ALLOWED
 from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.sandbox import ChildRun, run_solution
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 # Load errors the sandboxed child reports with a "key" (it knows no language).
@@ -354,13 +355,15 @@ def _inside_package(path: Path) -> bool:
         return False
 
 
-def read_solution(path: Path, ex: Exercise, lang: str) -> str:
+def read_solution(path: Path, ex: Exercise, lang: str,
+                  learner_dir: str | Path | None = None) -> str:
     """The learner's file as text (a UTF-8 BOM is dropped); clear errors for folders,
     missing files and other encodings."""
     if path.is_dir():
         raise IsADirectoryError(say("judge.file_is_folder", lang, path=path))
     if not path.is_file():
-        raise FileNotFoundError(say("judge.file_missing", lang, path=path, id=ex.id))
+        start = Suggest(lang, learner_dir)("exercise", "start", ex.id, "--file", path)
+        raise FileNotFoundError(say("judge.file_missing", lang, path=path, command=start))
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
@@ -372,8 +375,8 @@ def read_solution(path: Path, ex: Exercise, lang: str) -> str:
 def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                    source: str | None = None, seed: int | None = None,
                    timeout: float | None = None, lang: str = "en",
-                   progress: Callable[[int, int, float, float], None] | None = None
-                   ) -> dict[str, Any]:
+                   progress: Callable[[int, int, float, float], None] | None = None,
+                   learner_dir: str | Path | None = None) -> dict[str, Any]:
     """Judge one solution file (or ``source`` text) for ``exercise``; returns the result dict.
 
     Args:
@@ -387,12 +390,14 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         lang: "en" or "es" for the messages.
         progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)`` called
             while the solution runs (see :func:`run_solution`).
+        learner_dir: the learner folder the commands suggested in errors name (None: the
+            default one).
     """
     ex = get_exercise(exercise, lang) if isinstance(exercise, str) else exercise
     if source is None:
         if file is None:
             raise ValueError("give the solution as file=PATH or source=TEXT")
-        source = read_solution(Path(file), ex, lang)
+        source = read_solution(Path(file), ex, lang, learner_dir)
     source = source.removeprefix("\ufeff")
     shown_as = str(file) if file is not None else "solution.py"
     # A file of the package itself (a reference, a known-wrong solution) is judged (the lab's

@@ -21,6 +21,7 @@ from minimodel.lab.items import FOLDERS, item_files, read_yaml, schema_problems
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.quiz import schema
 from minimodel.lab.quiz.numbers import asked_decimals, effective_tolerance
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 CONTENT_DIR = FOLDERS["question"][0]
@@ -161,7 +162,8 @@ def lesson_quiz(key: str, *, lang: str = DEFAULT_LANG) -> Quiz:
                          f"{', '.join(missing)} (run `minimodel lab validate`)")
     if not lesson.quiz:
         known = ", ".join(list_quizzes())
-        raise ValueError(say("quiz.error.unknown_quiz", lang, id=key, known=known))
+        raise ValueError(say("quiz.error.unknown_quiz", lang, id=key, known=known,
+                             command=Suggest(lang)("quiz", "list")))
     titles = {code: lesson.titles.get(code, lesson.titles["en"]) for code in ("en", "es")}
     return Quiz(id=lesson.stem, title=titles, questions=[questions[q] for q in lesson.quiz],
                 path=lesson.path())
@@ -175,7 +177,8 @@ def quiz_path(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
         if path.stem == quiz_id:
             return path
     known = ", ".join(list_quizzes(content_dir)) or "(none)"
-    raise ValueError(say("quiz.error.unknown_quiz", lang, id=quiz_id, known=known))
+    raise ValueError(say("quiz.error.unknown_quiz", lang, id=quiz_id, known=known,
+                         command=Suggest(lang)("quiz", "list")))
 
 
 def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None, *,

@@ -15,6 +15,8 @@ through stdin by scripts and tests.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import sys
 from typing import Any, Callable
 
 from rich.console import Console
@@ -32,6 +34,7 @@ from minimodel.lab.quiz.numbers import Number, Unreadable, unit_name
 from minimodel.lab.quiz.loader import Question, Quiz
 from minimodel.lab.quiz.render import CHECK, answer_lines, rubric_lines
 from minimodel.lab.quiz.schema import AUTO_GRADED
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 
@@ -165,7 +168,7 @@ def ask(console: Console, question: Question, lang: str) -> Any:
     shows the model answer and its rubric and asks for the learner's own yes/no mark.
     """
     if question.kind == "recall":
-        typed = read_until_empty_line(console, say("quiz.ask.recall.think", lang) + " ")
+        typed = read_recall_answer(console, say("quiz.ask.recall.think", lang) + " ")
         if typed:
             console.print(Text(f"{say('quiz.recall.typed', lang)}:", style="bold"))
             console.print(Padding(Text("\n".join(typed)), (0, 0, 0, 4)))
@@ -184,14 +187,17 @@ def ask(console: Console, question: Question, lang: str) -> Any:
                                style="yellow"))
 
 
-def read_until_empty_line(console: Console, prompt: str) -> list[str]:
-    """The lines typed (or pasted) at a recall question, up to the first empty line.
+def read_recall_answer(console: Console, prompt: str) -> list[str]:
+    """What the learner wrote at a recall question: at a terminal, the lines typed (or pasted)
+    up to the first empty line; from a pipe or a file, one line.
 
-    Why: a pasted answer of several lines must end here, not land its second line (``no``,
-    ``si``) on the yes/no self-mark prompt that follows.
+    Why both: at a terminal a pasted answer of several lines must end here, not land its
+    second line (``no``, ``si``) on the yes/no self-mark prompt that follows. Piped answers
+    come one per line (``printf '2\nmy answer\ny\n' | minimodel quiz take ...``): waiting for
+    an empty line there would swallow the self-mark and every answer after it.
     """
     lines = [console.input(Text(prompt, style="bold"))]
-    while lines[-1].strip():
+    while sys.stdin.isatty() and lines[-1].strip():
         lines.append(console.input(""))
     return [line for line in lines if line.strip()]
 
@@ -282,16 +288,19 @@ def ask_all(console: Console, questions: list[Question], lang: str,
         feedback(console, question, correct, lang, answer)
 
 
-def stopped(console: Console, stop: BaseException, saved: str) -> int:
-    """Ctrl-C or the end of input: say what was kept; exit code 130 (Ctrl-C) or 1."""
-    console.print()
+def stopped(console: Console, saved: str) -> int:
+    """Ctrl-C, or the end of input (Ctrl-D, or the last line of piped answers) before the last
+    question: say in one line what was kept; exit code 130 for both, as the learner stopped
+    the take either way (nothing is graded or counted as an attempt)."""
+    console.print()   # the prompt's line is left open
     console.print(Text(saved, style="yellow"))
-    return 130 if isinstance(stop, KeyboardInterrupt) else 1
+    return 130
 
 
 def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console,
                      restart: bool = False) -> int:
-    """Run a take in the terminal. Exit code: 0 done, 130 Ctrl-C, 1 input ended early."""
+    """Run a take in the terminal. Exit code: 0 done, 130 stopped early (Ctrl-C, or the input
+    ended: Ctrl-D or piped answers that run out), the answers so far kept for next time."""
     answers = {} if restart else saved_partial(progress, quiz, lang)
     if answers:
         console.print(Text(say("quiz.resume", lang, n=len(answers)), style="cyan"))
@@ -299,20 +308,22 @@ def interactive_take(quiz: Quiz, progress: Progress, lang: str, console: Console
     todo = [q for q in quiz.questions if q.id not in answers]
     try:
         ask_all(console, todo, lang, answers, quiz=quiz)
-    except (KeyboardInterrupt, EOFError) as stop:
+    except (KeyboardInterrupt, EOFError):
         save_partial(progress, quiz, answers)
-        return stopped(console, stop, say("quiz.saved", lang, n=len(answers)))
+        return stopped(console, say("quiz.saved", lang, n=len(answers)))
     report, entry = finish_take(progress, quiz, answers, lang)
-    show_summary(console, quiz, report, lang, best=entry["best_score"], answered=answers)
+    show_summary(console, quiz, report, lang, best=entry["best_score"], answered=answers,
+                 learner_dir=progress.learner_dir)
     return 0
 
 
 def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str,
-                 best: int | None = None, answered: dict[str, Any] | None = None) -> None:
+                 best: int | None = None, answered: dict[str, Any] | None = None,
+                 learner_dir: str | os.PathLike | None = None) -> None:
     """The end screen: the score; each question answered wrongly with its title, what the
     learner answered (or why it could not be read), the expected answer and the explanation;
     the unanswered ones by id; the self-marked recall questions, counted apart from the score;
-    and the command that brings them back for review."""
+    and the command that brings them back for review (for the learner folder ``learner_dir``)."""
     line = say("quiz.score", lang, score=report["score"], total=report["total"])
     if best is not None:
         line += " · " + say("quiz.best", lang, best=best, total=report["total"])
@@ -343,7 +354,10 @@ def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str
             if not r["recalled"]:
                 console.print(Text(f"  {r['id']}  {pick(quiz.question(r['id']).title, lang)}"))
     if wrong or recall["answered"] > recall["recalled"]:
-        console.print(Text(say("quiz.summary.review", lang, quiz=quiz.id)))
+        review_command = Suggest(lang, learner_dir)("quiz", "review", quiz.id)
+        # soft_wrap: a command cut by Rich's wrapping would not paste as one line
+        console.print(Text(say("quiz.summary.review", lang, command=review_command)),
+                      soft_wrap=True)
 
 
 def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Console,
@@ -364,8 +378,8 @@ def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Conso
     try:
         ask_all(console, [quiz.question(item["id"]) for item in queue], lang, answers, notes,
                 on_answer=lambda q, _a, ok: results.__setitem__(q.id, ok))
-    except (KeyboardInterrupt, EOFError) as stop:
-        code = stopped(console, stop, say("quiz.review.saved", lang, n=len(results)))
+    except (KeyboardInterrupt, EOFError):
+        code = stopped(console, say("quiz.review.saved", lang, n=len(results)))
     if results:
         record_review(progress, quiz, results)
     if code == 0:
