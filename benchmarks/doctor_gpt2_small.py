@@ -13,8 +13,8 @@ process (``minimodel doctor DIR --json``) with the packages installed here, so t
 names the matrices when it is installed (``--without-transformers`` hides torch and
 transformers, as on a machine without them; the pickles then cannot be read). Printed per
 layout: wall time, CPU time (user + system: what a shared machine's load does not inflate) and
-the child's own peak resident memory (``ru_maxrss`` of the doctor's process, read at its
-exit). Every check runs, the unreachable-token one included (sampled at this size). With
+the child's own peak resident memory (``VmHWM`` of the doctor's process, read at its exit;
+``ru_maxrss`` would include the benchmark's own size at the fork). Every check runs, the unreachable-token one included (sampled at this size). With
 transformers, each layout is run first with an empty cache (the doctor asks transformers, which
 imports torch and the model's code) and then ``--rounds`` times with the cache that first run
 wrote (what every later run on the same config does); the cache is a temporary folder, never
@@ -43,9 +43,12 @@ TARGET_S, TARGET_BYTES = 10.0, 2**30
 LAYOUTS = ("safetensors-tied", "safetensors-untied", "bin-tied", "bin-untied")
 # Runs the doctor and reports its own peak memory (KiB) on stderr's last line; with HIDE,
 # torch and transformers are unimportable, as on a machine without them.
-CHILD = ("import sys, resource{hide}; from minimodel.cli import main; "
+# The peak is VmHWM (KiB), the high-water mark of this process's own memory: ru_maxrss would
+# also count the parent's resident size at the fork (the benchmark holds the built model).
+CHILD = ("import sys, re{hide}; from minimodel.cli import main; "
          "code = main(['doctor', sys.argv[1], '--json']); "
-         "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
+         "status = open('/proc/self/status').read(); "
+         "print('PEAK', re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr); "
          "sys.exit(code)")
 HIDE = "; sys.modules.update(torch=None, transformers=None)"
 
