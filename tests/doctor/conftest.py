@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,19 @@ if _HERE not in sys.path:  # makes doctor_helpers importable whatever the import
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach the network
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    """benchmarks/doctor_hf_sweep.py as a module: the sweep's builders and ground truth."""
+    spec = importlib.util.spec_from_file_location("doctor_hf_sweep",
+                                                  ROOT / "benchmarks" / "doctor_hf_sweep.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ configs without the flag, resized vocabularies, pickles)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -20,7 +19,6 @@ from minimodel.doctor import diagnose
 pytest.importorskip("transformers")
 pytest.importorskip("scipy")
 
-ROOT = Path(__file__).resolve().parents[2]
 # One of each kind: a tied LM, masked LMs with their own head names and a head bias, T5's
 # aliases, Whisper's proj_out, GPT-NeoX, Marian, and multimodal wrappers (Llava untied by
 # default, Gemma 3 tied).
@@ -30,15 +28,6 @@ FAST = {"gpt2": "GPT2LMHeadModel", "bert": "BertForMaskedLM", "albert": "AlbertF
         "gpt_neox": "GPTNeoXForCausalLM", "marian": "MarianMTModel",
         "llava": "LlavaForConditionalGeneration", "gemma3": "Gemma3ForConditionalGeneration"}
 
-
-@pytest.fixture(scope="module")
-def sweep():
-    spec = importlib.util.spec_from_file_location("doctor_hf_sweep",
-                                                  ROOT / "benchmarks" / "doctor_hf_sweep.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
 
 
 def not_ok(report) -> list[tuple[str, str]]:

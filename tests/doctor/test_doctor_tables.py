@@ -4,7 +4,6 @@ answers (a second run imports neither torch nor transformers, with the same verd
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -19,17 +18,7 @@ from minimodel.doctor import arch_cache, architecture, diagnose
 
 pytest.importorskip("transformers")
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-@pytest.fixture(scope="module")
-def sweep():
-    spec = importlib.util.spec_from_file_location("doctor_hf_sweep",
-                                                  ROOT / "benchmarks" / "doctor_hf_sweep.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_molmo2_embedding_is_its_two_stored_tables_stacked(sweep, tmp_path):
