@@ -243,6 +243,7 @@ def test_step_vs_d_benchmark_runs(tmp_path):
     ("mlm_cbow_vs_torch.py", ["--cases", "foo"], "unknown case foo"),
     ("cbow_vs_gensim.py", ["--objectives", "hs"], "unknown objective hs"),
     ("cbow_vs_gensim.py", ["--epochs", "x"], "'x' is not an integer"),
+    ("gemm_floor.py", ["--configs", "huge"], "unknown config(s) huge: choose from small, large"),
 ])
 def test_benchmark_scripts_refuse_bad_options_before_measuring(script, args, message):
     import subprocess
@@ -254,3 +255,14 @@ def test_benchmark_scripts_refuse_bad_options_before_measuring(script, args, mes
                           timeout=60)
     assert done.returncode == 2 and message in done.stderr, done.stderr[-1000:]
     assert "Traceback" not in done.stderr
+
+
+def test_gemm_floor_benchmark_times_both_halves(tmp_path):
+    """The GEMM-floor script times np.matmul in both halves of the split step: the busier half's
+    GEMM time is positive and inside the step it was measured in."""
+    (row,), printed = _run_benchmark_script("gemm_floor.py", tmp_path, "--configs", "small",
+                                            "--steps", "1", "--warmup", "1")
+    assert row["config"] == "small d=128 V=512" and row["threads"] == 2
+    assert 0 < row["floor_ms"] <= row["timed_step_ms"]
+    assert row["floor_ms"] <= row["gemm_thread_ms"] <= 2 * row["floor_ms"]
+    assert "GEMM floor" in printed
