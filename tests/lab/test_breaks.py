@@ -151,6 +151,17 @@ def test_predictions_need_text_under_every_heading():
     assert missing_predictions(notes, 3) == [1, 3]
 
 
+@pytest.mark.parametrize("written, counts", [
+    ("\u200b", False), ("\u200b\u200d\ufeff", False), ("\u00a0 \t", False), ("...", False),
+    ("?", False), ("\u2063-", False), ("no", True), ("0", True), ("NaN", True),
+    ("pérdida ≈ ln(512)", True), ("\u200b4\u200b", True)])
+def test_a_prediction_needs_a_letter_or_digit(written, counts):
+    """Invisible characters (zero-width space, joiner, BOM, invisible separator) or punctuation
+    alone leave a prediction missing; any letter or digit, in any script, is one."""
+    notes = f"## Prediction 1\n\n> q\n\n{written}\n"
+    assert missing_predictions(notes, 1) == ([] if counts else [1])
+
+
 # --------------------------------------------------------------------------- CLI
 
 

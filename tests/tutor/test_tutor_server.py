@@ -12,7 +12,7 @@ import sys
 import anyio
 import pytest
 
-from minimodel.lab.breaks import list_breaks
+from minimodel.lab.breaks import list_breaks, load_break
 from minimodel.lab.lessons import load_lessons
 
 from tutor_client import SRC, ToolFailed, tutor_session
@@ -92,5 +92,16 @@ def test_prompts_resources_and_errors(lang, tmp_path):
                 await tutor.call("break_start", break_id="no-such-break")
             assert "no-such-break" in str(unknown.value) and list_breaks()[0]["id"] in str(
                 unknown.value)
+
+            first_break = list_breaks()[0]["id"]   # an invisible prediction is no prediction
+            await tutor.call("break_start", break_id=first_break)
+            questions = len(load_break(first_break).texts("predict", lang))
+            with pytest.raises(ToolFailed) as invisible:
+                await tutor.call("break_predict", break_id=first_break,
+                                 predictions=["\u200b"] * questions)
+            assert "Traceback" not in str(invisible.value)
+            with pytest.raises(ToolFailed) as still_missing:
+                await tutor.call("break_run", break_id=first_break)
+            assert "Traceback" not in str(still_missing.value)
 
     anyio.run(walk)

@@ -19,7 +19,7 @@ from minimodel.lab.breaks import Workspace, WorkspaceError, load_break, start
 from minimodel.lab.breaks import flow
 from minimodel.lab.breaks.catalog import Break
 from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
-from minimodel.lab.breaks.notes import with_predictions
+from minimodel.lab.breaks.notes import is_written, with_predictions
 from minimodel.lab.suggest import Suggest, break_commands
 from minimodel.messages import say
 from minimodel.tutor.learner import Learner
@@ -89,9 +89,9 @@ class BreakDesk:
         ws, brk, lang = self._open(break_id, lang)
         questions = brk.texts("predict", lang)
         given = [str(p) for p in predictions]
-        if len(given) != len(questions) or not all(p.strip() for p in given):
+        if len(given) != len(questions) or not all(is_written(p) for p in given):
             raise ValueError(say("tutor.break.predictions_count", lang, n=len(questions),
-                                 got=sum(bool(p.strip()) for p in given)))
+                                 got=sum(is_written(p) for p in given)))
         notes = ws.notes_path.read_text(encoding="utf-8") if ws.notes_path.is_file() else ""
         atomic_write_text(ws.notes_path, with_predictions(
             notes, {n: text for n, text in enumerate(given, 1)}))

@@ -3,7 +3,8 @@
 Predicting first is the point of a break: a wrong prediction that meets a real symptom is what
 sticks. ``minimodel break run`` therefore looks for text under every "Prediction N" heading
 (blockquoted questions, HTML comments and blank lines do not count) and refuses to run until
-each one has some.
+each one has some: at least one letter or digit (invisible characters such as a zero-width
+space, and punctuation alone, are not a prediction).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import textwrap
+import unicodedata
 
 from minimodel.lab.breaks.catalog import Break
 from minimodel.lab.suggest import Suggest, break_commands
@@ -69,10 +71,15 @@ def prediction_answers(notes: str) -> dict[int, str]:
     return {n: "\n".join(lines) for n, lines in answers.items()}
 
 
+def is_written(text: str) -> bool:
+    """Does ``text`` say anything: at least one letter or digit (Unicode categories L*, N*)?"""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in text)
+
+
 def missing_predictions(notes: str, count: int) -> list[int]:
-    """Numbers (1-based) of the predictions that are absent or still empty."""
+    """Numbers (1-based) of the predictions that are absent or say nothing (:func:`is_written`)."""
     answers = prediction_answers(notes)
-    return [n for n in range(1, count + 1) if not answers.get(n, "").strip()]
+    return [n for n in range(1, count + 1) if not is_written(answers.get(n, ""))]
 
 
 def with_predictions(notes: str, predictions: dict[int, str]) -> str:
