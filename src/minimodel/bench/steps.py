@@ -12,6 +12,8 @@ import statistics
 import time
 from typing import Any, Callable
 
+from minimodel.messages import say
+
 SEED = 0
 LR, WEIGHT_DECAY = 1e-3, 0.01
 # Step variants that run minimodel (the rest are PyTorch peers).
@@ -31,7 +33,8 @@ def setup_minimodel(threads: int, allocator: bool = True) -> str:
     if not allocator:
         set_blas_threads(threads)
         return f"BLAS threads: {threads}"
-    return configure(threads)
+    key, fields = configure(threads)
+    return say(key, "en", **fields)
 
 
 def setup_torch(threads: int) -> str:

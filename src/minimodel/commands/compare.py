@@ -13,6 +13,7 @@ from minimodel.commands._exit import FAILED, INTERRUPTED, OK, guarded
 from minimodel.commands._run_guards import run_guards
 from minimodel.commands._train_options import (add_train_options, clamp_threads,
                                                config_from_args, explicit_options)
+from minimodel.messages import Phrase
 
 ORDER = 11
 
@@ -181,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("runs") / f"compare-{args.model or 'gpt'}"
     base = comparison_settings(args, out)  # validated once, up front
     threads, note = clamp_threads(args.threads)
-    for line in ([note] if note else []) + [configure(threads)]:
+    for line in ([note] if note else []) + [Phrase(*configure(threads))]:
         print(line, file=sys.stderr if args.json else sys.stdout)
     atomic_write_json(out / SETTINGS_FILE, {k: v for k, v in base.to_dict().items()
                                             if k != "tied"})
