@@ -116,7 +116,8 @@ class Phrase:
     Code far from the command line (the training loop, a run folder's checks) does not know
     the reader's language; it hands a Phrase to whoever prints (a reporter, the CLI's error
     line), which says it with :meth:`in_lang`. A value that is itself a Phrase is said in the
-    same language: ``phrase("a", why=phrase("b"))`` (an error that says itself, too). ``str()`` is the English text.
+    same language: ``phrase("a", why=phrase("b"))`` (an error that says itself, too; a list
+    of them is joined by "; "). ``str()`` is the English text.
     """
 
     key: str
@@ -132,7 +133,10 @@ class Phrase:
 
 def _said(value: object, lang: str) -> object:
     """A Phrase value as it is printed: a nested Phrase (or an error holding one) said in
-    ``lang``; a number kept a number, for the template's format (``{loss:.4f}``)."""
+    ``lang``; a list said item by item, joined by "; "; a number kept a number, for the
+    template's format (``{loss:.4f}``)."""
+    if isinstance(value, list):
+        return "; ".join(str(_said(item, lang)) for item in value)
     said = getattr(value, "in_lang", None)
     return said(lang) if callable(said) else value
 

@@ -79,6 +79,9 @@ def test_usage_errors_are_said_in_spanish_with_exit_code_2(tiny_corpus, tiny, tm
     assert code == 2
     assert err == ("error: --resume continúa una ejecución y --force la empieza de nuevo; "
                    "elige una de las dos\n")
+    code, _, err = _train(capsys, *tiny, "--d-model", "30", "--n-head", "4", "--lang", "es")
+    assert code == 2 and err == ("error: --d-model 30 debe ser divisible entre --n-head 4 (cada "
+                                 "cabeza de atención recibe d_model / n_head dimensiones)\n")
     code, _, err = _train(capsys, "--corpus", str(tmp_path / "nada.txt"), *tiny, "--lang", "es")
     assert code == 2 and err.startswith(f"error: el archivo de corpus {tmp_path / 'nada.txt'} "
                                         "no existe;")

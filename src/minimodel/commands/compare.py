@@ -165,8 +165,8 @@ def comparison_settings(args: argparse.Namespace, out: Path) -> "TrainConfig":
         diffs = explicit_differences(saved, typed)
         if diffs:
             raise ValueError("--resume continues the comparison with its saved settings, but "
-                             "these options differ: " + "; ".join(diffs) + ". Drop them, or "
-                             "start a new comparison with --force or another --out")
+                             "these options differ: " + "; ".join(map(str, diffs)) + ". Drop "
+                             "them, or start a new comparison with --force or another --out")
         return saved
     if saved_path.is_file() and not args.force:
         raise ValueError(f"{out} already holds a comparison; finish it with --resume, start "

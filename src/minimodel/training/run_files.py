@@ -107,7 +107,7 @@ def check_resume_config(info: dict[str, Any], explicit: dict[str, Any]) -> Train
     saved = TrainConfig.from_dict(info["config"])
     diffs = explicit_differences(saved, explicit)
     if diffs:
-        raise PhraseError(phrase("train.resume_options_differ", diffs="; ".join(diffs)))
+        raise PhraseError(phrase("train.resume_options_differ", diffs=diffs))
     if explicit.get("eval_batches") is not None:
         saved.eval_batches = explicit["eval_batches"]
     return saved
