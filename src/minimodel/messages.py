@@ -1,4 +1,4 @@
-"""The one message catalogue: every sentence the lab, the site and the doctor show a learner.
+"""The one message catalogue: every sentence a learner reads (lab, site, doctor, train).
 
 The texts live in ``messages.yaml`` beside this module, grouped by area::
 

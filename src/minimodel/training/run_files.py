@@ -314,7 +314,8 @@ def make_summary(trainer: Any, val_full: float) -> dict[str, Any]:
                                       for which, sets in wordsim.items()}
         for which, sets in results.items():
             for r in sets.values():
-                trainer.reporter.message(f"word similarity ({which} vectors) " + r.describe())
+                trainer.reporter.message(phrase("train.word_similarity", result=r.phrase(),
+                                                which=phrase(f"train.vectors_{which}")))
     return summary
 
 

@@ -29,7 +29,7 @@ from minimodel.data import (MASK, PAD, BPETokenizer, ByteTokenizer, WordVocab, b
                             load_tokenizer, mask_tokens, train_val_split)
 from minimodel.data.cbow import words as split_words
 from minimodel.labels import IGNORE_INDEX
-from minimodel.messages import phrase
+from minimodel.messages import PhraseError, phrase
 from minimodel.training.config import TrainConfig
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -226,9 +226,9 @@ class CBOWTask:
         for split, text in (("training", train_text), ("validation", val_text)):
             ids = vocab.encode_words(split_words(text))
             if len(ids) < need:
-                raise ValueError(f"{name} ({split} split) has only {len(ids)} words, but "
-                                 f"--window {cfg.window} needs at least {need}; use a longer "
-                                 "corpus or a smaller --window")
+                raise PhraseError(phrase("train.too_few_words", name=name,
+                                         part=phrase(f"train.split_{split}"), words=len(ids),
+                                         window=cfg.window, need=need))
             parts[split] = (ids, *cbow_examples(ids, cfg.window))
         self.train_ids, self.train_ctx, self.train_tgt = parts["training"]
         self.val_ids, self.val_ctx, self.val_tgt = parts["validation"]
