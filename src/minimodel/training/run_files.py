@@ -170,7 +170,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[str], None],
+def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[Phrase], None],
                 resume_info: dict[str, Any] | None = None, weights: Path | None = None,
                 before_writing: Callable[[Path], None] | None = None) -> Run:
     """Corpus -> tokenizer -> task -> model, fresh or from the checkpoint of a resumed run.
