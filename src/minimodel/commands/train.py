@@ -71,7 +71,7 @@ def register(subparsers) -> None:
     parser.add_argument("--json", action="store_true",
                         help="machine-readable output: one JSON object per line (events "
                              "start, step, eval, message, summary); see "
-                             "minimodel.training.report.JsonReporter; English whatever --lang "
+                             "minimodel.training.report.JsonReporter (English whatever --lang "
                              "says)")
     parser.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG,
                         help="language of the progress, the summary and the errors (default en)")
