@@ -119,9 +119,9 @@ def set_blas_threads(n: int) -> bool:
 
 
 def configure(threads: str | int | None = "auto") -> tuple[str, dict[str, object]]:
-    """Apply a run's speed settings (allocator + BLAS threads); a one-line note for the log,
-    as a key of the message catalogue and its fields (this module sits below
-    ``minimodel.messages``; the caller says it: ``say(key, lang, **fields)``).
+    """Apply a run's speed settings (allocator + BLAS threads); what was chosen, for the log:
+    ``(choice, fields)``, said as the catalogue's ``runtime.threads_<choice>`` (this module
+    sits below ``minimodel.messages``: see ``training.report.configure_run``).
 
     Args:
         threads: "auto" (or None) chooses 1 thread when the 1-minute load average is at least
@@ -136,9 +136,8 @@ def configure(threads: str | int | None = "auto") -> tuple[str, dict[str, object
             load = 0.0
         if cores > 1 and load >= cores - 0.5:
             set_blas_threads(1)
-            return "runtime.threads_auto_busy", {"load": load, "cores": cores}
-        return "runtime.threads_auto", {"threads": blas_threads() or "?", "load": load,
-                                        "cores": cores}
+            return "auto_busy", {"load": load, "cores": cores}
+        return "auto", {"threads": blas_threads() or "?", "load": load, "cores": cores}
     n = int(threads)
     found = set_blas_threads(n)
-    return ("runtime.threads_set" if found else "runtime.threads_no_blas"), {"threads": n}
+    return ("set" if found else "no_blas"), {"threads": n}

@@ -42,10 +42,10 @@ def test_set_blas_threads_changes_what_threadpoolctl_reports(restore_blas_thread
     assert float((a @ a)[0, 0]) == 64.0  # BLAS still works after the change
 
 
-def _said(note: tuple[str, dict]) -> str:
-    """configure's note (a catalogue key and its fields) in English."""
-    key, fields = note
-    return say(key, "en", **fields)
+def _said(note: tuple[str, dict], lang: str = "en") -> str:
+    """configure's note (what it chose, and the figures) as a run prints it."""
+    choice, fields = note
+    return say(f"runtime.threads_{choice}", lang, **fields)
 
 
 def test_configure_with_a_number_sets_it_and_says_so(restore_blas_threads):
@@ -69,8 +69,8 @@ def test_configure_auto_uses_one_thread_when_the_cores_are_busy(monkeypatch,
     runtime.set_blas_threads(2)
     assert _said(runtime.configure("auto")) == ("BLAS threads: 2 (auto: load average 0.2 on 2 "
                                                 "cores)")
-    key, fields = runtime.configure("auto")
-    assert say(key, "es", **fields) == "hilos de BLAS: 2 (auto: carga media 0.2 en 2 núcleos)"
+    assert _said(runtime.configure("auto"), "es") == ("hilos de BLAS: 2 (auto: carga media 0.2 "
+                                                      "en 2 núcleos)")
 
 
 @pytest.mark.parametrize("bad, error", [(0, ValueError), (-3, ValueError), (2.5, TypeError),

@@ -13,7 +13,6 @@ from minimodel.commands._exit import FAILED, INTERRUPTED, OK, guarded
 from minimodel.commands._run_guards import run_guards
 from minimodel.commands._train_options import (add_train_options, clamp_threads,
                                                config_from_args, explicit_options)
-from minimodel.messages import Phrase
 
 ORDER = 11
 
@@ -177,12 +176,12 @@ def comparison_settings(args: argparse.Namespace, out: Path) -> "TrainConfig":
 
 def run(args: argparse.Namespace) -> int:
     from minimodel._fileio import atomic_write_json
-    from minimodel.runtime import configure
+    from minimodel.training.report import configure_run
 
     out = Path(args.out) if args.out else Path("runs") / f"compare-{args.model or 'gpt'}"
     base = comparison_settings(args, out)  # validated once, up front
     threads, note = clamp_threads(args.threads)
-    for line in ([note] if note else []) + [Phrase(*configure(threads))]:
+    for line in ([note] if note else []) + [configure_run(threads)]:
         print(line, file=sys.stderr if args.json else sys.stdout)
     atomic_write_json(out / SETTINGS_FILE, {k: v for k, v in base.to_dict().items()
                                             if k != "tied"})

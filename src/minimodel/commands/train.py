@@ -117,20 +117,21 @@ def saved_and_next(out: Path, model: str, lang: str = DEFAULT_LANG) -> str:
     kept = [name + ("/" if (out / name).is_dir() else "")
             for name in ("model.safetensors", "tokenizer.json", "metrics.jsonl", "loss.png",
                          "snapshots", "checkpoints") if (out / name).exists()]
-    steps = ([(f'minimodel generate {out} --prompt "ROMEO:"', "train.why_generate")]
+    steps = ([(f'minimodel generate {out} --prompt "ROMEO:"', phrase("train.why_generate"))]
              if model == "gpt" else []) + [
-        (suggest("explore", out, "--out", f"{out}/explorer.html"), "train.why_explore"),
-        (suggest("doctor", out), "train.why_doctor"),
-        (suggest("lab", "next"), "train.why_lab_next")]
+        (suggest("explore", out, "--out", f"{out}/explorer.html"), phrase("train.why_explore")),
+        (suggest("doctor", out), phrase("train.why_doctor")),
+        (suggest("lab", "next"), phrase("train.why_lab_next"))]
     width = max(len(command) for command, _ in steps)
     return "\n".join([say("train.saved_in", lang, out=out, files=", ".join(kept)),
                       say("train.next", lang)]
-                     + [f"  {command:<{width}}   # {say(why, lang)}" for command, why in steps])
+                     + [f"  {command:<{width}}   # {why.in_lang(lang)}"
+                        for command, why in steps])
 
 
 def run(args: argparse.Namespace) -> int:
-    from minimodel.runtime import configure
     from minimodel.training import JsonReporter, default_out_dir, make_reporter, train
+    from minimodel.training.report import configure_run
 
     if args.resume and args.force:
         raise PhraseError(phrase("train.resume_and_force"))
@@ -140,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if note:
             reporter.message(note)
-        reporter.message(Phrase(*configure(threads)))
+        reporter.message(configure_run(threads))
         out = args.out or default_out_dir(config_from_args(args).resolved())
         with run_guards():
             result = train(config_from_args(args), args.out, resume=args.resume,

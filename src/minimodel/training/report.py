@@ -21,7 +21,15 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 
 from minimodel._console import Console
-from minimodel.messages import DEFAULT_LANG, in_lang, say
+from minimodel.messages import DEFAULT_LANG, Phrase, in_lang, phrase, say
+from minimodel.runtime import configure
+
+
+def configure_run(threads: str | int | None = "auto") -> Phrase:
+    """Apply a run's speed settings (:func:`minimodel.runtime.configure`) and return its
+    one-line note, e.g. "BLAS threads: 1", to be said in the reader's language."""
+    choice, fields = configure(threads)
+    return phrase(f"runtime.threads_{choice}", **fields)
 
 
 def format_perplexity(ppl: float | None) -> str:

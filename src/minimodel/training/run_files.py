@@ -219,7 +219,8 @@ def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[Phrase], None],
     log(phrase("train.corpus_line", name=name, chars=len(text), vocab_size=V,
                kind=phrase("train.kind_word") if cfg.model == "cbow" else cfg.tokenizer,
                train_tokens=info["train_tokens"], val_tokens=info["val_tokens"]))
-    log(phrase("train.model_line", model=cfg.model, tie=phrase(f"train.{cfg.tie_label}"),
+    log(phrase("train.model_line", model=cfg.model,
+               tie=phrase("train.tied" if cfg.tied else "train.untied"),
                parameters=model.num_params(), unigram=baseline, uniform=math.log(V)))
     return Run(tokenizer, task, model, baseline, sha)
 
