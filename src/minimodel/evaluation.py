@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from minimodel.data import load_word_similarity
+from minimodel.messages import Phrase, phrase
 
 
 def average_ranks(values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -99,16 +100,20 @@ class WordSimResult:
         d["unseen_words_total"] = len(self.unseen_words)
         return d
 
-    def describe(self, show: int = 5) -> str:
-        rho = "n/a (fewer than 2 covered pairs)" if math.isnan(self.spearman) else \
-            f"{self.spearman:+.3f}"
-        text = (f"{self.name}: Spearman {rho} on {self.covered}/{self.pairs} pairs "
-                f"(coverage {self.coverage:.1%}); {self.unseen} pairs have an unseen word")
+    def phrase(self, show: int = 5) -> Phrase:
+        """The one-line result (up to ``show`` unseen pairs named), to be said in a language."""
+        rho = phrase("wordsim.no_rho") if math.isnan(self.spearman) else f"{self.spearman:+.3f}"
+        examples: Phrase | str = ""
         if self.unseen_pairs:
-            listed = ", ".join(f"{a}/{b}" for a, b in self.unseen_pairs[:show])
-            more = f", ... ({self.unseen - show} more)" if self.unseen > show else ""
-            text += f", e.g. {listed}{more}"
-        return text
+            more = phrase("wordsim.more", n=self.unseen - show) if self.unseen > show else ""
+            examples = phrase("wordsim.examples", more=more,
+                              listed=", ".join(f"{a}/{b}" for a, b in self.unseen_pairs[:show]))
+        return phrase("wordsim.result", name=self.name, rho=rho, covered=self.covered,
+                      pairs=self.pairs, coverage=self.coverage, unseen=self.unseen,
+                      examples=examples)
+
+    def describe(self, show: int = 5) -> str:
+        return str(self.phrase(show))
 
 
 def evaluate_word_similarity(vectors: np.ndarray, vocab: Any,

@@ -1,4 +1,4 @@
-"""The one message catalogue: every sentence the lab, the site and the doctor show a learner.
+"""The one message catalogue: every sentence a learner reads (lab, site, doctor, train).
 
 The texts live in ``messages.yaml`` beside this module, grouped by area::
 
@@ -19,8 +19,10 @@ the template does not name are allowed: one set of values serves variants such a
 from __future__ import annotations
 
 import string
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -105,3 +107,63 @@ def say(key: str, lang: str, **values: object) -> str:
         raise ValueError(f"message {key!r} needs the field(s) {', '.join(sorted(missing))}; "
                          f"got {', '.join(sorted(values)) or 'none'}")
     return text.format(**values)
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A message not said yet: its key and values, said later in the reader's language.
+
+    Code far from the command line (the training loop, a run folder's checks) does not know
+    the reader's language; it hands a Phrase to whoever prints (a reporter, the CLI's error
+    line), which says it with :meth:`in_lang`. A value that is itself a Phrase is said in the
+    same language: ``phrase("a", why=phrase("b"))`` (an error that says itself, too; a list
+    of them is joined by "; "). ``str()`` is the English text.
+    """
+
+    key: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def in_lang(self, lang: str) -> str:
+        return say(self.key, lang, **{name: _said(value, lang)
+                                      for name, value in self.values.items()})
+
+    def __str__(self) -> str:
+        return self.in_lang(DEFAULT_LANG)
+
+
+def _said(value: object, lang: str) -> object:
+    """A Phrase value as it is printed: a nested Phrase (or an error holding one) said in
+    ``lang``; a list said item by item, joined by "; "; a number kept a number, for the
+    template's format (``{loss:.4f}``)."""
+    if isinstance(value, list):
+        return "; ".join(str(_said(item, lang)) for item in value)
+    said = getattr(value, "in_lang", None)
+    return said(lang) if callable(said) else value
+
+
+def phrase(key: str, **values: object) -> Phrase:
+    """``phrase("train.saved_in", out=...)``: message ``key`` to be said later (see Phrase)."""
+    return Phrase(key, values)
+
+
+def in_lang(text: object, lang: str) -> str:
+    """``text`` for a reader of ``lang``: a Phrase (or an error holding one) said in ``lang``,
+    anything else as ``str()``."""
+    said = getattr(text, "in_lang", None)
+    return said(lang) if callable(said) else str(text)
+
+
+class SaysItself(Exception):
+    """An error whose message is a Phrase: English as a plain exception (``str``), in the
+    reader's language where the CLI prints it (``in_lang``, see ``commands/_exit.py``)."""
+
+    def __init__(self, message: Phrase) -> None:
+        self.phrase = message
+        super().__init__(message.in_lang(DEFAULT_LANG))
+
+    def in_lang(self, lang: str) -> str:
+        return self.phrase.in_lang(lang)
+
+
+class PhraseError(SaysItself, ValueError):
+    """A user error (a bad value, a folder in the wrong state) said in the reader's language."""

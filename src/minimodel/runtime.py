@@ -118,8 +118,10 @@ def set_blas_threads(n: int) -> bool:
     return True
 
 
-def configure(threads: str | int | None = "auto") -> str:
-    """Apply a run's speed settings (allocator + BLAS threads); a one-line note for the log.
+def configure(threads: str | int | None = "auto") -> tuple[str, dict[str, object]]:
+    """Apply a run's speed settings (allocator + BLAS threads); what was chosen, for the log:
+    ``(choice, fields)``, said as the catalogue's ``runtime.threads_<choice>`` (this module
+    sits below ``minimodel.messages``: see ``training.report.configure_run``).
 
     Args:
         threads: "auto" (or None) chooses 1 thread when the 1-minute load average is at least
@@ -134,10 +136,8 @@ def configure(threads: str | int | None = "auto") -> str:
             load = 0.0
         if cores > 1 and load >= cores - 0.5:
             set_blas_threads(1)
-            return (f"BLAS threads: 1 (auto: load average {load:.1f} on {cores} cores; "
-                    "--threads N to override)")
-        return (f"BLAS threads: {blas_threads() or '?'} (auto: load average {load:.1f} on "
-                f"{cores} cores)")
+            return "auto_busy", {"load": load, "cores": cores}
+        return "auto", {"threads": blas_threads() or "?", "load": load, "cores": cores}
     n = int(threads)
     found = set_blas_threads(n)
-    return f"BLAS threads: {n}" + ("" if found else " (no BLAS library found; setting ignored)")
+    return ("set" if found else "no_blas"), {"threads": n}

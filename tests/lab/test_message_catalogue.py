@@ -102,7 +102,7 @@ def scan_source() -> tuple[dict[str, str], dict[str, str], set[str], set[str]]:
             name = getattr(node.func, "id", getattr(node.func, "attr", None))
             if not says:
                 continue
-            if name == "say":
+            if name in ("say", "phrase"):   # phrase: said later, in the reader's language
                 found = _keys_in(node.args[0], "")
             elif name in prefixed:
                 found = _keys_in(node.args[0], prefixed[name])

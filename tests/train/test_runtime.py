@@ -14,6 +14,7 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from minimodel import runtime
+from minimodel.messages import say
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -41,10 +42,16 @@ def test_set_blas_threads_changes_what_threadpoolctl_reports(restore_blas_thread
     assert float((a @ a)[0, 0]) == 64.0  # BLAS still works after the change
 
 
+def _said(note: tuple[str, dict], lang: str = "en") -> str:
+    """configure's note (what it chose, and the figures) as a run prints it."""
+    choice, fields = note
+    return say(f"runtime.threads_{choice}", lang, **fields)
+
+
 def test_configure_with_a_number_sets_it_and_says_so(restore_blas_threads):
     if restore_blas_threads is None:
         pytest.skip("NumPy was built without a BLAS threadpoolctl can see")
-    assert runtime.configure(3) == "BLAS threads: 3"
+    assert _said(runtime.configure(3)) == "BLAS threads: 3"
     assert _blas_threads_seen_by_threadpoolctl() == {3}
 
 
@@ -55,12 +62,15 @@ def test_configure_auto_uses_one_thread_when_the_cores_are_busy(monkeypatch,
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.9, 1.0, 1.0))
     runtime.set_blas_threads(2)
-    note = runtime.configure("auto")
+    note = _said(runtime.configure("auto"))
     assert note.startswith("BLAS threads: 1 (auto: load average 1.9 on 2 cores")
     assert _blas_threads_seen_by_threadpoolctl() == {1}
     monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 1.0, 1.0))
     runtime.set_blas_threads(2)
-    assert runtime.configure("auto") == "BLAS threads: 2 (auto: load average 0.2 on 2 cores)"
+    assert _said(runtime.configure("auto")) == ("BLAS threads: 2 (auto: load average 0.2 on 2 "
+                                                "cores)")
+    assert _said(runtime.configure("auto"), "es") == ("hilos de BLAS: 2 (auto: carga media 0.2 "
+                                                      "en 2 núcleos)")
 
 
 @pytest.mark.parametrize("bad, error", [(0, ValueError), (-3, ValueError), (2.5, TypeError),

@@ -11,6 +11,7 @@ import os
 from dataclasses import fields
 from typing import Any
 
+from minimodel.messages import Phrase, phrase
 from minimodel.training.config import DEFAULTS, MODELS, TOKENIZERS, TrainConfig
 
 # (flag, type, help); the help quotes the GPT default (see DEFAULTS for MLM / CBOW).
@@ -102,15 +103,14 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def clamp_threads(threads: str | int) -> tuple[str | int, str | None]:
+def clamp_threads(threads: str | int) -> tuple[str | int, Phrase | None]:
     """``--threads`` limited to the usable cores, with a note when it was lowered: more
     threads than cores only wait for each other (64 threads on 2 cores made two steps take
     minutes)."""
     cores = usable_cores()
     if threads == "auto" or int(threads) <= cores:
         return threads, None
-    return cores, (f"--threads {threads} is more than the {cores} core(s) this process can use; "
-                   f"using {cores}")
+    return cores, phrase("train.threads_clamped", threads=threads, cores=cores)
 
 
 def explicit_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -164,8 +164,8 @@ def comparison_settings(args: argparse.Namespace, out: Path) -> "TrainConfig":
         diffs = explicit_differences(saved, typed)
         if diffs:
             raise ValueError("--resume continues the comparison with its saved settings, but "
-                             "these options differ: " + "; ".join(diffs) + ". Drop them, or "
-                             "start a new comparison with --force or another --out")
+                             "these options differ: " + "; ".join(map(str, diffs)) + ". Drop "
+                             "them, or start a new comparison with --force or another --out")
         return saved
     if saved_path.is_file() and not args.force:
         raise ValueError(f"{out} already holds a comparison; finish it with --resume, start "
@@ -176,12 +176,12 @@ def comparison_settings(args: argparse.Namespace, out: Path) -> "TrainConfig":
 
 def run(args: argparse.Namespace) -> int:
     from minimodel._fileio import atomic_write_json
-    from minimodel.runtime import configure
+    from minimodel.training.report import configure_run
 
     out = Path(args.out) if args.out else Path("runs") / f"compare-{args.model or 'gpt'}"
     base = comparison_settings(args, out)  # validated once, up front
     threads, note = clamp_threads(args.threads)
-    for line in ([note] if note else []) + [configure(threads)]:
+    for line in ([note] if note else []) + [configure_run(threads)]:
         print(line, file=sys.stderr if args.json else sys.stdout)
     atomic_write_json(out / SETTINGS_FILE, {k: v for k, v in base.to_dict().items()
                                             if k != "tied"})

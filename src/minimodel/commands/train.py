@@ -13,6 +13,8 @@ from minimodel.commands._run_guards import run_guards
 from minimodel.commands._train_options import (add_train_options, clamp_threads,
                                                config_from_args, explicit_options)
 from minimodel.data import public_domain
+from minimodel.lab.suggest import Suggest
+from minimodel.messages import DEFAULT_LANG, LANGS, Phrase, PhraseError, in_lang, phrase, say
 
 ORDER = 10
 
@@ -45,6 +47,7 @@ examples:
   minimodel train --resume --out runs/gpt-tied     # after Ctrl-C
   minimodel train --force --out runs/gpt-tied      # start over; the old run -> previous/
   minimodel train --steps 50 --json | jq -c 'select(.event == "eval")'
+  minimodel train --lang es                        # every line in Spanish (--json stays English)
 """.format(install=public_domain.INSTALL)
 
 
@@ -68,86 +71,99 @@ def register(subparsers) -> None:
     parser.add_argument("--json", action="store_true",
                         help="machine-readable output: one JSON object per line (events "
                              "start, step, eval, message, summary); see "
-                             "minimodel.training.report.JsonReporter")
+                             "minimodel.training.report.JsonReporter (English whatever --lang "
+                             "says)")
+    parser.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG,
+                        help="language of the progress, the summary and the errors (default en)")
     parser.set_defaults(func=guarded(run))
 
 
-def gap_words(val: float, baseline: float) -> str:
+def gap_words(val: float, baseline: float) -> Phrase:
     gap = baseline - val
-    return f"{gap:.4f} below unigram" if gap > 0 else f"{-gap:.4f} ABOVE unigram: not learned"
+    return (phrase("train.below_unigram", gap=gap) if gap > 0
+            else phrase("train.above_unigram", gap=-gap))
 
 
-def format_summary(s: dict) -> str:
+def format_summary(s: dict, lang: str = DEFAULT_LANG) -> str:
+    """The four closing lines of a run (figures from summary.json), in ``lang``."""
     from minimodel.training.report import format_perplexity
 
     if s.get("negative"):
         # The train loss is the negative-sampling objective; validation is always the full
         # softmax, which that objective does not calibrate, so no "not learned" verdict.
-        comparison = (f"train loss = negative-sampling loss, K={s['negative']}; val loss = "
-                      "full-softmax cross-entropy, which negative sampling does not optimise: "
-                      "judge the vectors by word similarity")
+        comparison = phrase("train.comparison_negative", negative=s["negative"])
     else:
-        comparison = f"val loss {gap_words(s['val_loss'], s['unigram_baseline'])}"
-    lines = [f"final  train loss {s['train_loss']:.4f}   val loss {s['val_loss']:.4f} "
-             f"(ppl {format_perplexity(s['val_ppl'])}) on the whole validation split",
-             f"baselines  unigram {s['unigram_baseline']:.4f}   uniform ln V "
-             f"{s['uniform_baseline']:.4f} nats/token   ({comparison})",
-             f"{s['parameters']:,} parameters ({'tied' if s['tied'] else 'untied'}), "
-             f"{s['tokens_per_s']:,.0f} tokens/s, train time {s['train_time_s']:.1f}s, "
-             f"total {s['elapsed_s']:.1f}s",
-             f"effective rank of E {s['erank_embedding']:.1f} of "
-             f"{min(s['vocab_size'], s['d_model'])}"
-             + (f", of the head W {s['erank_head']:.1f}" if s.get("erank_head") else "")]
-    return "\n".join(lines)
+        comparison = phrase("train.comparison", gap=gap_words(s["val_loss"],
+                                                              s["unigram_baseline"]))
+    erank_head = (phrase("train.erank_head", erank=s["erank_head"]) if s.get("erank_head")
+                  else "")
+    lines = [phrase("train.final", train_loss=s["train_loss"], val_loss=s["val_loss"],
+                    ppl=format_perplexity(s["val_ppl"])),
+             phrase("train.baselines", unigram=s["unigram_baseline"],
+                    uniform=s["uniform_baseline"], comparison=comparison),
+             phrase("train.speed", parameters=s["parameters"],
+                    tie=phrase("train.tied" if s["tied"] else "train.untied"),
+                    tokens_per_s=s["tokens_per_s"], train_time=s["train_time_s"],
+                    elapsed=s["elapsed_s"]),
+             phrase("train.erank", erank=s["erank_embedding"],
+                    most=min(s["vocab_size"], s["d_model"]), head=erank_head)]
+    return "\n".join(line.in_lang(lang) for line in lines)
 
 
-def saved_and_next(out: Path, model: str) -> str:
-    """What the run folder holds (the files present) and what to do with it next."""
+def saved_and_next(out: Path, model: str, lang: str = DEFAULT_LANG) -> str:
+    """What the run folder holds (the files present) and what to do with it next, each
+    command as the lab suggests it (``--lang es`` for a Spanish reader)."""
+    suggest = Suggest(lang)
     kept = [name + ("/" if (out / name).is_dir() else "")
             for name in ("model.safetensors", "tokenizer.json", "metrics.jsonl", "loss.png",
                          "snapshots", "checkpoints") if (out / name).exists()]
-    steps = ([(f'minimodel generate {out} --prompt "ROMEO:"', "a sample")] if model == "gpt"
-             else []) + [
-        (f"minimodel explore {out} --out {out}/explorer.html", "watch the embeddings learn"),
-        (f"minimodel doctor {out}", "is the tie what the config says?"),
-        ("minimodel lab next", "the lessons, one step at a time")]
+    steps = ([(f'minimodel generate {out} --prompt "ROMEO:"', phrase("train.why_generate"))]
+             if model == "gpt" else []) + [
+        (suggest("explore", out, "--out", f"{out}/explorer.html"), phrase("train.why_explore")),
+        (suggest("doctor", out), phrase("train.why_doctor")),
+        (suggest("lab", "next"), phrase("train.why_lab_next"))]
     width = max(len(command) for command, _ in steps)
-    return "\n".join([f"saved in {out}/: {', '.join(kept)}", "next:"]
-                     + [f"  {command:<{width}}   # {why}" for command, why in steps])
+    return "\n".join([say("train.saved_in", lang, out=out, files=", ".join(kept)),
+                      say("train.next", lang)]
+                     + [f"  {command:<{width}}   # {why.in_lang(lang)}"
+                        for command, why in steps])
 
 
 def run(args: argparse.Namespace) -> int:
-    from minimodel.runtime import configure
     from minimodel.training import JsonReporter, default_out_dir, make_reporter, train
+    from minimodel.training.report import configure_run
 
     if args.resume and args.force:
-        raise ValueError("--resume continues a run and --force starts it over; choose one")
+        raise PhraseError(phrase("train.resume_and_force"))
     explicit = explicit_options(args)
-    reporter = make_reporter(args.quiet, as_json=args.json)
+    reporter = make_reporter(args.quiet, as_json=args.json, lang=args.lang)
     threads, note = clamp_threads(args.threads)
     try:
         if note:
             reporter.message(note)
-        reporter.message(configure(threads))
+        reporter.message(configure_run(threads))
+        out = args.out or default_out_dir(config_from_args(args).resolved())
         with run_guards():
             result = train(config_from_args(args), args.out, resume=args.resume,
                            reporter=reporter, explicit=explicit, force=args.force,
-                           snapshots=args.snapshots)
+                           snapshots=args.snapshots,
+                           resume_command=Suggest(args.lang)("train", "--resume", "--out", out))
     except KeyboardInterrupt:  # outside the loop (tokenizer, final evaluation): no new save
         out = args.out or default_out_dir(config_from_args(args).resolved())
-        print(f"\ninterrupted; `minimodel train --resume --out {out}` continues from the last "
-              "checkpoint, if one was written", file=sys.stderr)
+        print(say("train.interrupted_outside_loop", args.lang,
+                  command=Suggest(args.lang)("train", "--resume", "--out", out)),
+              file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:  # `train --json | head -1`: the reader left before the loop began
         stdout_to_devnull()
-        print("error: the output's reader went away (a closed pipe) before training began; "
-              "nothing was trained", file=sys.stderr)
+        print(say("cli.error", args.lang, message=say("train.reader_gone_early", args.lang)),
+              file=sys.stderr)
         return INTERRUPTED
     except FloatingPointError as exc:  # diverged: the last good checkpoint is kept
         if isinstance(reporter, JsonReporter):
             reporter.emit("error", message=str(exc))
             return FAILED
-        print(f"error: {exc}", file=sys.stderr)
+        print(say("cli.error", args.lang, message=in_lang(exc, args.lang)), file=sys.stderr)
         return FAILED
     if result.interrupted:
         return INTERRUPTED
@@ -155,8 +171,8 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(reporter, JsonReporter):
             reporter.emit("summary", out_dir=str(result.out_dir), **result.summary)
         else:
-            print(format_summary(result.summary))
-            print(saved_and_next(result.out_dir, result.config.model))
+            print(format_summary(result.summary, args.lang))
+            print(saved_and_next(result.out_dir, result.config.model, args.lang))
         if not math.isfinite(result.summary["val_loss"]):
             return FAILED
     return OK

@@ -40,7 +40,7 @@ LEARNER_DIR_COMMANDS = frozenset({
 })
 LANG_COMMANDS = LEARNER_DIR_COMMANDS | {
     "doctor", "explore", "exercise show", "quiz list", "quiz export", "quiz render",
-    "lab rehash", "lab notebook", "lab new", "lab sync", "lab check-lessons",
+    "lab rehash", "lab notebook", "lab new", "lab sync", "lab check-lessons", "train",
 }
 
 

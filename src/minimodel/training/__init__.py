@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from minimodel.data import public_domain
+from minimodel.messages import PhraseError, phrase
 from minimodel.training.config import DEFAULTS, TrainConfig
 from minimodel.training.loop import Trainer, TrainResult, param_groups
 from minimodel.training.lock import RunLock, RunLocked
@@ -60,11 +61,9 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
         out_dir = default_out_dir(cfg if not resume else config.resolved())
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file, not a directory; give a directory for the "
-                         "run's files")
+        raise PhraseError(phrase("train.out_is_file", out=out))
     if resume and not out.is_dir():  # refused before the lock would create the folder
-        raise ValueError(f"nothing to resume in {out}: there is no such folder (start the run "
-                         "without --resume, or point --out at an interrupted run)")
+        raise PhraseError(phrase("train.nothing_to_resume_no_folder", out=out))
     if not resume and cfg.corpus is not None:
         check_corpus_path(cfg)
         cfg.corpus = public_domain.as_run_corpus(cfg.corpus)

@@ -21,6 +21,7 @@ import os
 from typing import Any
 
 from minimodel.dispatch import kernels_enabled
+from minimodel.messages import PhraseError, phrase
 
 FLOAT = 4
 
@@ -73,10 +74,9 @@ def check_fits(cfg: Any, vocab_size: int) -> None:
     if have is None or need <= have:
         return
     gib = 2**30
-    sizes = (f"--batch-size {cfg.batch_size}, --d-model {cfg.d_model}, vocabulary {vocab_size}"
+    sizes = (f"--batch-size {cfg.batch_size}, --d-model {cfg.d_model}"
              + ("" if cfg.model == "cbow" else
                 f", --block-size {cfg.block_size}, --n-layer {cfg.n_layer}, "
                 f"--n-head {cfg.n_head}"))
-    raise ValueError(f"this run needs about {need / gib:.1f} GiB of memory ({sizes}: "
-                     f"{parameter_count(cfg, vocab_size):,} parameters) but only "
-                     f"{have / gib:.1f} GiB are free; use smaller sizes")
+    raise PhraseError(phrase("train.too_big", need=need / gib, sizes=sizes, vocab=vocab_size,
+                             parameters=parameter_count(cfg, vocab_size), have=have / gib))

@@ -39,6 +39,7 @@ from typing import Any, Callable
 import numpy as np
 
 from minimodel._fileio import atomic_write_bytes, atomic_write_json, fsync_dir
+from minimodel.messages import PhraseError, phrase
 from minimodel.training.config import TrainConfig
 from minimodel.training.state import rng_from_json
 
@@ -151,8 +152,7 @@ def read(out_dir: Path) -> tuple[dict[str, Any], dict[str, Any], Path]:
     if folder is None:
         if (out_dir / STATE_JSON).is_file():  # the layout of minimodel <= 0.1
             return _read_files(out_dir, accept_versions=(1,)) + (out_dir / MODEL_FILE,)
-        raise ValueError(f"nothing to resume in {out_dir}: it has no checkpoint (start the "
-                         "run without --resume, or point --out at an interrupted run)")
+        raise PhraseError(phrase("train.nothing_to_resume_no_checkpoint", out=out_dir))
     return _read_files(folder, accept_versions=(STATE_VERSION,)) + (folder / MODEL_FILE,)
 
 

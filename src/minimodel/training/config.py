@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from minimodel.data import public_domain
+from minimodel.messages import Phrase, PhraseError, phrase
 
 MODELS = ("gpt", "mlm", "cbow")
 TOKENIZERS = ("byte", "bpe")
@@ -80,17 +81,17 @@ class TrainConfig:
     def resolved(self) -> "TrainConfig":
         """A copy with every ``None`` replaced by the model's default, then validated."""
         if self.model not in MODELS:
-            raise ValueError(f"--model must be one of {list(MODELS)}, got {self.model!r}")
+            raise PhraseError(phrase("config.model_choice", choices=str(list(MODELS)),
+                                     value=repr(self.model)))
         defaults = DEFAULTS[self.model]
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         # An option this model does not use (default None) is refused, not silently ignored.
         unused = [n for n, d in defaults.items() if d is None and values[n] is not None]
         if unused:
-            flags = ", ".join("--" + n.replace("_", "-") for n in unused)
-            verb, pronoun = ("do", "them") if len(unused) > 1 else ("does", "it")
-            hint = " (CBOW's vocabulary is set by --min-count)" if "vocab_size" in unused else ""
-            raise ValueError(f"{flags} {verb} not apply to --model {self.model}; drop "
-                             f"{pronoun}{hint}")
+            raise PhraseError(phrase(
+                "config.unused_many" if len(unused) > 1 else "config.unused_one",
+                flags=", ".join(_flag(n) for n in unused), model=self.model,
+                hint=phrase("config.hint_min_count") if "vocab_size" in unused else ""))
         for name, default in defaults.items():
             if values[name] is None:
                 values[name] = default
@@ -99,18 +100,14 @@ class TrainConfig:
             values["warmup"] = min(values["warmup"], values["steps"] // 10)
         if self.model == "gpt" or self.model == "mlm":
             if values["tokenizer"] not in TOKENIZERS:
-                raise ValueError(f"--tokenizer must be one of {list(TOKENIZERS)}, got "
-                                 f"{values['tokenizer']!r}")
+                raise PhraseError(phrase("config.tokenizer_choice", choices=str(list(TOKENIZERS)),
+                                         value=repr(values["tokenizer"])))
             if values["tokenizer"] == "byte":
                 if self.vocab_size is not None:
-                    raise ValueError(
-                        f"--vocab-size {self.vocab_size} applies to --tokenizer bpe only; the "
-                        "byte tokenizer's size is fixed (256 bytes + special tokens). Drop "
-                        "--vocab-size or use --tokenizer bpe")
+                    raise PhraseError(phrase("config.vocab_size_byte", value=self.vocab_size))
                 values["vocab_size"] = None
         elif self.tokenizer not in (None, "word"):
-            raise ValueError(f"--model cbow uses a word-level vocabulary; --tokenizer "
-                             f"{self.tokenizer!r} does not apply (drop it)")
+            raise PhraseError(phrase("config.cbow_tokenizer", value=repr(self.tokenizer)))
         cfg = TrainConfig(**values)
         cfg._validate()
         return cfg
@@ -124,49 +121,42 @@ class TrainConfig:
         for name in positive_ints:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"--{name.replace('_', '-')} must be a positive integer, "
-                                 f"got {value!r}")
+                raise PhraseError(phrase("config.positive_int", flag=_flag(name),
+                                         value=repr(value)))
         if self.model == "cbow" and (isinstance(self.negative, bool)
                                      or not isinstance(self.negative, int) or self.negative < 0):
-            raise ValueError(f"--negative must be an integer >= 0 (0: full softmax; word2vec "
-                             f"uses 5-20), got {self.negative!r}")
+            raise PhraseError(phrase("config.negative", value=repr(self.negative)))
         if self.model != "cbow" and self.d_model % self.n_head:
-            raise ValueError(f"--d-model {self.d_model} must be divisible by --n-head "
-                             f"{self.n_head} (each head gets d_model / n_head dimensions)")
+            raise PhraseError(phrase("config.divisible", d_model=self.d_model,
+                                     n_head=self.n_head))
         for name in ("lr", "min_lr", "weight_decay", "grad_clip", "mask_prob", "val_fraction"):
             value = getattr(self, name)
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not math.isfinite(value):
-                raise ValueError(f"--{name.replace('_', '-')} must be a finite number, got "
-                                 f"{value!r}")
+                raise PhraseError(phrase("config.finite", flag=_flag(name), value=repr(value)))
         for name in ("min_lr", "weight_decay", "grad_clip"):
             if getattr(self, name) < 0:
-                raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got "
-                                 f"{getattr(self, name)}")
+                raise PhraseError(phrase("config.non_negative", flag=_flag(name),
+                                         value=getattr(self, name)))
         if self.lr <= 0:
-            raise ValueError(f"--lr must be > 0, got {self.lr:g} (the step size of every "
-                             "update; the default is a good start)")
+            raise PhraseError(phrase("config.lr_positive", lr=self.lr))
         if self.min_lr > self.lr:
-            raise ValueError(f"--min-lr {self.min_lr} is above --lr {self.lr}; the cosine "
-                             "schedule decays from lr down to min-lr")
+            raise PhraseError(phrase("config.min_lr_above", min_lr=self.min_lr, lr=self.lr))
         if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
-            raise ValueError(f"--warmup must be an integer >= 0, got {self.warmup!r}")
+            raise PhraseError(phrase("config.warmup_int", value=repr(self.warmup)))
         if self.warmup > self.steps:
-            raise ValueError(f"--warmup {self.warmup} is beyond --steps {self.steps}: the "
-                             "learning rate would never reach its peak. Use a warm-up of at "
-                             f"most {self.steps} steps (e.g. --warmup {self.steps // 10})")
+            raise PhraseError(phrase("config.warmup_beyond", warmup=self.warmup,
+                                     steps=self.steps, suggested=self.steps // 10))
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
-            raise ValueError(f"--seed must be an integer >= 0, got {self.seed!r}")
+            raise PhraseError(phrase("config.seed", value=repr(self.seed)))
         if not 0.0 < self.val_fraction < 1.0:
-            raise ValueError(f"val_fraction must be in (0, 1), got {self.val_fraction}")
+            raise PhraseError(phrase("config.val_fraction", value=self.val_fraction))
         if self.mask_prob is not None and not 0.0 < self.mask_prob <= 1.0:
-            raise ValueError(f"--mask-prob must be in (0, 1], got {self.mask_prob} (BERT "
-                             "uses 0.15)")
+            raise PhraseError(phrase("config.mask_prob", value=self.mask_prob))
         if self.vocab_size is not None and self.vocab_size < 257:
-            raise ValueError(f"--vocab-size {self.vocab_size} is too small for a byte-level "
-                             "BPE: it needs at least 256 byte tokens + special tokens")
+            raise PhraseError(phrase("config.vocab_size_small", value=self.vocab_size))
 
     @property
     def tie_label(self) -> str:
@@ -180,14 +170,18 @@ class TrainConfig:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
-            raise ValueError(f"unknown training settings {sorted(unknown)}; the run was made "
-                             "by a different minimodel version")
+            raise PhraseError(phrase("config.unknown_settings", names=str(sorted(unknown))))
         if data.get("model") == "mlm" and "head_transform" not in data:
             data = {**data, "head_transform": False}  # runs made before the option existed
         return cls(**data)
 
 
-def explicit_differences(saved: TrainConfig, explicit: dict[str, Any]) -> list[str]:
+def _flag(name: str) -> str:
+    """The command-line flag of a field: ``d_model`` -> ``--d-model``."""
+    return "--" + name.replace("_", "-")
+
+
+def explicit_differences(saved: TrainConfig, explicit: dict[str, Any]) -> list[Phrase]:
     """The options the user typed (``explicit``: name -> value) that differ from a saved run."""
     out = []
     for name, value in explicit.items():
@@ -196,6 +190,6 @@ def explicit_differences(saved: TrainConfig, explicit: dict[str, Any]) -> list[s
         if name == "corpus":
             value = public_domain.as_run_corpus(value)
         if value != getattr(saved, name):
-            out.append(f"--{name.replace('_', '-')} {value!r} (the run used "
-                       f"{getattr(saved, name)!r})")
+            out.append(phrase("config.differs", flag=_flag(name), value=repr(value),
+                              saved=repr(getattr(saved, name))))
     return out

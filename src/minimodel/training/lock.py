@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from minimodel.messages import Phrase, PhraseError, phrase
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -28,16 +30,16 @@ except ImportError:  # pragma: no cover - Windows
 LOCK_FILE = ".lock"
 
 
-class RunLocked(ValueError):
+class RunLocked(PhraseError):
     """Another process owns the run directory."""
 
 
-def _owner_text(info: dict[str, Any], path: Path) -> str:
+def _owner_text(info: dict[str, Any], path: Path) -> Phrase:
     if not info:
-        return f"another process (see {path})"
+        return phrase("train.lock_owner_unknown", path=path)
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.get("started", 0)))
-    return (f"process {info.get('pid')} on {info.get('host')} (started {started}: "
-            f"{info.get('command', '?')})")
+    return phrase("train.lock_owner", pid=info.get("pid"), host=info.get("host"),
+                  started=started, command=info.get("command", "?"))
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -66,9 +68,8 @@ class RunLock:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
-                raise RunLocked(f"{self.path.parent} is in use by "
-                                f"{_owner_text(_read(self.path), self.path)}; wait for it to "
-                                "finish or stop it, or use another --out") from None
+                raise RunLocked(phrase("train.locked", out=self.path.parent,
+                                       owner=_owner_text(_read(self.path), self.path))) from None
             if not _same_file(fd, self.path):  # the owner unlinked it as we opened it: retry
                 os.close(fd)
                 continue
@@ -84,8 +85,8 @@ class RunLock:
                 if owner.get("host") == me["host"] and not _alive(owner.get("pid")):
                     self.path.unlink(missing_ok=True)  # left by a dead process
                     continue
-                raise RunLocked(f"{self.path.parent} is in use by "
-                                f"{_owner_text(owner, self.path)}") from None
+                raise RunLocked(phrase("train.locked", out=self.path.parent,
+                                       owner=_owner_text(owner, self.path))) from None
             os.write(fd, json.dumps(me).encode("utf-8"))
             self._fd = fd
             return self

@@ -37,6 +37,7 @@ from minimodel._console import stdout_to_devnull
 from minimodel.autograd import no_grad
 from minimodel.diagnostics import effective_rank
 from minimodel.labels import IGNORE_INDEX
+from minimodel.messages import Phrase, PhraseError, SaysItself, phrase
 from minimodel.optim import AdamW, clip_grad_norm, cosine_with_warmup
 from minimodel.training import checkpoint
 from minimodel.training import run_files as rf
@@ -46,6 +47,11 @@ from minimodel.training.snapshots import Snapshots
 from minimodel.training.state import rng_from_json, rng_state_to_json
 
 BETAS = (0.9, 0.99)  # beta2 = 0.99 as nanoGPT's small character-level runs: few tokens/step
+
+
+class Diverged(SaysItself, FloatingPointError):
+    """The loss or the weights stopped being finite; the message says what was kept and what
+    to try (a Phrase, said in the reader's language)."""
 
 
 @dataclass
@@ -123,20 +129,21 @@ class Trainer:
         else:
             existing = rf.describe_existing_run(self.out_dir)
             if existing and not force:
-                start_over = (f"start over with `--force` (the earlier files are moved to "
-                              f"{rf.previous_dir(self.out_dir)}), or choose another --out")
-                if existing.startswith(("a finished", "a run with a damaged")):  # no --resume
-                    raise ValueError(f"{self.out_dir} already holds {existing}. To train "
-                                     f"again, {start_over}")
-                raise ValueError(f"{self.out_dir} already holds {existing}. Continue it with "
-                                 f"`--resume`, {start_over}")
+                start_over = phrase("train.start_over", previous=rf.previous_dir(self.out_dir))
+                # a finished run or a damaged one cannot be continued: no --resume then
+                can_resume = existing.key not in ("train.existing_finished",
+                                                  "train.existing_damaged")
+                raise PhraseError(phrase("train.refuse_resumable" if can_resume
+                                         else "train.refuse_finished", out=self.out_dir,
+                                         existing=existing, start_over=start_over))
             moved_to: list[Path] = []
             run = rf.prepare_run(
                 self.cfg, self.out_dir, self.reporter.message,
                 before_writing=(lambda d: moved_to.append(rf.set_aside_previous_run(d)))
                 if existing else None)
             if moved_to:
-                self.reporter.message(f"the earlier run ({existing}) was moved to {moved_to[0]}")
+                self.reporter.message(phrase("train.moved_earlier", existing=existing,
+                                             previous=moved_to[0]))
         self.tokenizer, self.task, self.model = run.tokenizer, run.task, run.model
         self.baseline, self.corpus_sha256 = run.baseline, run.corpus_sha256
         self.params = list(self.model.parameters())
@@ -234,45 +241,43 @@ class Trainer:
         """
         bad = [name for name, p in self.model.named_parameters() if not np.all(np.isfinite(p.data))]
         if bad:
-            raise FloatingPointError(
-                f"the weights became non-finite by step {self.step} ({', '.join(bad[:3])}"
-                f"{' ...' if len(bad) > 3 else ''}); they were NOT saved{self._kept()}. "
-                f"{self._divergence_advice()}")
+            raise Diverged(phrase(
+                "train.diverged_weights", step=self.step,
+                names=", ".join(bad[:3]) + (" ..." if len(bad) > 3 else ""),
+                kept=self._kept(), advice=self._divergence_advice()))
         info = {"config": self.cfg.to_dict(), "rng": rng_state or rng_state_to_json(self.batch_rng),
                 "accumulators": self.acc, "elapsed": self.elapsed(),
                 "corpus_sha256": self.corpus_sha256}
         checkpoint.commit(self.out_dir, self.step, self.optimizer.state_dict(), info,
                           lambda path: rf.save_model(self.model, path, self.step))
 
-    def _kept(self) -> str:
+    def _kept(self) -> Phrase:
         """What a diverged run leaves: its last good checkpoint, or nothing yet."""
         try:
             folder = checkpoint.latest(self.out_dir)
         except ValueError:
             folder = None
         if folder is None:
-            return ("; no checkpoint had been written yet, so there is nothing to resume: "
-                    "start the run again")
-        return f", and the last good checkpoint ({folder.name}) in {self.out_dir} is kept"
+            return phrase("train.kept_nothing")
+        return phrase("train.kept_checkpoint", name=folder.name, out=self.out_dir)
 
     def _take_snapshot(self) -> None:
         """The token matrices and the gradient ledger at this step, if the schedule says so."""
         if self.snapshots is not None:
             self.snapshots.take_if_due(self.model, self.step)
 
-    def _divergence_advice(self) -> str:
+    def _divergence_advice(self) -> Phrase:
         """A new learning rate worth trying: a tenth of this one, never above the model's
         default (a run at 1e9 is not helped by 1e8)."""
         c = self.cfg
         default = DEFAULTS[c.model]["lr"]
         suggested = min(c.lr / 10, default)
-        clip = (f"keep --grad-clip on (now {c.grad_clip})" if c.grad_clip > 0
-                else "turn --grad-clip on (e.g. 1.0)")
-        where = ("`--force` starts over with new settings" if self._has_checkpoint() else
-                 "add the new settings to the same command")
-        return (f"Try a lower --lr (now {c.lr:g}, e.g. {suggested:g}"
-                f"{', the default' if suggested == default else ''}), a longer --warmup "
-                f"(now {c.warmup}), or {clip}; {where}")
+        return phrase("train.advice_default_lr" if suggested == default else "train.advice",
+                      lr=c.lr, suggested=suggested, warmup=c.warmup,
+                      clip=(phrase("train.clip_keep", clip=c.grad_clip) if c.grad_clip > 0
+                            else phrase("train.clip_on")),
+                      where=phrase("train.where_force" if self._has_checkpoint()
+                                   else "train.where_same"))
 
     def _has_checkpoint(self) -> bool:
         try:
@@ -284,14 +289,13 @@ class Trainer:
     def run(self) -> TrainResult:
         cfg, acc, task = self.cfg, self.acc, self.task
         if self.step >= cfg.steps and (self.out_dir / rf.SUMMARY_FILE).is_file():
-            self.reporter.message(f"{self.out_dir} is already trained to step {self.step}/"
-                                  f"{cfg.steps}; nothing to resume")
+            self.reporter.message(phrase("train.already_trained", out=self.out_dir,
+                                         step=self.step, steps=cfg.steps))
             return TrainResult(self.out_dir, cfg, self.step, summary=rf.read_summary(self.out_dir),
                                metrics=self.metrics)
         if self.step >= cfg.steps:  # cut after its last checkpoint's commit: finish it
-            self.reporter.message(f"{self.out_dir} holds its final checkpoint (step {self.step}) "
-                                  "but was stopped before it finished; publishing it and "
-                                  "writing the summary")
+            self.reporter.message(phrase("train.finishing_stopped_run", out=self.out_dir,
+                                         step=self.step))
             return self._finish(committed=True)
         self.reporter.start(cfg.steps, self.step)
         self._take_snapshot()  # step 0: the initialisation
@@ -316,10 +320,10 @@ class Trainer:
                     acc["total_tokens"] += task.tokens_per_step
                     acc["total_compute_s"] += dt
                     if not math.isfinite(loss):
-                        raise FloatingPointError(
-                            f"the training loss became {loss} at step {self.step}: the run "
-                            f"diverged. Nothing of this step was saved{self._kept()}. "
-                            f"{self._divergence_advice()}")
+                        raise Diverged(phrase(
+                            "train.diverged_loss", which=phrase("train.which_train"),
+                            loss=loss, step=self.step, kept=self._kept(),
+                            advice=self._divergence_advice()))
                     self.reporter.step(self.step, loss, task.tokens_per_step / max(dt, 1e-9))
                     if self.on_step is not None:
                         self.on_step(self.step, loss)
@@ -327,10 +331,10 @@ class Trainer:
                     if self.step % cfg.eval_interval == 0 or self.step == cfg.steps:
                         row = self._eval_row()
                         if not math.isfinite(row["val_loss"]):
-                            raise FloatingPointError(
-                                f"the validation loss became {row['val_loss']} at step "
-                                f"{self.step}: the run diverged. Nothing of this step was "
-                                f"saved{self._kept()}. {self._divergence_advice()}")
+                            raise Diverged(phrase(
+                                "train.diverged_loss", which=phrase("train.which_val"),
+                                loss=row["val_loss"], step=self.step, kept=self._kept(),
+                                advice=self._divergence_advice()))
                         self.metrics.append(row)
                         rf.write_metrics(self.out_dir, self.metrics)
                         self.reporter.eval(row)
@@ -342,8 +346,8 @@ class Trainer:
             # The reader of our output went away (`train --json | head -2`): stop as after
             # Ctrl-C, with the checkpoint saved, and say so on stderr (stdout leads nowhere).
             stdout_to_devnull()
-            self.reporter = PlainReporter(sys.stderr)
-            self.reporter.message("\nthe output's reader went away (a closed pipe)")
+            self.reporter = PlainReporter(sys.stderr, self.reporter.lang)
+            self.reporter.message(phrase("train.reader_gone"))
             return self._interrupted()
         finally:
             self.reporter.close()
@@ -351,34 +355,32 @@ class Trainer:
 
     def _interrupted(self) -> TrainResult:
         if self._updating:
-            self.reporter.message(
-                f"interrupted during the optimizer update of step {self.step + 1}; the model "
-                "is half-updated and was NOT saved. The last checkpoint in "
-                f"{self.out_dir} is kept; `{self.resume_command}` continues from it")
+            self.reporter.message(phrase("train.interrupted_mid_update", step=self.step + 1,
+                                         out=self.out_dir, command=self.resume_command))
             return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
                                metrics=self.metrics)
         self.optimizer.zero_grad()
         try:
             self.save_checkpoint(self._rng_at_step_start if self._mid_step else None)
         except FloatingPointError as exc:  # diverged before the interrupt: keep the last good one
-            self.reporter.message(f"\ninterrupted at step {self.step}; {exc}")
+            self.reporter.message(phrase("train.interrupted_diverged", step=self.step,
+                                         problem=exc))
             return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
                                metrics=self.metrics)
         rf.plot_run(self.out_dir, self.metrics, self.cfg, self.baseline)
-        self.reporter.message(
-            f"\ninterrupted at step {self.step}/{self.cfg.steps}; checkpoint saved in "
-            f"{self.out_dir}.\nresume with:  {self.resume_command}")
+        self.reporter.message(phrase("train.interrupted", step=self.step, steps=self.cfg.steps,
+                                     out=self.out_dir, command=self.resume_command))
         return TrainResult(self.out_dir, self.cfg, self.step, interrupted=True,
                            metrics=self.metrics)
 
     def _finish(self, committed: bool = False) -> TrainResult:
         """The final checkpoint (``committed``: already the current one, only publish it),
         the plot and summary.json, each an idempotent step a resume can redo."""
-        self.reporter.message("evaluating on the whole validation split ...")
+        self.reporter.message(phrase("train.evaluating_full"))
         val_full = self.evaluate(None)  # the whole validation split, the headline figure
         if not math.isfinite(val_full):
-            raise FloatingPointError(f"the validation loss over the whole split is {val_full}; "
-                                     f"nothing was saved. {self._divergence_advice()}")
+            raise Diverged(phrase("train.diverged_full_val", loss=val_full,
+                                  advice=self._divergence_advice()))
         if committed:
             checkpoint.publish_model(checkpoint.latest(self.out_dir) / checkpoint.MODEL_FILE,
                                      self.out_dir / checkpoint.MODEL_FILE)

@@ -3,6 +3,11 @@
 The bar (step, loss, tokens/s, ETA) is only drawn on an interactive terminal; with
 ``--quiet`` or when stdout is a pipe/file (CI, ``| tee``) each evaluation prints one line, so
 logs stay readable and greppable.
+
+Every line is a message of the catalogue (``minimodel.messages``), said in the reporter's
+language (``lang``); the training code hands over :class:`~minimodel.messages.Phrase` objects
+and never knows the language. Numbers keep one format in both languages (a decimal point),
+so a log can be compared figure by figure. ``--json`` is always English: it is for programs.
 """
 
 from __future__ import annotations
@@ -16,6 +21,15 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 
 from minimodel._console import Console
+from minimodel.messages import DEFAULT_LANG, Phrase, in_lang, phrase, say
+from minimodel.runtime import configure
+
+
+def configure_run(threads: str | int | None = "auto") -> Phrase:
+    """Apply a run's speed settings (:func:`minimodel.runtime.configure`) and return its
+    one-line note, e.g. "BLAS threads: 1", to be said in the reader's language."""
+    choice, fields = configure(threads)
+    return phrase(f"runtime.threads_{choice}", **fields)
 
 
 def format_perplexity(ppl: float | None) -> str:
@@ -25,18 +39,20 @@ def format_perplexity(ppl: float | None) -> str:
     return f"{ppl:.2f}" if ppl < 1e6 else f"{ppl:.3g}"
 
 
-def format_eval_line(row: dict[str, Any], total_steps: int) -> str:
-    return (f"step {row['step']:>{len(str(total_steps))}}/{total_steps}  "
-            f"train {row['train_loss']:.4f}  val {row['val_loss']:.4f}  "
-            f"ppl {format_perplexity(row['val_ppl'])}  lr {row['lr']:.2e}  "
-            f"{row['tokens_per_s']:,.0f} tok/s  {row['elapsed']:.1f}s")
+def format_eval_line(row: dict[str, Any], total_steps: int, lang: str = DEFAULT_LANG) -> str:
+    """``step  5/20  train 3.1234  val 3.2345  ppl 25.43  lr 1.00e-02  9,871 tok/s  0.4s``."""
+    return say("train.eval_line", lang, step=f"{row['step']:>{len(str(total_steps))}}",
+               total=total_steps, train_loss=row["train_loss"], val_loss=row["val_loss"],
+               ppl=format_perplexity(row["val_ppl"]), lr=row["lr"],
+               tokens_per_s=row["tokens_per_s"], elapsed=row["elapsed"])
 
 
 class PlainReporter:
-    """One line per evaluation, plus messages; no cursor tricks."""
+    """One line per evaluation, plus messages (a str or a Phrase, said in ``lang``)."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, lang: str = DEFAULT_LANG) -> None:
         self.stream = stream if stream is not None else sys.stdout
+        self.lang = lang
 
     def start(self, total: int, done: int) -> None:
         self.total = total
@@ -45,10 +61,10 @@ class PlainReporter:
         pass
 
     def eval(self, row: dict[str, Any]) -> None:
-        print(format_eval_line(row, self.total), file=self.stream, flush=True)
+        print(format_eval_line(row, self.total, self.lang), file=self.stream, flush=True)
 
-    def message(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+    def message(self, text: object) -> None:
+        print(in_lang(text, self.lang), file=self.stream, flush=True)
 
     def close(self) -> None:
         pass
@@ -57,17 +73,20 @@ class PlainReporter:
 class RichReporter(PlainReporter):
     """A live progress bar; evaluation lines and messages are printed above it."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, lang: str = DEFAULT_LANG) -> None:
+        super().__init__(lang=lang)
         self.console = Console()
         self.progress = None
 
     def start(self, total: int, done: int) -> None:
         self.total = total
         self.progress = Progress(
-            TextColumn("[bold]train"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("loss {task.fields[loss]}"), TextColumn("{task.fields[tps]} tok/s"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            TextColumn(f"[bold]{say('train.bar_label', self.lang)}"), BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(say("train.bar_loss", self.lang, loss="{task.fields[loss]}")),
+            TextColumn("{task.fields[tps]} tok/s"),
+            TimeElapsedColumn(), TextColumn(say("train.bar_eta", self.lang)),
+            TimeRemainingColumn(),
             console=self.console, transient=False)
         self.progress.start()
         self.task = self.progress.add_task("train", total=total, completed=done, loss="-",
@@ -79,13 +98,13 @@ class RichReporter(PlainReporter):
                                  tps=f"{tokens_per_s:,.0f}")
 
     def eval(self, row: dict[str, Any]) -> None:
-        self.message(format_eval_line(row, self.total))
+        self.message(format_eval_line(row, self.total, self.lang))
 
-    def message(self, text: str) -> None:
+    def message(self, text: object) -> None:
         if self.progress is not None:
-            self.progress.console.print(text, markup=False, highlight=False)
+            self.progress.console.print(in_lang(text, self.lang), markup=False, highlight=False)
         else:
-            print(text, flush=True)
+            print(in_lang(text, self.lang), flush=True)
 
     def close(self) -> None:
         if self.progress is not None:
@@ -99,7 +118,7 @@ class SilentReporter(PlainReporter):
     def eval(self, row: dict[str, Any]) -> None:
         pass
 
-    def message(self, text: str) -> None:
+    def message(self, text: object) -> None:
         pass
 
 
@@ -112,7 +131,8 @@ class JsonReporter(PlainReporter):
         {"event": "message", "text": "..."}
         {"event": "summary", ...}                                              (the command)
 
-    Non-finite numbers are written as null: every line is strict JSON.
+    Non-finite numbers are written as null: every line is strict JSON. The texts are English
+    whatever ``--lang`` says: a program reading them gets the same lines in every language.
     """
 
     STEP_EVERY = 10
@@ -134,8 +154,8 @@ class JsonReporter(PlainReporter):
     def eval(self, row: dict[str, Any]) -> None:
         self.emit("eval", **row)
 
-    def message(self, text: str) -> None:
-        self.emit("message", text=text)
+    def message(self, text: object) -> None:
+        self.emit("message", text=in_lang(text, DEFAULT_LANG))
 
 
 def console():
@@ -143,9 +163,11 @@ def console():
     return Console() if sys.stdout.isatty() else Console(width=120)
 
 
-def make_reporter(quiet: bool, as_json: bool = False) -> PlainReporter:
+def make_reporter(quiet: bool, as_json: bool = False, lang: str = DEFAULT_LANG) -> PlainReporter:
+    """The reporter for a run: JSON lines (always English), a live bar on a terminal, else one
+    plain line per evaluation; the last two in ``lang``."""
     if as_json:
         return JsonReporter()
     if not quiet and sys.stdout.isatty():
-        return RichReporter()
-    return PlainReporter()
+        return RichReporter(lang)
+    return PlainReporter(lang=lang)

@@ -33,6 +33,7 @@ from minimodel.data.corpus import BUNDLED_CORPUS
 from minimodel.diagnostics import effective_rank, parameter_accounting, participation_ratio
 from minimodel.evaluation import evaluate_cbow
 from minimodel.io import load, read_metadata, save
+from minimodel.messages import Phrase, PhraseError, phrase
 from minimodel.models import CBOW, GPT, CBOWConfig, GPTConfig, MaskedLM, MLMConfig
 from minimodel.plotting import plot_losses
 from minimodel.training import checkpoint
@@ -74,9 +75,8 @@ def check_corpus_path(cfg: TrainConfig) -> None:
         public_domain.require_installed()
         return
     if cfg.corpus is not None and not os.path.lexists(cfg.corpus):
-        raise ValueError(f"corpus file {cfg.corpus} does not exist; give a UTF-8 text file, "
-                         f"'{public_domain.NAME}' for the larger corpus, or leave out "
-                         "--corpus for the bundled Shakespeare corpus")
+        raise PhraseError(phrase("train.no_corpus_file", corpus=cfg.corpus,
+                                 name=public_domain.NAME))
     if cfg.corpus is not None:
         require_file(cfg.corpus, "corpus")
 
@@ -107,30 +107,31 @@ def check_resume_config(info: dict[str, Any], explicit: dict[str, Any]) -> Train
     saved = TrainConfig.from_dict(info["config"])
     diffs = explicit_differences(saved, explicit)
     if diffs:
-        raise ValueError("--resume continues a run with its saved settings, but these options "
-                         "differ: " + "; ".join(diffs) + ". Drop them, or start a new run "
-                         "with a different --out")
+        raise PhraseError(phrase("train.resume_options_differ", diffs=diffs))
     if explicit.get("eval_batches") is not None:
         saved.eval_batches = explicit["eval_batches"]
     return saved
 
 
-def describe_existing_run(out_dir: Path) -> str | None:
-    """"a finished run (step 1000/1000)", "an interrupted run (...)", or None if none is here."""
+def describe_existing_run(out_dir: Path) -> Phrase | None:
+    """"a finished run (step 1000/1000)", "an interrupted run (...)", or None if none is here
+    (a Phrase: its key says which)."""
     summary = _read_json(out_dir / SUMMARY_FILE)
     try:
         current = checkpoint.latest(out_dir)
     except ValueError:
-        return "a run with a damaged checkpoint pointer"
+        return phrase("train.existing_damaged")
     state = _read_json(current / checkpoint.STATE_JSON) if current else \
         _read_json(out_dir / checkpoint.STATE_JSON)  # a run from minimodel <= 0.1
     steps = ((state or {}).get("config") or {}).get("steps")
     if summary:
-        return f"a finished run (step {summary.get('steps', '?')}/{steps or '?'})"
+        return phrase("train.existing_finished", step=summary.get("steps", "?"),
+                      steps=steps or "?")
     if state:
-        return f"an interrupted run (step {state.get('step', '?')}/{steps or '?'})"
+        return phrase("train.existing_interrupted", step=state.get("step", "?"),
+                      steps=steps or "?")
     if (out_dir / MODEL_FILE).is_file():
-        return f"a model ({MODEL_FILE})"
+        return phrase("train.existing_model", file=MODEL_FILE)
     return None
 
 
@@ -169,7 +170,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[str], None],
+def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[Phrase], None],
                 resume_info: dict[str, Any] | None = None, weights: Path | None = None,
                 before_writing: Callable[[Path], None] | None = None) -> Run:
     """Corpus -> tokenizer -> task -> model, fresh or from the checkpoint of a resumed run.
@@ -215,11 +216,12 @@ def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[str], None],
             "unigram_baseline": baseline, "uniform_baseline": math.log(V),
             "parameters": model.num_params()}
     atomic_write_json(out_dir / RUN_FILE, info)
-    kind = "word" if cfg.model == "cbow" else cfg.tokenizer
-    log(f"corpus {name}: {len(text):,} chars -> {kind} vocabulary of {V} -> "
-        f"{info['train_tokens']:,} train / {info['val_tokens']:,} val tokens")
-    log(f"{cfg.model} ({cfg.tie_label}): {model.num_params():,} parameters; baselines: unigram "
-        f"{baseline:.4f}, uniform ln V {math.log(V):.4f} nats/token")
+    log(phrase("train.corpus_line", name=name, chars=len(text), vocab_size=V,
+               kind=phrase("train.kind_word") if cfg.model == "cbow" else cfg.tokenizer,
+               train_tokens=info["train_tokens"], val_tokens=info["val_tokens"]))
+    log(phrase("train.model_line", model=cfg.model,
+               tie=phrase("train.tied" if cfg.tied else "train.untied"),
+               parameters=model.num_params(), unigram=baseline, uniform=math.log(V)))
     return Run(tokenizer, task, model, baseline, sha)
 
 
@@ -313,7 +315,8 @@ def make_summary(trainer: Any, val_full: float) -> dict[str, Any]:
                                       for which, sets in wordsim.items()}
         for which, sets in results.items():
             for r in sets.values():
-                trainer.reporter.message(f"word similarity ({which} vectors) " + r.describe())
+                trainer.reporter.message(phrase("train.word_similarity", result=r.phrase(),
+                                                which=phrase(f"train.vectors_{which}")))
     return summary
 
 

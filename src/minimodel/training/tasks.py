@@ -29,6 +29,7 @@ from minimodel.data import (MASK, PAD, BPETokenizer, ByteTokenizer, WordVocab, b
                             load_tokenizer, mask_tokens, train_val_split)
 from minimodel.data.cbow import words as split_words
 from minimodel.labels import IGNORE_INDEX
+from minimodel.messages import PhraseError, phrase
 from minimodel.training.config import TrainConfig
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -111,7 +112,7 @@ def build_tokenizer(cfg: TrainConfig, train_text: str, out_dir: Path | None,
     path = out_dir / TOKENIZER_FILE if out_dir is not None else None
     if path is not None and path.is_file() and cached_key == key:
         tok = load_any_tokenizer(path)
-        log(f"reusing the tokenizer cached in {path}")
+        log(phrase("train.tokenizer_reused", path=path))
         return tok
     if cfg.model == "cbow":
         return build_word_vocab(train_text, min_count=cfg.min_count)
@@ -119,8 +120,7 @@ def build_tokenizer(cfg: TrainConfig, train_text: str, out_dir: Path | None,
     if cfg.tokenizer == "byte":
         return ByteTokenizer(special_tokens=specials)
     # The slow part before the first step (tens of seconds on a laptop): say it has started.
-    log(f"learning a BPE vocabulary of {cfg.vocab_size} from {len(train_text):,} characters "
-        "(cached in the run folder for --resume) ...")
+    log(phrase("train.learning_bpe", vocab_size=cfg.vocab_size, chars=len(train_text)))
     return BPETokenizer.train(train_text, cfg.vocab_size, special_tokens=specials)
 
 
@@ -226,9 +226,9 @@ class CBOWTask:
         for split, text in (("training", train_text), ("validation", val_text)):
             ids = vocab.encode_words(split_words(text))
             if len(ids) < need:
-                raise ValueError(f"{name} ({split} split) has only {len(ids)} words, but "
-                                 f"--window {cfg.window} needs at least {need}; use a longer "
-                                 "corpus or a smaller --window")
+                raise PhraseError(phrase("train.too_few_words", name=name,
+                                         part=phrase(f"train.split_{split}"), words=len(ids),
+                                         window=cfg.window, need=need))
             parts[split] = (ids, *cbow_examples(ids, cfg.window))
         self.train_ids, self.train_ctx, self.train_tgt = parts["training"]
         self.val_ids, self.val_ctx, self.val_tgt = parts["validation"]
