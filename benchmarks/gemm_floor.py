@@ -15,6 +15,11 @@ Python) were free. (Measured inside the real step, the GEMMs share the memory sy
 other half's other work; alone they would be a little faster.) Not counted: the few ``a @ ones`` matrix-vector products the kernels use
 for row sums (memory-bound reductions, not GEMMs).
 
+Printed first, for scale: one of the step's product shapes on one BLAS thread, alone and
+while a second thread runs the same product at the same time (the two cores share the memory
+system and the chip's power budget, so a core's GEMM rate in the split step is below its rate
+alone).
+
 With ``--bench-json`` (a file written by ``minimodel bench --cases step --json FILE``) the floor
 is set beside the best peer's step of that run: the 0.8x target of the step benchmark leaves
 ``0.8 * peer - floor`` milliseconds for all the other work, printed beside what that work takes
@@ -106,6 +111,36 @@ def measure(name: str, steps: int, warmup: int) -> dict:
             "threads": len(per_thread), "gflop": flops / 1e9}
 
 
+def solo_and_paired(m: int, k: int, n: int, reps: int = 100) -> tuple[float, float]:
+    """GFLOP/s of one (m, k) @ (k, n) float32 GEMM on one BLAS thread: alone, and per thread
+    while a second thread runs the same product at the same time (as the two halves do)."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    operands = [(rng.standard_normal((m, k), dtype=np.float32),
+                 rng.standard_normal((k, n), dtype=np.float32),
+                 np.empty((m, n), np.float32)) for _ in range(2)]
+    seconds = [0.0, 0.0]
+
+    def run(i: int) -> None:
+        a, b, out = operands[i]
+        start = time.perf_counter()
+        for _ in range(reps):
+            np.matmul(a, b, out=out)
+        seconds[i] = time.perf_counter() - start
+
+    flop = 2.0 * m * k * n * reps
+    with threadpool_limits(1):
+        run(0)  # warm-up
+        run(0)
+        alone = flop / seconds[0] / 1e9
+        other = threading.Thread(target=run, args=(1,))
+        other.start()
+        run(0)
+        other.join()
+    return alone, flop / max(seconds) / 1e9
+
+
 def best_peers(path: str) -> dict[str, tuple[str, float]]:
     """{config label: (peer name, ms)} from a ``minimodel bench --json`` file's step rows."""
     rows = json.loads(Path(path).read_text(encoding="utf-8"))["cases"]["step"]["rows"]
@@ -136,6 +171,10 @@ def main() -> int:
     peers = best_peers(args.bench_json) if args.bench_json else {}
     print(f"CPU: {cpu_description()}")
     print(f"setup: {setup_minimodel(args.threads, allocator=False)}; kernels: {blas_kernels()}")
+    m, k, n = 1024, 256, 1024  # one half's MLP product at d=256
+    alone, paired = solo_and_paired(m, k, n)
+    print(f"one BLAS thread, ({m}x{k}) @ ({k}x{n}) float32: {alone:.0f} GFLOP/s alone, "
+          f"{paired:.0f} per thread with a second thread doing the same at once")
     table = []
     for name in names:
         r = measure(name, args.steps, args.warmup)
