@@ -13,7 +13,19 @@ output head W — memory-mapped, without torch for safetensors — and its token
 Where the tensors are found: :mod:`.tensors` (files) and :mod:`.names` (which tensor is E).
 """
 
-from minimodel.doctor.findings import Finding
-from minimodel.doctor.report import Report, diagnose, print_report
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["diagnose", "print_report", "Report", "Finding"]
+_HOME = {"diagnose": "report", "print_report": "report", "Report": "report",
+         "Finding": "findings"}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported when first used: the child process that asks transformers
+    (``python -m minimodel.doctor.background``) then imports none of the checks."""
+    if name not in _HOME:
+        raise AttributeError(f"module 'minimodel.doctor' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"minimodel.doctor.{_HOME[name]}"), name)

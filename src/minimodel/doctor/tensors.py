@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ BIN = "pytorch_model.bin"
 CONFIG = "config.json"
 MINIMODEL_META = "minimodel.config"
 CHECKPOINTS = "checkpoints"  # a run's checkpoint directories: RUN/checkpoints/step-N
+ConfigHook = Callable[[dict[str, Any], Path], None]  # (config.json, its folder)
 NUMPY_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16}
 
 
@@ -133,8 +135,10 @@ def _load_bin(path: Path) -> dict[str, Any]:
     return read_torch_bin(path, mmap=True)  # torch tensors, weights_only, read when used
 
 
-def _hf_folder(folder: Path) -> ModelFiles:
+def _hf_folder(folder: Path, on_config: ConfigHook | None = None) -> ModelFiles:
     config = read_json(folder / CONFIG, "model config") if (folder / CONFIG).is_file() else {}
+    if on_config is not None:  # before the weights: a pickle's keys take torch.load
+        on_config(config, folder)
     tensors: dict[str, TensorInfo] = {}
     if (folder / SAFETENSORS).is_file():
         tensors, _ = _index_safetensors(folder / SAFETENSORS)
@@ -163,17 +167,19 @@ def _hf_folder(folder: Path) -> ModelFiles:
                      f".index.json shards, and {BIN}); it holds: {present}")
 
 
-def open_model(path: str | Path) -> ModelFiles:
-    """The model at ``path`` (a run folder, a Hugging Face folder or a safetensors file)."""
+def open_model(path: str | Path, on_config: ConfigHook | None = None) -> ModelFiles:
+    """The model at ``path`` (a run folder, a Hugging Face folder or a safetensors file).
+    ``on_config(config, folder)`` is called with a Hugging Face folder's config.json as soon as
+    it is read, before the weights."""
     path = Path(path)
     if path.is_dir():
         if (path / CONFIG).is_file() or not (path / SAFETENSORS).is_file():
-            return _hf_folder(path)
+            return _hf_folder(path, on_config)
         weights = path / SAFETENSORS
     else:
         weights = require_file(path, "model file")
         if weights.name == BIN or weights.suffix == ".bin":
-            return _hf_folder(weights.parent)
+            return _hf_folder(weights.parent, on_config)
     tensors, metadata = _index_safetensors(weights)
     if MINIMODEL_META in metadata:
         try:
