@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["diagnose", "print_report", "Report", "Finding"]
+__all__ = ["Finding", "Report", "diagnose", "print_report"]
 _HOME = {"diagnose": "report", "print_report": "report", "Report": "report",
          "Finding": "findings"}
 

@@ -5,8 +5,8 @@ Asking transformers (:mod:`.architecture`) the first time on a config costs seco
 the expensive checks need none of it. So :class:`Question` starts ``python -m
 minimodel.doctor.background`` as soon as the config is read, and the doctor works meanwhile::
 
-    main process   read config ─ start child ─ headers, E, W, tokenizer, checks on a guess ─ wait ─ checks
-    child process                import torch, transformers ─ build on meta ─ (keys) ─ answer
+    main   config ─ start child ─ headers, E, W, tokenizer, checks on a guess ─ wait ─ checks
+    child                import torch, transformers ─ build on meta ─ (keys) ─ answer
 
 The child gets the config (first line of its stdin) at once and the stored keys (second line)
 once the main process knows them (a pytorch_model.bin's keys need torch.load), and prints the
@@ -17,8 +17,9 @@ and the built-in table names the tensors, the report saying why (:attr:`Question
 without transformers; that answer is not cached. On Ctrl-C the child is killed too.
 
 ``overlap=False`` asks in this process instead (the serial path, one answer for the same
-config and keys); so does a process that has imported transformers already, for which the
-child would only cost more.
+config and keys); so does a process that has imported transformers already, or that imports
+torch to read a pytorch_model.bin: the child would only cost more (memory above all: two
+processes holding torch).
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from minimodel.doctor import arch_cache
-from minimodel.doctor.architecture import Architecture, ask_transformers, available, \
-    installed_version
+from minimodel.doctor.architecture import (
+    Architecture,
+    ask_transformers,
+    available,
+    installed_version,
+)
 
 TIMEOUT_S = 300.0  # a child still importing after this long is hung: the table answers
 CHILD = [sys.executable, "-m", "minimodel.doctor.background"]
@@ -57,9 +62,11 @@ class Question:
         # {"kind": "crashed", "code": its exit code, "message": its last line on stderr}
         self.failure: dict[str, Any] | None = None
 
-    def start(self, config: dict[str, Any], folder: Path | None) -> None:
-        """Note the config; start the child now unless the cache already knows the config
-        (or there is no transformers to ask)."""
+    def start(self, config: dict[str, Any], folder: Path | None, pickled: bool = False) -> None:
+        """Note the config; start the child now unless the cache already knows the config, there
+        is no transformers to ask, or asking here is cheaper: this process has imported
+        transformers already, or will import torch to read ``pickled`` weights (a child would
+        import torch a second time, in as much time and memory)."""
         version = installed_version()
         if self.config is not None or not isinstance(config.get("model_type"), str) or \
                 version is None or not available():
@@ -67,6 +74,7 @@ class Question:
         self.config, self.folder = config, folder
         self.path = arch_cache.entry_path(version, config)
         self.entry = arch_cache.load(self.path)
+        self.overlap = self.overlap and not pickled
         if self.entry is None and self.overlap and not transformers_imported():
             self._spawn()
 

@@ -10,9 +10,9 @@ way the verdict is the one the serial path gives.
 
 A matrix argument is recognised by the memory it views (address, dtype, shape, strides): the
 matrices are never copied nor written to. A vector (flagged row ids, a head's bias: built or
-read anew by each caller, and short) is recognised by its values. The arrays are kept referenced with their
-result, so no address is freed and reused while the memo lives (:func:`remembering`); outside
-it, the functions simply compute.
+read anew by each caller, and short) is recognised by its values. The arguments are kept with
+their result, so no address is freed and reused while the memo lives (:func:`remembering`);
+outside it, the functions simply compute.
 """
 
 from __future__ import annotations

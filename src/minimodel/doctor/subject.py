@@ -12,8 +12,14 @@ import numpy as np
 
 from minimodel.doctor.architecture import Architecture
 from minimodel.doctor.background import Question
-from minimodel.doctor.names import (Roles, TieClaim, architecture_claim, find_roles,
-                                    roles_from_architecture, tie_claims)
+from minimodel.doctor.names import (
+    Roles,
+    TieClaim,
+    architecture_claim,
+    find_roles,
+    roles_from_architecture,
+    tie_claims,
+)
 from minimodel.doctor.tensors import ModelFiles, open_model
 from minimodel.doctor.vocabulary import Vocabulary, find_tokenizer, read_vocabulary
 

@@ -39,7 +39,8 @@ BIN = "pytorch_model.bin"
 CONFIG = "config.json"
 MINIMODEL_META = "minimodel.config"
 CHECKPOINTS = "checkpoints"  # a run's checkpoint directories: RUN/checkpoints/step-N
-ConfigHook = Callable[[dict[str, Any], Path], None]  # (config.json, its folder)
+# (config.json, its folder, whether the weights are torch pickles: this process imports torch)
+ConfigHook = Callable[[dict[str, Any], Path, bool], None]
 NUMPY_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16}
 
 
@@ -138,7 +139,9 @@ def _load_bin(path: Path) -> dict[str, Any]:
 def _hf_folder(folder: Path, on_config: ConfigHook | None = None) -> ModelFiles:
     config = read_json(folder / CONFIG, "model config") if (folder / CONFIG).is_file() else {}
     if on_config is not None:  # before the weights: a pickle's keys take torch.load
-        on_config(config, folder)
+        pickled = not (folder / SAFETENSORS).is_file() and \
+            not (folder / f"{SAFETENSORS}.index.json").is_file()
+        on_config(config, folder, pickled)
     tensors: dict[str, TensorInfo] = {}
     if (folder / SAFETENSORS).is_file():
         tensors, _ = _index_safetensors(folder / SAFETENSORS)
@@ -169,8 +172,9 @@ def _hf_folder(folder: Path, on_config: ConfigHook | None = None) -> ModelFiles:
 
 def open_model(path: str | Path, on_config: ConfigHook | None = None) -> ModelFiles:
     """The model at ``path`` (a run folder, a Hugging Face folder or a safetensors file).
-    ``on_config(config, folder)`` is called with a Hugging Face folder's config.json as soon as
-    it is read, before the weights."""
+    ``on_config(config, folder, pickled)`` is called with a Hugging Face folder's config.json as
+    soon as it is read, before the weights (``pickled``: they are pytorch_model.bin files, which
+    torch reads)."""
     path = Path(path)
     if path.is_dir():
         if (path / CONFIG).is_file() or not (path / SAFETENSORS).is_file():
