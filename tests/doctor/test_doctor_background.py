@@ -85,14 +85,17 @@ def test_a_failing_child_leaves_the_table_to_answer(tmp_path, monkeypatch, spawn
     assert "transformers no respondió" in shown and "la tabla incorporada" in shown
 
 
-def test_a_pickled_model_is_asked_in_this_process(tmp_path, monkeypatch, spawned):
-    """torch reads pytorch_model.bin here anyway: a child would hold torch a second time."""
+@pytest.mark.parametrize("legacy", [False, True])
+def test_a_pickle_torch_must_read_is_asked_about_in_this_process(tmp_path, spawned, legacy):
+    """A zip-format pickle is mapped by NumPy: the child is started as for safetensors. torch
+    reads a legacy one here: a child would hold torch a second time, so none is started."""
     folder = build_hf("gpt2", tied=False, folder=tmp_path / "gpt2")
     state = {k: torch.from_numpy(v) for k, v in tensors(folder).items()}
     (folder / "model.safetensors").unlink()
-    torch.save(state, folder / "pytorch_model.bin")
+    torch.save(state, folder / "pytorch_model.bin", _use_new_zipfile_serialization=not legacy)
     report = diagnose(folder)
-    assert spawned == []
+    assert len(spawned) == (0 if legacy else 1)
+    assert ("torch.load" in report.subject.files.note) is legacy
     assert report.subject.roles.source.startswith("transformers ")
     assert report.keys() == ["tie.untied_ok", "sizes.agree", "rows.none", "reach.all"]
 

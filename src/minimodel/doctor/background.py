@@ -17,9 +17,9 @@ and the built-in table names the tensors, the report saying why (:attr:`Question
 without transformers; that answer is not cached. On Ctrl-C the child is killed too.
 
 ``overlap=False`` asks in this process instead (the serial path, one answer for the same
-config and keys); so does a process that has imported transformers already, or that imports
-torch to read a pytorch_model.bin: the child would only cost more (memory above all: two
-processes holding torch).
+config and keys); so does a process that has imported transformers already, or torch to read
+a pytorch_model.bin (one NumPy cannot map, :mod:`.torch_pickle`): the child would only cost
+more (memory above all: two processes holding torch).
 """
 
 from __future__ import annotations
@@ -62,11 +62,13 @@ class Question:
         # {"kind": "crashed", "code": its exit code, "message": its last line on stderr}
         self.failure: dict[str, Any] | None = None
 
-    def start(self, config: dict[str, Any], folder: Path | None, pickled: bool = False) -> None:
+    def start(self, config: dict[str, Any], folder: Path | None,
+              torch_read: bool = False) -> None:
         """Note the config; start the child now unless the cache already knows the config, there
         is no transformers to ask, or asking here is cheaper: this process has imported
-        transformers already, or will import torch to read ``pickled`` weights (a child would
-        import torch a second time, in as much time and memory)."""
+        transformers already, or has imported torch to read the weights (``torch_read``: a
+        pytorch_model.bin NumPy cannot map; a child would import torch a second time, in as
+        much time and memory)."""
         version = installed_version()
         if self.config is not None or not isinstance(config.get("model_type"), str) or \
                 version is None or not available():
@@ -74,7 +76,7 @@ class Question:
         self.config, self.folder = config, folder
         self.path = arch_cache.entry_path(version, config)
         self.entry = arch_cache.load(self.path)
-        self.overlap = self.overlap and not pickled
+        self.overlap = self.overlap and not torch_read
         if self.entry is None and self.overlap and not transformers_imported():
             self._spawn()
 

@@ -92,7 +92,8 @@ def _rehearse(guess: Subject) -> None:
 
 # The reader's note on how the files were read (kept in English in --json) -> its message.
 NOTES = {"sharded safetensors": "sharded",
-         "pytorch_model.bin read with torch.load(mmap=True, weights_only=True)": "torch_load"}
+         "pytorch_model.bin read with torch.load(mmap=True, weights_only=True)": "torch_load",
+         "pytorch_model.bin read without torch (tensors only, memory-mapped)": "numpy_pickle"}
 
 
 def print_report(report: Report, lang: str = "en") -> None:
