@@ -46,15 +46,13 @@ LAYOUTS = ("safetensors-tied", "safetensors-untied", "bin-tied", "bin-untied")
 # the process it starts to ask transformers (first runs); with HIDE, torch and transformers are
 # unimportable, as on a machine without them. The peak is VmHWM (KiB), the high-water mark of a
 # process's own memory: ru_maxrss would also count the parent's resident size at the fork (the
-# benchmark holds the built model). The helper process is started through WRAP, which writes its
-# VmHWM to the file sys.argv[2] as it exits; the two peaks are added (both may be resident at
-# once).
+# benchmark holds the built model). The helper process gets one more argument, a file, and
+# writes its VmHWM there as it exits; the two peaks are added (both may be resident at once).
 VMHWM = "int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))"
-WRAP = ("import atexit, re, runpy, sys; "
-        f"atexit.register(lambda: open(sys.argv[1], 'w').write(str({VMHWM}))); "
-        "runpy.run_module('minimodel.doctor.background', run_name='__main__')")
+PEAK_AT_EXIT = ("import atexit, re, sys; "
+                f"atexit.register(lambda: open(sys.argv[-1], 'w').write(str({VMHWM}))); ")
 CHILD = ("import os, sys, re{hide}; import minimodel.doctor.background as bg; "
-         f"bg.CHILD = [sys.executable, '-c', {WRAP!r}, sys.argv[2]]; "
+         f"bg.CHILD = [*bg.CHILD[:2], {PEAK_AT_EXIT!r} + bg.CHILD[2], *bg.CHILD[3:], sys.argv[2]]; "
          "from minimodel.cli import main; "
          "code = main(['doctor', sys.argv[1], '--json']); "
          f"own = {VMHWM}; "

@@ -24,8 +24,8 @@ _HOME = {"diagnose": "report", "print_report": "report", "Report": "report",
 
 
 def __getattr__(name: str) -> Any:
-    """The public names, imported when first used: the child process that asks transformers
-    (``python -m minimodel.doctor.background``) then imports none of the checks."""
+    """The public names, imported when first used: a program that needs one module of the
+    doctor (its cache, its architecture reader) then imports none of the checks."""
     if name not in _HOME:
         raise AttributeError(f"module 'minimodel.doctor' has no attribute {name!r}")
     return getattr(importlib.import_module(f"minimodel.doctor.{_HOME[name]}"), name)

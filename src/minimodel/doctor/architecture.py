@@ -39,7 +39,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import json
 import logging
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -366,3 +368,23 @@ def _stored_keys(model: Any, keys: list[str]) -> dict[str, list]:
             renamed, pattern = key, None
         out[key] = [renamed, position.get(pattern, 0), renamed in known]
     return out
+
+
+def answer_on_stdout() -> None:
+    """The child process of :mod:`.background`: the config (and its folder) on stdin's first
+    line, the stored keys on its second, sent late; prints ``{"architecture": {...} or null,
+    "keys": {...}}``. This module imports nothing of minimodel, so the child runs this file
+    alone (``runpy.run_path``) and spends its time on transformers' imports only."""
+    first = json.loads(sys.stdin.readline())
+    folder = Path(first["folder"]) if first["folder"] else None
+
+    def keys() -> list[str]:  # read only once the model is built: the parent sends them late
+        return json.loads(sys.stdin.readline())
+
+    arch = ask_transformers(first["config"], folder, keys)
+    print(json.dumps({"architecture": None if arch is None else arch.to_dict(),
+                      "keys": {} if arch is None else arch.keys}))
+
+
+if __name__ == "__main__":
+    answer_on_stdout()

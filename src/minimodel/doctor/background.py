@@ -2,14 +2,15 @@
 
 Asking transformers (:mod:`.architecture`) the first time on a config costs seconds of imports
 (torch, then the model's modeling code) spent on one core; reading the files, the tokenizer and
-the expensive checks need none of it. So :class:`Question` starts ``python -m
-minimodel.doctor.background`` as soon as the config is read, and the doctor works meanwhile::
+the expensive checks need none of it. So :class:`Question` starts a child process running
+:func:`.architecture.answer_on_stdout` as soon as the config is read, and the doctor works
+meanwhile::
 
     main   config ─ start child ─ headers, E, W, tokenizer, checks on a guess ─ wait ─ checks
     child                import torch, transformers ─ build on meta ─ (keys) ─ answer
 
 The child gets the config (first line of its stdin) at once and the stored keys (second line)
-once the main process knows them (a pytorch_model.bin's keys need torch.load), and prints the
+once the main process knows them (after the headers, or the pickles), and prints the
 :class:`~.architecture.Architecture` as JSON. It never writes a file: the main process stores
 the answer in the cache (:mod:`.arch_cache`), atomically, so an interruption leaves none half
 written. A child that crashes, prints nothing readable or runs past :data:`TIMEOUT_S` is killed
@@ -30,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from minimodel.doctor import arch_cache
+from minimodel.doctor import arch_cache, architecture
 from minimodel.doctor.architecture import (
     Architecture,
     ask_transformers,
@@ -39,7 +40,11 @@ from minimodel.doctor.architecture import (
 )
 
 TIMEOUT_S = 300.0  # a child still importing after this long is hung: the table answers
-CHILD = [sys.executable, "-m", "minimodel.doctor.background"]
+# The child runs architecture.py alone (it imports nothing of minimodel): run_path, unlike
+# ``python FILE``, does not put the doctor's folder on sys.path, whose module names could
+# shadow the ones torch and transformers import.
+CHILD_CODE = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
+CHILD = [sys.executable, "-c", CHILD_CODE, architecture.__file__]
 
 
 def transformers_imported() -> bool:
@@ -160,21 +165,3 @@ def describe(config: dict[str, Any], folder: Path | None = None,
     question = Question(overlap=False)
     question.start(config, folder)
     return question.answer(list(keys))
-
-
-def main() -> None:
-    """The child: config on stdin's first line, the stored keys on its second; prints
-    ``{"architecture": {...} or null, "keys": {...}}``."""
-    first = json.loads(sys.stdin.readline())
-    folder = Path(first["folder"]) if first["folder"] else None
-
-    def keys() -> list[str]:  # read only once the model is built: the parent sends them late
-        return json.loads(sys.stdin.readline())
-
-    arch = ask_transformers(first["config"], folder, keys)
-    print(json.dumps({"architecture": None if arch is None else arch.to_dict(),
-                      "keys": {} if arch is None else arch.keys}))
-
-
-if __name__ == "__main__":
-    main()
