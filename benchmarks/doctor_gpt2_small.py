@@ -15,7 +15,8 @@ transformers, as on a machine without them; the pickles then cannot be read). Pr
 layout: wall time, CPU time (user + system, the helper process's included: what a shared
 machine's load does not inflate) and the peak resident memory: ``VmHWM`` of the doctor's
 process read at its exit, plus that of the process it starts to ask transformers on a first run
-(``ru_maxrss`` would include the benchmark's own size at the fork). Every check runs, the unreachable-token one included (sampled at this size). With
+(``ru_maxrss`` would include the benchmark's own size at the fork). Every check runs, the
+unreachable-token one included (sampled at this size). With
 transformers, each layout is run first with an empty cache (the doctor asks transformers, which
 imports torch and the model's code) and then ``--rounds`` times with the cache that first run
 wrote (what every later run on the same config does); the cache is a temporary folder, never
@@ -169,8 +170,8 @@ def main() -> int:
                       f"{TARGET_S:.0f} s), peak memory {peak / 2**20:.0f} MiB (target < "
                       f"{TARGET_BYTES / 2**20:.0f} MiB; "
                       f"{'' if helper else 'no '}helper process"
-                      f"{f' {helper / 2**20:.0f} MiB' if helper else ''}), CPU {min(r['cpu_s'] for r in runs):.2f} "
-                      f"s, exit {runs[0]['exit_code']}, stderr lines {runs[0]['stderr_lines']}")
+                      f"{f' {helper / 2**20:.0f} MiB' if helper else ''}), "
+                      f"CPU {min(r['cpu_s'] for r in runs):.2f} s, exit {runs[0]['exit_code']}, stderr lines {runs[0]['stderr_lines']}")
                 print(f"  roles from {runs[0]['source']}; reachability {runs[0]['reachability']}")
                 print("  findings: " + ", ".join(f"{s} {k}" for s, k in runs[0]["findings"]))
                 results[f"{layout} {kind}"] = {"runs": runs, "best_wall_s": best,
