@@ -13,9 +13,11 @@ tensors a check asks for are read: the header alone gives every name, dtype and 
 GPT-2-small folder costs its embedding matrix, not its 124 M parameters. NumPy has no
 bfloat16, so a BF16 tensor is read as raw 16-bit words and widened: a bfloat16 number is the
 top half of a float32, so ``uint32(word) << 16`` viewed as float32 is its exact value.
-``pytorch_model.bin`` is a pickle: it is read only with ``torch.load(weights_only=True)``
-(tensors, nothing executable), only when torch is installed, and memory-mapped
-(``mmap=True``): only the tensors a check reads are ever brought into memory. A tied model's
+``pytorch_model.bin`` is a pickle: in torch's zip format it is read without torch, by a
+restricted unpickler, its storages memory-mapped (:mod:`.torch_pickle`); any other pickle only
+with ``torch.load(weights_only=True)`` (tensors, nothing executable), when torch is installed,
+memory-mapped (``mmap=True``). Either way only the tensors a check reads are brought into
+memory. A tied model's
 ``.bin`` lists the embedding under both names but stores its bytes once (one storage): the
 doctor checks that with :meth:`ModelFiles.shares_storage`.
 """
