@@ -106,13 +106,15 @@ def _vocabulary(files: ModelFiles, tokenizer: str | Path | None
 
 def _guessed_subject(files: ModelFiles, vocab: Vocabulary | None, note: str | None,
                      error: str | None, tables: dict) -> Subject | None:
-    """The subject as the built-in table sees it (None when it finds no embedding)."""
+    """The subject as the built-in table sees it; None when it cannot be built (no 2-D tensor,
+    a tensor that cannot be read): the real examination, on transformers' roles, reports what
+    is wrong with the tensors it reads, and only those."""
     try:
         roles = find_roles(files.tensors, files.config)
-    except ValueError:  # no 2-D tensor: the real examination reports it
+        E = _read_rows(files, roles.embedding_parts or [roles.embedding], tables)
+        W = _read_rows(files, roles.head_parts or [roles.head], tables) if roles.head else None
+    except Exception:  # noqa: BLE001 - a guess that fails is no error of the model's
         return None
-    E = _read_rows(files, roles.embedding_parts or [roles.embedding], tables)
-    W = _read_rows(files, roles.head_parts or [roles.head], tables) if roles.head else None
     return Subject(files, roles, tie_claims(files.config, "config.json"), E, W, vocab, note,
                    vocab_error=error)
 
