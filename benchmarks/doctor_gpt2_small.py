@@ -12,9 +12,11 @@ pickle both names share one storage, as ``torch.save(model.state_dict())`` write
 process (``minimodel doctor DIR --json``) with the packages installed here, so transformers
 names the matrices when it is installed (``--without-transformers`` hides torch and
 transformers, as on a machine without them; the pickles then cannot be read). Printed per
-layout: wall time, CPU time (user + system: what a shared machine's load does not inflate) and
-the child's own peak resident memory (``VmHWM`` of the doctor's process, read at its exit;
-``ru_maxrss`` would include the benchmark's own size at the fork). Every check runs, the unreachable-token one included (sampled at this size). With
+layout: wall time, CPU time (user + system, the helper process's included: what a shared
+machine's load does not inflate) and the peak resident memory: ``VmHWM`` of the doctor's
+process read at its exit, plus that of the process it starts to ask transformers on a first run
+(``ru_maxrss`` would include the benchmark's own size at the fork). Every check runs, the
+unreachable-token one included (sampled at this size). With
 transformers, each layout is run first with an empty cache (the doctor asks transformers, which
 imports torch and the model's code) and then ``--rounds`` times with the cache that first run
 wrote (what every later run on the same config does); the cache is a temporary folder, never
@@ -41,14 +43,22 @@ from minimodel.commands._argtypes import at_least
 V, D, N_LAYER, N_CTX = 50257, 768, 12, 1024
 TARGET_S, TARGET_BYTES = 10.0, 2**30
 LAYOUTS = ("safetensors-tied", "safetensors-untied", "bin-tied", "bin-untied")
-# Runs the doctor and reports its own peak memory (KiB) on stderr's last line; with HIDE,
-# torch and transformers are unimportable, as on a machine without them.
-# The peak is VmHWM (KiB), the high-water mark of this process's own memory: ru_maxrss would
-# also count the parent's resident size at the fork (the benchmark holds the built model).
-CHILD = ("import sys, re{hide}; from minimodel.cli import main; "
+# Runs the doctor and reports the peak memory (KiB) on stderr's last line: its own and that of
+# the process it starts to ask transformers (first runs); with HIDE, torch and transformers are
+# unimportable, as on a machine without them. The peak is VmHWM (KiB), the high-water mark of a
+# process's own memory: ru_maxrss would also count the parent's resident size at the fork (the
+# benchmark holds the built model). The helper process gets one more argument, a file, and
+# writes its VmHWM there as it exits; the two peaks are added (both may be resident at once).
+VMHWM = "int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))"
+PEAK_AT_EXIT = ("import atexit, re, sys; "
+                f"atexit.register(lambda: open(sys.argv[-1], 'w').write(str({VMHWM}))); ")
+CHILD = ("import os, sys, re{hide}; import minimodel.doctor.background as bg; "
+         f"bg.CHILD = [*bg.CHILD[:2], {PEAK_AT_EXIT!r} + bg.CHILD[2], *bg.CHILD[3:], sys.argv[2]]; "
+         "from minimodel.cli import main; "
          "code = main(['doctor', sys.argv[1], '--json']); "
-         "status = open('/proc/self/status').read(); "
-         "print('PEAK', re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr); "
+         f"own = {VMHWM}; "
+         "helper = int(open(sys.argv[2]).read()) if os.path.exists(sys.argv[2]) else 0; "
+         "print('PEAK', own, helper, file=sys.stderr); "
          "sys.exit(code)")
 HIDE = "; sys.modules.update(torch=None, transformers=None)"
 
@@ -105,18 +115,21 @@ def measure(folder: Path, hide: bool, cache: Path) -> dict:
     peak RSS, its verdict."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
+    helper_peak = cache.with_name(f"{cache.name}-helper-peak")  # beside the cache folder
+    helper_peak.unlink(missing_ok=True)
     proc = subprocess.run([sys.executable, "-c", CHILD.format(hide=HIDE if hide else ""),
-                           str(folder)], capture_output=True, text=True,
+                           str(folder), str(helper_peak)], capture_output=True, text=True,
                           env={**os.environ, "XDG_CACHE_HOME": str(cache)})
     wall = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"the doctor failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    peak_kib = int(proc.stderr.strip().splitlines()[-1].split()[1])  # KiB on Linux
+    own_kib, helper_kib = map(int, proc.stderr.strip().splitlines()[-1].split()[1:])  # KiB
     report = json.loads(proc.stdout)
     reach = next(f for f in report["findings"] if f["check"] == "reachability")
-    return {"wall_s": wall, "cpu_s": cpu, "peak_rss_bytes": peak_kib * 1024,
+    return {"wall_s": wall, "cpu_s": cpu, "peak_rss_bytes": (own_kib + helper_kib) * 1024,
+            "own_peak_bytes": own_kib * 1024, "helper_peak_bytes": helper_kib * 1024,
             "exit_code": proc.returncode, "source": report["source"],
             "stderr_lines": len(proc.stderr.strip().splitlines()) - 1,
             "findings": [(f["status"], f["key"]) for f in report["findings"]],
@@ -151,11 +164,14 @@ def main() -> int:
                 runs = [measure(folder, args.without_transformers, cache) for _ in range(rounds)]
                 best = min(r["wall_s"] for r in runs)
                 peak = max(r["peak_rss_bytes"] for r in runs)
+                helper = max(r["helper_peak_bytes"] for r in runs)
                 ok = ok and best < TARGET_S and peak < TARGET_BYTES
                 print(f"{layout:20s} {kind:9s} wall {best:.2f} s (best of {len(runs)}; target < "
                       f"{TARGET_S:.0f} s), peak memory {peak / 2**20:.0f} MiB (target < "
-                      f"{TARGET_BYTES / 2**20:.0f} MiB), CPU {min(r['cpu_s'] for r in runs):.2f} "
-                      f"s, exit {runs[0]['exit_code']}, stderr lines {runs[0]['stderr_lines']}")
+                      f"{TARGET_BYTES / 2**20:.0f} MiB; "
+                      f"{'' if helper else 'no '}helper process"
+                      f"{f' {helper / 2**20:.0f} MiB' if helper else ''}), "
+                      f"CPU {min(r['cpu_s'] for r in runs):.2f} s, exit {runs[0]['exit_code']}, stderr lines {runs[0]['stderr_lines']}")
                 print(f"  roles from {runs[0]['source']}; reachability {runs[0]['reachability']}")
                 print("  findings: " + ", ".join(f"{s} {k}" for s, k in runs[0]["findings"]))
                 results[f"{layout} {kind}"] = {"runs": runs, "best_wall_s": best,

@@ -29,8 +29,8 @@ matters and the fix:
                       one-batch ledger of E's gradient: lookup vs head, by token frequency
 
 PATH is a minimodel run folder or checkpoint (RUN/checkpoints/step-N), a Hugging Face folder
-(config.json with model.safetensors, sharded or not, or pytorch_model.bin when torch is
-installed) or a bare .safetensors file. Only the tensors a check needs are read, memory-mapped.
+(config.json with model.safetensors, sharded or not, or pytorch_model.bin: torch's zip
+format is read without torch, an older pickle needs torch) or a bare .safetensors file. Only the tensors a check needs are read, memory-mapped.
 When transformers is installed, it names the embedding, the head, its bias and the tie for the
 architecture config.json names (built on the meta device: no weights); otherwise a built-in
 table does. The report says which."""

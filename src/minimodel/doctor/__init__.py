@@ -13,7 +13,19 @@ output head W — memory-mapped, without torch for safetensors — and its token
 Where the tensors are found: :mod:`.tensors` (files) and :mod:`.names` (which tensor is E).
 """
 
-from minimodel.doctor.findings import Finding
-from minimodel.doctor.report import Report, diagnose, print_report
+from __future__ import annotations
 
-__all__ = ["diagnose", "print_report", "Report", "Finding"]
+import importlib
+from typing import Any
+
+__all__ = ["Finding", "Report", "diagnose", "print_report"]
+_HOME = {"diagnose": "report", "print_report": "report", "Report": "report",
+         "Finding": "findings"}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported when first used: a program that needs one module of the
+    doctor (its cache, its architecture reader) then imports none of the checks."""
+    if name not in _HOME:
+        raise AttributeError(f"module 'minimodel.doctor' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"minimodel.doctor.{_HOME[name]}"), name)

@@ -27,10 +27,11 @@ terms instead of a table of names we chose:
 
 The answer depends only on the versions and the config, so it is cached on disk
 (:mod:`.arch_cache`): a later run with the same config imports neither torch nor transformers.
+The first run asks in a child process while the doctor reads the model (:mod:`.background`).
 
-Without transformers (or for a config it cannot build) :func:`describe` returns ``None`` and
-the doctor falls back on its built-in table (:mod:`.names`); the report says which source the
-verdict used.
+Without transformers (or for a config it cannot build) :func:`ask_transformers` returns
+``None`` and the doctor falls back on its built-in table (:mod:`.names`); the report says which
+source the verdict used.
 """
 
 from __future__ import annotations
@@ -38,15 +39,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import json
 import logging
+import sys
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata, util
 from pathlib import Path
 from typing import Any
-
-from minimodel.doctor import arch_cache
 
 # The task mappings a folder's model_type is looked up in when config.json has no
 # "architectures" entry: the language-model heads, the ones with a tie to check.
@@ -128,34 +129,14 @@ def available() -> bool:
         return False
 
 
-def describe(config: dict[str, Any], folder: Path | None = None,
-             keys: Iterable[str] = ()) -> Architecture | None:
+def ask_transformers(config: dict[str, Any], folder: Path | None,
+                     keys: Callable[[], list[str]]) -> Architecture | None:
     """The architecture of ``config`` (a config.json dict, read by transformers itself from
-    ``folder`` when given) as transformers builds it, with the stored ``keys`` read through its
-    checkpoint conversions; None when transformers is not installed or cannot build it (then
-    the built-in table is used). Answered from the cache when it holds this config and keys."""
-    version = installed_version()
-    if not isinstance(config.get("model_type"), str) or version is None or not available():
-        return None
-    keys = list(keys)
-    path = arch_cache.entry_path(version, config)
-    entry = arch_cache.load(path)
-    if entry is not None and (entry["architecture"] is None or
-                              all(k in entry["keys"] for k in keys)):
-        found = entry["architecture"]
-        return None if found is None else Architecture.from_dict(found, entry["keys"])
-    arch = _ask_transformers(config, folder, keys)
-    known = dict(entry["keys"]) if entry is not None else {}
-    known.update(arch.keys if arch is not None else {})
-    arch_cache.store(path, None if arch is None else arch.to_dict(), known)
-    if arch is not None:
-        arch.keys = known
-    return arch
-
-
-def _ask_transformers(config: dict[str, Any], folder: Path | None,
-                      keys: list[str]) -> Architecture | None:
-    """:func:`describe`'s answer from the installed transformers itself (the slow path)."""
+    ``folder`` when given) as the installed transformers builds it, with the stored keys
+    (``keys()``, asked for only once the model is built: a child process gets them late) read
+    through its checkpoint conversions; None when transformers is not installed or cannot
+    build it (then the built-in table is used). The slow path: callers go through the cache
+    (:class:`.background.Question`)."""
     try:
         import torch  # noqa: F401 - optional: the meta device
         import transformers  # optional dependency, imported only here (see module docstring)
@@ -205,7 +186,7 @@ def build_on_meta(transformers: Any, config: dict[str, Any], folder: Path | None
 
 
 def _describe(transformers: Any, config: dict[str, Any], folder: Path | None,
-              keys: list[str]) -> Architecture:
+              keys: Callable[[], list[str]]) -> Architecture:
     import torch  # optional dependency, as transformers (see describe)
 
     model = build_on_meta(transformers, config, folder)
@@ -220,7 +201,7 @@ def _describe(transformers: Any, config: dict[str, Any], folder: Path | None,
     except NotImplementedError:  # a class that does not say (Dia); its head decides below
         if output is not None:
             raise
-        return _headless(transformers.__version__, model, keys)
+        return _headless(transformers.__version__, model, keys())
     if output is not None and getattr(output, "weight", None) is not None:
         # E is the table the head is tied to (Marian's decoder table, not its encoder's), else
         # the input embedding of the (sub-)model that owns the head (an encoder-decoder's)
@@ -255,7 +236,7 @@ def _describe(transformers: Any, config: dict[str, Any], folder: Path | None,
         vocab_where=_vocab_where(model, embedding, tuple(inputs.weight.shape)),
         embedding_parts=[embedding] + [_saved_name(names[id(t)][0], tied_map) for t in e_tables[1:]],
         head_parts=[] if head is None else [head] + [names[id(t)][0] for t in w_tables[1:]],
-        keys=_stored_keys(model, keys))
+        keys=_stored_keys(model, keys()))
 
 
 def _tables(module: Any) -> list[Any]:
@@ -387,3 +368,23 @@ def _stored_keys(model: Any, keys: list[str]) -> dict[str, list]:
             renamed, pattern = key, None
         out[key] = [renamed, position.get(pattern, 0), renamed in known]
     return out
+
+
+def answer_on_stdout() -> None:
+    """The child process of :mod:`.background`: the config (and its folder) on stdin's first
+    line, the stored keys on its second, sent late; prints ``{"architecture": {...} or null,
+    "keys": {...}}``. This module imports nothing of minimodel, so the child runs this file
+    alone (``runpy.run_path``) and spends its time on transformers' imports only."""
+    first = json.loads(sys.stdin.readline())
+    folder = Path(first["folder"]) if first["folder"] else None
+
+    def keys() -> list[str]:  # read only once the model is built: the parent sends them late
+        return json.loads(sys.stdin.readline())
+
+    arch = ask_transformers(first["config"], folder, keys)
+    print(json.dumps({"architecture": None if arch is None else arch.to_dict(),
+                      "keys": {} if arch is None else arch.keys}))
+
+
+if __name__ == "__main__":
+    answer_on_stdout()

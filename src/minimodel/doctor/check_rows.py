@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from minimodel.doctor.findings import INFO, OK, WARNING, Finding, row_norms, token_list
+from minimodel.doctor.memo import remembered
 from minimodel.doctor.names import pad_token_ids
 from minimodel.doctor.subject import Subject
 
@@ -66,6 +67,7 @@ def duplicate_rows(E: np.ndarray) -> np.ndarray:
     return np.array(sorted(out), dtype=np.int64)
 
 
+@remembered
 def under_trained(E: np.ndarray) -> dict[str, np.ndarray]:
     """{"zero": ids, "duplicate": ids, "small": ids} among the rows of ``E`` (V, d)."""
     norms = row_norms(E)  # (V,)
@@ -79,6 +81,7 @@ def under_trained(E: np.ndarray) -> dict[str, np.ndarray]:
     return {"zero": zero, "duplicate": duplicate, "small": small}
 
 
+@remembered
 def new_rows_at_mean(E: np.ndarray) -> np.ndarray:
     """Ids of the trailing rows of ``E`` (V, d) that sit at the mean of the rows before them
     (a mean-initialising resize), sorted; empty when there are none."""

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from minimodel.doctor.memo import remembered
+
 OK, INFO, WARNING, PROBLEM, SKIPPED = "ok", "info", "warning", "problem", "skipped"
 STATUSES = (OK, INFO, WARNING, PROBLEM, SKIPPED)
 
@@ -41,6 +43,7 @@ class Finding:
             raise ValueError(f"status {self.status!r} is not one of {STATUSES}")
 
 
+@remembered
 def row_norms(a: np.ndarray) -> np.ndarray:
     """|a_i| for every row of ``a`` (V, d), without a widened copy of ``a`` (V,)."""
     return np.sqrt(np.einsum("ij,ij->i", a, a, dtype=np.float64))

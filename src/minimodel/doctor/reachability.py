@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from minimodel.doctor.findings import row_norms
+from minimodel.doctor.memo import remembered
 
 FULL_BUDGET = 2e10         # multiply-adds for checking every row (V^2 d), e.g. V=5000, d=768
 SAMPLE_BUDGET = 3e10       # for the sampled rows of a large vocabulary (k V d)
@@ -118,6 +119,7 @@ def hull_weights(W: np.ndarray, i: int, bias: np.ndarray | None = None
         else None
 
 
+@remembered
 def find_unreachable(W: np.ndarray, extra: np.ndarray | None = None,
                      bias: np.ndarray | None = None) -> Reachability:
     """Check the rows of the head ``W`` (V, d) with its bias ``b`` (V,) if it has one; see the

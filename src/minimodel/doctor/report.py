@@ -12,6 +12,7 @@ from minimodel.doctor.check_sizes import check_sizes
 from minimodel.doctor.check_tie import check_tie
 from minimodel.doctor.check_training import check_training
 from minimodel.doctor.findings import PROBLEM, WARNING, Finding
+from minimodel.doctor.memo import remembering
 from minimodel.doctor.names import Roles
 from minimodel.doctor.subject import Subject, examine
 from minimodel.doctor.texts import words
@@ -47,7 +48,7 @@ class Report:
         s = self.subject
         return {
             "path": str(s.files.path), "kind": s.files.kind, "note": s.files.note,
-            "source": s.roles.source,
+            "source": s.roles.source, "transformers_failed": s.arch_failure,
             "embedding": {"name": s.roles.embedding_label, "shape": list(s.E.shape),
                           "found_by_shape": s.roles.by_shape},
             "head": {"name": s.roles.head_name, "stored": s.W is not None,
@@ -61,18 +62,38 @@ class Report:
         }
 
 
-def diagnose(path: str | Path, tokenizer: str | Path | None = None) -> Report:
-    """Examine the model at ``path`` and run every check on it."""
-    subject = examine(path, tokenizer)
-    findings: list[Finding] = []
-    for check in CHECKS:
-        findings.extend(check(subject))
+# The checks whose numbers are worth computing while transformers is asked (see .memo).
+EXPENSIVE = (check_rows, check_reachability)
+
+
+def diagnose(path: str | Path, tokenizer: str | Path | None = None,
+             overlap: bool = True) -> Report:
+    """Examine the model at ``path`` and run every check on it. With ``overlap``, a first run
+    on a config asks transformers in a child process and rehearses the expensive checks on the
+    built-in table's guess meanwhile (:mod:`.background`, :mod:`.memo`); the report is the same
+    as without."""
+    with remembering():
+        subject = examine(path, tokenizer, overlap, while_waiting=_rehearse)
+        findings: list[Finding] = []
+        for check in CHECKS:
+            findings.extend(check(subject))
     return Report(subject, findings)
+
+
+def _rehearse(guess: Subject) -> None:
+    """Run the expensive checks on the guessed subject for their numbers alone (kept by the
+    memo); a failure here is left for the real run to report."""
+    for check in EXPENSIVE:
+        try:
+            check(guess)
+        except Exception:  # noqa: BLE001, S110 - the real run raises it again, on the real subject
+            pass
 
 
 # The reader's note on how the files were read (kept in English in --json) -> its message.
 NOTES = {"sharded safetensors": "sharded",
-         "pytorch_model.bin read with torch.load(mmap=True, weights_only=True)": "torch_load"}
+         "pytorch_model.bin read with torch.load(mmap=True, weights_only=True)": "torch_load",
+         "pytorch_model.bin read without torch (tensors only, memory-mapped)": "numpy_pickle"}
 
 
 def print_report(report: Report, lang: str = "en") -> None:
@@ -96,6 +117,10 @@ def print_report(report: Report, lang: str = "en") -> None:
     if source == Roles.source:  # the default: the doctor's own table, a phrase to translate
         source = say("doctor.source_table", lang)
     console.print(say("doctor.source", lang, source=source), highlight=False)
+    if s.arch_failure is not None:
+        failure = {k: escape(str(v)) for k, v in s.arch_failure.items()}
+        console.print(say(f"doctor.transformers_{failure.pop('kind')}", lang, **failure),
+                      highlight=False)
     table = Table(show_lines=True)
     for column in ("check", "status", "found", "why", "fix"):
         table.add_column(say(f"doctor.column.{column}", lang), overflow="fold")

@@ -13,9 +13,11 @@ tensors a check asks for are read: the header alone gives every name, dtype and 
 GPT-2-small folder costs its embedding matrix, not its 124 M parameters. NumPy has no
 bfloat16, so a BF16 tensor is read as raw 16-bit words and widened: a bfloat16 number is the
 top half of a float32, so ``uint32(word) << 16`` viewed as float32 is its exact value.
-``pytorch_model.bin`` is a pickle: it is read only with ``torch.load(weights_only=True)``
-(tensors, nothing executable), only when torch is installed, and memory-mapped
-(``mmap=True``): only the tensors a check reads are ever brought into memory. A tied model's
+``pytorch_model.bin`` is a pickle: in torch's zip format it is read without torch, by a
+restricted unpickler, its storages memory-mapped (:mod:`.torch_pickle`); any other pickle only
+with ``torch.load(weights_only=True)`` (tensors, nothing executable), when torch is installed,
+memory-mapped (``mmap=True``). Either way only the tensors a check reads are brought into
+memory. A tied model's
 ``.bin`` lists the embedding under both names but stores its bytes once (one storage): the
 doctor checks that with :meth:`ModelFiles.shares_storage`.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from minimodel._fileio import require_file
+from minimodel.doctor.torch_pickle import NotPlain, PickledTensor, read_pickled
 from minimodel.interop._files import read_json, read_torch_bin
 
 SAFETENSORS = "model.safetensors"
@@ -38,6 +42,10 @@ BIN = "pytorch_model.bin"
 CONFIG = "config.json"
 MINIMODEL_META = "minimodel.config"
 CHECKPOINTS = "checkpoints"  # a run's checkpoint directories: RUN/checkpoints/step-N
+# (config.json, its folder, whether torch read the weights: this process has imported torch)
+ConfigHook = Callable[[dict[str, Any], Path, bool], None]
+TORCH_NOTE = "pytorch_model.bin read with torch.load(mmap=True, weights_only=True)"
+PICKLE_NOTE = "pytorch_model.bin read without torch (tensors only, memory-mapped)"
 NUMPY_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16}
 
 
@@ -67,6 +75,8 @@ class ModelFiles:
         """Tensor ``name`` as a float32 (or float64) array, whatever its stored precision."""
         if self.loaded is not None:
             tensor = self.loaded[name]
+            if isinstance(tensor, PickledTensor):
+                return tensor.read()
             return tensor.float().numpy() if tensor.is_floating_point() else tensor.numpy()
         return read_tensor(self.tensors[name], name)
 
@@ -74,8 +84,10 @@ class ModelFiles:
         """Are tensors ``a`` and ``b`` one block of bytes in the file (a pickle's shared storage)?"""
         if self.loaded is None:
             return False  # safetensors never shares: two names are two copies
-        return self.loaded[a].untyped_storage().data_ptr() == \
-            self.loaded[b].untyped_storage().data_ptr()
+        ta, tb = self.loaded[a], self.loaded[b]
+        if isinstance(ta, PickledTensor):
+            return (ta.file, ta.storage) == (tb.file, tb.storage)
+        return ta.untyped_storage().data_ptr() == tb.untyped_storage().data_ptr()
 
 
 def read_tensor(info: TensorInfo, name: str) -> np.ndarray:
@@ -129,18 +141,32 @@ def _index_safetensors(path: Path) -> tuple[dict[str, TensorInfo], dict[str, str
     return out, metadata
 
 
-def _load_bin(path: Path) -> dict[str, Any]:
-    return read_torch_bin(path, mmap=True)  # torch tensors, weights_only, read when used
+def _load_bins(paths: list[Path]) -> tuple[dict[str, Any], bool]:
+    """(every tensor of the pickles by name, whether torch read them): NumPy maps plain
+    zip-format pickles (:mod:`.torch_pickle`); anything else goes to torch.load."""
+    loaded: dict[str, Any] = {}
+    try:
+        for p in paths:
+            loaded.update(read_pickled(p))
+        return loaded, False
+    except NotPlain:
+        pass
+    for p in paths:  # torch tensors, weights_only, memory-mapped: read when used
+        loaded.update(read_torch_bin(p, mmap=True))
+    return loaded, True
 
 
-def _hf_folder(folder: Path) -> ModelFiles:
+def _hf_folder(folder: Path, on_config: ConfigHook | None = None) -> ModelFiles:
     config = read_json(folder / CONFIG, "model config") if (folder / CONFIG).is_file() else {}
+    hook = on_config or (lambda config, folder, torch_read: None)
     tensors: dict[str, TensorInfo] = {}
     if (folder / SAFETENSORS).is_file():
+        hook(config, folder, False)  # before the header: the hook may start slow work
         tensors, _ = _index_safetensors(folder / SAFETENSORS)
         return ModelFiles(folder, folder, "hf", config, tensors)
     index = folder / f"{SAFETENSORS}.index.json"
     if index.is_file():
+        hook(config, folder, False)
         weight_map = read_json(index, "shard index").get("weight_map") or {}
         for shard in sorted(set(weight_map.values())):
             found, _ = _index_safetensors(require_file(folder / shard, "shard"))
@@ -151,29 +177,31 @@ def _hf_folder(folder: Path) -> ModelFiles:
         weight_map = read_json(folder / f"{BIN}.index.json", "shard index").get("weight_map")
         bins = [folder / s for s in sorted(set((weight_map or {}).values()))]
     if bins:
-        loaded: dict[str, Any] = {}
-        for b in bins:
-            loaded.update(_load_bin(b))
+        loaded, torch_read = _load_bins(bins)
+        hook(config, folder, torch_read)
         tensors = {k: TensorInfo(bins[0], str(v.dtype), tuple(v.shape)) for k, v in loaded.items()}
-        return ModelFiles(folder, folder, "hf", config, tensors, loaded=loaded,
-                          note="pytorch_model.bin read with torch.load(mmap=True, "
-                               "weights_only=True)")
+        note = TORCH_NOTE if torch_read else PICKLE_NOTE
+        return ModelFiles(folder, folder, "hf", config, tensors, loaded=loaded, note=note)
+    hook(config, folder, False)
     present = ", ".join(sorted(p.name for p in folder.iterdir())[:12]) or "nothing"
     raise ValueError(f"{folder} holds no model weights (looked for {SAFETENSORS}, its "
                      f".index.json shards, and {BIN}); it holds: {present}")
 
 
-def open_model(path: str | Path) -> ModelFiles:
-    """The model at ``path`` (a run folder, a Hugging Face folder or a safetensors file)."""
+def open_model(path: str | Path, on_config: ConfigHook | None = None) -> ModelFiles:
+    """The model at ``path`` (a run folder, a Hugging Face folder or a safetensors file).
+    ``on_config(config, folder, torch_read)`` is called with a Hugging Face folder's config.json
+    before its weights are read (for pickles, once it is known whether torch must read them:
+    ``torch_read``)."""
     path = Path(path)
     if path.is_dir():
         if (path / CONFIG).is_file() or not (path / SAFETENSORS).is_file():
-            return _hf_folder(path)
+            return _hf_folder(path, on_config)
         weights = path / SAFETENSORS
     else:
         weights = require_file(path, "model file")
         if weights.name == BIN or weights.suffix == ".bin":
-            return _hf_folder(weights.parent)
+            return _hf_folder(weights.parent, on_config)
     tensors, metadata = _index_safetensors(weights)
     if MINIMODEL_META in metadata:
         try:
