@@ -83,3 +83,41 @@ def test_a_pickle_that_is_not_a_dict_of_tensors_is_refused(tmp_path):
         archive.writestr("other/data.pkl", pickle.dumps({}))
     with pytest.raises(NotPlain):
         read_pickled(path)
+
+
+@pytest.mark.parametrize("offset, shape, stride", [
+    (0, (2, 3), (3, -1)),      # a negative stride walks before the storage
+    (-4, (2,), (1,)),          # a negative offset
+    (4, (2, 3), (3, 1)),       # the last element past the storage's 6
+    (0, (7,), (1,)),           # more elements than the storage holds
+    (0, (2, 3), (3,)),         # a stride per axis missing
+])
+def test_a_view_outside_its_storage_is_refused(tmp_path, offset, shape, stride):
+    """A crafted data.pkl whose tensor would read outside its storage (outside the mapped
+    file) is refused before any array is made."""
+    import collections
+    import io
+
+    path = tmp_path / "pytorch_model.bin"
+    torch.save({"w": torch.ones(2, 3)}, path)
+    storage = object()
+
+    class Crafted:
+        def __reduce__(self):
+            return (torch._utils._rebuild_tensor_v2,
+                    (storage, offset, shape, stride, False, collections.OrderedDict()))
+
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, obj):
+            return ("storage", torch.FloatStorage, "0", "cpu", 6) if obj is storage else None
+
+    crafted = io.BytesIO()
+    Pickler(crafted, protocol=2).dump({"w": Crafted()})
+    with zipfile.ZipFile(path) as src:
+        entries = [(info, src.read(info)) for info in src.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as dst:
+        for info, data in entries:
+            dst.writestr(info, crafted.getvalue() if info.filename.endswith("data.pkl")
+                         else data)
+    with pytest.raises(NotPlain):
+        read_pickled(path)

@@ -114,6 +114,10 @@ class _Unpickler(pickle.Unpickler):
                  *_: Any) -> PickledTensor:
         if not isinstance(storage, _Storage):
             raise NotPlain("a tensor without a storage")
+        # A view outside its storage would read memory outside the mapped file: refuse any
+        # negative offset, size or stride, and any last element past the storage's end.
+        if len(shape) != len(stride) or offset < 0 or min((*shape, *stride, 0)) < 0:
+            raise NotPlain("a tensor with a negative offset, size or stride")
         last = offset + sum((n - 1) * s for n, s in zip(shape, stride)) if all(shape) else offset
         if last >= max(storage.numel, 1) and all(shape):
             raise NotPlain("a tensor beyond its storage")
