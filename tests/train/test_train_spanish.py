@@ -42,7 +42,7 @@ def test_a_spanish_run_prints_every_line_in_spanish_with_the_same_figures(
     assert re.fullmatch(r"paso  5/20  entrenamiento \d\.\d{4}  validación \d\.\d{4}  ppl [\d.]+  "
                         r"lr [\d.]+e-0\d  [\d,]+ tok/s  [\d.]+ s", lines[3])
     assert "evaluando con toda la partición de validación ..." in lines
-    assert any(line.startswith("rango efectivo de E ") for line in lines)
+    assert any(line.startswith("rango efectivo de E: ") for line in lines)
     # the commands it suggests carry --lang es, as the lab's do
     assert f"  minimodel doctor {tmp_path / 'es'} --lang es " in spanish
     assert "  minimodel lab next --lang es " in spanish
@@ -90,7 +90,7 @@ def test_usage_errors_are_said_in_spanish_with_exit_code_2(tiny_corpus, tiny, tm
                           "--lang", "es")
     assert code == 2
     assert err.startswith(f"error: {out} ya contiene una ejecución terminada (paso 20/20). "
-                          "Para entrenar de nuevo, empieza de nuevo con `--force`")
+                          "Para volver a entrenar, empieza de nuevo con `--force`")
 
 
 def test_a_diverging_run_says_what_to_try_in_spanish(tiny_corpus, tiny, tmp_path, capsys):
@@ -98,9 +98,9 @@ def test_a_diverging_run_says_what_to_try_in_spanish(tiny_corpus, tiny, tmp_path
                           str(tmp_path / "run"), "--lr", "1e30", "--grad-clip", "0",
                           "--warmup", "0", "--eval-interval", "1", "--lang", "es")
     assert code == 1
-    assert re.match(r"error: la pérdida de (entrenamiento|validación) se volvió \S+ en el paso "
+    assert re.match(r"error: la pérdida de (entrenamiento|validación) pasó a ser \S+ en el paso "
                     r"\d+: la ejecución divergió\. No se guardó nada de este paso", err)
-    assert "Prueba una --lr más baja (ahora 1e+30, por ejemplo 0.003, la de por defecto)" in err
+    assert "Prueba una --lr más baja (actual: 1e+30; por ejemplo, 0.003, el valor por defecto)" in err
     assert "activa --grad-clip" in err and "diverged" not in err
 
 
