@@ -16,6 +16,11 @@ did loading leave the embedding, or an untied head, missing) is compared with th
 verdict (tied / untied / no head, and whether it reports a problem). It prints "A of N agree", each disagreement and
 each architecture skipped with the reason (one that cannot be built tiny offline, or exceeds
 the per-architecture timeout).
+
+The doctor's first run asks transformers in a child process that hides the packages building a
+model does not use (``architecture.UNUSED_FOR_BUILDING``); the sweep asks such a process about
+every folder too and prints how many of its answers equal the answers of this process, where
+those packages are importable ("child: A of N answers identical").
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import json
 import logging
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +48,9 @@ import transformers  # noqa: E402
 from transformers import CONFIG_MAPPING  # noqa: E402
 from transformers.models.auto import modeling_auto  # noqa: E402
 
-from minimodel.doctor import diagnose  # noqa: E402
+from safetensors import safe_open  # noqa: E402
+
+from minimodel.doctor import architecture, diagnose  # noqa: E402
 
 MAPPINGS = ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "MODEL_FOR_MASKED_LM_MAPPING_NAMES",
             "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
@@ -77,6 +85,7 @@ class Case:
     source: str
     agree: bool
     keys: list[str] = field(default_factory=list)
+    folder: str = ""
 
 
 def architectures(only: list[str] | None = None) -> list[tuple[str, str]]:
@@ -223,8 +232,51 @@ def sweep_one(model_type: str, class_name: str, work: Path) -> list[Case]:
             verdict, healthy, source, keys = doctor_verdict(path)
             agree = healthy == truth_ok and (verdict == truth or (not truth_ok and not healthy))
             cases.append(Case(model_type, class_name, variant, truth, truth_ok, verdict,
-                              healthy, source, agree, keys))
+                              healthy, source, agree, keys, str(path)))
     return cases
+
+
+# The doctor's child process, with the packages it hides hidden, answering about folders: a
+# job per stdin line ({"config", "folder", "keys"}), an answer per stdout line.
+HIDDEN_CHILD = """
+import json, runpy, sys
+arch = runpy.run_path(sys.argv[1], run_name="sweep_child")
+arch["hide_unused_packages"]()
+for line in sys.stdin:
+    job = json.loads(line)
+    found = arch["ask_transformers"](job["config"], arch["Path"](job["folder"]),
+                                     lambda: job["keys"])
+    print(json.dumps(None if found is None else [found.to_dict(), found.keys]), flush=True)
+"""
+
+
+def asked(folder: Path) -> dict[str, Any]:
+    """The question the doctor asks transformers about ``folder``: its config and stored keys."""
+    keys: list[str] = []
+    for file in sorted(folder.glob("*.safetensors")):
+        with safe_open(str(file), framework="numpy") as f:
+            keys.extend(f.keys())
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    return {"config": config, "folder": str(folder), "keys": sorted(keys)}
+
+
+def hidden_child_differs(folders: list[Path]) -> list[str]:
+    """The folders whose answer from a child hiding ``UNUSED_FOR_BUILDING`` is not the answer
+    of this process (which has them), or for which the child gave none."""
+    jobs = [asked(folder) for folder in folders]
+    ours = []
+    for job in jobs:
+        found = architecture.ask_transformers(job["config"], Path(job["folder"]),
+                                              lambda job=job: job["keys"])
+        ours.append(None if found is None else [found.to_dict(), found.keys])
+    child = subprocess.run([sys.executable, "-c", HIDDEN_CHILD, architecture.__file__],
+                           input="".join(json.dumps(j) + "\n" for j in jobs), text=True,
+                           capture_output=True, check=False)
+    theirs = [json.loads(line) for line in child.stdout.splitlines()]
+    theirs += [["no answer", child.stderr.strip()[-300:]]] * (len(jobs) - len(theirs))
+    # JSON turns the tuples of this process's answers into lists: compare both as JSON
+    return [str(f) for f, a, b in zip(folders, ours, theirs)
+            if json.loads(json.dumps(a)) != b]
 
 
 class Timeout(Exception):
@@ -235,7 +287,10 @@ def _alarm(signum: int, frame: Any) -> None:
     raise Timeout()
 
 
-def run(only: list[str] | None, timeout: int, log: Any = None) -> tuple[list[Case], dict[str, str]]:
+def run(only: list[str] | None, timeout: int,
+        log: Any = None) -> tuple[list[Case], dict[str, str], list[str]]:
+    """Every case, every skip (key -> why), and the folders the hidden-package child answers
+    differently about (:func:`hidden_child_differs`)."""
     logging.getLogger("transformers").setLevel(logging.ERROR)
     transformers.utils.logging.disable_progress_bar()
     warnings.simplefilter("ignore")
@@ -265,7 +320,8 @@ def run(only: list[str] | None, timeout: int, log: Any = None) -> tuple[list[Cas
                     ("ok" if all(c.agree for c in found) else "DISAGREE")
                 print(f"{key:70s} {status:8s} {time.perf_counter() - start:5.1f} s", file=log,
                       flush=True)
-    return cases, skips
+        differs = hidden_child_differs([Path(c.folder) for c in cases]) if cases else []
+    return cases, skips, differs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -275,13 +331,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=180, help="seconds per architecture")
     parser.add_argument("--json", type=Path, help="write every case and skip here")
     args = parser.parse_args(argv)
-    cases, skips = run(args.only, args.timeout, log=sys.stderr)
+    cases, skips, differs = run(args.only, args.timeout, log=sys.stderr)
     agree = sum(c.agree for c in cases)
     archs = {(c.model_type, c.class_name) for c in cases}
     archs_agree = {a for a in archs if all(c.agree for c in cases if (c.model_type, c.class_name) == a)}
     print(f"transformers {transformers.__version__}, torch {torch.__version__}")
     print(f"{agree} of {len(cases)} agree (folders); {len(archs_agree)} of {len(archs)} "
           f"architectures agree on every variant; {len(skips)} skipped")
+    print(f"child hiding {', '.join(architecture.UNUSED_FOR_BUILDING)}: "
+          f"{len(cases) - len(differs)} of {len(cases)} answers identical")
+    for folder in differs:
+        print(f"  child answers differently: {Path(folder).name}")
     for c in cases:
         if not c.agree:
             print(f"  disagree: {c.model_type}/{c.class_name} {c.variant}: transformers "
@@ -291,9 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     for key, why in sorted(skips.items()):
         print(f"  {key}: {why}")
     if args.json:
-        args.json.write_text(json.dumps({"cases": [asdict(c) for c in cases], "skips": skips},
-                                        indent=1), encoding="utf-8")
-    return 0 if agree == len(cases) else 1
+        args.json.write_text(json.dumps({"cases": [asdict(c) for c in cases], "skips": skips,
+                                         "child_differs": differs}, indent=1), encoding="utf-8")
+    return 0 if agree == len(cases) and not differs else 1
 
 
 if __name__ == "__main__":

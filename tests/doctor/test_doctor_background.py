@@ -62,6 +62,51 @@ def test_the_child_gives_the_serial_report(tmp_path, monkeypatch, spawned, famil
     assert json.loads(child_files[0].read_text()) == json.loads(serial_files[0].read_text())
 
 
+# The child's own steps, with a GPT-2 config: what transformers then sees of the hidden packages
+# (its own availability tests), which of them got imported, and the answer.
+HIDING_CHILD = """
+import json, runpy, sys
+arch = runpy.run_path(sys.argv[1], run_name="test_child")
+arch["hide_unused_packages"]()
+from transformers.utils import import_utils
+config = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": 96,
+          "n_embd": 32, "n_layer": 1, "n_head": 2, "n_positions": 64}
+found = arch["ask_transformers"](config, None, lambda: ["transformer.wte.weight"])
+seen = [import_utils.is_accelerate_available(), import_utils.is_scipy_available(),
+        import_utils.is_jinja_available()]
+imported = sorted({m.split(".")[0] for m, module in sys.modules.items() if module is not None}
+                  & {"accelerate", "scipy", "jinja2"})
+print(json.dumps([seen, imported, found.embedding, found.head, found.tied]))
+"""
+
+
+def test_the_child_hides_the_packages_building_does_not_use():
+    """accelerate, scipy and jinja2 look uninstalled to the child's transformers and are never
+    imported there; it still names GPT-2's matrices and tie (the serial-report test above and
+    the sweep compare whole answers)."""
+    from minimodel.doctor import architecture
+
+    assert architecture.UNUSED_FOR_BUILDING == ("accelerate", "scipy", "jinja2")
+    out = subprocess.run([sys.executable, "-c", HIDING_CHILD, architecture.__file__],
+                         capture_output=True, text=True, check=True, timeout=600)
+    assert json.loads(out.stdout) == [[False, False, False], [], "transformer.wte.weight",
+                                      "lm_head.weight", True]
+
+
+def test_the_checks_rehearsed_while_the_child_imports_use_one_blas_thread(tmp_path, spawned):
+    """OpenBLAS's extra threads would spin on the core the child imports on."""
+    from minimodel import runtime
+    from minimodel.doctor.subject import examine
+
+    folder = build_hf("gpt2", tied=True, folder=tmp_path / "gpt2")
+    seen: list[int | None] = []
+    with runtime.blas_libraries().limit(limits=2):
+        examine(folder, while_waiting=lambda guess: seen.append(runtime.blas_threads()))
+        after = runtime.blas_threads()
+    assert len(spawned) == 1
+    assert seen == [1] and after == 2
+
+
 @pytest.mark.parametrize("child,failure", [
     ("import sys; sys.stderr.write('boom\\n'); sys.exit(3)",
      {"kind": "crashed", "code": 3, "message": "boom"}),

@@ -58,6 +58,13 @@ MAPPINGS = ("MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
             "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "MODEL_MAPPING_NAMES")
 
 
+# Packages transformers imports when they are installed but never uses to build a model on the
+# meta device: accelerate (device maps, offloading), scipy (the object-detection losses'
+# matching) and jinja2 (chat templates). The child process of :mod:`.background` hides them
+# (:func:`hide_unused_packages`): importing them is about 1 s of a first run, all of it on the
+# run's critical path. ``benchmarks/doctor_hf_sweep.py`` checks that hiding them changes no answer.
+UNUSED_FOR_BUILDING = ("accelerate", "scipy", "jinja2")
+
 # The transformers version whose loading code the doctor's statements were checked against,
 # named in a message when transformers is not installed.
 CHECKED_VERSION = "5.24"
@@ -370,11 +377,22 @@ def _stored_keys(model: Any, keys: list[str]) -> dict[str, list]:
     return out
 
 
+def hide_unused_packages() -> None:
+    """Make transformers see :data:`UNUSED_FOR_BUILDING` as not installed in this process, as on
+    a machine without them: a ``None`` in ``sys.modules`` makes ``import scipy`` fail and
+    ``importlib.util.find_spec("scipy")`` (transformers' availability test) answer ``None``.
+    A package already imported stays."""
+    for name in UNUSED_FOR_BUILDING:
+        sys.modules.setdefault(name, None)
+
+
 def answer_on_stdout() -> None:
     """The child process of :mod:`.background`: the config (and its folder) on stdin's first
     line, the stored keys on its second, sent late; prints ``{"architecture": {...} or null,
     "keys": {...}}``. This module imports nothing of minimodel, so the child runs this file
-    alone (``runpy.run_path``) and spends its time on transformers' imports only."""
+    alone (``runpy.run_path``) and spends its time on transformers' imports only, less the
+    packages building does not use (:func:`hide_unused_packages`)."""
+    hide_unused_packages()
     first = json.loads(sys.stdin.readline())
     folder = Path(first["folder"]) if first["folder"] else None
 

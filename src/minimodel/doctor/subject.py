@@ -22,6 +22,7 @@ from minimodel.doctor.names import (
 )
 from minimodel.doctor.tensors import ModelFiles, open_model
 from minimodel.doctor.vocabulary import Vocabulary, find_tokenizer, read_vocabulary
+from minimodel.runtime import blas_libraries
 
 
 @dataclass
@@ -66,7 +67,11 @@ def examine(path: str | Path, tokenizer: str | Path | None = None, overlap: bool
         if question.waiting and while_waiting is not None:
             guess = _guessed_subject(files, vocab, note, error, tables)
             if guess is not None:
-                while_waiting(guess)
+                # One BLAS thread while the child imports: OpenBLAS's extra threads keep
+                # spinning between products, on the core the child needs (about 1.5 s of a
+                # first run on a 2-core machine; BENCHMARKS.md)
+                with blas_libraries().limit(limits=1):
+                    while_waiting(guess)
         arch = question.answer(list(files.tensors))  # None: no config asked about, or no answer
     finally:
         question.stop()  # Ctrl-C or an error: no child outlives the examination
