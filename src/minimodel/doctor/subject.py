@@ -67,9 +67,8 @@ def examine(path: str | Path, tokenizer: str | Path | None = None, overlap: bool
         if question.waiting and while_waiting is not None:
             guess = _guessed_subject(files, vocab, note, error, tables)
             if guess is not None:
-                # One BLAS thread while the child imports: OpenBLAS's extra threads keep
-                # spinning between products, on the core the child needs (about 1.5 s of a
-                # first run on a 2-core machine; BENCHMARKS.md)
+                # One BLAS thread while the child imports: OpenBLAS's second thread would
+                # spin between products on the core the child needs (BENCHMARKS.md)
                 with blas_libraries().limit(limits=1):
                     while_waiting(guess)
         arch = question.answer(list(files.tensors))  # None: no config asked about, or no answer
