@@ -143,21 +143,25 @@ def fsync_dir(path: str | os.PathLike) -> None:
 
 def require_file(path: str | os.PathLike, what: str = "file") -> Path:
     """``path`` as a Path if it is a readable regular file; else an OSError that says what it
-    is instead (missing, a directory, a symbolic-link loop, a device...), naming the path."""
+    is instead (missing, a directory, a symbolic-link loop, a device...), naming the path.
+
+    The error also carries ``what`` and ``path`` as attributes, for the command line to say
+    it in the reader's language (``commands/_exit.py``); its text is the English sentence."""
     import stat
 
     path = Path(path)
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        raise type(exc)(exc.errno, f"{what} {path}: {_PLAIN.get(exc.errno or -1, exc.strerror)}"
-                        ) from None
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, f"{what} {path} is a directory, not a file")
-    if not stat.S_ISREG(mode):
-        raise OSError(errno.EINVAL, f"{what} {path} is not a regular file (a device, pipe or "
-                      "socket?)")
-    return path
+        error = type(exc)(exc.errno, f"{what} {path}: {_PLAIN.get(exc.errno or -1, exc.strerror)}")
+    else:
+        if stat.S_ISREG(mode):
+            return path
+        error = IsADirectoryError(errno.EISDIR, f"{what} {path} is a directory, not a file") \
+            if stat.S_ISDIR(mode) else \
+            OSError(errno.EINVAL, f"{what} {path} is not a regular file (a device, pipe or socket?)")
+    error.what, error.path = what, path
+    raise error from None
 
 
 # errno -> what it means, in plain words (the [Errno N] text is for programmers).

@@ -28,6 +28,7 @@ from safetensors.numpy import load_file
 from safetensors.numpy import save as st_save
 
 from minimodel._fileio import atomic_write_bytes, require_file
+from minimodel.messages import Phrase, phrase
 from minimodel.models import MODEL_CLASSES
 from minimodel.nn import Module
 
@@ -59,14 +60,13 @@ def save(model: Module, path: str | os.PathLike, extra_metadata: dict[str, str] 
     return atomic_write_bytes(path, serialize(model, extra_metadata))
 
 
-# Leading bytes of files people hand over by mistake, and what to call them.
-_MAGIC = ((b"\x89PNG", "it is a PNG image"), (b"PK\x03\x04", "it is a ZIP archive, e.g. a "
-          "PyTorch .pt/.bin file"), (b"\x80", "it looks like a Python pickle, e.g. a PyTorch "
-          ".pt/.bin file"), (b"\x1f\x8b", "it is gzip-compressed"))
+# Leading bytes of files people hand over by mistake, and what to call them (looks_like.*).
+_MAGIC = ((b"\x89PNG", "png"), (b"PK\x03\x04", "zip"), (b"\x80", "pickle"), (b"\x1f\x8b", "gzip"))
 
 
-def not_safetensors_kind(path: str | os.PathLike) -> str | None:
-    """Why ``path`` is plainly not a safetensors file ("it looks like JSON"), or None when it
+def not_safetensors_kind(path: str | os.PathLike) -> Phrase | None:
+    """Why ``path`` is plainly not a safetensors file ("it looks like JSON", a Phrase: English
+    in an f-string, the reader's language in an error that says itself), or None when it
     could be one (empty, or the 8-byte little-endian header length followed by ``{``).
 
     Why: safetensors reads any other file's first 8 bytes as a header length and reports
@@ -82,20 +82,20 @@ def not_safetensors_kind(path: str | os.PathLike) -> str | None:
         return None
     for magic, kind in _MAGIC:
         if head.startswith(magic):
-            return kind
+            return phrase(f"looks_like.{kind}")
     try:  # incremental: a character cut at byte 512 is not an error
         text = codecs.getincrementaldecoder("utf-8")().decode(head)
     except UnicodeDecodeError:
         text = ""
     if not text or "\0" in text:
         # Under 9 bytes a binary file may be a checkpoint cut inside its header length.
-        return "its first bytes are not a safetensors header" if len(head) > 8 else None
+        return phrase("looks_like.binary") if len(head) > 8 else None
     text = text.lstrip("\ufeff \t\r\n")
     if text.startswith("version https://git-lfs"):
-        return "it is a Git LFS pointer, not the weights; run `git lfs pull`"
+        return phrase("looks_like.lfs")
     if text.startswith(("{", "[")):
-        return "it looks like JSON"
-    return "it looks like text"
+        return phrase("looks_like.json")
+    return phrase("looks_like.text")
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, str]:

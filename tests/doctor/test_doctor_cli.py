@@ -94,21 +94,51 @@ def test_the_built_in_table_is_named_in_spanish(tmp_path, capsys):
     assert "leídos de: la tabla incorporada." in out and "built-in" not in out
 
 
-@pytest.mark.parametrize("bad, words", [
-    ("missing", "no such file or directory"),
-    ("json", "not a readable safetensors file"),
-    ("empty_dir", "holds no model weights"),
+@pytest.mark.parametrize("bad, words, palabras", [
+    ("missing", "model file {path}: no such file or directory",
+     "el archivo del modelo {path}: no existe"),
+    ("json", "{path} is not a readable safetensors file (it looks like JSON)",
+     "{path} no es un archivo safetensors legible (parece JSON)"),
+    ("corrupt", "is not a readable safetensors file (Error while deserializing header",
+     "; ¿está dañado o cortado?)"),
+    ("empty_dir", "{path} holds no model weights (looked for model.safetensors, its .index.json "
+     "shards, and pytorch_model.bin); it holds: nothing",
+     "{path} no contiene pesos de un modelo (se buscaron model.safetensors, sus fragmentos "
+     ".index.json y pytorch_model.bin); contiene: nada"),
+    ("device", "model file {path} is not a regular file (a device, pipe or socket?)",
+     "el archivo del modelo {path} no es un archivo normal (¿un dispositivo, una tubería o un "
+     "socket?)"),
+    ("no_tokenizer", "{path} holds no tokenizer (tokenizer.json, vocab.json or vocab.txt)",
+     "{path} no contiene ningún tokenizador (tokenizer.json, vocab.json o vocab.txt)"),
+    ("not_tokenizer", "{path} is neither a tokenizer.json nor a vocab.json (token -> id) file",
+     "{path} no es ni un tokenizer.json ni un vocab.json (token -> id)"),
 ])
-def test_unreadable_input_exits_2_without_a_traceback(tmp_path, capsys, bad, words):
-    path = tmp_path / bad
+def test_unreadable_input_exits_2_without_a_traceback(tmp_path, healthy, capsys, bad, words,
+                                                      palabras):
+    """One sentence in the report's language (--lang es: every word of it Spanish)."""
+    path, tokenizer = tmp_path / bad, []
     if bad == "json":
         path = tmp_path / "tokenizer.safetensors"
         path.write_text('{"not": "weights"}')
+    elif bad == "corrupt":
+        path = tmp_path / "cut.safetensors"
+        path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{cut")
     elif bad == "empty_dir":
         path.mkdir()
-    assert main(["doctor", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error:") and words in err and "Traceback" not in err
+    elif bad == "device":
+        path = "/dev/null"
+    elif bad in ("no_tokenizer", "not_tokenizer"):
+        path.mkdir()
+        if bad == "not_tokenizer":
+            path = path / "tokenizer.json"
+            path.write_text('{"model": 3, "not": "ids"}')
+        tokenizer = ["--tokenizer", str(path)]
+    for lang, expected in (("en", words), ("es", palabras)):
+        model = healthy if tokenizer else path
+        assert main(["doctor", str(model), *tokenizer, "--lang", lang]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and "Traceback" not in err and len(err.splitlines()) == 1
+        assert expected.format(path=path) in err, err
 
 
 def test_a_pickled_checkpoint_without_torch_says_so(tmp_path, monkeypatch, capsys):

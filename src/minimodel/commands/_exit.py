@@ -17,13 +17,14 @@ cause into one ``error: ...`` line on stderr and ``USAGE`` instead of a tracebac
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import os
 import sys
 from typing import Callable
 
-from minimodel._fileio import describe_os_error
-from minimodel.messages import say
+from minimodel._fileio import plain_reason
+from minimodel.messages import catalogue, say
 
 OK = 0
 FAILED = 1
@@ -55,12 +56,32 @@ def user_error(message: object, lang: str = "en") -> int:
     if callable(getattr(message, "in_lang", None)):
         message = message.in_lang(lang)  # type: ignore[union-attr]
     elif isinstance(message, OSError) and message.errno is not None:
-        message = describe_os_error(message)
+        message = os_error_in(message, lang)
     elif isinstance(message, MemoryError):
         message = ("out of memory: what was asked for needs more memory than this machine has "
                    "free; try smaller sizes (--batch-size, --block-size, --d-model, --n-layer)")
     print(say("cli.error", lang, message=message), file=sys.stderr)
     return USAGE
+
+
+def os_error_in(exc: OSError, lang: str) -> str:
+    """A file error in ``lang``, in plain words with its path(s): "model file runs/x: no such
+    file or directory" for :func:`~minimodel._fileio.require_file`'s errors (which carry the
+    kind of file), "runs/x/log.jsonl: the disk is full" for the others. A reason the catalogue
+    does not hold (``os.<the English words>``) is the system's own words; an error with no
+    path is its own text."""
+    english = plain_reason(exc)
+    reason = say(f"os.{english}", lang) if f"os.{english}" in catalogue() else english
+    what = getattr(exc, "what", None)
+    if what is not None:
+        return say("cli.file_is_dir" if exc.errno == errno.EISDIR else
+                   "cli.file_not_regular" if exc.errno == errno.EINVAL else "cli.file_error",
+                   lang, what=say(f"file_kind.{what}", lang), path=exc.path, reason=reason)
+    paths = [os.fsdecode(p) for p in (exc.filename, getattr(exc, "filename2", None))
+             if p is not None]
+    if not paths:
+        return exc.strerror or reason
+    return say("cli.path_error", lang, paths=" -> ".join(paths), reason=reason)
 
 
 def guarded(handler: Handler) -> Handler:

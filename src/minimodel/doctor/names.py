@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from minimodel.messages import PhraseError, phrase
+
 EMBEDDING_SUFFIXES = ("token_emb.weight", "in_emb.weight", "wte.weight",
                       "embeddings.word_embeddings.weight", "shared.weight",
                       "embed_tokens.weight", "embed_in.weight", "tok_embeddings.weight",
@@ -183,8 +185,7 @@ def architecture_claim(arch: Any, source: str) -> TieClaim:
 
 def _embedding_by_shape(matrices: dict[str, tuple[int, ...]], config: dict[str, Any]) -> str:
     if not matrices:
-        raise ValueError("the weights hold no 2-D tensor, so there is no embedding matrix to "
-                         "check; is this a language model?")
+        raise PhraseError(phrase("doctor.error.no_matrix"))
     vocab = vocab_size_claims(config)
     rows = [k for k, s in matrices.items() if vocab and s[0] == vocab[0][1]] or \
         sorted(matrices, key=lambda k: -matrices[k][0])

@@ -98,8 +98,8 @@ def _vocabulary(files: ModelFiles, tokenizer: str | Path | None
     if tokenizer is not None:
         return read_vocabulary(tokenizer), None, None
     found, note = find_tokenizer(files.folder)
-    if found is None:
-        return None, note, None
+    if found is None:  # the note goes into the findings' values as text (kept in --json)
+        return None, None if note is None else str(note), None
     try:
         return read_vocabulary(found), note, None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -36,6 +36,7 @@ import numpy as np
 from minimodel._fileio import require_file
 from minimodel.doctor.torch_pickle import NotPlain, PickledTensor, read_pickled
 from minimodel.interop._files import read_json, read_torch_bin
+from minimodel.messages import PhraseError, phrase
 
 SAFETENSORS = "model.safetensors"
 BIN = "pytorch_model.bin"
@@ -96,8 +97,8 @@ def read_tensor(info: TensorInfo, name: str) -> np.ndarray:
     if info.dtype == "BF16":
         return _read_bf16(info.file, name)
     if info.dtype not in NUMPY_DTYPES:
-        raise ValueError(f"{info.file}: tensor {name!r} has dtype {info.dtype}; the doctor "
-                         "reads floating-point weights (F64, F32, F16, BF16)")
+        raise PhraseError(phrase("doctor.error.dtype", file=info.file, name=repr(name),
+                                 dtype=info.dtype))
     with safe_open(str(info.file), framework="numpy") as handle:
         value = handle.get_tensor(name)
     return value.astype(np.float32) if value.dtype == np.float16 else value
@@ -135,9 +136,8 @@ def _index_safetensors(path: Path) -> tuple[dict[str, TensorInfo], dict[str, str
                 piece = handle.get_slice(key)
                 out[key] = TensorInfo(path, piece.get_dtype(), tuple(piece.get_shape()))
     except Exception as exc:  # safetensors raises its own error types for bad headers
-        kind = not_safetensors_kind(path)
-        why = kind or f"{exc}; is it corrupt or truncated?"
-        raise ValueError(f"{path} is not a readable safetensors file ({why})") from None
+        why = not_safetensors_kind(path) or phrase("doctor.error.corrupt", error=exc)
+        raise PhraseError(phrase("doctor.error.not_safetensors", path=path, why=why)) from None
     return out, metadata
 
 
@@ -183,9 +183,10 @@ def _hf_folder(folder: Path, on_config: ConfigHook | None = None) -> ModelFiles:
         note = TORCH_NOTE if torch_read else PICKLE_NOTE
         return ModelFiles(folder, folder, "hf", config, tensors, loaded=loaded, note=note)
     hook(config, folder, False)
-    present = ", ".join(sorted(p.name for p in folder.iterdir())[:12]) or "nothing"
-    raise ValueError(f"{folder} holds no model weights (looked for {SAFETENSORS}, its "
-                     f".index.json shards, and {BIN}); it holds: {present}")
+    present = ", ".join(sorted(p.name for p in folder.iterdir())[:12]) or \
+        phrase("doctor.error.nothing")
+    raise PhraseError(phrase("doctor.error.no_weights", folder=folder, safetensors=SAFETENSORS,
+                             bin=BIN, present=present))
 
 
 def open_model(path: str | Path, on_config: ConfigHook | None = None) -> ModelFiles:

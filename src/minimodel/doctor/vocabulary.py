@@ -34,6 +34,7 @@ from minimodel._fileio import require_file
 from minimodel.data._pretokenize import token_str_to_bytes
 from minimodel.data._tokenizer_base import visible
 from minimodel.interop._files import read_json
+from minimodel.messages import Phrase, PhraseError, phrase
 
 HF_FILES = ("tokenizer.json", "vocab.json", "vocab.txt")
 SENTENCEPIECE_FILES = ("spiece.model", "tokenizer.model", "sentencepiece.bpe.model")
@@ -65,15 +66,14 @@ class Vocabulary:
         return "".join(visible(ch) for ch in token)
 
 
-def find_tokenizer(folder: Path) -> tuple[Path | None, str | None]:
+def find_tokenizer(folder: Path) -> tuple[Path | None, Phrase | None]:
     """(tokenizer file, None) beside a model, or (None, why none could be read)."""
     for name in HF_FILES:
         if (folder / name).is_file():
             return folder / name, None
     pieces = [name for name in SENTENCEPIECE_FILES if (folder / name).is_file()]
     if pieces:
-        return None, (f"{folder / pieces[0]} is a SentencePiece model, which the doctor does "
-                      "not read; give a tokenizer.json with --tokenizer")
+        return None, phrase("doctor.error.sentencepiece", path=folder / pieces[0])
     return None, None
 
 
@@ -83,15 +83,14 @@ def read_vocabulary(path: str | Path) -> Vocabulary:
     if path.is_dir():
         found, why = find_tokenizer(path)
         if found is None:
-            raise ValueError(why or f"{path} holds no tokenizer (tokenizer.json, vocab.json or "
-                             "vocab.txt)")
+            raise PhraseError(why or phrase("doctor.error.no_tokenizer", path=path))
         path = found
     require_file(path, "tokenizer")
     try:
         return _read(path)
     except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"{path} is not a tokenizer file the doctor can read (missing or "
-                         f"malformed entry: {exc!r})") from None
+        raise PhraseError(phrase("doctor.error.tokenizer_entry", path=path,
+                                 entry=repr(exc))) from None
 
 
 def _read(path: Path) -> Vocabulary:
@@ -108,8 +107,7 @@ def _read(path: Path) -> Vocabulary:
             vocab = Vocabulary(path, {int(i): tok for tok, i in data.items()},
                                byte_level=(path.parent / "merges.txt").is_file())
         else:
-            raise ValueError(f"{path} is neither a tokenizer.json nor a vocab.json (token -> id) "
-                             "file")
+            raise PhraseError(phrase("doctor.error.not_tokenizer", path=path))
     _add_config_tokens(vocab, path.parent)
     return vocab
 
