@@ -167,3 +167,7 @@ class SaysItself(Exception):
 
 class PhraseError(SaysItself, ValueError):
     """A user error (a bad value, a folder in the wrong state) said in the reader's language."""
+
+
+class MissingFileError(SaysItself, FileNotFoundError):
+    """A file a command needs is not there, said in the reader's language."""

@@ -27,14 +27,16 @@ def test_every_plain_reason_has_its_words_in_every_language():
 
 
 def test_every_kind_of_file_the_code_requires_has_a_name():
-    """Each ``require_file(path, "<what>")`` of the source names a ``file_kind.<what>``."""
+    """Each ``require_file(path, "<what>")`` and ``read_json(path, "<what>")`` of the source
+    names a ``file_kind.<what>``."""
     kinds = {"file"}  # require_file's default
     for path in SRC.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "require_file" \
+            if isinstance(node, ast.Call) and \
+                    getattr(node.func, "id", None) in ("require_file", "read_json") \
                     and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
                 kinds.add(node.args[1].value)
-    assert len(kinds) >= 6
+    assert len(kinds) >= 15
     assert sorted(k for k in kinds if f"file_kind.{k}" not in catalogue()) == []
 
 
@@ -73,3 +75,19 @@ def test_the_doctor_says_a_missing_file_in_spanish(tmp_path, capsys):
     assert capsys.readouterr().err == f"error: el archivo del modelo {missing}: no existe\n"
     assert main(["doctor", str(missing)]) == 2
     assert capsys.readouterr().err == f"error: model file {missing}: no such file or directory\n"
+
+
+@pytest.mark.parametrize("content, english, spanish", [
+    ("{not json", "model config: {p} is not valid JSON (Expecting property name enclosed in "
+     "double quotes: line 1 column 2 (char 1))",
+     "la configuración del modelo: {p} no es un JSON válido (Expecting property name"),
+    ("[1, 2]", "model config: {p} should hold a JSON object, got list",
+     "la configuración del modelo: {p} debería contener un objeto JSON, no un valor de tipo list"),
+])
+def test_a_broken_config_json_is_said_in_both_languages(tmp_path, capsys, content, english,
+                                                         spanish):
+    (tmp_path / "config.json").write_text(content)
+    for lang, expected in (("en", english), ("es", spanish)):
+        assert main(["doctor", str(tmp_path), "--lang", lang]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: " + expected.format(p=tmp_path / "config.json")), err

@@ -100,10 +100,10 @@ def test_the_built_in_table_is_named_in_spanish(tmp_path, capsys):
     ("json", "{path} is not a readable safetensors file (it looks like JSON)",
      "{path} no es un archivo safetensors legible (parece JSON)"),
     ("corrupt", "is not a readable safetensors file (Error while deserializing header",
-     "; ¿está dañado o cortado?)"),
+     "; ¿está dañado o truncado?)"),
     ("empty_dir", "{path} holds no model weights (looked for model.safetensors, its .index.json "
      "shards, and pytorch_model.bin); it holds: nothing",
-     "{path} no contiene pesos de un modelo (se buscaron model.safetensors, sus fragmentos "
+     "{path} no contiene pesos de un modelo (se buscaron model.safetensors, los fragmentos de su "
      ".index.json y pytorch_model.bin); contiene: nada"),
     ("device", "model file {path} is not a regular file (a device, pipe or socket?)",
      "el archivo del modelo {path} no es un archivo normal (¿un dispositivo, una tubería o un "

@@ -32,6 +32,7 @@ from minimodel._fileio import atomic_write_bytes, make_parent, plain_reason, req
 from minimodel.data import check_vocab_match, load_tokenizer
 from minimodel.interop.tokenizer_export import export_tokenizer
 from minimodel.io import not_safetensors_kind
+from minimodel.messages import MissingFileError, PhraseError, phrase
 
 # Files an export writes; an existing OUT holding only these is a previous export and may be
 # replaced without --force.
@@ -109,15 +110,18 @@ def write_json(path: Path, obj: Any) -> None:
 
 
 def read_json(path: Path, what: str) -> dict[str, Any]:
-    """Parse a JSON object file, with errors that name the file."""
+    """Parse a JSON object file, with errors that name the file and what it is
+    (``file_kind.<what>``), said in the reader's language."""
+    kind = phrase(f"file_kind.{what}")
     if not path.is_file():
-        raise FileNotFoundError(f"{what}: {path} does not exist")
+        raise MissingFileError(phrase("json_file.missing", what=kind, path=path))
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{what}: {path} is not valid JSON ({exc})") from None
+        raise PhraseError(phrase("json_file.invalid", what=kind, path=path, error=exc)) from None
     if not isinstance(data, dict):
-        raise ValueError(f"{what}: {path} should hold a JSON object, got {type(data).__name__}")
+        raise PhraseError(phrase("json_file.not_object", what=kind, path=path,
+                                 got=type(data).__name__))
     return data
 
 
