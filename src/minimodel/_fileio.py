@@ -190,9 +190,16 @@ def plain_reason(exc: OSError) -> str:
     return _PLAIN.get(exc.errno or -1, exc.strerror or str(exc))
 
 
+def error_paths(exc: OSError) -> str | None:
+    """The path(s) of a file error as one text ("a -> b" for a rename), None when it has none."""
+    paths = [os.fsdecode(p) for p in (exc.filename, getattr(exc, "filename2", None))
+             if p is not None]
+    return " -> ".join(paths) if paths else None
+
+
 def describe_os_error(exc: OSError) -> str:
     """One sentence for a file error: the path(s) and what went wrong, in plain words."""
-    paths = [p for p in (exc.filename, getattr(exc, "filename2", None)) if p is not None]
-    if not paths:  # our own messages (require_file) carry the path in strerror already
+    paths = error_paths(exc)
+    if paths is None:  # our own messages (require_file) carry the path in strerror already
         return exc.strerror or _PLAIN.get(exc.errno or -1, str(exc))
-    return f"{' -> '.join(os.fsdecode(p) for p in paths)}: {plain_reason(exc)}"
+    return f"{paths}: {plain_reason(exc)}"

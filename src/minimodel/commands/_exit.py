@@ -23,7 +23,7 @@ import os
 import sys
 from typing import Callable
 
-from minimodel._fileio import plain_reason
+from minimodel._fileio import error_paths, plain_reason
 from minimodel.messages import catalogue, say
 
 OK = 0
@@ -77,11 +77,10 @@ def os_error_in(exc: OSError, lang: str) -> str:
         return say("cli.file_is_dir" if exc.errno == errno.EISDIR else
                    "cli.file_not_regular" if exc.errno == errno.EINVAL else "cli.file_error",
                    lang, what=say(f"file_kind.{what}", lang), path=exc.path, reason=reason)
-    paths = [os.fsdecode(p) for p in (exc.filename, getattr(exc, "filename2", None))
-             if p is not None]
-    if not paths:
+    paths = error_paths(exc)
+    if paths is None:
         return exc.strerror or reason
-    return say("cli.path_error", lang, paths=" -> ".join(paths), reason=reason)
+    return say("cli.path_error", lang, paths=paths, reason=reason)
 
 
 def guarded(handler: Handler) -> Handler:
