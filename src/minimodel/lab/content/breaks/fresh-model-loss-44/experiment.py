@@ -30,10 +30,10 @@ for tie in (True, False):
     p /= p.sum(-1, keepdims=True)
     losses[tie] = float(loss.data)
     name = "tied  " if tie else "untied"
-    say(f"{name}: initial loss {losses[tie]:7.3f}   std(logits) {logits.data.std():6.2f}   "
-        f"mean max-prob {p.max(-1).mean():.3f}",
+    say(f"{name}: initial loss {losses[tie]:7.3f}   spread of the logits "
+        f"{logits.data.std():6.2f}   mean max-prob {p.max(-1).mean():.3f}",
         f"{'atado   ' if tie else 'sin atar'}: pérdida inicial {es_num(losses[tie], '7.3f')}   "
-        f"std(logits) {es_num(logits.data.std(), '6.2f')}   "
+        f"dispersión de los logits {es_num(logits.data.std(), '6.2f')}   "
         f"prob. máx. media {es_num(p.max(-1).mean(), '.3f')}")
 
 conclude(checks, losses[True] > math.log(V) + 1.0,
