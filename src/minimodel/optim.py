@@ -1,8 +1,7 @@
 """Optimizers (SGD, AdamW), gradient clipping and the learning-rate schedule.
 
 Each optimizer holds ``param_groups`` (lists of parameters with their own hyper-parameters,
-as in PyTorch). A parameter may appear only once across all groups: a tied matrix is one
-object, and updating it twice per step would silently double its learning rate.
+as in PyTorch) and, per parameter, the state its update rule needs (AdamW's moments and step).
 """
 
 from __future__ import annotations

@@ -13,11 +13,8 @@ multiply-adds.
 the sum of the gradient rows of every position whose id is i, and rows of tokens absent from
 the batch stay zero (the gradient is row-sparse: at most N of the V rows are touched).
 
-**Why repeats must add up.** A token that occurs k times in the batch was used k times, so its
-row receives the sum of k gradient rows, exactly as ``onehot^T @ g`` says. The tempting one-liner
-``dE[ids] += g`` is wrong: NumPy evaluates a fancy-indexed ``+=`` as ``dE[ids] = dE[ids] + g``,
-so for a repeated id the last write wins and the other occurrences are lost. ``np.add.at``
-adds every occurrence. Worked example (V = 4, d = 2, token 1 appears twice):
+**Worked example** (V = 4, d = 2, token 1 appears twice, so it was used twice and its row
+receives the sum of both gradient rows, as ``onehot^T @ g`` says):
 
     >>> import numpy as np
     >>> from minimodel import nn

@@ -117,12 +117,11 @@ class LMHead(OutputHead):
 
 
 class TiedHead(OutputHead):
-    """Tied output head: logits = h @ E.T where E is ``embedding.weight`` itself.
+    """Tied output head: logits = h @ E.T, with E the input embedding's (V, d) matrix.
 
     Args:
         embedding: the input ``Embedding`` whose matrix is reused.
-        vocab_size: optional; when given it must equal ``embedding.vocab_size``. Passing it
-            lets a model check its config against the embedding at construction time.
+        vocab_size: optional; a model may pass the vocabulary size of its config here.
     """
 
     def __init__(self, embedding: Embedding, vocab_size: int | None = None) -> None:
@@ -136,7 +135,7 @@ class TiedHead(OutputHead):
                 f"or build the Embedding with vocab_size={vocab_size}.")
         super().__init__()
         # A plain attribute, not a registered submodule: the embedding belongs to the model
-        # that owns it; the head only borrows its matrix (see _local_parameters).
+        # that owns it.
         object.__setattr__(self, "embedding", embedding)
 
     @property

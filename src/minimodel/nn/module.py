@@ -9,9 +9,8 @@ Assigning a :class:`Parameter` or a ``Module`` to an attribute registers it::
             self.scale = Parameter(np.ones(16))  # registered as parameter "scale"
 
 Weight tying is *structural*: one Parameter object reachable under two names (for example
-``token_emb.weight`` and ``lm_head.weight``). Everything here walks parameters by object
-identity, so a tied matrix is listed, saved, counted and optimised exactly once, under the
-first name that reaches it.
+``token_emb.weight`` and ``lm_head.weight``). Saving and counting use the first name that
+reaches it.
 """
 
 from __future__ import annotations
@@ -105,10 +104,10 @@ class Module:
 
     def named_parameters(self, prefix: str = "", remove_duplicate: bool = True
                          ) -> Iterator[tuple[str, Parameter]]:
-        """Yield ``(name, parameter)``; with ``remove_duplicate`` each object appears once.
+        """Yield ``(name, parameter)`` for this module and its submodules, in registration order.
 
-        Tied parameters keep the first name in registration order (``token_emb.weight``).
-        ``remove_duplicate=False`` also yields the aliases (``lm_head.weight``).
+        ``remove_duplicate=False`` yields every name a parameter is reachable under (PyTorch's
+        flag of the same name).
         """
         seen: set[int] = set()
         for mod_name, module in self.named_modules(prefix):

@@ -30,18 +30,15 @@ except ValueError as exc:
     print(f"  ValueError: {exc}")
 else:
     story_failed = True
-    say(f"TiedHead built without complaint; head.vocab_size = {head.vocab_size}",
-        f"TiedHead se construyó sin quejarse; head.vocab_size = {head.vocab_size}")
+    say("TiedHead built without complaint", "TiedHead se construyó sin quejarse")
     h = mm.Tensor(rng.standard_normal((4, 8, D)).astype(np.float32))  # (B, T, d) hidden states
     logits = head(h)
     say(f"logits = h @ E.T has shape {logits.shape}",
         f"logits = h @ E.T tiene forma {logits.shape}")
     targets = rng.integers(0, V_TOKENIZER, size=(4, 8))  # ids from the new tokenizer
-    say(f"the training loop reshapes logits to (-1, head.vocab_size) = (-1, {head.vocab_size}) "
-        "before the loss...",
-        f"el bucle de entrenamiento cambia la forma de los logits a (-1, head.vocab_size) = "
-        f"(-1, {head.vocab_size}) antes de la pérdida...")
-    try:
+    say("first training step: the loss over the batch's 4 * 8 = 32 targets...",
+        "primer paso de entrenamiento: la pérdida sobre los 4 * 8 = 32 objetivos del lote...")
+    try:  # the training loop flattens the logits with the head's vocabulary size
         loss = F.cross_entropy(logits.reshape(-1, head.vocab_size), targets.reshape(-1))
         outcome = tr(f"no error at all, loss = {float(loss.data):.3f} (silently wrong)",
                      f"ningún error, pérdida = {es_num(float(loss.data), '.3f')} (mal en "

@@ -25,10 +25,9 @@ say(f"parameters: tied {n_tied:,}  untied {n_untied:,}  difference {n_untied - n
     f"(V*d = {V * D:,})",
     f"parámetros: atado {n_tied}  sin atar {n_untied}  diferencia {n_untied - n_tied} "
     f"(V*d = {V * D})")
-say(f"before training: lm_head.weight is token_emb.weight -> {W is E}; values equal -> "
-    f"{np.array_equal(W.data, E.data)}",
-    f"antes de entrenar: lm_head.weight is token_emb.weight -> {W is E}; valores iguales -> "
-    f"{np.array_equal(W.data, E.data)}")
+gap0 = float(np.abs(W.data - E.data).max())
+say(f"before training: max |lm_head.weight - token_emb.weight| = {gap0:.3g}",
+    f"antes de entrenar: máx |lm_head.weight - token_emb.weight| = {es_num(gap0, '.3g')}")
 say(f"state_dict keys of the embedding and the head: "
     f"{[k for k in tied.state_dict() if k in ('token_emb.weight', 'lm_head.weight')]}",
     f"claves del state_dict del embedding/cabeza: "
