@@ -65,6 +65,25 @@ def test_a_reader_gone_before_training_means_exit_130_nothing_trained(tiny_corpu
     assert "nothing was trained" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_a_reader_gone_from_stdout_and_stderr_keeps_the_checkpoint(tiny_corpus, tiny, tmp_path):
+    """`train ... 2>&1 | head -3`: stderr is the same closed pipe. Saying so on stderr once
+    raised a second BrokenPipeError before the checkpoint was written, and the run exited 0
+    with nothing to resume."""
+    out = tmp_path / "run"
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "minimodel", "train", "--corpus",
+                             str(tiny_corpus), *tiny, *LONG, "--out", str(out), "--json"],
+                            stdout=write_end, stderr=write_end)
+    os.close(write_end)
+    with os.fdopen(read_end) as reader:   # read until the run reports a training step
+        for line in reader:
+            if '"event": "step"' in line:
+                break
+    # the reader is gone: the next write on either stream fails
+    assert proc.wait(timeout=300) == 130
+    assert (out / "checkpoints" / "LATEST").exists()   # `--resume` has a step to go on from
+
+
 def test_compare_interrupted_prints_the_command_that_finishes_it(tiny_corpus, tiny, tmp_path):
     out = tmp_path / "cmp"
     proc = _start(["compare", "--corpus", str(tiny_corpus), *tiny, *LONG, "--out", str(out),
