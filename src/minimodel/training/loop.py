@@ -156,6 +156,8 @@ class Trainer:
             self.acc = dict(info["accumulators"])
             self.elapsed_before = float(info["elapsed"])
             self.metrics = rf.read_metrics(self.out_dir, up_to_step=self.step)
+            self.reporter.message(phrase("train.resuming_from", step=self.step,
+                                         steps=self.cfg.steps, out=self.out_dir))
         else:
             self.step = 0
             # Seed stream 0 initialises the model (run_files.prepare_run), 1 samples batches.
