@@ -299,10 +299,11 @@ class Trainer:
             self.reporter.message(phrase("train.finishing_stopped_run", out=self.out_dir,
                                          step=self.step))
             return self._finish(committed=True)
-        self.reporter.start(cfg.steps, self.step)
-        self._take_snapshot()  # step 0: the initialisation
         guard = _SigintGuard()
         try:
+            # inside the try: a reader gone at the start event keeps a step-0 checkpoint
+            self.reporter.start(cfg.steps, self.step)
+            self._take_snapshot()  # step 0: the initialisation
             with guard:
                 while self.step < cfg.steps:
                     if guard.requested:
