@@ -339,6 +339,32 @@ def test_a_fix_elsewhere_that_behaves_correctly_passes(capsys, tmp_path):
     assert code == 0, out
 
 
+def test_mask_never_learned_prints_what_its_story_claims(capsys, tmp_path):
+    """The story: the reported loss is far below the loss at held-out [MASK] positions, which
+    is level with a reference whose reported loss tracks it (issue 47: claim what is printed)."""
+    import math
+    import re
+
+    work = tmp_path / "ws"
+    learner = str(tmp_path / "learner")
+    assert cli(capsys, "break", "start", "mask-never-learned", "--workdir", str(work),
+               "--learner-dir", learner)[0] == 0
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
+                       "--learner-dir", learner)
+    assert code == 0, out
+    rows = {(who, int(step)): (float(rep), float(held)) for who, step, rep, held in
+            re.findall(r"^  (yours|reference)\s+step\s+(\d+)\s+([\d.]+)\s+([\d.]+)$", out, re.M)}
+    assert sorted(rows) == [("reference", 30), ("reference", 60), ("yours", 30), ("yours", 60)]
+    start = float(re.search(r"^  before training\s+-\s+([\d.]+)$", out, re.M).group(1))
+    assert abs(start - math.log(63)) < 0.1                 # a fresh model: about ln V
+    (your_rep, your_held), (ref_rep, ref_held) = rows["yours", 60], rows["reference", 60]
+    assert your_rep < 1.0 and your_rep < ref_rep / 4       # "about a sixth of the reference's"
+    assert abs(your_held - ref_held) < 0.3                 # "level there"
+    assert abs(ref_rep - ref_held) < 0.5                   # the reference's number tracks it
+    assert your_held < start - 0.5                         # both did learn something
+    assert "SYMPTOM:" in out
+
+
 def test_start_refuses_foreign_folders_unless_forced(capsys, tmp_path):
     learner = str(tmp_path / "learner")
     busy = tmp_path / "busy"

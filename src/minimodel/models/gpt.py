@@ -1,6 +1,6 @@
 """GPT: a GPT-2-architecture decoder with a tied (default) or untied output head.
 
-Read bottom-up: ``GPT.forward`` embeds tokens and positions, runs pre-LN causal blocks, applies
+Read bottom-up: ``GPT.forward`` embeds tokens and positions, runs the pre-LN blocks, applies
 a final LayerNorm, then the head. With ``tie_embeddings=True`` the head is
 ``TiedHead(token_emb)``, so
 

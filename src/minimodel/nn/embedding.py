@@ -47,7 +47,7 @@ from minimodel.nn.module import Module
 from minimodel.nn.parameter import Parameter, default_rng, normal_
 from minimodel.tensor import Tensor
 
-EMBEDDING_INIT_STD = 0.02  # GPT-2's choice; small because a tied E is also the output layer
+EMBEDDING_INIT_STD = 0.02  # GPT-2's std for its embeddings and output layer
 
 
 class Lookup(Function):
@@ -81,7 +81,7 @@ def lookup(weight: Tensor, ids: Any) -> Tensor:
 def resize_rows(weight: Parameter, rows: int, rng: np.random.Generator | None = None) -> None:
     """Give ``weight`` (V, d) ``rows`` rows *in place*: the same Parameter object, so every
     module that shares it (a tied head), its ``requires_grad`` and any optimizer that holds it
-    stay attached. Learned rows are kept; new rows are drawn from N(0, 0.02)."""
+    stay attached. Learned rows are kept; new rows are drawn from N(0, EMBEDDING_INIT_STD²)."""
     check_positive(vocab_size=rows)
     rng = rng if rng is not None else default_rng()
     keep = min(rows, weight.shape[0])
@@ -94,8 +94,8 @@ def resize_rows(weight: Parameter, rows: int, rng: np.random.Generator | None = 
 class Embedding(Module):
     """A lookup table: ``forward(ids)`` returns ``weight[ids]``, shape (*ids.shape, d_model).
 
-    ``weight`` (V, d) starts as N(0, 0.02). ``vocab_size`` and ``d_model`` are read from the
-    matrix itself, the single source of truth for both sizes.
+    ``weight`` (V, d) is drawn from N(0, std²). ``vocab_size`` and ``d_model`` are read from
+    the matrix itself, the single source of truth for both sizes.
     """
 
     embedding_table = True  # Module.num_params(non_embedding=True) leaves these out

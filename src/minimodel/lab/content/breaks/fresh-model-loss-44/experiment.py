@@ -29,17 +29,12 @@ for tie in (True, False):
     p = np.exp(logits.data - logits.data.max(-1, keepdims=True))
     p /= p.sum(-1, keepdims=True)
     losses[tie] = float(loss.data)
-    own = (logits.data.argmax(-1) == x).mean()  # share of positions whose top token is the input
     name = "tied  " if tie else "untied"
-    say(f"{name}: initial loss {losses[tie]:7.3f}   std(E) {model.token_emb.weight.data.std():.3f}"
-        f"   std(logits) {logits.data.std():6.2f}   mean max-prob {p.max(-1).mean():.3f}",
+    say(f"{name}: initial loss {losses[tie]:7.3f}   spread of the logits "
+        f"{logits.data.std():6.2f}   mean max-prob {p.max(-1).mean():.3f}",
         f"{'atado   ' if tie else 'sin atar'}: pérdida inicial {es_num(losses[tie], '7.3f')}   "
-        f"std(E) {es_num(model.token_emb.weight.data.std(), '.3f')}   std(logits) "
-        f"{es_num(logits.data.std(), '6.2f')}"
-        f"   prob. máx. media {es_num(p.max(-1).mean(), '.3f')}")
-    say(f"        top token = the input token at {own:.0%} of positions",
-        f"        token más probable = el token de entrada en el {es_num(own, '.0%')} de las "
-        f"posiciones")
+        f"dispersión de los logits {es_num(logits.data.std(), '6.2f')}   "
+        f"prob. máx. media {es_num(p.max(-1).mean(), '.3f')}")
 
 conclude(checks, losses[True] > math.log(V) + 1.0,
          f"a fresh tied model starts at loss {losses[True]:.1f}, far above ln {V} = "
