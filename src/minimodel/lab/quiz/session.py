@@ -32,7 +32,7 @@ from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_c
                                         read_yes_no)
 from minimodel.lab.quiz.numbers import Number, Unreadable, unit_name
 from minimodel.lab.quiz.loader import Question, Quiz
-from minimodel.lab.quiz.render import CHECK, answer_lines, rubric_lines
+from minimodel.lab.quiz.render import CHECK, answer_lines, how_to_answer, rubric_lines
 from minimodel.lab.quiz.schema import AUTO_GRADED
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
@@ -177,7 +177,7 @@ def ask(console: Console, question: Question, lang: str) -> Any:
                                f"**{say('quiz.rubric', lang)}:**\n\n"
                                + "\n".join(rubric_lines(question, lang))))
     while True:
-        raw = console.input(Text(say(f"quiz.ask.{question.kind}", lang) + ": ", style="bold"))
+        raw = console.input(Text(how_to_answer(question, lang) + ": ", style="bold"))
         try:
             return parse_input(question, raw, lang)
         except Unreadable as exc:
