@@ -9,6 +9,7 @@ would instead exit with 1 on its own; :class:`Console` hands the error on to ``c
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
 import rich.console
@@ -23,7 +24,25 @@ class Console(rich.console.Console):
 
 
 def stdout_to_devnull() -> None:
-    """Point stdout at /dev/null: later writes and the exit-time flush go nowhere, quietly."""
+    """Point stdout at /dev/null: later writes and the exit-time flush go nowhere, quietly.
+
+    When stderr is the very same pipe (``minimodel ... 2>&1 | head``) it is closed too, so it
+    goes to /dev/null as well: otherwise the next message on stderr (an interrupted run saying
+    where its checkpoint is) would raise ``BrokenPipeError`` again, before the checkpoint is
+    written.
+    """
+    same_pipe = _same_pipe(sys.stdout.fileno(), sys.stderr.fileno())
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
+    if same_pipe:
+        os.dup2(devnull, sys.stderr.fileno())
     os.close(devnull)
+
+
+def _same_pipe(fd_a: int, fd_b: int) -> bool:
+    """True when both descriptors are one pipe (same device and inode, a FIFO)."""
+    try:
+        a, b = os.fstat(fd_a), os.fstat(fd_b)
+    except OSError:
+        return False
+    return stat.S_ISFIFO(a.st_mode) and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)

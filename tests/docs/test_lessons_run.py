@@ -73,3 +73,19 @@ def test_a_lesson_that_does_not_run_stops_the_build(tmp_path):
     with pytest.raises(LessonCodeError, match=r"(?s)demo\.md:11: .*-41.*\+42"):
         stage(tmp_path / "docs", lessons_dir=lessons)
 
+
+
+def test_the_build_says_each_lesson_as_it_finishes(tmp_path):
+    """`docs build` ran every lesson for minutes with nothing printed: now a line per file."""
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    _lesson(lessons, "```python\nprint(6 * 7)\n```\n\n```output\n42\n```\n")
+    _lesson(lessons, "```python\nprint(6 * 7)\n```\n\n```output\n42\n```\n", "demo.es.md")
+    (tmp_path / "path.yaml").write_text("- demo\n", encoding="utf-8")
+    lines: list[str] = []
+    stage(tmp_path / "docs", lessons_dir=lessons, on_lesson=lines.append)
+    counts = [line.split(":")[0] for line in lines]       # in the order the files finished
+    files = {line.split(": ")[1].split(",")[0] for line in lines}
+    assert counts == ["lesson 1/2", "lesson 2/2"]
+    assert files == {"demo (en) ok", "demo (es) ok"}
+    assert all(line.endswith(" s") for line in lines)

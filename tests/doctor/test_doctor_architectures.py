@@ -239,5 +239,23 @@ def test_a_corrupt_tokenizer_beside_a_healthy_model_is_a_finding(tmp_path, capsy
     (folder / "vocab.json").unlink()
     (folder / "tokenizer.json").write_text('{"model": {"vocab": ', encoding="utf-8")
     report = diagnose(folder)
-    assert not_ok(report) == [("warning", "sizes.tokenizer_unreadable")]
-    assert main(["doctor", str(folder)]) == 0
+    assert not_ok(report) == [("problem", "sizes.tokenizer_unreadable")]
+    assert main(["doctor", str(folder)]) == 1   # whoever loads the folder hits the same error
+
+
+def test_tie_flags_that_disagree_with_the_head_absent_are_a_problem(sweep, tmp_path, capsys):
+    """Top level tied, text_config untied, no head in the file: transformers reads one flag,
+    but a loader that reads the other builds an untied head that is not in the file (random
+    weights). A problem (exit 1), not a warning."""
+    folder = tmp_path / "llava"
+    _llava(sweep, folder, tied=True)
+    assert not any(k.endswith("lm_head.weight") for k in tensors(folder))   # stored once
+    config = json.loads((folder / "config.json").read_text())
+    config["tie_word_embeddings"] = True
+    config["text_config"]["tie_word_embeddings"] = False
+    (folder / "config.json").write_text(json.dumps(config))
+    report = diagnose(folder)
+    disagree = [f for f in report.findings if f.key.startswith("tie.flags_disagree")]
+    assert [(f.status, f.key) for f in disagree] == [("problem", "tie.flags_disagree_known")]
+    assert "text_config.tie_word_embeddings = false" in disagree[0].values["flags"]
+    assert main(["doctor", str(folder)]) == 1

@@ -68,3 +68,22 @@ def test_the_unstable_softmax_still_fails_its_case_on_every_seed(ex_id):
     fn = namespace[ex.function]
     for seed in SEEDS:
         assert "large scores" in failing_kinds(ex, fn, seed), seed
+
+
+@pytest.mark.parametrize("lang, words", [("en", "at index"), ("es", "en el índice")])
+def test_a_wrong_scalar_names_no_index_and_an_array_names_its_position(lang, words):
+    """A 0-d result once read "largest error ... at index []"."""
+    ex = get_exercise("cross-entropy")
+    case = build_cases(ex, 3, examples=0)[0]
+    want = expected_outputs(ex, [case])[0]
+    assert want.exact[0].ndim == 0
+    off = (want.exact[0] + 1.0).astype(want.like[0].dtype)
+    message = compare_case(ex, want, [off], [False], lang, hidden=True).message
+    assert words not in message and "[]" not in message
+    ex = get_exercise("mlm-forward-pass")
+    case = next(c for c in build_cases(ex, 3, examples=0) if c.kind == "float32")
+    want = expected_outputs(ex, [case])[0]
+    off = want.like[0].copy()   # (4, 28) here
+    off[1, 2] += 1.0
+    message = compare_case(ex, want, [off], [False], lang, hidden=True).message
+    assert f"{words} [1, 2]" in message

@@ -49,20 +49,42 @@ def test_sigterm_and_sighup_save_a_checkpoint_like_ctrl_c(sig, tiny_corpus, tiny
     assert f"minimodel train --resume --out {out}" in rest + err
 
 
-def test_a_reader_gone_before_training_means_exit_130_nothing_trained(tiny_corpus, tiny,
-                                                                      tmp_path):
-    """`train --json | head -1` once exited 0 though nothing was trained."""
+def test_json_head_1_reads_the_start_event_and_leaves_a_resumable_run(tiny_corpus, tiny,
+                                                                       tmp_path):
+    """`train --json | head -1`: the first line is the start event (setup messages wait for
+    it), and the reader leaving then keeps a step-0 checkpoint, not an empty run folder."""
+    out = tmp_path / "run"
     read_end, write_end = os.pipe()
-    os.close(read_end)  # the reader is gone before the first line: every write fails
-    try:
-        proc = subprocess.run([sys.executable, "-m", "minimodel", "train", "--corpus",
-                               str(tiny_corpus), *tiny, "--out", str(tmp_path / "run"),
-                               "--json"], stdout=write_end, stderr=subprocess.PIPE, text=True,
-                              timeout=300)
-    finally:
-        os.close(write_end)
-    assert proc.returncode == 130
-    assert "nothing was trained" in proc.stderr and "Traceback" not in proc.stderr
+    proc = subprocess.Popen([sys.executable, "-m", "minimodel", "train", "--corpus",
+                             str(tiny_corpus), *tiny, *LONG, "--out", str(out), "--json"],
+                            stdout=write_end, stderr=subprocess.PIPE, text=True)
+    os.close(write_end)
+    with os.fdopen(read_end) as reader:
+        first = json.loads(reader.readline())
+    _, err = proc.communicate(timeout=300)
+    assert first == {"event": "start", "total_steps": 100000, "done": 0}
+    assert proc.returncode == 130   # whichever later write found the reader gone
+    assert "interrupted at step" in err and "Traceback" not in err
+    assert (out / "checkpoints" / "LATEST").exists()
+
+
+def test_a_reader_gone_from_stdout_and_stderr_keeps_the_checkpoint(tiny_corpus, tiny, tmp_path):
+    """`train ... 2>&1 | head -3`: stderr is the same closed pipe. Saying so on stderr once
+    raised a second BrokenPipeError before the checkpoint was written, and the run exited 0
+    with nothing to resume."""
+    out = tmp_path / "run"
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "minimodel", "train", "--corpus",
+                             str(tiny_corpus), *tiny, *LONG, "--out", str(out), "--json"],
+                            stdout=write_end, stderr=write_end)
+    os.close(write_end)
+    with os.fdopen(read_end) as reader:   # read until the run reports a training step
+        for line in reader:
+            if '"event": "step"' in line:
+                break
+    # the reader is gone: the next write on either stream fails
+    assert proc.wait(timeout=300) == 130
+    assert (out / "checkpoints" / "LATEST").exists()   # `--resume` has a step to go on from
 
 
 def test_compare_interrupted_prints_the_command_that_finishes_it(tiny_corpus, tiny, tmp_path):

@@ -100,8 +100,10 @@ def test_cli_interrupt_message_and_resume(tiny_corpus, tiny, tmp_path, capsys, m
     assert "interrupted at step 12/20" in text
     assert f"minimodel train --resume --out {out}" in text
     monkeypatch.setattr(training, "train", real_train)
-    assert main(["train", "--resume", "--out", str(out), "--quiet", "--threads", "1"]) == 0
-    assert "step 20/20" in capsys.readouterr().out
+    assert main(["train", "--resume", "--out", str(out), "--threads", "1"]) == 0
+    text = capsys.readouterr().out
+    assert f"resuming from the checkpoint at step 12/20 in {out}" in text
+    assert "step 20/20" in text
     assert json.loads((out / "summary.json").read_text())["steps"] == 20
 
 

@@ -23,7 +23,7 @@ NOTEBOOK_EXTRA = 'pip install -e ".[notebook]"'
 
 EPILOG = """\
 examples:
-  minimodel lab notebook 05                  # write minimodel-notebooks/05-....ipynb, open it
+  minimodel lab notebook 05                  # lesson 5 -> minimodel-notebooks/SLUG.ipynb, open it
   minimodel lab notebook all --no-open       # every lesson (links between lessons then work)
   minimodel lab notebook layer-norm --lang es
   minimodel lab notebook 01 --out ~/notes --no-open

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from minimodel.commands._exit import EPILOG as EXIT_CODES, OK, guarded
 
@@ -27,7 +28,10 @@ examples:
 def cmd_build(args: argparse.Namespace) -> int:
     from minimodel.site.build import build  # MkDocs and the lab load only for this command
 
-    site = build(args.out, strict=not args.no_strict, drift_fails=args.strict)
+    print("running every lesson (English and Spanish, two at a time) before the build ...",
+          file=sys.stderr, flush=True)
+    site = build(args.out, strict=not args.no_strict, drift_fails=args.strict,
+                 on_progress=lambda line: print(line, file=sys.stderr, flush=True))
     print(f"built {site}/ (English) and {site}/es/ (Spanish); open {site / 'index.html'}")
     return OK
 

@@ -165,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
             return FAILED
         print(say("cli.error", args.lang, message=in_lang(exc, args.lang)), file=sys.stderr)
         return FAILED
+    finally:
+        reporter.close()   # idempotent: with --json, says what was held for the start event
     if result.interrupted:
         return INTERRUPTED
     if result.summary:

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
 
 from minimodel.commands._exit import EPILOG as EXIT_CODES
 from minimodel.commands._exit import OK, guarded
@@ -25,17 +30,20 @@ Your progress is the same as in the terminal (--learner-dir). No tool returns a 
 solution, a hidden case, an expected value or a break's cause or fix.
 
 Connect a client: add to its MCP configuration (Claude Desktop's claude_desktop_config.json,
-an IDE's mcp.json, ...):
+an IDE's mcp.json, ...) what `minimodel tutor --print-config` prints, e.g.
 
-  {"mcpServers": {"minimodel": {"command": "minimodel", "args": ["tutor"]}}}
+  {"mcpServers": {"minimodel": {"command": "/home/you/venv/bin/minimodel", "args": ["tutor"]}}}
 
-with "args": ["tutor", "--lang", "es"] for Spanish, or ["tutor", "--learner-dir", "DIR"]
-for another learner folder. To try it by hand: npx @modelcontextprotocol/inspector minimodel
+The full path matters: a client started outside your virtualenv (a desktop app) does not
+have the virtualenv's bin/ on its PATH and would not find a bare "minimodel".
+--print-config --lang es writes "args": ["tutor", "--lang", "es"]; with --learner-dir DIR,
+the folder too. To try it by hand: npx @modelcontextprotocol/inspector minimodel
 tutor. It needs the mcp SDK: pip install "minimodel[tutor]". The server stops when the
 client closes its stdin (or on Ctrl-C)."""
 
 EPILOG = """\
 examples:
+  minimodel tutor --print-config                  (the client configuration, full path)
   minimodel tutor                                 (started by an MCP client)
   minimodel tutor --lang es --learner-dir ~/.minimodel
   claude mcp add minimodel -- minimodel tutor     (a command-line client)
@@ -54,10 +62,33 @@ def register(subparsers) -> None:
     p.add_argument("--learner-dir", metavar="DIR", default=None,
                    help="learner folder with your progress "
                         "(default: $MINIMODEL_LEARNER_DIR or ~/.minimodel)")
+    p.add_argument("--print-config", action="store_true",
+                   help="print the MCP client configuration for this installation (the full "
+                        "path of this minimodel command, with --lang and --learner-dir) and "
+                        "exit")
     p.set_defaults(func=guarded(run))
 
 
+def client_config(lang: str, learner_dir: str | None) -> dict:
+    """The ``mcpServers`` entry that starts this very installation's tutor.
+
+    The command is the ``minimodel`` script beside the running interpreter (the virtualenv's
+    ``bin/``), as an absolute path: a desktop client does not inherit the venv's PATH.
+    """
+    script = Path(sys.executable).parent / ("minimodel.exe" if os.name == "nt" else "minimodel")
+    command = str(script) if script.is_file() else (shutil.which("minimodel") or "minimodel")
+    args = ["tutor"]
+    if lang != DEFAULT_LANG:
+        args += ["--lang", lang]
+    if learner_dir:
+        args += ["--learner-dir", str(Path(learner_dir).expanduser().resolve())]
+    return {"mcpServers": {"minimodel": {"command": command, "args": args}}}
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.print_config:
+        print(json.dumps(client_config(args.lang, args.learner_dir), indent=2))
+        return OK
     if importlib.util.find_spec("mcp") is None:
         raise ValueError('minimodel tutor needs the mcp SDK: pip install "minimodel[tutor]" '
                          '(or pip install "mcp>=2")')

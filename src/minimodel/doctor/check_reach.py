@@ -7,7 +7,7 @@ import numpy as np
 from minimodel.doctor.check_rows import new_rows_at_mean, under_trained
 from minimodel.doctor.findings import OK, PROBLEM, WARNING, Finding, token_list
 from minimodel.doctor.names import pad_token_ids
-from minimodel.doctor.reachability import find_unreachable
+from minimodel.doctor.reachability import MAX_LP, find_unreachable
 from minimodel.doctor.subject import Subject
 from minimodel.doctor.texts import Phrase
 
@@ -29,6 +29,7 @@ def check_reachability(s: Subject) -> list[Finding]:
     not_tokens |= set(new_rows_at_mean(W).tolist())
     expected = {i: r.unreachable.pop(i) for i in sorted(not_tokens) if i in r.unreachable}
     r.undecided = [i for i in r.undecided if i not in not_tokens]
+    never_tried = [i for i in r.never_tried if i not in not_tokens]
     matrix = s.roles.head_name if s.W is not None else s.roles.embedding_label
     values = {"checked": r.checked, "rows": W.shape[0], "matrix": matrix,
               "method": Phrase(r.method), "reachable": r.reachable,
@@ -41,16 +42,18 @@ def check_reachability(s: Subject) -> list[Finding]:
     out = []
     if r.unreachable:
         first = next(iter(r.unreachable))
-        mix = " + ".join(f"{w:.2f}·{j} {s.vocab.text(j)!r}" if s.vocab else f"{w:.2f}·{j}"
+        mix = " + ".join(f"{w:.2f}·{j} {s.vocab.quoted(j)}" if s.vocab else f"{w:.2f}·{j}"
                          for j, w in r.unreachable[first])
         out.append(Finding(CHECK, PROBLEM, "reach.unreachable",
                            {**values, "count": len(r.unreachable),
                             "tokens": token_list(list(r.unreachable), s.vocab),
                             "example": first, "mix": mix}, data))
     if r.undecided:
-        out.append(Finding(CHECK, WARNING,
-                           "reach.undecided" if r.lp_available else "reach.undecided_no_scipy",
-                           {**values, "tokens": token_list(r.undecided, s.vocab)}, data))
+        key = ("reach.undecided_no_scipy" if not r.lp_available
+               else "reach.undecided_cut" if never_tried else "reach.undecided")
+        out.append(Finding(CHECK, WARNING, key,
+                           {**values, "tokens": token_list(r.undecided, s.vocab),
+                            "skipped": len(never_tried), "limit": MAX_LP}, data))
     if not out:
         key = "reach.all_but_padding" if expected else "reach.all"
         out.append(Finding(CHECK, OK, key, {**values, "padding": token_list(sorted(expected),

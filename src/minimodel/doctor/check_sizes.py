@@ -62,7 +62,8 @@ def check_sizes(s: Subject) -> list[Finding]:
         out.append(Finding(CHECK, PROBLEM, "sizes.head_vs_embedding",
                            {"head_rows": s.W.shape[0], "rows": V, "head": s.roles.head_name}))
     if s.vocab_error is not None:
-        out.append(Finding(CHECK, WARNING, "sizes.tokenizer_unreadable",
+        # a broken file in a model folder breaks whoever loads it: a problem, not a warning
+        out.append(Finding(CHECK, PROBLEM, "sizes.tokenizer_unreadable",
                            {"why": s.vocab_error, "rows": V}))
         return out
     if s.vocab is None:
@@ -70,7 +71,7 @@ def check_sizes(s: Subject) -> list[Finding]:
                            {"note": s.vocab_note or "-", "rows": V}))
         return out
     T = s.vocab.size
-    facts = {"tokenizer_size": T, "tokenizer_tokens": len(s.vocab.tokens),
+    facts = {"tokenizer_size": T, "last_id": T - 1, "tokenizer_tokens": len(s.vocab.tokens),
              "added": len(s.vocab.added), "special": len(s.vocab.special), "rows": V}
     if T > V:
         beyond = [i for i in sorted(s.vocab.tokens) if i >= V]

@@ -28,8 +28,10 @@ would report the embedding missing and fill it with random values, whatever the 
 
 Flags that disagree with each other (a top-level flag and a nested ``text_config`` flag)
 are a problem of their own when the built-in table decides (which one a loader reads decides
-whether the head is tied or random); when transformers decides, it is a warning that names
-the flag transformers reads.
+whether the head is tied or random). When transformers decides, the finding names the flag
+transformers reads; it is a problem when the file has no head and some flag says untied (a
+loader that reads that flag builds a head that is not in the file: random weights), and a
+warning otherwise.
 """
 
 from __future__ import annotations
@@ -72,7 +74,12 @@ def check_tie(s: Subject) -> list[Finding]:
             out.append(Finding(CHECK, PROBLEM, "tie.flags_disagree", {"flags": flags},
                                {"claims": claims}))
         else:
-            out.append(Finding(CHECK, WARNING, "tie.flags_disagree_known",
+            # With the head absent, a loader that reads an "untied" flag builds a head that is
+            # not in the file (random weights): a problem. With a head stored, a warning.
+            absent_but_untied = s.W is None and not s.roles.headless and \
+                any(c.tied is False for c in s.claims)
+            out.append(Finding(CHECK, PROBLEM if absent_but_untied else WARNING,
+                               "tie.flags_disagree_known",
                                {"flags": flags, "read": s.claims[0].where,
                                 "version": s.arch.version}, {"claims": claims}))
     tied = s.tied_claim

@@ -52,7 +52,7 @@ def row_norms(a: np.ndarray) -> np.ndarray:
 def token_list(ids: Any, vocab: Any, limit: int = 8) -> str:
     """``12 'ĠThe', 40 '<pad>' ... (+3 more)``: ids with their token text, for a report line."""
     ids = [int(i) for i in np.asarray(ids).ravel()]
-    shown = [f"{i} {vocab.text(i)!r}" if vocab is not None and i in vocab.tokens else str(i)
+    shown = [f"{i} {vocab.quoted(i)}" if vocab is not None and i in vocab.tokens else str(i)
              for i in ids[:limit]]
     more = f" (+{len(ids) - limit} more)" if len(ids) > limit else ""
     return ", ".join(shown) + more

@@ -53,6 +53,7 @@ class Reachability:
     reachable: int = 0
     unreachable: dict[int, list[tuple[int, float]]] = field(default_factory=dict)
     undecided: list[int] = field(default_factory=list)
+    never_tried: list[int] = field(default_factory=list)  # undecided: past the LP limit
     lp_available: bool = True
 
 
@@ -137,6 +138,8 @@ def find_unreachable(W: np.ndarray, extra: np.ndarray | None = None,
             result.reachable += 1
         elif answer is None:
             result.undecided.append(int(i))
+            if result.lp_available and n >= lp_limit:
+                result.never_tried.append(int(i))
         else:
             others = np.delete(np.arange(W.shape[0]), i)
             top = np.argsort(answer)[::-1][:4]

@@ -65,6 +65,11 @@ class Vocabulary:
                 pass
         return "".join(visible(ch) for ch in token)
 
+    def quoted(self, i: int) -> str:
+        r"""Token ``i`` in quotes for a report line: ``'\x10'``, not ``repr``'s ``'\\x10'``
+        (the text already shows its bytes escaped once)."""
+        return "'" + self.text(i).replace("'", "\\'") + "'"
+
 
 def find_tokenizer(folder: Path) -> tuple[Path | None, Phrase | None]:
     """(tokenizer file, None) beside a model, or (None, why none could be read)."""

@@ -59,9 +59,10 @@ def _recorded() -> dict[str, str]:
     try:
         return json.loads(MANIFEST.read_text(encoding="utf-8"))["sha256"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ContentTampered(f"{MANIFEST} is missing or damaged ({exc}); reinstall minimodel "
-                              "(pip install --force-reinstall --no-deps minimodel, or "
-                              "`git checkout -- src/minimodel/lab` in a clone)") from None
+        raise ContentTampered(f"{MANIFEST} is missing or damaged ({exc}); in a clone, write it "
+                              "again with `python scripts/update_lab_manifest.py`; otherwise "
+                              "reinstall minimodel (pip install --force-reinstall --no-deps "
+                              "minimodel)") from None
 
 
 def problems(paths: list[Path] | None = None) -> list[str]:
@@ -82,10 +83,10 @@ def verify(paths: list[Path] | None = None) -> None:
         listed = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
         raise ContentTampered(
             f"the lab's content was changed after installation ({listed}); verdicts would not "
-            "be trustworthy, so nothing is graded. Repair: reinstall minimodel (pip install "
-            "--force-reinstall --no-deps minimodel) or, in a clone, `git checkout -- "
-            "src/minimodel`. (Editing content on purpose? Run "
-            "`python scripts/update_lab_manifest.py`.)")
+            "be trustworthy, so nothing is graded. Editing the content on purpose (an author)? "
+            "Record it: `python scripts/update_lab_manifest.py`. Otherwise reinstall minimodel "
+            "(pip install --force-reinstall --no-deps minimodel); in a clone, `git status "
+            "src/minimodel/lab` lists the changed files (restoring one drops its edits).")
 
 
 def verified_bytes(path: Path) -> bytes:

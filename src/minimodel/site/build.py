@@ -75,8 +75,10 @@ def _mkdocs():
 def build(site_dir: str | os.PathLike, strict: bool = True,
           docs_dir: str | os.PathLike | None = None,
           lessons_dir: str | os.PathLike = LESSONS_DIR, drift_fails: bool = False,
-          on_drift: Callable[[str], None] | None = None) -> Path:
+          on_drift: Callable[[str], None] | None = None,
+          on_progress: Callable[[str], None] | None = None) -> Path:
     """Stage the docs and build the site into ``site_dir``; returns its path.
+    ``on_progress`` receives a line per lesson file run and per build stage.
 
     Every lesson's code runs first (a block that raises or prints something else than its
     ``output`` block fails the build, naming file:line and the difference). Numbers that
@@ -89,7 +91,10 @@ def build(site_dir: str | os.PathLike, strict: bool = True,
     docs_dir = Path(docs_dir) if docs_dir is not None else source_docs_dir()
     site = Path(site_dir).resolve()
     with tempfile.TemporaryDirectory(prefix="minimodel-docs-") as tmp:
-        staged = stage(Path(tmp) / "docs", docs_dir, Path(lessons_dir), drift_fails, on_drift)
+        staged = stage(Path(tmp) / "docs", docs_dir, Path(lessons_dir), drift_fails, on_drift,
+                       on_progress)
+        if on_progress is not None:
+            on_progress("building the pages with MkDocs ...")
         config = load_config(str(REPO_ROOT / "mkdocs.yml"), docs_dir=str(staged),
                              site_dir=str(site), strict=strict,
                              nav=nav(load_lessons(Path(lessons_dir))))

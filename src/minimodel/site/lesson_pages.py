@@ -10,6 +10,9 @@ with Spanish labels: ``lessons/figures/<stem>/<lang>/block-K-N.svg``.
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -34,13 +37,15 @@ def with_figures(text: str, result: LessonRun, figure_folder: str, lang: str) ->
     return text
 
 
-def stage_lessons(lessons: list[Lesson], lessons_dir: Path,
-                  target: Path) -> tuple[list[str], list[str]]:
+def stage_lessons(lessons: list[Lesson], lessons_dir: Path, target: Path,
+                  on_lesson: Callable[[str], None] | None = None
+                  ) -> tuple[list[str], list[str]]:
     """Run every lesson file and write its page (figures, practice links, the one-line note
     under each block not compared exactly) under ``target``.
 
     Returns ``(problems, drifts)`` of every file (both empty when all ran as written); the
     pages are written either way. Two files run at a time: each is its own Python process.
+    ``on_lesson`` receives a progress line as each file finishes ("lesson 3/44 ...").
     """
     jobs = [(lesson, lang) for lesson in lessons for lang in LANGS
             if lesson.path(lang, lessons_dir).is_file()]
@@ -48,8 +53,18 @@ def stage_lessons(lessons: list[Lesson], lessons_dir: Path,
     def run(job: tuple[Lesson, str]) -> LessonRun:
         lesson, lang = job
         figures = target / "figures" / lesson.stem / lang
-        return run_lesson(lesson.path(lang, lessons_dir), figures)
+        started = time.monotonic()
+        result = run_lesson(lesson.path(lang, lessons_dir), figures)
+        if on_lesson is not None:
+            with finished_lock:
+                finished.append(job)
+                state = "ok" if not result.problems else "problems"
+                on_lesson(f"lesson {len(finished)}/{len(jobs)}: {lesson.stem} ({lang}) "
+                          f"{state}, {time.monotonic() - started:.1f} s")
+        return result
 
+    finished: list[tuple[Lesson, str]] = []
+    finished_lock = threading.Lock()
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
         results = list(pool.map(run, jobs))
     problems, drifts = [], []

@@ -7,6 +7,7 @@ import functools
 import http.server
 import os
 import socket
+import sys
 from pathlib import Path
 
 from minimodel.site.build import build
@@ -45,7 +46,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 def serve(site_dir: str | os.PathLike, port: int = 8000) -> None:
     """Build into ``site_dir`` and serve it on http://127.0.0.1:PORT until Ctrl-C."""
     check_port_free(port)
-    site: Path = build(site_dir)
+    site: Path = build(site_dir, on_progress=lambda line: print(line, file=sys.stderr, flush=True))
     handler = functools.partial(SiteHandler, directory=str(site))
     with http.server.ThreadingHTTPServer((HOST, port), handler) as server:
         print(f"serving {site} at http://{HOST}:{port}/ (Ctrl-C to stop)", flush=True)

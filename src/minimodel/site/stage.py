@@ -83,8 +83,10 @@ def drift_warning(drifts: list[str]) -> str:
 
 def stage(target: Path, docs_dir: Path | None = None,
           lessons_dir: Path = LESSONS_DIR, drift_fails: bool = False,
-          on_drift: Callable[[str], None] | None = None) -> Path:
+          on_drift: Callable[[str], None] | None = None,
+          on_lesson: Callable[[str], None] | None = None) -> Path:
     """Copy ``docs/`` to ``target`` and write every generated page there. Returns ``target``.
+    ``on_lesson`` receives a progress line as each lesson file has run.
 
     Raises :class:`LessonCodeError` naming every lesson block that raised or printed
     something else than its ``output`` block says (file:line and the difference). A block
@@ -98,7 +100,7 @@ def stage(target: Path, docs_dir: Path | None = None,
     if problems:
         raise ValueError("; ".join(problems))
     shutil.copytree(docs_dir, target, dirs_exist_ok=True)
-    problems, drifts = stage_lessons(lessons, lessons_dir, target / "lessons")
+    problems, drifts = stage_lessons(lessons, lessons_dir, target / "lessons", on_lesson)
     if problems or (drifts and drift_fails):
         raise LessonCodeError(
             (f"{len(problems)} lesson block(s) do not run as written:\n" + "\n".join(problems)

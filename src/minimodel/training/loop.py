@@ -156,6 +156,8 @@ class Trainer:
             self.acc = dict(info["accumulators"])
             self.elapsed_before = float(info["elapsed"])
             self.metrics = rf.read_metrics(self.out_dir, up_to_step=self.step)
+            self.reporter.message(phrase("train.resuming_from", step=self.step,
+                                         steps=self.cfg.steps, out=self.out_dir))
         else:
             self.step = 0
             # Seed stream 0 initialises the model (run_files.prepare_run), 1 samples batches.
@@ -297,10 +299,11 @@ class Trainer:
             self.reporter.message(phrase("train.finishing_stopped_run", out=self.out_dir,
                                          step=self.step))
             return self._finish(committed=True)
-        self.reporter.start(cfg.steps, self.step)
-        self._take_snapshot()  # step 0: the initialisation
         guard = _SigintGuard()
         try:
+            # inside the try: a reader gone at the start event keeps a step-0 checkpoint
+            self.reporter.start(cfg.steps, self.step)
+            self._take_snapshot()  # step 0: the initialisation
             with guard:
                 while self.step < cfg.steps:
                     if guard.requested:

@@ -137,6 +137,12 @@ class JsonReporter(PlainReporter):
 
     STEP_EVERY = 10
 
+    def __init__(self, stream: TextIO | None = None, lang: str = DEFAULT_LANG) -> None:
+        super().__init__(stream, lang)
+        # Messages said while the run is set up (BLAS threads, the tokenizer) wait for the
+        # start event, so the first line a reader gets (`train --json | head -1`) is "start".
+        self._held: list[object] | None = []
+
     def emit(self, event: str, **fields: Any) -> None:
         clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
                  for k, v in fields.items()}
@@ -146,6 +152,7 @@ class JsonReporter(PlainReporter):
     def start(self, total: int, done: int) -> None:
         self.total = total
         self.emit("start", total_steps=total, done=done)
+        self._release_held()
 
     def step(self, step: int, loss: float, tokens_per_s: float) -> None:
         if step % self.STEP_EVERY == 0 or step == self.total:
@@ -155,7 +162,18 @@ class JsonReporter(PlainReporter):
         self.emit("eval", **row)
 
     def message(self, text: object) -> None:
-        self.emit("message", text=in_lang(text, DEFAULT_LANG))
+        if self._held is not None:
+            self._held.append(text)
+        else:
+            self.emit("message", text=in_lang(text, DEFAULT_LANG))
+
+    def close(self) -> None:
+        self._release_held()   # a run that stopped before its start event still says them
+
+    def _release_held(self) -> None:
+        held, self._held = self._held or [], None
+        for text in held:
+            self.message(text)
 
 
 def console():

@@ -23,7 +23,7 @@ from minimodel.lab.i18n import pick
 from minimodel.lab.quiz import is_correct, load_quiz
 from minimodel.lab.quiz.loader import Question, Quiz, list_quizzes
 from minimodel.lab.quiz.numbers import Unreadable
-from minimodel.lab.quiz.render import rubric_lines
+from minimodel.lab.quiz.render import how_to_answer, rubric_lines
 from minimodel.lab.quiz.session import (finish_take, parse_input, save_partial, saved_partial,
                                         wrong_unit)
 from minimodel.lab.suggest import Suggest
@@ -36,7 +36,7 @@ def _shown(question: Question, lang: str) -> dict[str, Any]:
     return {"id": question.id, "kind": question.kind, "title": pick(question.title, lang),
             "prompt": pick(question.prompt, lang).strip(),
             "choices": [f"{i}. {pick(c, lang)}" for i, c in enumerate(question.choices, 1)],
-            "how_to_answer": say(f"quiz.ask.{question.kind}", lang)}
+            "how_to_answer": how_to_answer(question, lang)}
 
 
 class QuizDesk:

@@ -180,10 +180,22 @@ function metricTraces(key, label) {
   return traces;
 }
 
+// The metric charts' x axis: step + 1 on a log scale, a tick at every power of ten up to the
+// last step (1000 included), and a little room at both ends so no curve runs into the frame.
+function stepAxis() {
+  const last = Math.max(2, ...DATA.runs.map(r => Math.max(...r.steps.map(s => stepOf(s) + 1))));
+  const ticks = [];
+  for (let t = 1; t <= last * 1.0001; t *= 10) ticks.push(t);
+  const pad = 0.04 * Math.log10(last);
+  return { type: "log", range: [-pad, Math.log10(last) + pad], tickvals: ticks,
+           ticktext: ticks.map(String), title: { text: `${W.step} + 1`, font: { size: 10 } } };
+}
+
 function buildMetrics() {
   const box = document.getElementById("metrics");
   box.innerHTML = "";
   const charts = [];
+  const xaxis = stepAxis();
   const add = (id, title, traces) => {
     if (!traces.length || DATA.runs.every(r => r.steps.length < 2)) return;
     const div = document.createElement("div"); div.className = "metric"; div.id = `metric-${id}`;
@@ -191,7 +203,7 @@ function buildMetrics() {
     Plotly.newPlot(div, traces, {
       title: { text: title, font: { size: 12 } }, margin: { l: 40, r: 10, t: 30, b: 30 },
       legend: { font: { size: 9 }, orientation: "h", y: -0.3 },
-      xaxis: { type: "log", title: { text: `${W.step} + 1`, font: { size: 10 } } },
+      xaxis,
     }, { displaylogo: false, responsive: false, displayModeBar: false });
     charts.push(div);
   };

@@ -197,8 +197,11 @@ def clauses_of(ex: Exercise, case: Case, lang: str, nonfinite: bool = True) -> l
     return [c.get(lang) or c["en"] for c in tested]
 
 
-def _fmt_index(idx: tuple) -> str:
-    return "[" + ", ".join(str(int(i)) for i in idx) + "]" if idx else "[]"
+def _at_index(idx: tuple, lang: str) -> str:
+    """" at index [2, 5]" where the value sits in an array; nothing for a scalar result."""
+    if not idx:
+        return ""
+    return say("judge.at_index", lang, idx="[" + ", ".join(str(int(i)) for i in idx) + "]")
 
 
 def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
@@ -236,7 +239,7 @@ def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
             continue
         err = np.where(close, -1.0, np.where(np.isnan(err), np.inf, err))
         idx = np.unravel_index(int(np.argmax(err)), want.shape) if want.ndim else ()
-        where = _fmt_index(idx)
+        where = _at_index(idx, lang)
         if not np.isfinite(have64[idx]):
             return Verdict("wrong", say("judge.nonfinite_hidden" if hidden else
                                         "judge.nonfinite", lang, name=name, got=have64[idx],

@@ -21,6 +21,15 @@ LANG_NAMES = {"en": "English", "es": "Español"}
 CHECK = "✓"
 
 
+def how_to_answer(question: Question, lang: str) -> str:
+    """The line that asks for an answer, e.g. "Your order (all 5 choice numbers, first to
+    last, e.g. 2,3,4,5,1)": a put-in-order example has as many numbers as the question has
+    choices."""
+    n = len(question.choices)
+    example = ",".join(str(i) for i in [*range(2, n + 1), 1])
+    return say(f"quiz.ask.{question.kind}", lang, count=n, example=example)
+
+
 def docs_dir() -> Path:
     """``docs/quizzes`` of the source checkout; ValueError when minimodel is installed elsewhere."""
     if (REPO_ROOT / "pyproject.toml").is_file() and (REPO_ROOT / "src" / "minimodel").is_dir():

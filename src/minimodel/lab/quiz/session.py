@@ -32,7 +32,7 @@ from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_c
                                         read_yes_no)
 from minimodel.lab.quiz.numbers import Number, Unreadable, unit_name
 from minimodel.lab.quiz.loader import Question, Quiz
-from minimodel.lab.quiz.render import CHECK, answer_lines, rubric_lines
+from minimodel.lab.quiz.render import CHECK, answer_lines, how_to_answer, rubric_lines
 from minimodel.lab.quiz.schema import AUTO_GRADED
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
@@ -177,7 +177,7 @@ def ask(console: Console, question: Question, lang: str) -> Any:
                                f"**{say('quiz.rubric', lang)}:**\n\n"
                                + "\n".join(rubric_lines(question, lang))))
     while True:
-        raw = console.input(Text(say(f"quiz.ask.{question.kind}", lang) + ": ", style="bold"))
+        raw = console.input(Text(how_to_answer(question, lang) + ": ", style="bold"))
         try:
             return parse_input(question, raw, lang)
         except Unreadable as exc:
@@ -210,22 +210,33 @@ def inline_code(text: str, style: str = "") -> Text:
     return Text.assemble(*[(part, "bold cyan" if i % 2 else style) for i, part in enumerate(parts)])
 
 
-def correction(question: Question, answer: Any, lang: str, indent: str = "") -> list[Text]:
+def correction(question: Question, answer: Any, lang: str) -> list[Text]:
     """What the learner answered (when there is an answer) and why its unit was wrong (when
     it was): the lines shown under a wrong answer, at once and on the end screen."""
     lines = [] if answer is None else [inline_code(
-        f"{indent}{say('quiz.your_answer', lang)}: {shown_answer(question, answer, lang)}")]
+        f"{say('quiz.your_answer', lang)}: {shown_answer(question, answer, lang)}")]
     if unit := wrong_unit(question, answer, lang):
-        lines.append(Text(indent + unit, style="yellow"))
+        lines.append(Text(unit, style="yellow"))
     return lines
 
 
 def expected(question: Question, lang: str) -> str:
     """The expected answer as Markdown after its heading: a one-line answer (a value, the
-    accepted forms) on the heading's line, without the tick that marks the right ones in a
-    list of choices; a list under it."""
-    lines = answer_lines(question, lang)
+    accepted forms, the one right choice) on the heading's line; the right choices, or the
+    choices in the right order, listed under it — never the whole list of options."""
+    kind = question.kind
     heading = f"**{say('quiz.expected', lang)}:**"
+    if kind in ("single", "multi", "order"):
+        ids = [question.answer] if kind == "single" else list(question.answer)
+        # "- **3.** text": bullets, since a Markdown list renumbers "3." as 1
+        lines = [f"- **{i + 1}.** {pick(question.choices[i], lang)}" for i in ids]
+        if kind == "single":
+            return f"{heading} **{ids[0] + 1}.** {pick(question.choices[ids[0]], lang)}"
+        if kind == "order":
+            lines.insert(0, f"{say('quiz.right_order', lang)}: **"
+                         + ", ".join(str(i + 1) for i in ids) + "**\n")
+        return heading + "\n\n" + "\n".join(lines)
+    lines = answer_lines(question, lang)
     if len(lines) == 1:
         return f"{heading} {lines[0].removesuffix(' ' + CHECK)}"
     return heading + "\n\n" + "\n".join(lines)
@@ -334,14 +345,16 @@ def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str
     if missed:
         console.print(Text(say("quiz.summary.missed", lang, n=len(missed)), style="red"))
         reasons = {r["id"]: r["reason"] for r in report["results"] if r.get("reason")}
+        # Padding, not leading spaces: a wrapped line keeps its indent
         for q in missed:
-            console.print(inline_code(f"  {q.id}  {pick(q.title, lang)}", style="bold"))
-            lines = correction(q, (answered or {}).get(q.id), lang, "    ")
+            console.print(Padding(inline_code(f"{q.id}  {pick(q.title, lang)}", style="bold"),
+                                  (0, 0, 0, 2)))
+            lines = correction(q, (answered or {}).get(q.id), lang)
             if q.id in reasons:  # not graded: why, instead of the answer
-                lines = [Text(f"    {say('quiz.unreadable', lang)}: {reasons[q.id]}",
+                lines = [Text(f"{say('quiz.unreadable', lang)}: {reasons[q.id]}",
                               style="yellow")]
             for text in lines:
-                console.print(text)
+                console.print(Padding(text, (0, 0, 0, 4)))
             console.print(Padding(Markdown(expected(q, lang) + "\n\n" + pick(q.explanation, lang)),
                                   (0, 0, 1, 4)))
     if skipped:
@@ -352,7 +365,8 @@ def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str
         console.print(Text(say("quiz.summary.recall", lang, **recall), style="cyan"))
         for r in recall["results"]:
             if not r["recalled"]:
-                console.print(Text(f"  {r['id']}  {pick(quiz.question(r['id']).title, lang)}"))
+                console.print(Padding(Text(f"{r['id']}  {pick(quiz.question(r['id']).title, lang)}"),
+                                      (0, 0, 0, 2)))
     if wrong or recall["answered"] > recall["recalled"]:
         review_command = Suggest(lang, learner_dir)("quiz", "review", quiz.id)
         # soft_wrap: a command cut by Rich's wrapping would not paste as one line
