@@ -4,7 +4,7 @@ A break folder holds::
 
     break.yaml      id (a neutral name for the symptom, never the cause), order, bilingual texts
                     (title, summary, intro, predict, observe, hints, explanation), references,
-                    timeout_seconds, cause_words, former_ids
+                    timeout_seconds, cause_words, secret_words, former_ids
     bug.patch       the bug, a unified diff against the library (``a/minimodel/...``)
     invariants.py   the invariants behind the bug, checked on fresh random sizes in every code
                     path (``break check`` runs it; exit 0 only when the cause is gone)
@@ -13,10 +13,12 @@ A break folder holds::
     fakes/NAME.patch  symptom-hiding "fixes" (diffs against the broken library) that the
                     invariants must reject; break.yaml lists them as ``fakes: [{name, idea}]``
 
-``cause_words`` lists words that give the cause away (in English and Spanish). A learner reads the
-title, summary, intro, predict questions and "what to look at" before any hint, so those texts
-describe only what is seen, as a bug report would; ``lab validate`` refuses a cause word there and
-requires the hint ladder to reach one. ``former_ids`` are older names of the break, still accepted
+``cause_words`` lists words that give the cause away (in English and Spanish); ``secret_words``
+(optional) the exact phrases that state it. A learner reads the title, summary, intro, predict
+questions and "what to look at" before any hint, so those texts describe only what is seen, as
+a bug report would; ``lab validate`` refuses a cause or secret word there (:func:`term_pattern`:
+whole words, case-insensitive) and requires the hint ladder to reach a cause word. The rest of
+what a learner sees before the second hint is :mod:`.surface`'s. ``former_ids`` are older names of the break, still accepted
 by the commands (and in old progress files) but never printed.
 
 ``fails_under_bug`` in break.yaml names the invariants the bug breaks; ``lab validate`` checks
