@@ -8,10 +8,11 @@ the files ``bug.patch`` touches are the ones that matter), and the README and ``
 After rung k the hints 1..k join it. The secret (the planted line and why it is wrong) must
 not be nameable from the surface before rung 2, so the check reads hint 1 too.
 
-:func:`pieces` gathers the surface as :class:`Piece` texts (``scripts/break_surface.py``
-writes them as files; ``lab validate`` searches them): :func:`findings` looks for the break's
-``secret_words`` and ``cause_words`` in them (:func:`term_pattern`: case-insensitive, at word
-boundaries).
+The ``*_pieces`` functions gather the surface as :class:`Piece` texts
+(``scripts/break_surface.py`` writes them as files); :func:`check_pieces` is what ``lab
+validate`` searches, and :func:`findings` looks there for the break's ``secret_words`` and
+``cause_words`` (:func:`~minimodel.lab.breaks.catalog.term_pattern`: case-insensitive, at word
+boundaries); :func:`split` says which findings fail and which only warn.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ REPO_ROOT = Path(__file__).resolve().parents[4]
 
 @dataclass(frozen=True)
 class Piece:
-    """One text of the surface: its ``kind`` (report, notes, start, run, page, lesson, quiz,
-    workspace, docs, hint), a ``name`` that says where it is (a file, a field) and the
+    """One text of the surface: its ``kind`` (report, hint, run, page, lesson, quiz, workspace,
+    docs), a ``name`` that says where it is (a file, a field) and the
     ``text``; ``first_line`` is the line of the source file where ``text`` starts."""
 
     kind: str
@@ -181,12 +182,14 @@ def workspace_pieces(files: dict[str, str], prose_only: bool = True) -> list[Pie
 
 
 def docs_files(lang: str, root: Path = REPO_ROOT) -> list[Path]:
-    """README.md and ``docs/*.md`` of ``lang`` (``x.md`` English, ``x.es.md`` Spanish); none
-    outside a source checkout."""
+    """The README (``README.<lang>.md`` when there is one, else ``README.md``) and
+    ``docs/*.md`` of ``lang`` (``x.md`` English, ``x.es.md`` Spanish); none outside a source
+    checkout."""
     docs = sorted((root / "docs").glob("*.md")) if (root / "docs").is_dir() else []
     mine = [p for p in docs if (p.name.endswith(".es.md")) == (lang == "es")]
-    readme = root / ("README.md" if lang == "en" else "README.es.md")
-    return ([readme] if readme.is_file() else []) + mine
+    readme = next((p for p in (root / f"README.{lang}.md", root / "README.md") if p.is_file()),
+                  None)
+    return ([readme] if readme else []) + mine
 
 
 def docs_pieces(lang: str, root: Path = REPO_ROOT) -> list[Piece]:
@@ -247,7 +250,8 @@ def check_pieces(brk: Break, workspace: dict[str, str], run_output: str,
                            page_text(brk, lang, rung=0, lessons_dir=lessons_dir)))
         pages += lesson_pieces(brk, lang, lessons_dir)
         out += quiz_pieces(brk, lang, lessons_dir, questions)
-        out += docs_pieces(lang, docs_root)
+        out += [p for p in docs_pieces(lang, docs_root)
+                if p.name not in {q.name for q in out if q.kind == "docs"}]
     # a link's target is not read: a page linking lessons/initialising.md does not say it
     return out + [Piece(p.kind, p.name, _LINK_TARGET.sub("]()", p.text), p.first_line)
                   for p in pages]
