@@ -8,6 +8,7 @@ planted leak each: a lesson, a docstring, the run output, the page.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -222,3 +223,25 @@ def test_the_dump_refuses_a_rung_past_the_ladder(tmp_path, capsys):
     assert break_surface.main(["loss-crash-after-merge", "--rung", "9", "--no-run",
                                "--out", str(tmp_path / "x")]) == 2
     assert "has 4 hints; give 0 (before any hint) to 4" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- lab validate
+
+
+def test_validate_prints_warnings_without_failing(monkeypatch, capsys):
+    from minimodel.cli import main
+    from minimodel.lab import overview
+
+    def breaks() -> list[str]:
+        overview.WARNINGS["breaks"] = ["break b: cause word 'mask' ... lesson x.md:3: a mask"]
+        return []
+
+    monkeypatch.setattr(overview, "SECTIONS", {"breaks": breaks})
+    assert main(["lab", "validate"]) == 0
+    out = capsys.readouterr().out
+    assert "breaks: ok, 1 warning(s)" in out
+    assert "  ~ warning: break b: cause word 'mask' ... lesson x.md:3: a mask" in out
+    assert main(["lab", "validate", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True
+    assert report["warnings"] == {"breaks": ["break b: cause word 'mask' ... lesson x.md:3: a mask"]}
