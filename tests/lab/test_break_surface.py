@@ -168,12 +168,28 @@ def test_a_cause_word_in_the_run_output_fails(tmp_path):
     assert {p.split("'")[1] for p in problems} == {"std", "initialis"}
 
 
-def test_a_cause_word_on_the_break_page_fails(tmp_path):
-    # the page links its lesson by title: a lesson called "Initialising" names the cause
-    problems, _ = check(tmp_path, make_break(tmp_path), title="Initialising weights")
-    pages = [p for p in problems if " page lab/breaks/loss-too-high " in p]
-    assert len(pages) == 2                                   # en and es pages
-    assert "cause word 'initialis'" in pages[0] and "Initialising weights" in pages[0]
+def test_a_cause_word_on_the_break_page_fails(tmp_path, monkeypatch):
+    from minimodel.site import lab_pages
+
+    real = lab_pages.break_page
+
+    def page_with_a_leak(*args, **kwargs):    # as if the generator printed more than the YAML
+        return real(*args, **kwargs) + "\nThe weights are initialised too wide.\n"
+
+    monkeypatch.setattr(lab_pages, "break_page", page_with_a_leak)
+    problems, _ = check(tmp_path, make_break(tmp_path))
+    assert len(problems) == 2                                # the en and es pages
+    assert all(" page lab/breaks/loss-too-high (" in p and "cause word 'initialis'" in p
+               and "The weights are initialised too wide." in p for p in problems)
+
+
+def test_the_page_link_to_its_lesson_is_searched_with_the_lesson(tmp_path):
+    # a break in a lesson called "Initialising ...": its title is the lesson's, so a warning
+    problems, warnings = check(tmp_path, make_break(tmp_path), title="Initialising weights")
+    assert problems == []
+    assert len(warnings) == 2                                # the en and es lessons' titles
+    assert "lesson second.md:8: # Initialising weights" in warnings[0]
+    assert "lesson second.es.md:8: # Initialising weights" in warnings[1]
 
 
 def test_hint_one_is_on_the_surface_but_not_hint_two(tmp_path):

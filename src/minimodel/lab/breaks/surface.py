@@ -197,14 +197,16 @@ def docs_pieces(lang: str, root: Path = REPO_ROOT) -> list[Piece]:
             for path in docs_files(lang, root)]
 
 
-def page_text(brk: Break, lang: str, rung: int = 0, lessons_dir: Path = LESSONS_DIR) -> str:
+def page_text(brk: Break, lang: str, rung: int = 0, lessons_dir: Path = LESSONS_DIR,
+              lesson_link: bool = True) -> str:
     """The break's site page as the site generates it, with only hints 1..``rung`` in its
-    ladder (the page folds every hint; unfolding hint k is climbing to rung k)."""
+    ladder (the page folds every hint; unfolding hint k is climbing to rung k).
+    ``lesson_link=False`` leaves out the link to its lesson (whose title the lesson shows)."""
     from minimodel.site.lab_pages import break_page
 
     lesson = next((lesson for lesson in load_lessons(lessons_dir) if brk.id in lesson.breaks),
                   None)
-    return break_page(brk, lang, lesson, hints=rung)
+    return break_page(brk, lang, lesson if lesson_link else None, hints=rung)
 
 
 def surface_terms(brk: Break) -> tuple[list[str], list[str]]:
@@ -246,8 +248,9 @@ def check_pieces(brk: Break, workspace: dict[str, str], run_output: str,
     out += workspace_pieces(workspace)
     for lang in LANGS:
         out += report_pieces(brk, lang, rung=1)
+        # the page's link to its lesson is the lesson's title, searched with the lesson
         pages.append(Piece("page", f"lab/breaks/{brk.id} ({lang})",
-                           page_text(brk, lang, rung=0, lessons_dir=lessons_dir)))
+                           page_text(brk, lang, 0, lessons_dir, lesson_link=False)))
         pages += lesson_pieces(brk, lang, lessons_dir)
         out += quiz_pieces(brk, lang, lessons_dir, questions)
         out += [p for p in docs_pieces(lang, docs_root)
