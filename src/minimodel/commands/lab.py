@@ -251,7 +251,7 @@ def cmd_done(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     import time
 
-    from minimodel.lab.overview import VALIDATE_STEPS, validate
+    from minimodel.lab.overview import VALIDATE_STEPS, WARNINGS, validate
 
     start = time.monotonic()
 
@@ -261,13 +261,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     sections = validate(on_section=progress, only=args.section)
     ok = not any(sections.values())
+    warnings = {name: list(WARNINGS.get(name, [])) for name in sections if WARNINGS.get(name)}
     if args.json:
-        print(json.dumps({"ok": ok, "sections": sections}, ensure_ascii=False, indent=2))
+        print(json.dumps({"ok": ok, "sections": sections, "warnings": warnings},
+                         ensure_ascii=False, indent=2))
     else:
         for name, problems in sections.items():
-            print(f"{name}: {'ok' if not problems else f'{len(problems)} problem(s)'}")
+            print(f"{name}: {'ok' if not problems else f'{len(problems)} problem(s)'}"
+                  + (f", {len(warnings[name])} warning(s)" if name in warnings else ""))
             for problem in problems:
                 print(f"  - {problem}")
+            for warning in warnings.get(name, []):
+                print(f"  ~ warning: {warning}")
     return OK if ok else FAILED
 
 
@@ -360,7 +365,8 @@ def register(subparsers) -> None:
                     "glossary (lab texts, lessons, site pages). Exit 1 on any problem.",
         epilog="examples:\n  minimodel lab validate\n  minimodel lab validate --section links "
                "--section glossary\n  minimodel lab validate --json\n"
-               '      -> {"ok": bool, "sections": {"quiz": [...], "links": [...], ...}}',
+               '      -> {"ok": bool, "sections": {"quiz": [...], "links": [...], ...}, '
+               '"warnings": {"breaks": [...]}}',
         formatter_class=fmt)
     p.add_argument("--section", action="append", choices=list(SECTIONS), default=None,
                    help="run only this section (repeatable)")

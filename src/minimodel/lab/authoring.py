@@ -197,7 +197,7 @@ def new_break(break_id: str, lesson_key: str, content: Path = CONTENT_DIR) -> li
     order = 1 + max([int(m) for m in re.findall(r"^order: (\d+)", "".join(
         p.read_text(encoding="utf-8") for p in (content / "breaks").glob("*/break.yaml")),
         re.M)] or [0])
-    data = {"id": break_id, "cause_words": [TODO], "order": order, "timeout_seconds": 120,
+    data = {"id": break_id, "cause_words": [TODO], "secret_words": [], "order": order, "timeout_seconds": 120,
             "fails_under_bug": ["todo"], "fakes": [],
             **{key: _text() for key in ("title", "summary", "intro")},
             "predict": [_text(), _text()], "observe": _text(),
