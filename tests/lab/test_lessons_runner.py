@@ -93,7 +93,8 @@ def test_the_model_families_lesson_without_transformers_names_the_extra_to_insta
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name in ("torch", "transformers") else real(name, *a))
+                        lambda name, *a: None if name in ("torch", "transformers")
+                        else real(name, *a))
     for lang in ("en", "es"):
         path = find_lesson("model-families").path(lang)
         result = run_lesson(path)

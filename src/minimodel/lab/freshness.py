@@ -162,8 +162,8 @@ def rehash(items: list[Item], item_id: str, keys: list[str] | None = None,
 
 def lesson_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
     """Lessons without a Spanish twin, whose twin links other items, needs other packages or
-    runs a different number of ``python`` blocks, or with fewer than :data:`MIN_CODE_BLOCKS` (a lesson's worked example
-    runs, in each language)."""
+    runs a different number of ``python`` blocks, or with fewer than :data:`MIN_CODE_BLOCKS`
+    (a lesson's worked example runs, in each language)."""
     problems = []
     for lesson in load_lessons(lessons_dir):
         twin = lesson.path("es", lessons_dir)
