@@ -38,6 +38,15 @@ def test_avoided_terms_are_reported_with_the_word_to_use():
         "q.es: Spanish text uses 'la loss'; the glossary's Spanish for 'loss' is 'pérdida'"]
 
 
+def test_a_code_span_is_not_read_as_a_gap_between_words():
+    glossary = [{"en": "untied", "es": "sin atar", "avoid": ["la sin atar"]}]
+    texts = [("span.es", "la `W` sin atar y la `E` atada"),
+             ("ellipsis.es", "la matriz atada y la sin atar")]
+    assert glossary_problems(iter(texts), glossary) == [
+        "ellipsis.es: Spanish text uses 'la sin atar'; the glossary's Spanish for 'untied' "
+        "is 'sin atar'"]
+
+
 def test_catalogue_message_tables_in_code_and_nested_yaml_are_read(tmp_path: Path):
     content, code = tmp_path / "content", tmp_path / "code"
     catalogue = tmp_path / "messages.yaml"
