@@ -215,6 +215,8 @@ def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[Phrase], None],
             "train_tokens": int(len(task.train_ids)), "val_tokens": int(len(task.val_ids)),
             "unigram_baseline": baseline, "uniform_baseline": math.log(V),
             "parameters": model.num_params()}
+    if cfg.corpus is None:   # run.json keeps the file's name; the log says it in the reader's language
+        name = phrase("train.bundled_corpus", file=BUNDLED_CORPUS)
     atomic_write_json(out_dir / RUN_FILE, info)
     log(phrase("train.corpus_line", name=name, chars=len(text), vocab_size=V,
                kind=phrase("train.kind_word") if cfg.model == "cbow" else cfg.tokenizer,
