@@ -155,10 +155,12 @@ def test_a_utf8_bom_does_not_hide_a_patch_of_the_checks(capsys, work):
     assert "`_run_one` at minimodel/nn/lm_head.py:" in result["details"][0]["message"]
 
 
-@pytest.mark.parametrize("cookie", ["# -*- coding: latin-1 -*-", "# vim: set fileencoding=cp1252 :"])
+@pytest.mark.parametrize("cookie", ["# -*- coding: latin-1 -*-",
+                                    "# vim: set fileencoding=cp1252 :"])
 def test_a_coding_cookie_python_accepts_is_read_with_its_encoding_and_scanned(capsys, work,
                                                                                cookie):
-    text = f"{cookie}\n# r\u00e9sum\u00e9 of the fix\n" + lm_head_with(work, "import os\nos._exit(0)")
+    cheat = lm_head_with(work, "import os\nos._exit(0)")
+    text = f"{cookie}\n# r\u00e9sum\u00e9 of the fix\n" + cheat
     (work / LM_HEAD).write_bytes(text.encode("latin-1", errors="replace"))
     code, result = check(capsys, work)
     assert code == 1 and result["fixed"] is False

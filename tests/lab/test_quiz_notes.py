@@ -56,10 +56,12 @@ def outcome(qid: str, typed: str, lang: str, quiz_id: str = QUIZ_ID) -> str:
     (ROWS, "4 {filas}", "es", "right"), (PARAMS, "2 097 152 (parámetros)", "es", "right"),
     (ROWS, "4 (columns)", "en", "wrong"), (PARAMS, "2,097,152 [bytes]", "en", "wrong"),
     (PARAMS, "2 097 152 (en MB)", "es", "wrong"), (LOSS, "6.238 (bits)", "en", "wrong"),
-    (LOSS, "6.238 (natural log)", "en", "right"), (LOSS, "6,238 (logaritmo natural)", "es", "right"),
+    (LOSS, "6.238 (natural log)", "en", "right"),
+    (LOSS, "6,238 (logaritmo natural)", "es", "right"),
     (LOSS, "6,238 (en nats)", "es", "right"),
     # working: checked like a chain's side
-    (PARAMS, "2,097,152 (8192 × 256)", "en", "right"), (PARAMS, "2^21 [= 8192 x 256]", "en", "right"),
+    (PARAMS, "2,097,152 (8192 × 256)", "en", "right"),
+    (PARAMS, "2^21 [= 8192 x 256]", "en", "right"),
     (PARAMS, "2,097,152 (8192 × 255)", "en", "reask"), (LOSS, "6.238 (= 9 ln 2)", "en", "right"),
     (LOSS, "6,238 (ln 512)", "es", "right"), (LOSS, "6,238 (ln 256)", "es", "reask"),
     (ROWS, "4 (2 + 2)", "en", "right"), (ROWS, "4 (2 * 3)", "en", "reask"),
@@ -77,7 +79,8 @@ def outcome(qid: str, typed: str, lang: str, quiz_id: str = QUIZ_ID) -> str:
     (ROWS, "maybe 4", "en", "reask"), (ROWS, "about 4 (rows)", "en", "right"),
     (ROWS, "exactamente 4 (filas)", "es", "right"),
     # a calculation's own brackets are not notes
-    (LOSS, "ln (512)", "en", "right"), (ROWS, "exp (ln 4)", "en", "right"), (ROWS, "(4)", "en", "right"),
+    (LOSS, "ln (512)", "en", "right"), (ROWS, "exp (ln 4)", "en", "right"),
+    (ROWS, "(4)", "en", "right"),
 ])
 def test_a_note_after_a_number_is_read_never_ignored(qid, typed, lang, expected):
     assert outcome(qid, typed, lang) == expected

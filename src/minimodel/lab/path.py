@@ -33,7 +33,7 @@ from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.progress import Progress
 from minimodel.lab.quiz.loader import all_questions
 from minimodel.lab.quiz.schema import AUTO_GRADED
-from minimodel.lab.revealed import is_revealed
+from minimodel.lab.revealed import is_revealed, shown
 from minimodel.messages import say
 
 STEP_KINDS = ("lesson", "quiz", "break", "exercise")
@@ -133,9 +133,8 @@ def revealed_summary(revealed: list[Step], lang: str) -> str:
     """"14 of 14 steps done, 2 of them after viewing the answer: break X (fixed after viewing
     the fix), ..." for the end of the path."""
     total = len(steps())
-    named = ", ".join(f"{step.kind} {step.id} ("
-                      f"{status_label(DONE_STATUS[step.kind] + '-revealed', lang)})"
-                      for step in revealed)
+    labels = [status_label(shown(DONE_STATUS[step.kind], True), lang) for step in revealed]
+    named = ", ".join(f"{step.kind} {step.id} ({label})" for step, label in zip(revealed, labels))
     return say("lab.path_done_revealed", lang, done=total, total=total, revealed=len(revealed),
                steps=named)
 

@@ -31,6 +31,8 @@ from typing import Any
 
 DONE = {"break": "fixed", "exercise": "passed"}
 SEEN = "seen_since_start"
+# The status keys shown for revealed work (``status.*`` in the message catalogue).
+SHOWN = {"passed": "passed-revealed", "fixed": "fixed-revealed"}
 
 
 def after_attempt(kind: str, prev: dict[str, Any], done_now: bool) -> bool:
@@ -53,7 +55,7 @@ def is_revealed(kind: str, entry: dict[str, Any] | None) -> bool:
 def shown(status: str, revealed: bool) -> str:
     """The status key to show (``status_label``): ``passed-revealed`` / ``fixed-revealed``
     ("passed after viewing the solution", "fixed after viewing the fix") for revealed work."""
-    return f"{status}-revealed" if revealed else status
+    return SHOWN.get(status, status) if revealed else status
 
 
 def shown_status(kind: str, entry: dict[str, Any] | None, default: str) -> str:

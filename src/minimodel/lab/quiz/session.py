@@ -105,8 +105,9 @@ def parse_input(question: Question, raw: str, lang: str = "en") -> Any:
     Choices are numbered from 1 on screen (people count from 1), answers are 0-based inside;
     commas, semicolons and spaces all separate them (``1,3`` = ``1 3``: a choice number is one
     number, so a space cannot join two); a choice typed twice (``2,4,2,4``) is asked again: a
-    repeat is a slip or a guess, never an answer to read one way. A numeric or short answer is kept as typed: it is
-    graded from the text (the same way as in an answers file) and the end screen shows it.
+    repeat is a slip or a guess, never an answer to read one way. A numeric or short answer is
+    kept as typed: it is graded from the text (the same way as in an answers file) and the end
+    screen shows it.
     A recall question's input is the learner's yes/no after seeing the rubric.
     """
     raw = raw.strip()
