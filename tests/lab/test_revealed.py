@@ -132,7 +132,9 @@ def test_a_fix_after_break_diff_is_shown_as_such_until_a_reset(capsys, learner, 
     work = tmp_path / "ws"
     assert run(capsys, "break", "start", BREAK, "--workdir", str(work))[0] == 0
     code, diff = run(capsys, "break", "diff", "--workdir", str(work))
-    assert code == 0 and diff.startswith("--- a/minimodel/")
+    assert code == 0 and diff.startswith("--- a/minimodel/")   # stdout: the diff alone
+    main(["break", "diff", "--workdir", str(work)])
+    assert "recorded as fixed after viewing the fix" in flat(capsys.readouterr().err)
     apply_diff(work, diff)
     code, out = run(capsys, "break", "check", "--workdir", str(work), "--json")
     result = json.loads(out)

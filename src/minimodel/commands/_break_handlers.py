@@ -226,6 +226,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     diff, edited = reveal_fix(_progress(args), ws, brk)
+    print(say("break.diff_recorded", lang, reset=_commands(args, ws.root)["reset"]),
+          file=sys.stderr)   # stdout is the diff alone (`break diff | patch -p1 -d DIR`)
     if edited:
         print(say("break.diff_edited", lang, files=", ".join(edited), **_commands(args, ws.root)),
               file=sys.stderr)
