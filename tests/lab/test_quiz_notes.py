@@ -69,6 +69,7 @@ def outcome(qid: str, typed: str, lang: str, quiz_id: str = QUIZ_ID) -> str:
     # a list of ids: as many distinct ids as the answer
     (ROWS, "4 (ids 1, 3, 7, 9)", "en", "right"), (ROWS, "4 [rows 1, 3, 7 and 9]", "en", "right"),
     (ROWS, "4 (filas 1, 3, 7 y 9)", "es", "right"), (ROWS, "4 (1, 3, 3, 7, 9)", "en", "right"),
+    (ROWS, "4 (rows: 1 3 7 9)", "en", "right"),
     (ROWS, "5 (ids 1, 3, 7, 9)", "en", "reask"), (ROWS, "4 (ids 1, 3, 7)", "en", "reask"),
     (ROWS, "4 (columns 1, 3, 7, 9)", "en", "reask"),
     # unbalanced, mismatched or trailing text after the note

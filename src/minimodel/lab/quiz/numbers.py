@@ -97,8 +97,8 @@ _PLAIN = re.compile(r"[+-]?\d[\d.,]*")
 # Brackets a note may be written in; "ln (2)" and "exp (ln 4)" are calculations, not notes.
 _CLOSING = {")": "(", "]": "[", "}": "{"}
 _AFTER_FUNCTION = re.compile(r"\b(?:ln|log|exp|sqrt)\s*$")
-# "ids 1, 3, 7 and 9": a label, then distinct ids separated by commas, "and" or "y"
-_ID_LIST = re.compile(r"(?:([a-z]+)\s+)?(\d+(?:\s*(?:,|\band\b|\by\b|\s)\s*\d+)*)")
+# "ids 1, 3, 7 and 9", "rows: 1 3 7 9": a label, then ids separated by commas, "and", "y"
+_ID_LIST = re.compile(r"(?:([a-z]+)\s*:?\s+)?(\d+(?:\s*(?:,|\band\b|\by\b|\s)\s*\d+)*)")
 LIST_LABELS = {"id", "ids", "index", "indices", "indexes", "indice", "token", "tokens"}
 _CHAIN = re.compile(r"\s*(?:=|≈|~=)\s*")      # "512 x 128 = 65,536": sides of a chain
 
