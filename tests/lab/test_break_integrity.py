@@ -219,6 +219,19 @@ def test_compiled_bytecode_in_the_workspace_is_never_loaded(capsys, work, tmp_pa
     assert "cannot import name 'helper'" in " ".join(d["message"] for d in result["details"])
 
 
+def test_source_hidden_in_a_cache_folder_is_never_imported(capsys, work):
+    # `__pycache__` is skipped by the scan (caches change on their own), so it is never a
+    # package either: a .py file there cannot run.
+    cache = work / "minimodel" / "nn" / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    (cache / "notes.py").write_text(PATCH_THE_CHECKS + "\n", encoding="utf-8")
+    append_to(work, LM_HEAD, "from minimodel.nn.__pycache__ import notes as _notes")
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False
+    assert "No module named 'minimodel.nn.__pycache__'" in " ".join(
+        d["message"] for d in result["details"])
+
+
 def test_names_the_original_file_already_uses_are_not_findings():
     old = "import sys\nprint(sys.modules)\n"
     assert scan_file("m.py", old + "x = 1\n", old) == []

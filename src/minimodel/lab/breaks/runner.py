@@ -9,9 +9,9 @@ The child is ``python -I -B -c BOOTSTRAP SCRIPT`` with ``cwd=DIR``. The bootstra
 3. maps the ``minimodel`` package — and nothing else — to ``DIR/minimodel``, the learner's
    copy, with a meta-path finder; a file the learner drops in DIR cannot shadow numpy or the
    harness. It verifies that before running the script, and exits with code 97 otherwise.
-   The finder loads the workspace from its ``.py`` sources only: no ``__pycache__``, no
-   sourceless ``.pyc``, no extension module, so every line that runs is one the tamper scan
-   (:mod:`minimodel.lab.breaks.tamper`) could read.
+   The finder loads the workspace from its ``.py`` sources only: nothing from or in a
+   ``__pycache__`` folder, no sourceless ``.pyc``, no extension module, so every line that runs
+   is one the tamper scan (:mod:`minimodel.lab.breaks.tamper`) reads.
 
 ``-B`` keeps ``__pycache__`` out of the workspace; one BLAS thread keeps tiny experiments fast
 and repeatable on a busy machine. Starting, time limit and output capture are
@@ -59,6 +59,8 @@ class WorkspaceMinimodel:
             path = [workspace]
         elif not name.startswith("minimodel."):
             return None
+        elif "__pycache__" in name.split("."):  # a cache folder is never source
+            raise ModuleNotFoundError("No module named %r" % name, name=name)
         portions = []
         for entry in path or []:
             spec = importlib.machinery.FileFinder(entry, (SourceOnly, [".py"])).find_spec(name)
