@@ -14,6 +14,7 @@ import pytest
 from minimodel.cli import main
 from minimodel.lab import path as learning_path
 from minimodel.lab.exercises import get_exercise
+from minimodel.lab.notebook import NotebookExercise
 from minimodel.lab.patching import apply_patch_to_texts
 from minimodel.lab.progress import Progress
 from minimodel.lab.revealed import after_attempt
@@ -201,3 +202,13 @@ def test_the_end_of_an_own_path_says_nothing_of_revealed_steps(capsys, learner):
     finish_the_path(Progress(), set())
     assert json.loads(run(capsys, "lab", "next", "--json")[1])["revealed"] == []
     assert "after viewing" not in run(capsys, "lab", "next")[1]
+
+
+def test_a_notebook_pass_after_the_solution_says_so(capsys, learner, tmp_path):
+    ex = NotebookExercise(EXERCISE, learner_dir=learner)
+    ex.hint()
+    ex.solution()                         # after a hint: shown, and recorded
+    verdict = ex.check(str(learner_solution(tmp_path, "cell.py")))
+    assert verdict.passed and "PASSED (passed after viewing the solution)" in repr(verdict)
+    assert "passed after viewing the solution" in verdict._repr_html_()
+    assert Progress(learner).get("exercise", EXERCISE)["revealed"] is True
