@@ -36,10 +36,11 @@ def test_single():
         quiz.is_correct(q, 4, "en")
 
 
-def test_multi_ignores_order_and_repeats_but_not_missing_choices():
+def test_multi_ignores_order_but_not_repeats_or_missing_choices():
     q = make("multi", [0, 1, 3])
     assert quiz.is_correct(q, [3, 0, 1], "en") is True
-    assert quiz.is_correct(q, [0, 0, 1, 3], "en") is True
+    with pytest.raises(quiz.Unreadable, match="names choice 0 more than once"):
+        quiz.is_correct(q, [0, 0, 1, 3], "en")     # a slip or a guess: asked again
     assert quiz.is_correct(q, [0, 1], "en") is False
     assert quiz.is_correct(q, [0, 1, 2, 3], "en") is False
     with pytest.raises(TypeError, match="list of 0-based indices"):
