@@ -131,9 +131,9 @@ def _breaks() -> list[str]:
 
 
 def _glossary() -> list[str]:
-    from minimodel.lab.terminology import glossary_problems
+    from minimodel.lab.terminology import glossary_problems, printed_count_problems
 
-    return glossary_problems()
+    return glossary_problems() + printed_count_problems()
 
 
 SECTIONS: dict[str, Callable[[], list[str]]] = {

@@ -55,7 +55,7 @@ from typing import Any
 
 from minimodel.lab.quiz.arithmetic import FUNCTIONS, evaluate
 from minimodel.lab.quiz.text import normalise
-from minimodel.messages import say
+from minimodel.messages import grouped, say
 
 NUMBER_WORDS = {
     word: value
@@ -170,11 +170,12 @@ def effective_tolerance(answer: dict[str, Any], prompt: dict[str, str]) -> float
 
 def format_number(x: float, lang: str) -> str:
     """A number as the learner's language writes it: ``2,097,152`` / ``6.238`` in English,
-    ``2 097 152`` / ``6,238`` in Spanish (a space groups thousands, a comma marks decimals)."""
-    text = f"{x:,.0f}" if float(x).is_integer() else f"{x:,.10f}".rstrip("0")
-    if lang == "es":
-        text = text.replace(",", "\u202f").replace(".", ",")
-    return text
+    ``2 097 152`` / ``6,238`` in Spanish (a no-break space groups thousands,
+    :func:`minimodel.messages.grouped`; a comma marks decimals)."""
+    spec = ",.0f" if float(x).is_integer() else ",.10f"
+    text = grouped(x, spec, lang)
+    text = text if float(x).is_integer() else text.rstrip("0")
+    return text.replace(".", ",") if lang == "es" else text
 
 
 # --- reading -------------------------------------------------------------------------------
