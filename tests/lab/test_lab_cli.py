@@ -110,8 +110,8 @@ def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson
     assert status["next"] is None
     assert status["totals"] == {"lesson": {"done": 1, "total": 1},
                                 "quiz": {"done": 1, "total": 1, "right": 1, "questions": 2},
-                                "break": {"done": 1, "total": 1},
-                                "exercise": {"done": 1, "total": 1}}
+                                "break": {"done": 1, "total": 1, "revealed": 0},
+                                "exercise": {"done": 1, "total": 1, "revealed": 0}}
     steps = status["path"][0]["steps"]
     assert [(s["kind"], s["done"]) for s in steps] == [
         ("lesson", True), ("quiz", True), ("break", True), ("exercise", True)]

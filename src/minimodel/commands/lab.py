@@ -20,6 +20,7 @@ from minimodel.commands._lab_authoring import register_authoring
 from minimodel.commands._lab_lessons import register_check_lessons
 from minimodel.commands._lab_notebook import register_notebook
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, status_label
+from minimodel.lab.revealed import shown
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
@@ -34,7 +35,7 @@ def _step_state(step: dict[str, Any], lang: str) -> str:
     if step["kind"] == "quiz" and step["attempts"]:
         return say("lab.quiz_state", lang, attempts=step["attempts"], right=step["right"],
                   total=step["total"])
-    status = "skipped" if step["skipped"] else step["status"]
+    status = "skipped" if step["skipped"] else shown(step["status"], step.get("revealed", False))
     return status_label(status, lang)
 
 
@@ -65,6 +66,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     console.print(table)
     for kind, total in summary["totals"].items():
         console.print(Text(say(f"lab.total.{kind}", lang, **total)))
+        if total.get("revealed"):
+            console.print(Text(say(f"lab.total_revealed.{kind}", lang, **total), style="yellow"))
     for quiz in summary["other_quizzes"]:
         if quiz["attempts"]:
             console.print(Text(say("lab.other_quiz", lang, **quiz), style="dim"))
@@ -207,10 +210,14 @@ def cmd_next(args: argparse.Namespace) -> int:
                                len(skipped.lesson.quiz))
             print(say("lab.skipped", lang, what=what, command=suggest("lab", "status")))
     if step is None:
+        revealed = learning_path.revealed_steps(progress)
+        report["revealed"] = [s.key for s in revealed]   # done after viewing the answer
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
         else:
             print(say("lab.path_done", lang, command=suggest("quiz", "review")))
+            if revealed:
+                print(learning_path.revealed_summary(revealed, lang))
         return OK
     if learning_path.is_skipped(progress, step):
         # Past the last step never skipped: not the end while skipped steps are open.

@@ -36,17 +36,21 @@ def status(learner_dir: str | None = None, lang: str = DEFAULT_LANG) -> dict[str
 
     ``totals[kind]`` is ``{"done", "total"}`` per step kind; for quizzes also ``right`` and
     ``questions`` (best take of each lesson's quiz, summed) so a quiz taken with 25/27 right
-    reads as taken, with its score, not as "not done".
+    reads as taken, with its score, not as "not done"; for breaks and exercises also
+    ``revealed``, how many of the done ones were done after viewing the answer.
     """
     progress = Progress(learner_dir)
     lessons = learning_path.summary(progress, lang)
     totals: dict[str, dict[str, int]] = {kind: {"done": 0, "total": 0}
                                          for kind in learning_path.STEP_KINDS}
     totals["quiz"].update(right=0, questions=0)
+    totals["break"]["revealed"] = totals["exercise"]["revealed"] = 0
     for lesson in lessons:
         for step in lesson["steps"]:
             totals[step["kind"]]["total"] += 1
             totals[step["kind"]]["done"] += step["done"]
+            if step.get("revealed"):
+                totals[step["kind"]]["revealed"] += 1
             if step["kind"] == "quiz":
                 totals["quiz"]["right"] += step["right"] or 0
                 totals["quiz"]["questions"] += step["total"] or 0
@@ -127,9 +131,9 @@ def _breaks() -> list[str]:
 
 
 def _glossary() -> list[str]:
-    from minimodel.lab.terminology import glossary_problems
+    from minimodel.lab.terminology import glossary_problems, printed_count_problems
 
-    return glossary_problems()
+    return glossary_problems() + printed_count_problems()
 
 
 SECTIONS: dict[str, Callable[[], list[str]]] = {
