@@ -54,16 +54,24 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     console = Console()
     console.print(Text(say("lab.learner_dir", lang, path=summary["learner_dir"]), style="dim"))
-    table = Table(show_header=False, box=None, pad_edge=False)
+    # A lesson's title is a line of its own (the full width, never wrapped into the steps'
+    # column); its steps are a table whose two columns have the same widths for every lesson.
+    steps = [step for lesson in summary["path"] for step in lesson["steps"]]
+    state_width = max((len(_step_state(step, lang)) for step in steps), default=0)
+    label_width = max((len(_step_label(step, lang, step.get("questions", 0))) + 2
+                       for step in steps), default=0)
+    label_width = max(20, min(label_width, console.width - state_width - 2))
     for lesson in summary["path"]:
-        table.add_row(Text(say("lab.lesson_head", lang, number=lesson["number"],
-                               title=lesson["title"]),
-                           style="bold"), "")
+        console.print(Text(say("lab.lesson_head", lang, number=lesson["number"],
+                               title=lesson["title"]), style="bold"))
+        table = Table(show_header=False, box=None, pad_edge=False)
+        table.add_column(width=label_width)
+        table.add_column(width=state_width)
         for step in lesson["steps"]:
             style = "green" if step["done"] else "yellow" if step["skipped"] else ""
             table.add_row(Text("  " + _step_label(step, lang, step.get("questions", 0))),
                           Text(_step_state(step, lang), style=style))
-    console.print(table)
+        console.print(table)
     for kind, total in summary["totals"].items():
         console.print(Text(say(f"lab.total.{kind}", lang, **total)))
         if total.get("revealed"):
