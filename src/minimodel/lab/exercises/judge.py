@@ -46,11 +46,12 @@ import numpy as np
 
 from minimodel.lab import integrity
 from minimodel.lab.exercises import aliases, blame, isolation
-from minimodel.lab.exercises.astscan import (AUTOGRAD_FORBIDDEN, DEFAULT_ALLOWED_MODULES,
-                                             DEFAULT_FORBIDDEN, scan_source)
+from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBIDDEN,
+                                             DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
+                                             runtime_entries, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.registry import Exercise, get_exercise
-from minimodel.lab.exercises.sandbox import ChildRun, run_solution
+from minimodel.lab.exercises.sandbox import CHILD_FILES, ChildRun, run_solution
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
@@ -105,6 +106,19 @@ def forbidden_names(ex: Exercise) -> list[str]:
     return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden) + rule))
 
 
+def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
+    """What the child replaces by stubs before the solution runs (``_enforce.py``): every
+    forbidden function or class with the paths the alias ``table`` knows for it and its family
+    name, the autograd entry points of an exercise "without autograd", and the packages whose
+    import is refused (``minimodel``; ``torch`` in a NumPy-only exercise)."""
+    names = forbidden_names(ex)
+    entries = runtime_entries(names, table)
+    if ex.no_autograd:
+        entries += [{"api": name, "paths": [name], "family": None}
+                    for name in AUTOGRAD_CALLABLES]
+    return {"entries": entries, "refused": [n for n in names if "." not in n]}
+
+
 def numpy_only(ex: Exercise) -> bool:
     """An exercise that forbids torch itself: its child cannot import torch (full isolation)."""
     return "torch" in ex.forbidden
@@ -114,8 +128,8 @@ def exercise_files(ex: Exercise) -> list[Path]:
     """What a verdict on ``ex`` depends on: its definition, its reference, the child harness
     and the case generators (checked against the manifest before grading)."""
     here = Path(__file__).resolve().parent
-    return [ex.folder / "exercise.yaml", ex.reference_path, here / "_child.py",
-            here / "cases.py"]
+    return [ex.folder / "exercise.yaml", ex.reference_path, here / "cases.py",
+            *(here / name for name in CHILD_FILES)]
 
 
 def allowed_modules(ex: Exercise) -> list[str]:
@@ -281,6 +295,15 @@ def blame_of(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> list[dic
             for c in blame.blamed_clauses(ex.clauses, failures)]
 
 
+def forbidden_call(run: ChildRun) -> dict[str, Any] | None:
+    """``{"name", "line", "how": "call"}`` when the solution called a forbidden API at run
+    time (the child's ``forbidden`` event, checked: a string name and an integer line)."""
+    ev = next((ev for ev in run.events if ev.get("event") == "forbidden"), None)
+    if ev is None or not isinstance(ev.get("name"), str) or type(ev.get("line")) is not int:
+        return None
+    return {"name": ev["name"][:200], "line": ev["line"], "how": "call"}
+
+
 def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
                run: ChildRun, lang: str, timeout: float
                ) -> tuple[str, str, list[dict[str, Any]]]:
@@ -288,6 +311,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
     case_events = {ev.get("index"): ev for ev in run.events if ev.get("event") == "case"}
     load_error = next((ev for ev in run.events if ev.get("event") == "load_error"), None)
     finished = any(ev.get("event") == "done" for ev in run.events)
+    forbidden = forbidden_call(run)
     entries, statuses, stopped_at, named = [], [], None, set()
     for i, case in enumerate(cases):
         ev = case_events.get(i)
@@ -297,7 +321,10 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         if ev is None:
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
-            if i == stopped_at and run.timed_out and run.started:
+            if i == stopped_at and forbidden:
+                status, text = "forbidden", say("judge.forbidden_runtime", lang,
+                                                name=forbidden["name"], line=forbidden["line"])
+            elif i == stopped_at and run.timed_out and run.started:
                 status, text, where = "timeout", say("judge.timeout", lang, timeout=timeout), \
                     run.hung_at[:3]
             elif i == stopped_at and not finished and run.out_of_memory:
@@ -321,6 +348,9 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         return "error", say("judge.channel", lang, problem=run.channel_problem), entries
     if not run.started:
         return "error", say("judge.startup", lang, code=run.returncode), entries
+    if forbidden:  # a stub replaced a forbidden API; the process ended at the call
+        return "forbidden", say("judge.forbidden_runtime", lang, name=forbidden["name"],
+                                line=forbidden["line"]), entries
     if run.timed_out:
         hung = "; ".join(run.hung_at[:1])
         return "timeout", say("judge.timeout", lang, timeout=timeout) + (f" ({hung})" if hung else
@@ -413,9 +443,9 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                               "cases": [], **isolation.probe().as_dict()}
 
     # What names ARE (aliases.table): built from the libraries in this process, cached.
-    libraries = aliases.LIBRARIES if "torch" in source else ("numpy",)
-    findings = scan_source(source, forbidden_names(ex), allowed_modules(ex),
-                           aliases.table(libraries))
+    libraries = aliases.LIBRARIES if "torch" in source or not numpy_only(ex) else ("numpy",)
+    table = aliases.table(libraries)
+    findings = scan_source(source, forbidden_names(ex), allowed_modules(ex), table)
     if findings:
         first = findings[0]
         result.update(status="forbidden", reason="forbidden",
@@ -428,18 +458,20 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     cases = build_cases(ex, seed)
     expected = expected_outputs(ex, cases)  # before the solution's process exists
     run = run_solution(source, shown_as, ex.function, cases, [e.like for e in expected],
-                       timeout, progress=progress, memory_mb=ex.memory_mb, hide_torch=numpy_only(ex))
+                       timeout, progress=progress, memory_mb=ex.memory_mb,
+                       hide_torch=numpy_only(ex), runtime_rule=runtime_rule(ex, table))
     status, message, entries = _judge_run(ex, cases, expected, run, lang, timeout)
-    reason = next((e["status"] for e in entries if e["status"] not in ("passed", "not run")),
-                  None)
+    reason = "forbidden" if status == "forbidden" else next(
+        (e["status"] for e in entries if e["status"] not in ("passed", "not run")), None)
     if practice and status == "passed":
         message += " (" + say("judge.package_file" if in_package else "judge.practice",
                               lang) + ")"
-    blamed = blame_of(ex, entries, lang) if status != "passed" else []
+    blamed = blame_of(ex, entries, lang) if status not in ("passed", "forbidden") else []
     if blamed:
         message += "; " + say("judge.look_first", lang, clause=blamed[0]["text"])
+    called = forbidden_call(run) if status == "forbidden" else None
     result.update(status=status, passed=status == "passed", message=message, cases=entries,
-                  blame=blamed,
+                  blame=blamed, forbidden=[called] if called else [],
                   reason=reason if status != "passed" else None, hung_at=run.hung_at,
                   duration_s=round(run.duration, 3), **run.isolation)
     if status in ("error", "timeout") and not any(e.get("where") for e in entries):
