@@ -72,12 +72,22 @@ AUTOGRAD_CALLABLES = ["torch.Tensor.backward", "torch.Tensor.requires_grad_",
                                                      "linearize"))]
 # Allowed inside `if __name__ == "__main__":` (a learner's self-test), forbidden elsewhere.
 MAIN_ONLY = ("numpy.testing",)
-# What a solution may import (top-level names); the exercise may add to it.
+# What a solution may import (top-level names); the exercise may add to it. The rule: the
+# libraries of the exercise, and the standard library's modules for computing and for
+# diagnostics. Every other module is refused, by name: those that reach outside the function
+# (files: os, pathlib, io, shutil, glob, tempfile, linecache, traceback; processes and signals:
+# subprocess, multiprocessing, signal; the network: socket, urllib, http; other code by name or
+# the interpreter's internals: importlib, pkgutil, runpy, inspect, builtins, gc, ctypes, types,
+# pickle, marshal), which no exercise needs. It is a teaching rule: the sandbox is the fence.
 DEFAULT_ALLOWED_MODULES = [
-    "numpy", "math", "cmath", "torch", "functools", "itertools", "collections", "typing",
-    "sys", "operator",
-    "dataclasses", "enum", "abc", "copy", "heapq", "bisect", "numbers", "fractions",
-    "decimal", "statistics", "random", "re", "time", "threading", "warnings", "__future__",
+    "numpy", "torch", "__future__",
+    # numbers
+    "math", "cmath", "numbers", "fractions", "decimal", "statistics", "random",
+    # data structures and functional tools
+    "collections", "heapq", "bisect", "array", "itertools", "functools", "operator", "copy",
+    "contextlib", "dataclasses", "enum", "abc", "typing", "string", "textwrap", "re",
+    # diagnostics: messages to stderr, timing
+    "sys", "warnings", "logging", "pprint", "reprlib", "time", "threading",
 ]
 
 

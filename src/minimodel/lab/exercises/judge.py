@@ -37,7 +37,9 @@ the lab does not record it as a pass.
 from __future__ import annotations
 
 import copy
+import io
 import secrets
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
@@ -50,6 +52,7 @@ from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBID
                                              DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
                                              runtime_entries, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
+from minimodel.lab.exercises.copies import is_lab_copy
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.sandbox import CHILD_FILES, ChildRun, run_solution
 from minimodel.lab.suggest import Suggest
@@ -387,19 +390,31 @@ def _inside_package(path: Path) -> bool:
 
 def read_solution(path: Path, ex: Exercise, lang: str,
                   learner_dir: str | Path | None = None) -> str:
-    """The learner's file as text (a UTF-8 BOM is dropped); clear errors for folders,
-    missing files and other encodings."""
+    """The learner's file as text, decoded as Python decodes it (:func:`python_text`); clear
+    errors for folders, missing files and bytes that are not text in the file's encoding."""
     if path.is_dir():
         raise IsADirectoryError(say("judge.file_is_folder", lang, path=path))
     if not path.is_file():
         start = Suggest(lang, learner_dir)("exercise", "start", ex.id, "--file", path)
         raise FileNotFoundError(say("judge.file_missing", lang, path=path, command=start))
+    data = path.read_bytes()
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return python_text(data)
     except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
         byte = f"0x{exc.object[exc.start]:02x}" if exc.start < len(exc.object) else "?"
         raise ValueError(say("judge.file_not_utf8", lang, path=path, byte=byte,
-                             pos=exc.start)) from None
+                             pos=exc.start, encoding=exc.encoding)) from None
+    except SyntaxError as exc:  # a coding cookie naming no codec Python knows
+        raise ValueError(say("judge.file_bad_cookie", lang, path=path,
+                             problem=exc.msg)) from None
+
+
+def python_text(data: bytes) -> str:
+    """``data`` decoded the way Python decodes a source file: a UTF-8 BOM, else the PEP 263
+    coding cookie of the first two lines (``# -*- coding: latin-1 -*-``), else UTF-8. The
+    text keeps its cookie line: compiling text (not bytes) ignores it."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding).removeprefix("\ufeff")
 
 
 def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
@@ -430,10 +445,10 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         source = read_solution(Path(file), ex, lang, learner_dir)
     source = source.removeprefix("\ufeff")
     shown_as = str(file) if file is not None else "solution.py"
-    # A file of the package itself (a reference, a known-wrong solution) is judged (the lab's
-    # own validation does), never recorded: checking the reference is no work of the learner's.
-    in_package = file is not None and _inside_package(Path(file))
-    practice = seed is not None or in_package
+    # A copy of the lab's own solution (the reference or an alternative, recognised by its
+    # content wherever it lies) is judged (the lab's own validation does), never recorded.
+    lab_copy = is_lab_copy(ex, source)
+    practice = seed is not None or lab_copy
     seed = secrets.randbelow(1_000_000) if seed is None else int(seed)
     timeout = float(timeout if timeout is not None else ex.timeout)
     result: dict[str, Any] = {"exercise": ex.id, "passed": False, "status": "error",
@@ -448,10 +463,13 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     findings = scan_source(source, forbidden_names(ex), allowed_modules(ex), table)
     if findings:
         first = findings[0]
+        module = first.how in ("import", "dynamic import") and first.name == \
+            first.name.split(".")[0] and first.name not in allowed_modules(ex) \
+            and first.name not in forbidden_names(ex)
+        message = say("judge.module_refused", lang, name=first.name, line=first.line) \
+            if module else say("judge.forbidden_static", lang, name=first.name, line=first.line)
         result.update(status="forbidden", reason="forbidden",
-                      forbidden=[f.as_dict() for f in findings],
-                      message=say("judge.forbidden_static", lang, name=first.name,
-                                  line=first.line))
+                      forbidden=[f.as_dict() for f in findings], message=message)
         return result
 
     integrity.verify(exercise_files(ex))  # the reference and the harness are what was shipped
@@ -464,7 +482,7 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     reason = "forbidden" if status == "forbidden" else next(
         (e["status"] for e in entries if e["status"] not in ("passed", "not run")), None)
     if practice and status == "passed":
-        message += " (" + say("judge.package_file" if in_package else "judge.practice",
+        message += " (" + say("judge.lab_copy" if lab_copy else "judge.practice",
                               lang) + ")"
     blamed = blame_of(ex, entries, lang) if status not in ("passed", "forbidden") else []
     if blamed:
