@@ -24,6 +24,7 @@ except ImportError:  # package __init__ mid-rewrite by others: the lab needs onl
 from minimodel.lab.exercises import check_solution, get_exercise, stub_text  # noqa: E402
 from minimodel.lab.exercises.astscan import DEFAULT_FORBIDDEN, scan_source  # noqa: E402
 from minimodel.lab.exercises.cases import make_cases  # noqa: E402
+from own_work import retyped  # noqa: E402
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -257,7 +258,7 @@ def test_visible_examples_still_show_values_and_a_chosen_seed_is_practice(tmp_pa
     example = res["cases"][0]
     assert not example["hidden"] and "expected" in example["message"]
     assert res["cases"][-1]["hidden"] and "expected" not in res["cases"][-1]["message"]
-    assert judge("gelu-tanh", ref_source("gelu-tanh"), tmp_path)["practice"] is False
+    assert judge("gelu-tanh", retyped(ref_source("gelu-tanh")), tmp_path)["practice"] is False
 
 
 # --- the clock starts after the harness's imports ---------------------------------------

@@ -29,6 +29,7 @@ import pytest
 from minimodel.lab import integrity
 from minimodel.lab.exercises import check_solution, get_exercise, isolation
 from minimodel.lab.exercises.isolation import PACKAGE_DIR, Isolation, probe
+from own_work import retyped
 
 HAS_TORCH = __import__("importlib").util.find_spec("torch") is not None
 GELU_BODY = "0.5 * x * (1.0 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))"
@@ -369,12 +370,16 @@ def test_a_perfect_table_for_a_chosen_seed_is_never_a_recorded_pass(tmp_path, mo
         assert out["passed"] is True and out["practice"] is True
     entry = Progress(tmp_path / "learner").get("exercise", "cross-entropy")
     assert entry["status"] == "attempted" and entry["practice"] is True
-    # the package's own reference is practice even without a seed; a learner's file is not
-    assert main(["exercise", "check", "cross-entropy", "--file", str(ref), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["practice"] is True
+    # the lab's own reference is practice even without a seed, and so is a copy of it
+    # anywhere (by content); the learner's own file is not
+    copy = tmp_path / "copied.py"
+    copy.write_bytes(ref.read_bytes())
+    for path in (ref, copy):
+        assert main(["exercise", "check", "cross-entropy", "--file", str(path), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["practice"] is True
     assert Progress(tmp_path / "learner").get("exercise", "cross-entropy")["status"] != "passed"
     mine = tmp_path / "cross_entropy.py"
-    mine.write_bytes(ref.read_bytes())
+    mine.write_text(retyped(ref.read_text(encoding="utf-8")), encoding="utf-8")
     assert main(["exercise", "check", "cross-entropy", "--file", str(mine), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["practice"] is False
     assert Progress(tmp_path / "learner").get("exercise", "cross-entropy")["status"] == "passed"

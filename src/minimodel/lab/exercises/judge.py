@@ -413,7 +413,12 @@ def python_text(data: bytes) -> str:
     """``data`` decoded the way Python decodes a source file: a UTF-8 BOM, else the PEP 263
     coding cookie of the first two lines (``# -*- coding: latin-1 -*-``), else UTF-8. The
     text keeps its cookie line: compiling text (not bytes) ignores it."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # no cookie and bytes that are not UTF-8: say which byte
+        if "invalid or missing encoding declaration" not in str(exc):
+            raise  # a cookie naming no codec, or a BOM with another cookie
+        encoding = "utf-8"
     return data.decode(encoding).removeprefix("\ufeff")
 
 
