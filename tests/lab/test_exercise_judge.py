@@ -166,15 +166,21 @@ def test_forbidden_caught_statically(tmp_path, monkeypatch):
 
 
 def test_a_hidden_minimodel_import_fails_in_full_isolation(tmp_path):
-    """Built at run time, the import is invisible to the static rule; in full isolation the
-    package is simply not there (without bubblewrap this is out of scope: docs/judge.md)."""
+    """Built at run time, the import is invisible to the static rule: the run-time rule
+    refuses it; undone on purpose (out of scope, docs/judge.md), in full isolation the package
+    is simply not there."""
     from minimodel.lab.exercises.isolation import probe
 
     src = ("def embed(ids, E):\n    lib = __import__('mini' + 'model')\n    return E[ids]\n")
     assert scan_source(src, DEFAULT_FORBIDDEN) == []
+    res = judge("embedding-lookup", src, tmp_path, seed=0)
+    assert res["status"] == "forbidden"
+    assert res["forbidden"] == [{"name": "minimodel", "line": 2, "how": "call"}]
     if probe().level != "full":
         pytest.skip(probe().reason)
-    res = judge("embedding-lookup", src, tmp_path, seed=0)
+    undo = ("import sys\nsys.meta_path[:] = [f for f in sys.meta_path "
+            "if type(f).__module__ != '_enforce']\n")
+    res = judge("embedding-lookup", undo + src, tmp_path, seed=0)
     assert res["status"] == "error"
     assert all("ModuleNotFoundError" in c["message"] for c in res["cases"])
 

@@ -150,13 +150,15 @@ SPELLINGS = {
 def solution(exercise: str, spelling: str) -> tuple[str, int]:
     """The solution's text and the line the verdict must name."""
     signature, args, _, name, twin = EXERCISES[exercise]
-    plain = "import torch" if spelling != "torch imported under a built name" else ""
+    header = "import torch\n\nFRAMEWORK = 'torch'\n"
+    if spelling == "torch imported under a built name":  # NumPy inputs: torch is not named
+        header, args = "", signature.split("(")[1].split(",")[0]
     body = textwrap.dedent(SPELLINGS[spelling]).format(name=name, twin=twin,
                                                        reversed=name[::-1])
     call = "    return act(" + args + ")"
     if "# CALL" not in body:
         call += "  # CALL"
-    source = f"{plain}\n\nFRAMEWORK = 'torch'\n{body}\n\ndef {signature}:\n{call}\n"
+    source = f"{header}\n{body}\n\ndef {signature}:\n{call}\n"
     line = next(i for i, text in enumerate(source.splitlines(), 1) if "# CALL" in text)
     return source, line
 
