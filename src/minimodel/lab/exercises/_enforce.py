@@ -34,6 +34,7 @@ copied next to it. Undoing the stubs on purpose (reloading a module from disk, `
 import os
 import sys
 import types
+import warnings
 
 
 def resolve(path):
@@ -94,6 +95,8 @@ class Enforcer:
         self.patched = set()  # ids of classes patched in place
         self.depth = 0     # nested library imports under way
         self.replaced = {}  # "module.name" -> api: what was replaced (for the tests)
+        self.walked = set()  # modules already covered: a later import walks only new ones
+        self.torch_covered = False
 
     # -- the stubs ---------------------------------------------------------------------------
     def stub(self, api):
@@ -168,8 +171,13 @@ class Enforcer:
 
     # -- where -------------------------------------------------------------------------------
     def install(self):
-        """Resolve the forbidden list here and replace it everywhere it is held (again after
-        a library import: only what is new changes)."""
+        """Resolve the forbidden list here and replace it everywhere it is held; after a
+        library import, in the modules it brought."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # deprecated attributes warn when looked at
+            self._install()
+
+    def _install(self):
         families = {}
         for entry in self.entries:
             for path in entry["paths"]:
@@ -185,14 +193,18 @@ class Enforcer:
         self.families = list(families.values())
         for name, module in list(sys.modules.items()):
             top = name.split(".")[0]
-            if top in self.tops and isinstance(module, types.ModuleType):
+            if top in self.tops and name not in self.walked \
+                    and isinstance(module, types.ModuleType):
+                self.walked.add(name)
                 try:
                     items = list(vars(module).items())
                 except TypeError:
                     continue
                 self.cover(module, items, top)
         torch = sys.modules.get("torch")
-        if "torch" in self.tops and torch is not None and hasattr(torch, "Tensor"):
+        if "torch" in self.tops and not self.torch_covered and torch is not None \
+                and hasattr(torch, "Tensor"):
+            self.torch_covered = True
             self.cover_torch(torch)
 
     def cover_torch(self, torch):
