@@ -307,6 +307,13 @@ def forbidden_call(run: ChildRun) -> dict[str, Any] | None:
     return {"name": ev["name"][:200], "line": ev["line"], "how": "call"}
 
 
+def runtime_message(forbidden: dict[str, Any], lang: str) -> str:
+    """The verdict line of a call the run-time rule stopped (a package import, or an API)."""
+    key = "judge.forbidden_import_runtime" if "." not in forbidden["name"] else \
+        "judge.forbidden_runtime"
+    return say(key, lang, name=forbidden["name"], line=forbidden["line"])
+
+
 def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
                run: ChildRun, lang: str, timeout: float
                ) -> tuple[str, str, list[dict[str, Any]]]:
@@ -325,8 +332,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
             if i == stopped_at and forbidden:
-                status, text = "forbidden", say("judge.forbidden_runtime", lang,
-                                                name=forbidden["name"], line=forbidden["line"])
+                status, text = "forbidden", runtime_message(forbidden, lang)
             elif i == stopped_at and run.timed_out and run.started:
                 status, text, where = "timeout", say("judge.timeout", lang, timeout=timeout), \
                     run.hung_at[:3]
@@ -352,8 +358,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
     if not run.started:
         return "error", say("judge.startup", lang, code=run.returncode), entries
     if forbidden:  # a stub replaced a forbidden API; the process ended at the call
-        return "forbidden", say("judge.forbidden_runtime", lang, name=forbidden["name"],
-                                line=forbidden["line"]), entries
+        return "forbidden", runtime_message(forbidden, lang), entries
     if run.timed_out:
         hung = "; ".join(run.hung_at[:1])
         return "timeout", say("judge.timeout", lang, timeout=timeout) + (f" ({hung})" if hung else
@@ -463,7 +468,7 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                               "cases": [], **isolation.probe().as_dict()}
 
     # What names ARE (aliases.table): built from the libraries in this process, cached.
-    libraries = aliases.LIBRARIES if "torch" in source or not numpy_only(ex) else ("numpy",)
+    libraries = aliases.LIBRARIES if "torch" in source else ("numpy",)
     table = aliases.table(libraries)
     findings = scan_source(source, forbidden_names(ex), allowed_modules(ex), table)
     if findings:
