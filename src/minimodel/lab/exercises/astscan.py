@@ -13,12 +13,17 @@ the same family is the same computation (``torch.embedding`` for
 that attribute or keyword on anything (``loss.backward()``, ``requires_grad=True``).
 ``numpy.testing`` is allowed inside ``if __name__ == "__main__":`` (a self-test).
 
-Imports of top-level modules outside the allowed list are reported too (``import os``).
+Imports of top-level modules outside the allowed list are reported too (``import os``): the
+libraries of the exercise and the standard library's modules for computing and diagnostics
+are allowed, modules that reach outside the function are not (``DEFAULT_ALLOWED_MODULES``).
 
-This is a teaching rule, exact and cheap: it stops a learner from calling by accident the very
-thing the exercise asks them to write. It does not see names built at run time
-(``getattr(torch, "o" + "ps")``); deliberate evasion on one's own machine is out of scope
-(``docs/judge.md`` says why). In a NumPy-only exercise the sandbox hides torch altogether.
+This is a teaching rule, exact and cheap, with a clear line number: it stops a learner from
+calling by accident the very thing the exercise asks them to write. Names built at run time
+(``getattr(F, "ge" + "lu")``, ``from torch.nn.functional import *``) are the run-time half's:
+the judged child replaces the forbidden callables before the solution runs
+(:func:`runtime_entries`, ``_enforce.py``). Deliberate evasion on one's own machine is out of
+scope (``docs/judge.md`` says why). In a NumPy-only exercise the sandbox hides torch
+altogether.
 """
 
 from __future__ import annotations
