@@ -139,6 +139,18 @@ SPELLINGS = {
         def act(*a):
             return sys.modules["torch"].ops.aten.{name}(*a)  # CALL
         """,
+    "ATen overload through sys.modules": """
+        import sys
+
+        def act(*a):
+            return sys.modules["torch"].ops.aten.{name}.default(*a)  # CALL
+        """,
+    "exec of a string": """
+        def act(*a):
+            scope = {{"lib": torch.nn.functional}}
+            exec("g = lib.{name}", scope)
+            return scope["g"](*a)  # CALL
+        """,
     "torch imported under a built name": """
         def act(*a):
             lib = __import__("to" + "rch", fromlist=["nn"]).nn.functional
@@ -229,6 +241,11 @@ def test_these_spellings_are_refused_at_the_call_and_the_verdict_names_the_api(s
      "    f = sys.modules['torch.nn.functional']\n"
      "    loss = f.linear_cross_entropy(h, w_out, t)  # CALL\n    return loss, w_in\n",
      "torch.nn.functional.cross_entropy"),
+    # a normalisation in disguise: an RMS norm of a centred input is a layer norm
+    ("mlm-forward-pass", "import torch\nFRAMEWORK = 'torch'\n\ndef mlm_forward(*args):\n"
+     "    x = args[2] - args[2].mean(-1, keepdim=True)\n"
+     "    return vars(torch.nn.functional)['rms' + '_norm'](x, x.shape[-1:])  # CALL\n",
+     "torch.nn.functional.rms_norm"),
     # a whole exercise "without autograd": the gradient calls, whatever their name
     ("cbow-step", "import torch\nFRAMEWORK = 'torch'\n\ndef cbow_step(c, t, w_in, w_out):\n"
      "    w = w_in.clone()\n    loss = (w * w).sum()\n"

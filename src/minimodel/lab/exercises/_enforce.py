@@ -75,6 +75,22 @@ class Shadow:
         return dir(object.__getattribute__(self, "_real"))
 
 
+class ForbiddenOp:
+    """Stands in for a ``torch.ops.aten`` packet: calling it, or any of its overloads
+    (``.default``, ``.out``), reports."""
+
+    def __init__(self, stub):
+        self._stub = stub
+
+    def __call__(self, *args, **kwargs):
+        return self._stub()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self
+
+
 class Enforcer:
     """Replaces the forbidden callables; ``report(api)`` is called by any of them (and must
     not return)."""
@@ -113,10 +129,10 @@ class Enforcer:
         return self.stubs[api]
 
     def patch_class(self, cls, api):
-        """A forbidden class keeps its identity: constructing it or running it reports."""
+        """A forbidden class keeps its identity: constructing it or running it reports.
+        False for a class that cannot be changed (a C type): its names are replaced."""
         if id(cls) in self.patched:
-            return
-        self.patched.add(id(cls))
+            return True
         self.targets.setdefault(id(cls), (cls, api))
         stub = self.stub(api)
         for attr in ("__init__", "forward"):
@@ -124,7 +140,9 @@ class Enforcer:
                 try:
                     setattr(cls, attr, stub)
                 except (AttributeError, TypeError):
-                    pass  # a C type: its names are still replaced where they are held
+                    return False
+        self.patched.add(id(cls))
+        return True
 
     # -- what is forbidden -------------------------------------------------------------------
     def family_of(self, name, obj, top):
@@ -160,9 +178,7 @@ class Enforcer:
             if api is None:
                 continue
             self.targets.setdefault(id(obj), (obj, api))
-            if isinstance(obj, type):
-                self.patch_class(obj, api)
-            else:
+            if not (isinstance(obj, type) and self.patch_class(obj, api)):
                 try:
                     setattr(holder, name, self.stub(api))
                 except (AttributeError, TypeError):
@@ -234,7 +250,9 @@ class Enforcer:
         for op in {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}:
             api = self.family_of(op, None, "torch")
             if api is not None and aten is not None:
-                setattr(aten, op, self.stub(api))
+                packet = ForbiddenOp(self.stub(api))
+                self.stub_ids.add(id(packet))
+                setattr(aten, op, packet)
                 self.replaced[f"torch.ops.aten.{op}"] = api
 
     # -- imports after the install -----------------------------------------------------------

@@ -51,6 +51,8 @@ DEFAULT_FORBIDDEN = [
     "torch.nn.functional.group_norm", "torch.group_norm", "torch.native_group_norm",
     "torch.nn.GroupNorm", "torch.nn.functional.instance_norm", "torch.instance_norm",
     "torch.nn.functional.batch_norm", "torch.batch_norm", "torch.native_batch_norm",
+    # an RMS norm of a centred input is a layer norm
+    "torch.nn.functional.rms_norm", "torch.rms_norm", "torch.nn.RMSNorm",
 ]
 # The ways around any fence: internals, operator registries, Python re-implementations of
 # torch's ops, compilers, loaders. Not computations: the family rule does not apply to them at
