@@ -311,9 +311,10 @@ def forbidden_call(run: ChildRun) -> dict[str, Any] | None:
 
 def runtime_message(forbidden: dict[str, Any], lang: str) -> str:
     """The verdict line of a call the run-time rule stopped (a package import, or an API)."""
-    key = "judge.forbidden_import_runtime" if "." not in forbidden["name"] else \
-        "judge.forbidden_runtime"
-    return say(key, lang, name=forbidden["name"], line=forbidden["line"])
+    if "." not in forbidden["name"]:
+        return say("judge.forbidden_import_runtime", lang, name=forbidden["name"],
+                   line=forbidden["line"])
+    return say("judge.forbidden_runtime", lang, name=forbidden["name"], line=forbidden["line"])
 
 
 def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
