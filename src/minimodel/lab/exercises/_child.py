@@ -16,10 +16,11 @@ sandbox): its helpers ``_enforce.py`` and ``family.py`` are copied next to it. W
 3. send each case's outputs back as plain arrays (the ``.npy`` format, uncompressed), which
    the judge checks against the shape and dtype it expects before it reads a byte of data.
 
-Everything goes to the judge through one inherited pipe (a ``forbidden`` event, too), as frames: a 4-byte big-endian
-length, then ``J`` and a JSON event, or ``A`` and one ``.npy`` array. An output whose shape or
-dtype is not the one expected is sent as its header alone (the judge reports the mismatch
-from it); the judge refuses anything else (see ``sandbox._Channel``).
+Everything goes to the judge through one inherited pipe (a ``forbidden`` event too), as
+frames: a 4-byte big-endian length, then ``J`` and a JSON event, or ``A`` and one ``.npy``
+array. An output whose shape or dtype is not the one expected is sent as its header alone (the
+judge reports the mismatch from it); the judge refuses anything else (see
+``sandbox._Channel``).
 """
 
 import faulthandler

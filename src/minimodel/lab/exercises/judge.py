@@ -30,8 +30,9 @@ Order matters: the static scan, then the expected outputs, computed here from th
 manifest-checked bytes (never a ``__pycache__``), all before the solution's process starts; the
 child replaces the forbidden APIs by stubs before it imports the solution (a call reports
 ``forbidden``: :func:`runtime_rule`) and only returns plain arrays. A copy of the lab's own
-solution, recognised by content (:mod:`.copies`), is practice. A hidden case's feedback names the statement's clauses it
-tests and the size of the error, never the expected numbers (the visible examples show them).
+solution, recognised by content (:mod:`.copies`), is practice. A hidden case's feedback names
+the statement's clauses it tests and the size of the error, never the expected numbers (the
+visible examples show them).
 A seed the learner chose replays the cases for debugging: the result says ``practice`` and
 the lab does not record it as a pass.
 """
