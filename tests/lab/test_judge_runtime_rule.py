@@ -149,6 +149,17 @@ SPELLINGS = {
         def act(*a):
             return sys.modules["torch"].ops.aten.{name}.default(*a)  # CALL
         """,
+    "a fresh ATen namespace object": """
+        def act(*a):
+            fresh = type(getattr(torch, "o" + "ps").aten)("aten")
+            return getattr(fresh, "{name}")(*a)  # CALL
+        """,
+    "torch's packet lookup by name": """
+        def act(*a):
+            lookup = getattr(getattr(torch, "_o" + "ps"), "_get_packet")
+            op, _ = lookup("aten::{name}", "torch._ops.aten")  # CALL
+            return op(*a)
+        """,
     "exec of a string": """
         def act(*a):
             scope = {{"lib": torch.nn.functional}}

@@ -247,13 +247,41 @@ class Enforcer:
                     setattr(vf, name, stub)
         aten = getattr(getattr(torch, "ops", None), "aten", None)
         names = getattr(torch._C, "_dispatch_get_all_op_names", lambda: [])()
+        packets = {}  # op name -> its ForbiddenOp, for every namespace object named "aten"
         for op in {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}:
             api = self.family_of(op, None, "torch")
             if api is not None and aten is not None:
                 packet = ForbiddenOp(self.stub(api))
                 self.stub_ids.add(id(packet))
                 setattr(aten, op, packet)
+                packets[op] = packet
                 self.replaced[f"torch.ops.aten.{op}"] = api
+        self.cover_op_lookup(torch, packets)
+
+    def cover_op_lookup(self, torch, packets):
+        """A second ``_OpNamespace("aten")`` object, or torch's packet lookup called by name,
+        would build the real packet afresh: both answer with the stub for a forbidden op."""
+        ops = getattr(torch, "_ops", None)
+        namespace = getattr(ops, "_OpNamespace", None)
+        if namespace is not None and packets:
+            real_getattr = namespace.__getattr__
+
+            def getattr_of_namespace(ns, op_name, _real=real_getattr):
+                if vars(ns).get("name") == "aten" and op_name in packets:
+                    return packets[op_name]
+                return _real(ns, op_name)
+
+            namespace.__getattr__ = getattr_of_namespace
+        real_packet = getattr(ops, "_get_packet", None)
+        if real_packet is not None and packets:
+
+            def get_packet(qualified_name, *args, _real=real_packet, **kwargs):
+                space, _, op = str(qualified_name).partition("::")
+                if space == "aten" and op.split(".")[0] in packets:
+                    packets[op.split(".")[0]]()     # reports the forbidden op and stops
+                return _real(qualified_name, *args, **kwargs)
+
+            ops._get_packet = get_packet
 
     # -- imports after the install -----------------------------------------------------------
     def find_spec(self, name, path=None, target=None):
