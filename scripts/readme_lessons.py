@@ -21,7 +21,7 @@ LESSON_LINK = "src/minimodel/lab/content/lessons/{slug}.md"
 
 
 def _plural(count: int, word: str) -> str:
-    return f"{count} {word}s" if count > 1 else word
+    return f"{count} {word}s" if count > 1 else f"1 {word}"
 
 
 def practice(lesson: Lesson) -> str:
