@@ -41,9 +41,9 @@ KINDS = ("bench-json", "transcribed")
 
 WORDS = {
     "en": {
-        "head": ("| machine | kernels picked (NumPy / torch) | date | conditions | "
-                 "step d=128, V=512 | step d=256, V=8192 | memory of `model.loss`, V=50,257 "
-                 "| record |"),
+        "head": ("| machine | conditions | step d=128, V=512 | step d=256, V=8192 | "
+                 "memory of `model.loss`, V=50,257 |"),
+        "head2": "| machine | CPU | kernels picked (NumPy / torch) | date | record |",
         "quiet": "quiet", "loaded": "**loaded**", "load": "load average",
         "vs": "vs", "not_measured": "not measured",
         "bench-json": "`minimodel bench --json`", "transcribed": "transcribed",
@@ -51,12 +51,12 @@ WORDS = {
                   "PyTorch peer's in the same run: below 1x minimodel is faster (smaller). "
                   "Generated from the records by `python benchmarks/records.py render`; "
                   "do not edit by hand."),
-        "commands": "The commands and sources, one per record:",
+        "commands": "Where each row was measured, and how:",
     },
     "es": {
-        "head": ("| máquina | núcleos elegidos (NumPy / torch) | fecha | condiciones | "
-                 "paso d=128, V=512 | paso d=256, V=8192 | memoria de `model.loss`, V=50 257 "
-                 "| registro |"),
+        "head": ("| máquina | condiciones | paso d=128, V=512 | paso d=256, V=8192 | "
+                 "memoria de `model.loss`, V=50 257 |"),
+        "head2": "| máquina | CPU | núcleos elegidos (NumPy / torch) | fecha | registro |",
         "quiet": "en reposo", "loaded": "**cargada**", "load": "carga media",
         "vs": "frente a", "not_measured": "no medida",
         "bench-json": "`minimodel bench --json`", "transcribed": "transcrito",
@@ -64,7 +64,7 @@ WORDS = {
                   "del mejor par de PyTorch en la misma ejecución: por debajo de 1x minimodel es "
                   "más rápido (gasta menos). Generada a partir de los registros con "
                   "`python benchmarks/records.py render`; no se edita a mano."),
-        "commands": "Las órdenes y las fuentes, una por registro:",
+        "commands": "Dónde se midió cada fila, y cómo:",
     },
 }
 
@@ -129,11 +129,13 @@ def _kernels(kernels: dict[str, str]) -> str:
     return kernels["numpy"] if same else f"{kernels['numpy']} / {kernels['torch']}"
 
 
-def _step_cell(step: dict[str, Any] | None, lang: str) -> str:
+def _step_cell(step: dict[str, Any] | None, lang: str, quiet: bool) -> str:
+    """The ratio (bold only when the machine was quiet: a loaded ratio is no figure to cite)."""
     if not step:
         return WORDS[lang]["not_measured"]
-    return (f"**{_num(step_ratio(step), 2, lang)}x** ({_num(step['minimodel_ms'], 1, lang)} "
-            f"{WORDS[lang]['vs']} {step['best_peer']} {_num(step['best_peer_ms'], 1, lang)} ms)")
+    ratio = f"{_num(step_ratio(step), 2, lang)}x"
+    return (f"{f'**{ratio}**' if quiet else ratio} ({_num(step['minimodel_ms'], 1, lang)} "
+            f"{WORDS[lang]['vs']} {_num(step['best_peer_ms'], 1, lang)} ms, {step['best_peer']})")
 
 
 def _memory_cell(memory: dict[str, Any] | None, lang: str) -> str:
@@ -146,18 +148,22 @@ def _memory_cell(memory: dict[str, Any] | None, lang: str) -> str:
 
 
 def render_table(records: list[dict[str, Any]], lang: str, link_prefix: str) -> str:
-    """The records as one Markdown table (one row per record) and the list of their commands,
-    in ``lang``; links to the record files start with ``link_prefix``."""
+    """The records as Markdown in ``lang``: the figures (one row per record), then where and how
+    each was measured (CPU, kernels, date, record file, command); links to the record files
+    start with ``link_prefix``."""
     words = WORDS[lang]
-    lines = [words["intro"], "", words["head"], "|" + "---|" * 8]
+    lines = [words["intro"], "", words["head"], "|" + "---|" * 5]
+    for r in records:
+        lines.append(" | ".join([
+            f"| {r['machine']}", _conditions(r, lang), _step_cell(r["step"].get("small"), lang, r["conditions"]["quiet"]),
+            _step_cell(r["step"].get("large"), lang, r["conditions"]["quiet"]), _memory_cell(r.get("memory"), lang)])
+            + " |")
+    lines += ["", words["commands"], "", words["head2"], "|" + "---|" * 5]
     for r in records:
         link = f"[{r['_file']}]({link_prefix}{r['_file']})"
-        lines.append(" | ".join([
-            f"| {r['machine']}", _kernels(r["kernels"]),
-            r["date"], _conditions(r, lang), _step_cell(r["step"].get("small"), lang),
-            _step_cell(r["step"].get("large"), lang), _memory_cell(r.get("memory"), lang),
-            f"{link} ({words[r['source_kind']]}) |"]))
-    lines += ["", words["commands"], ""]
+        lines.append(" | ".join([f"| {r['machine']}", r["cpu"], _kernels(r["kernels"]),
+                                 r["date"], f"{link} ({words[r['source_kind']]}) |"]))
+    lines.append("")
     for r in records:
         lines.append(f"- {r['machine']}, {r['date']}: `{r['command']}`")
         if r.get("memory", {}).get("command"):
