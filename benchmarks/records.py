@@ -38,6 +38,7 @@ BENCHMARKS_MD = REPO / "BENCHMARKS.md"
 BEGIN, END = "<!-- records:begin -->", "<!-- records:end -->"
 CONFIGS = {"small": "d=128, V=512", "large": "d=256, V=8192"}
 KINDS = ("bench-json", "transcribed")
+NOT_RECORDED = "not recorded by this run"
 
 WORDS = {
     "en": {
@@ -45,7 +46,7 @@ WORDS = {
                  "memory of `model.loss`, V=50,257 |"),
         "head2": "| machine | CPU | kernels picked (NumPy / torch) | date | record |",
         "quiet": "quiet", "loaded": "**loaded**", "load": "load average",
-        "vs": "vs", "not_measured": "not measured",
+        "vs": "vs", "not_measured": "not measured", "not_recorded": NOT_RECORDED,
         "bench-json": "`minimodel bench --json`", "transcribed": "transcribed",
         "intro": ("Each figure is minimodel's time (or peak memory) divided by the best "
                   "PyTorch peer's in the same run: below 1x minimodel is faster (smaller). "
@@ -59,6 +60,7 @@ WORDS = {
         "head2": "| máquina | CPU | núcleos elegidos (NumPy / torch) | fecha | registro |",
         "quiet": "en reposo", "loaded": "**cargada**", "load": "carga media",
         "vs": "frente a", "not_measured": "no medida",
+        "not_recorded": "no registrados en esta ejecución",
         "bench-json": "`minimodel bench --json`", "transcribed": "transcrito",
         "intro": ("Cada cifra es el tiempo (o la memoria máxima) de minimodel dividido por el "
                   "del mejor par de PyTorch en la misma ejecución: por debajo de 1x minimodel es "
@@ -124,9 +126,11 @@ def _conditions(record: dict[str, Any], lang: str) -> str:
     return state + (f" ({words['load']} {_num(load, 1, lang)})" if load is not None else "")
 
 
-def _kernels(kernels: dict[str, str]) -> str:
-    same = kernels["numpy"] == kernels["torch"]
-    return kernels["numpy"] if same else f"{kernels['numpy']} / {kernels['torch']}"
+def _kernels(kernels: dict[str, str], lang: str) -> str:
+    """The kernels as code (library names, not prose), or that the run did not record them."""
+    named = [WORDS[lang]["not_recorded"] if k == NOT_RECORDED else f"`{k}`"
+             for k in (kernels["numpy"], kernels["torch"])]
+    return named[0] if named[0] == named[1] else " / ".join(named)
 
 
 def _step_cell(step: dict[str, Any] | None, lang: str, quiet: bool) -> str:
@@ -135,14 +139,14 @@ def _step_cell(step: dict[str, Any] | None, lang: str, quiet: bool) -> str:
         return WORDS[lang]["not_measured"]
     ratio = f"{_num(step_ratio(step), 2, lang)}x"
     return (f"{f'**{ratio}**' if quiet else ratio} ({_num(step['minimodel_ms'], 1, lang)} "
-            f"{WORDS[lang]['vs']} {_num(step['best_peer_ms'], 1, lang)} ms, {step['best_peer']})")
+            f"{WORDS[lang]['vs']} {_num(step['best_peer_ms'], 1, lang)} ms, `{step['best_peer']}`)")
 
 
 def _memory_cell(memory: dict[str, Any] | None, lang: str) -> str:
     if not memory:
         return WORDS[lang]["not_measured"]
     if "ratio" in memory:
-        return f"**{_num(memory['ratio'], 2, lang)}x** torch eager"
+        return f"**{_num(memory['ratio'], 2, lang)}x** `torch eager`"
     return (f"**{_num(memory_ratio(memory), 3, lang)}x** ({_num(memory['minimodel_mib'], 1, lang)} "
             f"{WORDS[lang]['vs']} {_num(memory['torch_mib'], 1, lang)} MiB)")
 
@@ -161,7 +165,7 @@ def render_table(records: list[dict[str, Any]], lang: str, link_prefix: str) -> 
     lines += ["", words["commands"], "", words["head2"], "|" + "---|" * 5]
     for r in records:
         link = f"[{r['_file']}]({link_prefix}{r['_file']})"
-        lines.append(" | ".join([f"| {r['machine']}", r["cpu"], _kernels(r["kernels"]),
+        lines.append(" | ".join([f"| {r['machine']}", f"`{r['cpu']}`", _kernels(r["kernels"], lang),
                                  r["date"], f"{link} ({words[r['source_kind']]}) |"]))
     lines.append("")
     for r in records:
@@ -208,8 +212,8 @@ def record_from_bench(results: dict[str, Any], machine: str, note: str) -> dict[
                           "best_peer": best["impl"], "best_peer_ms": round(best["ms"], 1)}
     record: dict[str, Any] = {
         "machine": machine, "cpu": f"{meta['cpu']}, {meta['cores']} cores",
-        "kernels": {"numpy": meta.get("blas_kernels") or "not recorded by this run",
-                    "torch": meta.get("torch_kernels") or "not recorded by this run"},
+        "kernels": {"numpy": meta.get("blas_kernels") or NOT_RECORDED,
+                    "torch": meta.get("torch_kernels") or NOT_RECORDED},
         "date": meta["date"][:10], "command": meta["command"],
         "conditions": {"quiet": max(meta["loadavg_start"][0], 0) < 2.0,
                        "load_average": round(meta["loadavg_start"][0], 2), "note": note},
