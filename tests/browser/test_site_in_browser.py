@@ -177,7 +177,7 @@ def test_spanish_pages_show_no_english_ui_words(browser, site):
             continue
         _open(browser, page)
         # the menus and headers of every page; the whole text of the pages the site writes
-        # (the API reference's docstrings and the interop chapter of the README are English)
+        # (the API reference's docstrings are English)
         selector = ".md-container" if rel.parts[1] in ("lab", "quizzes", "lessons") \
             or rel.name in ("measured.html", "index.html") else ".md-sidebar--primary"
         text = _visible_text(browser, selector)
