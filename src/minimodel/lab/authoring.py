@@ -63,7 +63,7 @@ def _text(en: str = TODO, es: str = TODO) -> dict[str, str]:
 def _check_name(name: str) -> None:
     if not NAME.fullmatch(name):
         raise ValueError(f"{name!r} is not a valid name; use lowercase letters, digits and '-', "
-                         "a letter first (e.g. softmax-temperature)")
+                         "a letter first (e.g. example-softmax-temperature)")
 
 
 def _write_new(path: Path, text: str) -> Path:
@@ -131,7 +131,7 @@ def new_question(question_id: str, lesson_key: str, kind: str = "numeric",
     the lesson's front matter."""
     if not re.fullmatch(r"q-[a-z0-9]+(-[a-z0-9]+)*-[0-9]+", question_id):
         raise ValueError(f"{question_id!r} is not a question id; write q-<lesson slug>-<n>, "
-                         "e.g. q-softmax-temperature-1")
+                         "e.g. q-example-softmax-temperature-1")
     lesson = find_lesson(lesson_key, content / "lessons")
     quiz = content / "quizzes" / f"{lesson.slug}.yaml"
     answers = {"numeric": {"value": 0.0, "tolerance": 0.001, "unit": _text("nats", "nats")},
