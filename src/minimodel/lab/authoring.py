@@ -201,7 +201,8 @@ def new_break(break_id: str, lesson_key: str, content: Path = CONTENT_DIR) -> li
             "fails_under_bug": ["todo"], "fakes": [],
             **{key: _text() for key in ("title", "summary", "intro")},
             "predict": [_text(), _text()], "observe": _text(),
-            "hints": [_text(), _text(), _text()], "explanation": _text()}
+            "hints": [_text(), _text(), _text()], "explanation": _text(),
+            "references": [TODO]}
     written = [_write_new(folder / "break.yaml", _dump(data)),
                _write_new(folder / "bug.patch", ""),
                _write_new(folder / "experiment.py", EXPERIMENT),

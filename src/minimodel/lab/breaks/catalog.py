@@ -182,8 +182,9 @@ def structure_problems(brk: Break) -> list[str]:
         p.append(f"{where}: fails_under_bug is empty; name the invariants the bug breaks")
     listed = [f["name"] for f in brk.fakes]
     if len(listed) < MIN_FAKES:
-        p.append(f"{where}: has {len(listed)} fake fixes; ship at least {MIN_FAKES} "
-                 "(scripts/make_break_fakes.py)")
+        p.append(f"{where}: has {len(listed)} fake fixes; ship at least {MIN_FAKES}: write each "
+                 f"with `python scripts/make_break_patch.py {brk.id} --fake NAME FILE OLD NEW` "
+                 "and list it under 'fakes:' as {name: NAME, idea: what it tries}")
     for fake in brk.fakes:
         if not fake["idea"].strip():
             p.append(f"{where}: fake {fake['name']!r} has no 'idea' (what it tries)")
