@@ -105,7 +105,17 @@ def test_uncommitted_names_edited_and_new_lessons_in_a_git_checkout(tmp_path):
     (folder / "demo.es.md").write_text("edited", encoding="utf-8")
     (folder / "new.md").write_text("new", encoding="utf-8")
     assert lesson_runs.uncommitted(folder) == {"demo.es.md", "new.md"}
-    assert lesson_runs.uncommitted(tmp_path.parent / "not-a-checkout-anywhere") is None
+    # A clone tracks its upstream: a lesson committed there but not upstream is still changed.
+    clone = tmp_path / "clone"
+    subprocess.run([*git, "clone", "-q", str(tmp_path), str(clone)], check=True)
+    lessons = clone / "content" / "lessons"
+    (lessons / "mine.md").write_text("mine", encoding="utf-8")
+    subprocess.run([*git, "add", "-A"], cwd=clone, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "mine"], cwd=clone, check=True)
+    assert lesson_runs.uncommitted(lessons) == {"mine.md"}
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"     # beside the repository
+    outside.mkdir()
+    assert lesson_runs.uncommitted(outside) is None
 
 
 def test_lab_validate_section_lessons_exits_1_naming_the_block(tmp_path, monkeypatch, capsys):

@@ -3,9 +3,11 @@
 Running every lesson in both languages takes minutes, so validate runs only the lesson files
 that changed since they last passed. A file is **changed** when its SHA-256 is not recorded as
 passing in ``LEARNER_DIR/cache/lessons-passed.json`` (written here, after a strict pass) and
-it differs from the last commit (``git diff HEAD``, or untracked; the committed lessons are the
-ones the project's checks already ran). Outside a git checkout every unrecorded file counts as
-changed. ``lab validate --all-lessons`` runs every file, whatever the record says (after a
+it differs from what the branch started from: its upstream (``git diff @{upstream}``, so a
+lesson you committed yourself still counts) or, without one, the last commit; or it is
+untracked. The lessons as shipped are the ones the project's checks (the site build, which
+runs every lesson strictly) already ran. Outside a git checkout every unrecorded file counts
+as changed. ``lab validate --all-lessons`` runs every file, whatever the record says (after a
 change to the library itself, whose effect on every lesson's output no hash here can see).
 
 A run is strict: an error, a changed text and numeric drift beyond a block's declared
@@ -53,9 +55,14 @@ def _git_names(lessons_dir: Path, *argv: str) -> set[str] | None:
 
 
 def uncommitted(lessons_dir: Path = LESSONS_DIR) -> set[str] | None:
-    """Names of the lesson files that differ from the last commit or are untracked; ``None``
-    outside a git checkout (then nothing counts as already checked)."""
-    edited = _git_names(lessons_dir, "diff", "--name-only", "--relative", "HEAD", "--", ".")
+    """Names of the lesson files that differ from what the branch was based on (its upstream,
+    ``@{upstream}``, when it has one: your own commits count as changes; else the last
+    commit) or are untracked; ``None`` outside a git checkout (then nothing counts as already
+    checked)."""
+    diff = ["diff", "--name-only", "--relative"]
+    edited = _git_names(lessons_dir, *diff, "@{upstream}", "--", ".")
+    if edited is None:
+        edited = _git_names(lessons_dir, *diff, "HEAD", "--", ".")
     new = _git_names(lessons_dir, "ls-files", "--others", "--exclude-standard", "--", ".")
     return None if edited is None or new is None else edited | new
 
