@@ -154,6 +154,10 @@ def test_a_teacher_adds_four_items_touching_content_only(tmp_path):
     spec = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
     spec = _texts(spec, "Softmax with a temperature: softmax(logits / T) over the last axis.",
                   "Softmax con temperatura: softmax(logits / T) sobre el último eje.")
+    example = (f"\n\n    >>> {FUNCTION}(np.array([[2.0, 0.0]]), 2.0)\n"
+               "    array([[0.73105858, 0.26894142]])\n")   # run against the reference
+    spec["statement"] = {"en": "Softmax with a temperature over the last axis." + example,
+                         "es": "Softmax con temperatura sobre el último eje." + example}
     spec["hints"] = {"en": ["Divide first.", "Subtract the row max."],
                      "es": ["Divide primero.", "Resta el máximo de la fila."]}
     spec["args"] = ["logits", "temperature"]

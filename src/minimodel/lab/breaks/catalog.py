@@ -46,6 +46,8 @@ TEXT_FIELDS = ("title", "summary", "intro", "observe", "explanation")
 LIST_FIELDS = ("predict", "hints")
 FIRST_READ = ("title", "summary", "intro", "predict", "observe")  # shown before any hint
 MIN_FAKES = 3
+MIN_PREDICT = 2
+MIN_CAUSE_WORDS = 2
 FILES = {"patch": "bug.patch", "experiment": "experiment.py", "check": "invariants.py"}
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -173,8 +175,13 @@ def structure_problems(brk: Break) -> list[str]:
     hints, predict = brk.data.get("hints") or [], brk.data.get("predict") or []
     if not 3 <= len(hints) <= 4:
         p.append(f"{where}: has {len(hints)} hints; the ladder needs 3 or 4")
-    if not predict:
-        p.append(f"{where}: has no predict questions")
+    if len(predict) < MIN_PREDICT:
+        p.append(f"{where}: has {len(predict)} predict question(s); ask at least {MIN_PREDICT} "
+                 "(what the learner expects to see before running the experiment)")
+    title = brk.data.get("title") if isinstance(brk.data.get("title"), dict) else {}
+    if title.get("en") and title.get("en") == title.get("es"):
+        p.append(f"{where}: the Spanish title is the English one; translate it")
+    p += _assert_problems(brk)
     if not brk.references:
         p.append(f"{where}: lists no references")
     p += secrecy_problems(brk)
@@ -197,6 +204,21 @@ def structure_problems(brk: Break) -> list[str]:
     return p
 
 
+def _assert_problems(brk: Break) -> list[str]:
+    """A bare ``assert`` in ``invariants.py`` gives an English-only message (and vanishes under
+    ``python -O``); the checks raise ``CheckFailed(en, es)``."""
+    import ast
+
+    script = brk.path("check")
+    try:
+        tree = ast.parse(script.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return []               # a missing file or a syntax error is reported when it runs
+    lines = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+    return [f"break {brk.id}: {script.name} uses assert at line(s) {lines}; raise "
+            "CheckFailed(en, es) instead (bilingual, and kept under python -O)"] if lines else []
+
+
 def secrecy_problems(brk: Break) -> list[str]:
     """The break's cause words must stay out of what is read first and be reached by the hints."""
     where = f"break {brk.id}"
@@ -204,6 +226,10 @@ def secrecy_problems(brk: Break) -> list[str]:
     if not words:
         return [f"{where}: cause_words is empty; list the words that would give the cause away"]
     p: list[str] = []
+    if len(words) < MIN_CAUSE_WORDS:
+        p.append(f"{where}: cause_words lists {len(words)} word; list at least "
+                 f"{MIN_CAUSE_WORDS}, in English and Spanish, so a Spanish text that names the "
+                 "cause is caught too")
     for lang in LANGS:
         for key, text in brk.first_read_texts(lang).items():
             named = [w for w in words if w in text.lower()]
