@@ -76,6 +76,27 @@ def _tasks(ex: Exercise) -> tuple[list[_Task], list[str]]:
     return tasks, problems
 
 
+def default_problems(ex: Exercise) -> list[str]:
+    """Every optional argument is left to its default in some hidden case, and a clause names
+    that case's kind (so a solution with a wrong default fails a named rule)."""
+    from minimodel.lab.exercises.judge import build_cases
+
+    if not ex.defaults:
+        return []
+    cases = build_cases(ex, 0, examples=0)
+    problems = []
+    for arg in ex.defaults:
+        omitted = {c.kind for c in cases if arg not in c.args}
+        if not omitted:
+            problems.append(f"{ex.id}: no hidden case leaves {arg!r} to its default; add a kind "
+                            f"with inputs: {{{arg}: {{omit: true}}}}")
+        elif not any(omitted & set(c["kinds"]) for c in ex.clauses):
+            problems.append(f"{ex.id}: no clause names a kind that leaves {arg!r} to its default "
+                            f"({', '.join(sorted(omitted))}); add it to the clause about the "
+                            "default")
+    return problems
+
+
 def _example_problems(ex: Exercise) -> list[str]:
     """The statement's public example, run against the reference (a reference that does not
     even load is reported here once; the judge's runs name it too)."""
@@ -125,7 +146,7 @@ def validate_all(ids: list[str] | None = None, seed: int = 1234, jobs: int = 2) 
     for ex in exercises:
         problems += _text_problems(ex)
         problems += clause_problems(ex)
-        problems += _example_problems(ex)
+        problems += _example_problems(ex) + default_problems(ex)
         ex_tasks, ex_problems = _tasks(ex)
         tasks += ex_tasks
         problems += ex_problems
