@@ -18,6 +18,7 @@ the template does not name are allowed: one set of values serves variants such a
 
 from __future__ import annotations
 
+import numbers
 import string
 from dataclasses import dataclass, field
 from functools import cache
@@ -93,6 +94,42 @@ def template(key: str, lang: str) -> str:
     return texts[lang]
 
 
+# How each language separates groups of three digits (``format``'s ``,`` spec). Spanish writes
+# a no-break space, as the RAE does and as the lessons' prose writes 124 439 808: a comma there
+# would read as a decimal comma.
+THOUSANDS_SEPARATOR = {"en": ",", "es": "\u00a0"}
+
+
+def grouped(value: object, spec: str, lang: str) -> str:
+    """``format(value, spec)`` with ``lang``'s thousands separator, the one place counts are
+    grouped for a reader: ``grouped(1036489, ",", "es")`` -> ``"1 036 489"`` (a no-break
+    space), ``"1,036,489"`` in English. A Spanish number of four digits is not grouped
+    (``7664``, as the RAE writes it). Only the grouping changes: the decimal point of
+    ``",.1f"`` stays a point (code output and terminal lines keep Python's decimals).
+    """
+    text = format(value, spec)
+    separator = THOUSANDS_SEPARATOR[check_lang(lang)]
+    if "," not in spec or separator == ",":
+        return text
+    whole = text.split(".")[0].lstrip("-+ ")
+    if lang == "es" and len(whole.replace(",", "")) <= 4:
+        return text.replace(",", "", 1)
+    return text.replace(",", separator)
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` whose thousands groups (``{n:,}``) are the reader's language's."""
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if "," in format_spec and isinstance(value, numbers.Number):
+            return grouped(value, format_spec, self.lang)
+        return super().format_field(value, format_spec)
+
+
 def say(key: str, lang: str, **values: object) -> str:
     """Message ``key`` in ``lang`` with its ``{fields}`` filled in from ``values``.
 
@@ -106,7 +143,7 @@ def say(key: str, lang: str, **values: object) -> str:
     if missing:
         raise ValueError(f"message {key!r} needs the field(s) {', '.join(sorted(missing))}; "
                          f"got {', '.join(sorted(values)) or 'none'}")
-    return text.format(**values)
+    return text.format(**values) if lang == DEFAULT_LANG else _Formatter(lang).format(text, **values)
 
 
 @dataclass(frozen=True)

@@ -187,6 +187,24 @@ def test_a_config_without_the_flag_uses_the_class_default(tmp_path, family):
     assert "not written; the default of" in report.subject.claims[0].where
 
 
+def test_a_llama_saved_tied_without_the_flag_is_untied_and_says_so_in_either_language(tmp_path):
+    from minimodel.doctor.texts import words
+
+    folder = build_hf("llama", True, tmp_path / "llama")
+    edit_config(folder, tie_word_embeddings=None)  # LlamaConfig's default is untied
+    report = diagnose(folder)
+    [problem] = report.problems
+    assert problem.key == "tie.untied_head_absent"
+    version = report.subject.arch.version
+    assert words(problem.key, problem.values, "en")[0] == (
+        "The config says untied (config.json: tie_word_embeddings (not written; the default of "
+        f"LlamaForCausalLM in transformers {version})) but the file has no head (lm_head.weight).")
+    assert words(problem.key, problem.values, "es")[0] == (
+        "La configuración dice sin atar (config.json: tie_word_embeddings (no está escrito; es el "
+        f"valor por defecto de LlamaForCausalLM en transformers {version})) pero el archivo no "
+        "tiene cabeza de salida (lm_head.weight).")
+
+
 @pytest.mark.parametrize("with_transformers", [True, False])
 def test_clip_text_model_has_no_head_to_tie(tmp_path, monkeypatch, with_transformers):
     import transformers as tf

@@ -8,7 +8,10 @@ Classes of attack (each a test below):
   imported (`python -I`, only the `minimodel` package is mapped to the workspace);
 * print a verdict line from library code -> not a verdict (no one-time token);
 * patch the checks in memory / end the process from library code -> refused by the tamper
-  scan before anything runs;
+  scan before anything runs, whatever encoding Python reads the file with (BOM, coding
+  cookie); a changed file the scan cannot decode is refused ("save it as UTF-8");
+* hide the edit in compiled bytecode (a sourceless ``.pyc``, an unchecked-hash ``__pycache__``
+  entry) -> never loaded: the workspace runs from its ``.py`` sources only;
 * a fake fix that hides the symptom -> rejected by the invariants (lab validate runs every
   shipped fake; the tests here prove validate notices a fake that is accepted and a declared
   failing invariant that passes).
@@ -17,7 +20,9 @@ Classes of attack (each a test below):
 from __future__ import annotations
 
 import json
+import py_compile
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,7 +32,7 @@ from minimodel.cli import main
 from minimodel.lab.breaks import load_break, start
 from minimodel.lab.breaks.catalog import load_all
 from minimodel.lab.breaks.runner import is_fixed, parse_checks, run_script
-from minimodel.lab.breaks.tamper import scan_file
+from minimodel.lab.breaks.tamper import Unreadable, scan_file, scan_source
 from minimodel.lab.breaks.validate import validate_break
 
 BREAK = "loss-crash-after-merge"
@@ -135,6 +140,96 @@ def test_the_tamper_refusal_is_spanish_in_a_spanish_workspace(capsys, tmp_path):
     code = main(["break", "check", "--workdir", str(work), "--learner-dir", str(tmp_path / "l")])
     out = capsys.readouterr().out
     assert code == 1 and "maquinaria de las comprobaciones" in out and "`_exit`" in out
+
+
+def lm_head_with(work: Path, code: str) -> str:
+    return (work / LM_HEAD).read_text(encoding="utf-8") + "\n" + code + "\n"
+
+
+def test_a_utf8_bom_does_not_hide_a_patch_of_the_checks(capsys, work):
+    # Python strips the BOM and runs the file; the scan reads it the same way.
+    (work / LM_HEAD).write_bytes(b"\xef\xbb\xbf" + lm_head_with(work, PATCH_THE_CHECKS).encode())
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False
+    assert [d["id"] for d in result["details"]] == ["tamper"]
+    assert "`_run_one` at minimodel/nn/lm_head.py:" in result["details"][0]["message"]
+
+
+@pytest.mark.parametrize("cookie", ["# -*- coding: latin-1 -*-",
+                                    "# vim: set fileencoding=cp1252 :"])
+def test_a_coding_cookie_python_accepts_is_read_with_its_encoding_and_scanned(capsys, work,
+                                                                               cookie):
+    cheat = lm_head_with(work, "import os\nos._exit(0)")
+    text = f"{cookie}\n# r\u00e9sum\u00e9 of the fix\n" + cheat
+    (work / LM_HEAD).write_bytes(text.encode("latin-1", errors="replace"))
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False
+    message = result["details"][0]["message"]
+    assert "`_exit` at minimodel/nn/lm_head.py:" in message and "UTF-8" not in message
+
+
+@pytest.mark.parametrize("data, line, detail", [
+    (b"x = 1\ny = '\xe9t\xe9'\n", 2, "byte 0xe9 is not utf-8"),       # latin-1, no cookie
+    (b"# coding: klingon\nx = 1\n", 0, "unknown encoding: klingon"),
+    (b"\xef\xbb\xbf# coding: latin-1\nx = 1\n", 0, "encoding problem: utf-8"),  # BOM + cookie
+    (b"# coding: ascii\nx = 1\ns = '\xc3\xa9'\n", 3, "byte 0xc3 is not ascii"),
+])
+def test_a_file_the_scan_cannot_decode_is_itself_a_finding(data, line, detail):
+    assert scan_source("minimodel/x.py", data, None) == [Unreadable("minimodel/x.py", line, detail)]
+
+
+def test_an_undecodable_edit_is_refused_with_the_fix_save_as_utf8(capsys, work):
+    (work / LM_HEAD).write_bytes(lm_head_with(work, "# caf\u00e9").encode("utf-8")
+                                 .replace("caf\u00e9".encode(), b"caf\xe9"))
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False and result["exit_code"] is None
+    message = result["details"][0]["message"]
+    assert "minimodel/nn/lm_head.py:" in message and "byte 0xe9 is not utf-8" in message
+    assert "save each file as UTF-8" in message
+
+
+def test_a_file_python_would_not_compile_is_left_to_the_checks(capsys, work):
+    # A file that does not parse cannot run: the importer compiles the same bytes with the same
+    # parser, so the checks run and report the SyntaxError (the learner's most useful message).
+    for data in (b"def broken(:\n", b"x = 1\0\n", b"\xef\xbb\xbfdef f(:\n"):
+        assert scan_source("minimodel/x.py", data, None) == []
+        with pytest.raises((SyntaxError, ValueError)):
+            compile(data, "x.py", "exec", dont_inherit=True)
+    (work / LM_HEAD).write_text(lm_head_with(work, PATCH_THE_CHECKS + "\ndef broken(:"),
+                                encoding="utf-8")
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False
+    assert "SyntaxError" in " ".join(d["message"] for d in result["details"])
+
+
+def test_compiled_bytecode_in_the_workspace_is_never_loaded(capsys, work, tmp_path):
+    cheat = tmp_path / "cheat.py"
+    cheat.write_text(PATCH_THE_CHECKS + "\n", encoding="utf-8")
+    # A sourceless module beside the sources, imported by an innocent-looking line ...
+    py_compile.compile(str(cheat), cfile=str(work / "minimodel/nn/helper.pyc"), doraise=True)
+    append_to(work, LM_HEAD, "from minimodel.nn import helper as _helper")
+    # ... and a cached copy of lm_head that Python would trust without looking at the source.
+    tag = sys.implementation.cache_tag
+    py_compile.compile(str(cheat), doraise=True,
+                       cfile=str(work / f"minimodel/nn/__pycache__/lm_head.{tag}.pyc"),
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False
+    # the source of lm_head ran (it is what imports helper), and helper.pyc was not found
+    assert "cannot import name 'helper'" in " ".join(d["message"] for d in result["details"])
+
+
+def test_source_hidden_in_a_cache_folder_is_never_imported(capsys, work):
+    # `__pycache__` is skipped by the scan (caches change on their own), so it is never a
+    # package either: a .py file there cannot run.
+    cache = work / "minimodel" / "nn" / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    (cache / "notes.py").write_text(PATCH_THE_CHECKS + "\n", encoding="utf-8")
+    append_to(work, LM_HEAD, "from minimodel.nn.__pycache__ import notes as _notes")
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False
+    assert "No module named 'minimodel.nn.__pycache__'" in " ".join(
+        d["message"] for d in result["details"])
 
 
 def test_names_the_original_file_already_uses_are_not_findings():

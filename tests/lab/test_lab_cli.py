@@ -111,8 +111,8 @@ def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson
     assert status["next"] is None
     assert status["totals"] == {"lesson": {"done": 1, "total": 1},
                                 "quiz": {"done": 1, "total": 1, "right": 1, "questions": 2},
-                                "break": {"done": 1, "total": 1},
-                                "exercise": {"done": 1, "total": 1}}
+                                "break": {"done": 1, "total": 1, "revealed": 0},
+                                "exercise": {"done": 1, "total": 1, "revealed": 0}}
     steps = status["path"][0]["steps"]
     assert [(s["kind"], s["done"]) for s in steps] == [
         ("lesson", True), ("quiz", True), ("break", True), ("exercise", True)]
@@ -209,7 +209,8 @@ def test_validate_sections_and_a_broken_link(capsys, tmp_path, one_lesson):
 def test_the_shipped_links_and_translations_are_sound(capsys):
     code, out = run(capsys, "lab", "validate", "--section", "links", "--section",
                     "translations", "--json")
-    assert json.loads(out) == {"ok": True, "sections": {"links": [], "translations": []}}
+    assert json.loads(out) == {"ok": True, "sections": {"links": [], "translations": []},
+                               "warnings": {}}
     assert code == 0
 
 
@@ -322,3 +323,18 @@ def test_the_end_of_the_path_lists_the_open_steps_in_path_order(capsys, tmp_path
     assert f"Here is 01 gather · break {brk} again" in out       # the least-skipped, offered
     assert f"`minimodel lab next --skip --learner-dir {learner}`" in out
     assert next_json(capsys, learner)["open"] == [f"break:{brk}", "quiz:gather"]  # offer order
+
+
+def test_status_keeps_a_long_lesson_title_on_one_line_in_80_columns(capsys, tmp_path,
+                                                                     monkeypatch):
+    """Titles wrapped at ~50 columns, in the steps' column, with the whole line to spare."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out = run(capsys, "lab", "status", "--learner-dir", str(tmp_path / "learner"))
+    assert code == 0
+    heads = [line.rstrip() for line in out.splitlines() if line.startswith("Lesson ")]
+    longest = max((lesson.titles["en"] for lesson in lessons_module.load_lessons()), key=len)
+    assert len(f"Lesson 01 · {longest}") <= 80    # the title fits: it must not wrap
+    assert any(line.endswith(longest) for line in heads)
+    states = {line.rstrip().rsplit("  ", 1)[-1].strip() for line in out.splitlines()
+              if line.startswith("  read the lesson")}
+    assert states == {"not started"}

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from minimodel.lab.lessons import code_blocks, lesson_problems
+from minimodel.lab.lessons import code_blocks, lesson_problems, run_lesson
 
 LESSON = '''---
 title: "A test lesson"
@@ -67,3 +67,38 @@ def test_a_changed_number_an_unshown_print_and_an_error_are_each_refused(tmp_pat
     [problem] = lesson_problems(path)
     assert problem == (f"{path}:39: the block raised IndexError: index 5 is out of bounds for "
                        "axis 0 with size 3 (line 1 of the block)")
+
+
+def test_a_lesson_needing_a_missing_package_is_not_run_and_says_which_and_how(tmp_path):
+    path = tmp_path / "needs.md"
+    needs = "needs: [numpy, no_such_package_xyz, torch]\n---\n"
+    wrong = LESSON.replace("```output\n3\n```", "```output\n4\n```")   # never compared
+    path.write_text(wrong.replace("quiz: []\n---\n", "quiz: []\n" + needs, 1), encoding="utf-8")
+    result = run_lesson(path)
+    assert (result.runs, result.problems) == ([], [])
+    assert result.drifts == [f"{path}: not run: its code needs no_such_package_xyz, not installed "
+                             "here (pip install no_such_package_xyz); its outputs are shown "
+                             "as written"]
+    assert lesson_problems(path, strict=False) == []            # a learner's build warns
+    assert lesson_problems(path) == result.drifts               # a strict one refuses
+    path.write_text(LESSON.replace("quiz: []\n---\n", "quiz: []\nneeds: [numpy]\n---\n", 1),
+                    encoding="utf-8")
+    assert lesson_problems(path) == []                          # installed: run and compared
+
+
+def test_the_model_families_lesson_without_transformers_names_the_extra_to_install(monkeypatch):
+    import importlib.util
+
+    from minimodel.lab.lessons import find_lesson
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("torch", "transformers")
+                        else real(name, *a))
+    for lang in ("en", "es"):
+        path = find_lesson("model-families").path(lang)
+        result = run_lesson(path)
+        assert (result.runs, result.problems) == ([], [])
+        [line] = result.drifts
+        assert line.endswith(': not run: its code needs torch, transformers, not installed here '
+                             '(pip install "minimodel[hf]"); its outputs are shown as written')

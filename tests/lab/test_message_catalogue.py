@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from minimodel.messages import catalogue, check_catalogue, say
+from minimodel.messages import catalogue, check_catalogue, grouped, say
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "minimodel"
 # Helpers that say a message under a fixed area prefix: (module, name) -> prefix.
@@ -22,6 +22,24 @@ def test_say_fills_fields_in_english_and_spanish():
     assert say("lab.lesson_head", "es", number=4, title="Softmax") == "Lección 04 · Softmax"
     # extra values are allowed: one set of values serves a family of messages
     assert say("lab.step.lesson", "es", id="04", n=3) == "leer la lección"
+
+
+def test_counts_are_grouped_the_way_each_language_writes_them():
+    # Spanish: a no-break space between groups (a comma would read as a decimal comma), none
+    # in a four-digit number; the decimal point of code-style figures is left alone
+    assert grouped(1036489, ",", "es") == "1\u00a0036\u00a0489"
+    assert grouped(58262.4, ",.0f", "es") == "58\u00a0262"
+    assert grouped(-1234567.25, ",.2f", "es") == "-1\u00a0234\u00a0567.25"
+    assert grouped(7664, ",", "es") == "7664"
+    assert grouped(1036489, ",", "en") == "1,036,489"
+    assert grouped(0.5, ".2f", "es") == "0.50"                       # no grouping asked
+    # say() groups a template's {n:,} in the reader's language, and only there
+    assert say("train.eval_line", "es", step=1, total=2, train_loss=1.0, val_loss=2.0,
+               ppl="7.39", lr=1e-3, tokens_per_s=58262.4, elapsed=1.5).endswith(
+        "58\u00a0262 tok/s  1.5 s")
+    assert say("train.eval_line", "en", step=1, total=2, train_loss=1.0, val_loss=2.0,
+               ppl="7.39", lr=1e-3, tokens_per_s=58262.4, elapsed=1.5).endswith(
+        "58,262 tok/s  1.5s")
 
 
 def test_a_missing_key_language_or_field_fails_loudly():

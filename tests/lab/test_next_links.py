@@ -83,6 +83,7 @@ def test_the_notebook_ends_with_the_generated_next_link_to_its_notebook(path3):
     "The lookup of the [previous lesson](alpha.md) reads rows.",
     "Siguiente: [Gamma](gamma.md).",
     "A continuación, [la atención](gamma.md), que lo resuelve.",
+    "Después: [el proyecto final](gamma.md).",
     "Inténtala antes de la lección siguiente.",
 ])
 def test_a_hand_written_order_is_named_with_its_line_and_fix(path3, prose):

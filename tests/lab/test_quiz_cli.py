@@ -210,7 +210,8 @@ def test_take_reports_an_unreadable_answer_with_its_reason_not_as_wrong(capsys, 
     assert "could not be read one way, so this take was not recorded" in flat
 
 
-@pytest.mark.parametrize("answer", ["6.24", "ln 512 = 5.545"])
+@pytest.mark.parametrize("answer", ["6.24", "ln 512 = 5.545", "6.238 (negative)",
+                                    "6.238 [= ln 256]", "6.238 ((nats))"])
 def test_an_answers_file_asks_again_where_a_live_take_would(capsys, tmp_path, learner, answer):
     # "6.24" for "give 3 decimals" and working that disagrees with its result are asked again
     # live; from a file they stop the take the same way instead of being marked wrong.

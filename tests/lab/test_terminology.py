@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 
 from minimodel.cli import main
-from minimodel.lab.terminology import CONTENT_DIR, glossary_problems, spanish_texts
+from minimodel.lab.terminology import (CONTENT_DIR, glossary_problems, printed_count_problems,
+                                       spanish_texts)
 
 GLOSSARY = [{"en": "learning rate", "es": "tasa de aprendizaje",
              "avoid": ["learning rate", "ratio de aprendizaje"]},
@@ -109,6 +110,18 @@ def test_spanish_numbers_use_a_decimal_comma_in_every_text():
         "backticks" for where, number in [
             ("quizzes/q.yaml.questions[0].prompt.es", "6.238"), ("results.es.md:12", "4.2177"),
             ("results.es.md:12", "67.88"), ("messages.yaml.x.es", "6.238")]]
+
+
+def test_a_spanish_lesson_printing_english_thousands_is_reported(tmp_path: Path):
+    (tmp_path / "x.es.md").write_text(
+        "Cuenta 124 439 808 parámetros.\n\n```python\nprint(n)\n```\n\n"
+        "```output\natado    544,256\npérdida 0,014 y 6.238; lista [1,234]\n"
+        "sin atar 675\u00a0328\n```\n", encoding="utf-8")
+    (tmp_path / "x.md").write_text("```output\ntied    544,256\n```\n", encoding="utf-8")
+    problems = printed_count_problems(tmp_path)
+    assert len(problems) == 2 and problems[0].startswith("x.es.md:8: the Spanish lesson prints '544,256'")
+    assert problems[1].startswith("x.es.md:9: the Spanish lesson prints '1,234'") and "grouped(n, ',', 'es')" in problems[0]
+    assert printed_count_problems(CONTENT_DIR / "lessons") == []      # the shipped lessons
 
 
 def test_es_num_writes_numbers_as_spanish_prose_does():

@@ -15,7 +15,7 @@ def test_the_spanish_lesson_is_a_twin_of_the_english_one(slug):
     lesson = find_lesson(slug)
     en, es = (lesson.path(lang).read_text(encoding="utf-8") for lang in ("en", "es"))
     (meta_en, body_en), (meta_es, body_es) = split_front_matter(en), split_front_matter(es)
-    for key in ("quiz", "breaks", "exercises"):
+    for key in ("quiz", "breaks", "exercises", "needs"):
         assert meta_en.get(key) == meta_es.get(key), key
     blocks_en, blocks_es = code_blocks(body_en), code_blocks(body_es)
     # the worked example runs, in each language (lab validate's translations section checks it)

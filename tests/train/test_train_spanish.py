@@ -40,7 +40,13 @@ def test_a_spanish_run_prints_every_line_in_spanish_with_the_same_figures(
     lines = spanish.splitlines()
     assert lines[0] == "hilos de BLAS: 1"
     assert re.fullmatch(r"paso  5/20  entrenamiento \d\.\d{4}  validación \d\.\d{4}  ppl [\d.]+  "
-                        r"lr [\d.]+e-0\d  [\d,]+ tok/s  [\d.]+ s", lines[3])
+                        r"lr [\d.]+e-0\d  [\d\u00a0]+ tok/s  [\d.]+ s", lines[3])
+    # counts grouped as Spanish writes them (a no-break space; a comma would read as a decimal
+    # comma), as English groups them with commas
+    assert "12\u00a0000 caracteres" in spanish and "12,000 chars" in english
+    assert re.findall(r"\d,\d{3}(?!\d)", spanish) == []
+    n = int(re.search(r"([\d,]+) parameters", english).group(1).replace(",", ""))
+    assert 1000 <= n < 10_000 and f"{n} parámetros" in spanish   # four digits: not grouped (RAE)
     assert "evaluando con toda la partición de validación ..." in lines
     assert any(line.startswith("rango efectivo de E: ") for line in lines)
     # the commands it suggests carry --lang es, as the lab's do

@@ -44,14 +44,6 @@ def _progress(args: argparse.Namespace):
     return Progress(args.learner_dir)
 
 
-def _record(args: argparse.Namespace, break_id: str, status: str | None,
-            count: str | None = None, **detail: Any) -> None:
-    """Record progress (:func:`minimodel.lab.breaks.flow.record`)."""
-    from minimodel.lab.breaks.flow import record
-
-    record(_progress(args), break_id, status, count, **detail)
-
-
 def _commands(args: argparse.Namespace, root) -> dict[str, str]:
     """The break commands to suggest for workspace ``root``, carrying --learner-dir/--lang."""
     from minimodel.lab.suggest import Suggest, break_commands
@@ -82,12 +74,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from minimodel.lab.i18n import status_label
+    from minimodel.lab.revealed import shown
 
     table = Table(title=say("break.list_title", lang))
     for column in ("id", "title", "status"):
         table.add_column(say(f"break.col_{column}", lang))
     for row in rows:
-        table.add_row(row["id"], Text(row["title"]), status_label(row["status"], lang))
+        table.add_row(row["id"], Text(row["title"]),
+                      status_label(shown(row["status"], row["revealed"]), lang))
     Console().print(table)
     return OK
 
@@ -98,7 +92,8 @@ def cmd_start(args: argparse.Namespace) -> int:
     lang = args.lang or DEFAULT_LANG
     brk = load_break(args.break_id, lang=lang)
     ws = start(brk, args.workdir, lang=lang, force=args.force, learner_dir=args.learner_dir)
-    _record(args, brk.id, "started", workdir=str(ws.root), lang=lang)
+    from minimodel.lab.breaks.flow import started
+    started(_progress(args), brk.id, workdir=str(ws.root), lang=lang)
     if args.json:
         _print_json({"break": brk.id, "workdir": str(ws.root), "notes": str(ws.notes_path),
                      "lang": lang, "files": len(ws.manifest), "restarted": ws.restarted})
@@ -206,6 +201,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if fixed:
         print()
         _show(say("break.fixed", lang, passed=len(details), total=len(details)), "bold green")
+        if result["revealed"]:
+            _show(say("break.fixed_revealed", lang, reset=_commands(args, ws.root)["reset"]),
+                  "yellow")
         print(say("break.why", lang))
         print(_para(brk.text("explanation", lang)))
         if brk.references:
@@ -228,6 +226,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     diff, edited = reveal_fix(_progress(args), ws, brk)
+    print(say("break.diff_recorded", lang, reset=_commands(args, ws.root)["reset"]),
+          file=sys.stderr)   # stdout is the diff alone (`break diff | patch -p1 -d DIR`)
     if edited:
         print(say("break.diff_edited", lang, files=", ".join(edited), **_commands(args, ws.root)),
               file=sys.stderr)
@@ -239,7 +239,8 @@ def cmd_reset(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     result = ws.reset(notes=args.notes)
-    _record(args, brk.id, None, count="resets")
+    from minimodel.lab.breaks.flow import was_reset
+    was_reset(_progress(args), brk.id)
     if args.json:
         _print_json({"break": brk.id, "workdir": str(ws.root), **result,
                      "matches_manifest": True})

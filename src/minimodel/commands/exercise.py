@@ -44,10 +44,13 @@ def _progress(args):
 
 def cmd_list(args) -> int:
     from minimodel.lab.exercises import list_exercises
+    from minimodel.lab.revealed import is_revealed, shown_status
     items = list_exercises()
     done = _progress(args).all("exercise")
     for item in items:
-        item["status"] = done.get(item["id"], {}).get("status", "new")
+        entry = done.get(item["id"])
+        item["status"] = (entry or {}).get("status", "new")
+        item["revealed"] = is_revealed("exercise", entry)  # passed after viewing the solution
     if args.json:
         print(json.dumps(items, indent=2, ensure_ascii=False))
         return OK
@@ -60,7 +63,7 @@ def cmd_list(args) -> int:
     for col in ("id", "title", "status"):
         table.add_column(say(f"exercise.{col}", args.lang))
     for item in items:
-        status = item["status"]
+        status = shown_status("exercise", done.get(item["id"]), "new")
         table.add_row(item["id"], Text(item["titles"].get(args.lang, item["title"])),
                       Text(status_label(status, args.lang),
                            style=STATUS_STYLE.get(status, "cyan")))
@@ -81,9 +84,8 @@ def cmd_start(args) -> int:
     ex = _exercise(args)
     path = write_stub(ex, args.file, lang=args.lang, force=args.force,  # FileExistsError: 2
                       learner_dir=args.learner_dir)
-    progress = _progress(args)
-    prev = progress.get("exercise", ex.id) or {}
-    progress.record("exercise", ex.id, prev.get("status", "started"), file=str(path))
+    from minimodel.lab.exercise_progress import record_start
+    record_start(_progress(args), ex.id, str(path))
     print_statement(ex, args.lang)
     check = Suggest(args.lang, args.learner_dir)("exercise", "check", ex.id, "--file", path)
     print(say("exercise.wrote", args.lang, path=path, command=check))
@@ -143,11 +145,17 @@ def cmd_check(args) -> int:
             result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
                                     lang=args.lang, progress=progress,
                                     learner_dir=args.learner_dir)
-    record_check(_progress(args), ex.id, result, str(args.file))
+    entry = record_check(_progress(args), ex.id, result, str(args.file))
+    result["revealed"] = bool(entry.get("revealed"))   # recorded as passed after the solution
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     else:
         print_result(result, args.lang)
+        if result["passed"] and result["revealed"]:
+            from minimodel.lab.suggest import Suggest
+            start = Suggest(args.lang, args.learner_dir)("exercise", "start", ex.id, "--file",
+                                                         "NEW.py")
+            print(say("exercise.passed_revealed", args.lang, command=start))
     return OK if result["passed"] else FAILED
 
 

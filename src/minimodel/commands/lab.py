@@ -20,6 +20,7 @@ from minimodel.commands._lab_authoring import register_authoring
 from minimodel.commands._lab_lessons import register_check_lessons
 from minimodel.commands._lab_notebook import register_notebook
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, status_label
+from minimodel.lab.revealed import shown
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
@@ -34,7 +35,7 @@ def _step_state(step: dict[str, Any], lang: str) -> str:
     if step["kind"] == "quiz" and step["attempts"]:
         return say("lab.quiz_state", lang, attempts=step["attempts"], right=step["right"],
                   total=step["total"])
-    status = "skipped" if step["skipped"] else step["status"]
+    status = "skipped" if step["skipped"] else shown(step["status"], step.get("revealed", False))
     return status_label(status, lang)
 
 
@@ -53,18 +54,28 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     console = Console()
     console.print(Text(say("lab.learner_dir", lang, path=summary["learner_dir"]), style="dim"))
-    table = Table(show_header=False, box=None, pad_edge=False)
+    # A lesson's title is a line of its own (the full width, never wrapped into the steps'
+    # column); its steps are a table whose two columns have the same widths for every lesson.
+    steps = [step for lesson in summary["path"] for step in lesson["steps"]]
+    state_width = max((len(_step_state(step, lang)) for step in steps), default=0)
+    label_width = max((len(_step_label(step, lang, step.get("questions", 0))) + 2
+                       for step in steps), default=0)
+    label_width = max(20, min(label_width, console.width - state_width - 2))
     for lesson in summary["path"]:
-        table.add_row(Text(say("lab.lesson_head", lang, number=lesson["number"],
-                               title=lesson["title"]),
-                           style="bold"), "")
+        console.print(Text(say("lab.lesson_head", lang, number=lesson["number"],
+                               title=lesson["title"]), style="bold"))
+        table = Table(show_header=False, box=None, pad_edge=False)
+        table.add_column(width=label_width)
+        table.add_column(width=state_width)
         for step in lesson["steps"]:
             style = "green" if step["done"] else "yellow" if step["skipped"] else ""
             table.add_row(Text("  " + _step_label(step, lang, step.get("questions", 0))),
                           Text(_step_state(step, lang), style=style))
-    console.print(table)
+        console.print(table)
     for kind, total in summary["totals"].items():
         console.print(Text(say(f"lab.total.{kind}", lang, **total)))
+        if total.get("revealed"):
+            console.print(Text(say(f"lab.total_revealed.{kind}", lang, **total), style="yellow"))
     for quiz in summary["other_quizzes"]:
         if quiz["attempts"]:
             console.print(Text(say("lab.other_quiz", lang, **quiz), style="dim"))
@@ -207,10 +218,14 @@ def cmd_next(args: argparse.Namespace) -> int:
                                len(skipped.lesson.quiz))
             print(say("lab.skipped", lang, what=what, command=suggest("lab", "status")))
     if step is None:
+        revealed = learning_path.revealed_steps(progress)
+        report["revealed"] = [s.key for s in revealed]   # done after viewing the answer
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
         else:
             print(say("lab.path_done", lang, command=suggest("quiz", "review")))
+            if revealed:
+                print(learning_path.revealed_summary(revealed, lang))
         return OK
     if learning_path.is_skipped(progress, step):
         # Past the last step never skipped: not the end while skipped steps are open.
@@ -251,7 +266,7 @@ def cmd_done(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     import time
 
-    from minimodel.lab.overview import VALIDATE_STEPS, validate
+    from minimodel.lab.overview import VALIDATE_STEPS, WARNINGS, validate
 
     start = time.monotonic()
 
@@ -266,13 +281,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
     sections = validate(on_section=progress, only=args.section, all_lessons=args.all_lessons,
                         on_lesson=lesson)
     ok = not any(sections.values())
+    warnings = {name: list(WARNINGS.get(name, [])) for name in sections if WARNINGS.get(name)}
     if args.json:
-        print(json.dumps({"ok": ok, "sections": sections}, ensure_ascii=False, indent=2))
+        print(json.dumps({"ok": ok, "sections": sections, "warnings": warnings},
+                         ensure_ascii=False, indent=2))
     else:
         for name, problems in sections.items():
-            print(f"{name}: {'ok' if not problems else f'{len(problems)} problem(s)'}")
+            print(f"{name}: {'ok' if not problems else f'{len(problems)} problem(s)'}"
+                  + (f", {len(warnings[name])} warning(s)" if name in warnings else ""))
             for problem in problems:
                 print(f"  - {problem}")
+            for warning in warnings.get(name, []):
+                print(f"  ~ warning: {warning}")
     return OK if ok else FAILED
 
 
@@ -368,7 +388,8 @@ def register(subparsers) -> None:
         epilog="examples:\n  minimodel lab validate\n  minimodel lab validate --section links "
                "--section glossary\n  minimodel lab validate --section lessons --all-lessons\n"
                "  minimodel lab validate --json\n"
-               '      -> {"ok": bool, "sections": {"quiz": [...], "links": [...], ...}}',
+               '      -> {"ok": bool, "sections": {"quiz": [...], "links": [...], ...}, '
+               '"warnings": {"breaks": [...]}}',
         formatter_class=fmt)
     p.add_argument("--section", action="append", choices=list(SECTIONS), default=None,
                    help="run only this section (repeatable)")

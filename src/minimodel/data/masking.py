@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from minimodel.labels import IGNORE_INDEX  # -100: "no target here" (PyTorch / HF)
+from minimodel.labels import IGNORE_INDEX  # "no target here", as in PyTorch / HF
 
 __all__ = ["IGNORE_INDEX", "mask_tokens"]
 
@@ -41,9 +41,10 @@ def mask_tokens(
             ``[CLS]``, ... — pass ``tokenizer.special_ids``).
 
     Returns:
-        ``inputs``: copy of ``ids`` where each target became ``mask_id`` with probability 0.8,
-        a uniformly random non-special token with probability 0.1, or stayed as it was.
-        ``labels``: the original id at targets and ``-100`` everywhere else.
+        ``inputs``: ``ids`` with each target replaced by ``mask_id`` with probability 0.8, by
+        a uniformly random non-special token with probability 0.1, or kept as it was.
+        ``labels``: the original id at each target, the "no target" label at the other
+        positions.
         Both int64 with the shape of ``ids``.
     """
     arr = np.asarray(ids)

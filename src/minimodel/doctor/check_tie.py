@@ -80,13 +80,14 @@ def check_tie(s: Subject) -> list[Finding]:
                 any(c.tied is False for c in s.claims)
             out.append(Finding(CHECK, PROBLEM if absent_but_untied else WARNING,
                                "tie.flags_disagree_known",
-                               {"flags": flags, "read": s.claims[0].where,
+                               {"flags": flags, "read": s.claims[0].said or s.claims[0].where,
                                 "version": s.arch.version}, {"claims": claims}))
     tied = s.tied_claim
     head, emb = s.roles.head_name, s.roles.embedding_label
     version = installed_version() or CHECKED_VERSION
     values = {"head": head, "embedding": emb, "shape": "x".join(map(str, s.E.shape)),
-              "claim": s.claims[0].where if s.claims else "-", "version": version}
+              "claim": (s.claims[0].said or s.claims[0].where) if s.claims else "-",
+              "version": version}
     data = {"claims": claims, "embedding": emb, "head": s.roles.head,
             "source": s.roles.source}
     if s.roles.headless:

@@ -99,6 +99,14 @@ class TieClaim:
     where: str          # "config.json: tie_word_embeddings", "... text_config.tie_word_embeddings"
     tied: bool
     default: bool = False  # not written: the loader's default for this model type
+    said: Any = None    # ``where`` as a Phrase, for a report in another language (else None)
+
+
+def _claim(key: str, tied: bool, default: bool = False, **values: Any) -> TieClaim:
+    """A claim whose place is a sentence of the catalogue (``doctor.claim.<key>``): ``where``
+    in English (``--json``, comparisons), ``said`` in the report's language."""
+    said = phrase(f"doctor.claim.{key}", **values)
+    return TieClaim(str(said), tied, default, said)
 
 
 def _two_dim(tensors: dict[str, Any]) -> dict[str, tuple[int, ...]]:
@@ -175,12 +183,13 @@ def architecture_claim(arch: Any, source: str) -> TieClaim:
     written, else what the installed transformers builds from the class's defaults."""
     if arch.written_value is not None and arch.written_value == arch.tied:
         return TieClaim(f"{source}: {arch.tie_flag}", arch.tied)
+    where = f"{source}: {arch.tie_flag}"
     if arch.written_value is not None:  # the class decides, not the flag
-        does = "ties whatever is written" if arch.tied else "never ties"
-        return TieClaim(f"{source}: {arch.tie_flag} = {str(arch.written_value).lower()}, but "
-                        f"{arch.class_name} in transformers {arch.version} {does}", arch.tied)
-    return TieClaim(f"{source}: {arch.tie_flag} (not written; the default of {arch.class_name} "
-                    f"in transformers {arch.version})", arch.tied, default=True)
+        return _claim("class_always_ties" if arch.tied else "class_never_ties", arch.tied,
+                      where=where, value=str(arch.written_value).lower(), cls=arch.class_name,
+                      version=arch.version)
+    return _claim("default_of_class", arch.tied, default=True, where=where, cls=arch.class_name,
+                  version=arch.version)
 
 
 def _embedding_by_shape(matrices: dict[str, tuple[int, ...]], config: dict[str, Any]) -> str:
@@ -214,9 +223,9 @@ def tie_claims(config: dict[str, Any], source: str) -> list[TieClaim]:
     claims = [TieClaim(f"{source}: {where}", tied) for where, tied in written]
     model_type = config.get("model_type")
     if not any("." not in where for where, _ in written) and model_type in DEFAULT_TIE:
-        claims.insert(0, TieClaim(f"{source}: tie_word_embeddings (not written; the default "
-                                  f"for model_type {model_type!r})", DEFAULT_TIE[model_type],
-                                  default=True))
+        claims.insert(0, _claim("default_of_type", DEFAULT_TIE[model_type], default=True,
+                                where=f"{source}: tie_word_embeddings",
+                                model_type=repr(model_type)))
     return claims
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minimodel.messages import LANGS, say
+from minimodel.messages import LANGS, in_lang, say
 
 __all__ = ["LANGS", "Phrase", "words"]
 
@@ -19,9 +19,11 @@ class Phrase(str):
 
 
 def words(key: str, values: dict[str, Any], lang: str) -> tuple[str, str, str]:
-    """(found, why, fix) of finding ``key`` in ``lang`` with ``values`` filled in."""
+    """(found, why, fix) of finding ``key`` in ``lang`` with ``values`` filled in (a value that
+    is a sentence of the catalogue, a :class:`minimodel.messages.Phrase`, said in ``lang``)."""
     filled = {name: (say(f"doctor.phrase.{value}", lang) if value else "")
-              if isinstance(value, Phrase) else value for name, value in values.items()}
+              if isinstance(value, Phrase) else in_lang(value, lang) if hasattr(value, "in_lang")
+              else value for name, value in values.items()}
     found, why, fix = (say(f"doctor.{key}.{part}", lang, **filled)
                        for part in ("found", "why", "fix"))
     return found, why, fix

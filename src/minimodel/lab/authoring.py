@@ -118,7 +118,8 @@ def _link(lesson_key: str, key: str, item_id: str, content: Path) -> list[Path]:
         if line is None:
             raise ValueError(f"{path.name}: no one-line '{key}: [...]' in the front matter; "
                              f"add '{key}: [{item_id}]' by hand")
-        ids = [i.strip() for i in line["ids"].split(",") if i.strip()] + [item_id]
+        ids = [i.strip() for i in line["ids"].split(",") if i.strip()]
+        ids += [] if item_id in ids else [item_id]        # listed by hand already: once
         text = text[:line.start()] + f"{key}: [{', '.join(ids)}]" + text[line.end():]
         atomic_write_text(path, text)
         changed.append(path)
@@ -142,7 +143,10 @@ def new_question(question_id: str, lesson_key: str, kind: str = "numeric",
     if quiz.is_file():
         text = quiz.read_text(encoding="utf-8").rstrip("\n") + "\n"
         block = _dump([question])
-        atomic_write_text(quiz, text + "".join(f"  {line}\n" for line in block.splitlines()))
+        # as indented as the file's questions: "- id:" as this module writes it, "  - id:" by hand
+        items = re.search(r"^(?P<indent>[ \t]*)- id:", text, re.M)
+        indent = items["indent"] if items else "  "
+        atomic_write_text(quiz, text + "".join(f"{indent}{line}\n" for line in block.splitlines()))
     else:
         _write_new(quiz, _dump({"id": lesson.slug,
                                 "title": _text(f"Quiz: {lesson.titles['en']}",
@@ -197,7 +201,7 @@ def new_break(break_id: str, lesson_key: str, content: Path = CONTENT_DIR) -> li
     order = 1 + max([int(m) for m in re.findall(r"^order: (\d+)", "".join(
         p.read_text(encoding="utf-8") for p in (content / "breaks").glob("*/break.yaml")),
         re.M)] or [0])
-    data = {"id": break_id, "cause_words": [TODO], "order": order, "timeout_seconds": 120,
+    data = {"id": break_id, "cause_words": [TODO], "secret_words": [], "order": order, "timeout_seconds": 120,
             "fails_under_bug": ["todo"], "fakes": [],
             **{key: _text() for key in ("title", "summary", "intro")},
             "predict": [_text(), _text()], "observe": _text(),

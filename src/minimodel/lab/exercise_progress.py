@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from minimodel.lab.progress import Progress
+from minimodel.lab.revealed import SEEN, after_attempt
 
 
 def record_check(progress: Progress, exercise_id: str, result: dict[str, Any],
                  file: str) -> dict[str, Any]:
-    """Record one judged attempt: ``passed`` once any attempt passed, else ``attempted``.
+    """Record one judged attempt: ``passed`` once any attempt passed, else ``attempted``;
+    ``revealed`` when the pass came after viewing the solution (:mod:`minimodel.lab.revealed`).
 
     A seed the learner chose replays known cases (``result["practice"]``): practice, never a
     recorded pass.
@@ -22,7 +24,16 @@ def record_check(progress: Progress, exercise_id: str, result: dict[str, Any],
     return progress.record("exercise", exercise_id, "passed" if ever_passed else "attempted",
                            last_status=result["status"], last_seed=result["seed"],
                            practice=bool(result.get("practice")),
-                           attempts=int(prev.get("attempts", 0)) + 1, file=file)
+                           attempts=int(prev.get("attempts", 0)) + 1, file=file,
+                           revealed=after_attempt("exercise", prev, counted))
+
+
+def record_start(progress: Progress, exercise_id: str, file: str) -> None:
+    """Record a fresh start (a new starter file written): a pass from now on is the
+    learner's own until the solution is viewed again."""
+    prev = progress.get("exercise", exercise_id) or {}
+    progress.record("exercise", exercise_id, prev.get("status", "started"), file=file,
+                    **{SEEN: False})
 
 
 def climb_hint(progress: Progress, exercise_id: str, hint_count: int) -> int:
@@ -34,7 +45,8 @@ def climb_hint(progress: Progress, exercise_id: str, hint_count: int) -> int:
 
 
 def record_solution_viewed(progress: Progress, exercise_id: str) -> None:
-    """Record that the reference solution was shown."""
+    """Record that the reference solution was shown: a pass from now on, until a fresh
+    start, is a pass after viewing the solution."""
     prev = progress.get("exercise", exercise_id) or {}
     progress.record("exercise", exercise_id, prev.get("status", "started"),
-                    solution_viewed=True)
+                    solution_viewed=True, **{SEEN: True})

@@ -161,9 +161,9 @@ def rehash(items: list[Item], item_id: str, keys: list[str] | None = None,
 
 
 def lesson_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
-    """Lessons without a Spanish twin, whose twin links other items or runs a different number
-    of ``python`` blocks, or with fewer than :data:`MIN_CODE_BLOCKS` (a lesson's worked example
-    runs, in each language)."""
+    """Lessons without a Spanish twin, whose twin links other items, needs other packages or
+    runs a different number of ``python`` blocks, or with fewer than :data:`MIN_CODE_BLOCKS`
+    (a lesson's worked example runs, in each language)."""
     problems = []
     for lesson in load_lessons(lessons_dir):
         twin = lesson.path("es", lessons_dir)
@@ -185,6 +185,11 @@ def lesson_problems(lessons_dir: Path = LESSONS_DIR) -> list[str]:
                 problems.append(f"lesson {lesson.stem}: {twin.name} lists {key}: "
                                 f"{meta.get(key)}, the English lists {getattr(lesson, key)}; "
                                 "copy the English front matter's list")
+        needs, _ = split_front_matter(lesson.path("en", lessons_dir).read_text(encoding="utf-8"))
+        if list(meta.get("needs") or []) != list(needs.get("needs") or []):
+            problems.append(f"lesson {lesson.stem}: {twin.name} lists needs: {meta.get('needs')}, "
+                            f"the English lists {needs.get('needs')}; the twins run the same "
+                            "code, so copy the English front matter's list")
     return problems
 
 

@@ -33,6 +33,11 @@ differ in their last bits from one CPU's BLAS kernels to another's) declares on 
 (:mod:`minimodel.lab.output_check`); its page and notebook then say in one line that the
 reader's numbers will differ slightly, and why (:func:`with_output_notes`).
 
+A lesson whose code imports an optional package lists it in its front matter,
+``needs: [torch, transformers]``. Where one of them is not installed the lesson is not run: its
+page shows the outputs as written, and the check says why in one line (a warning; a strict
+check, as in CI, refuses it), instead of failing the whole build on an ``ImportError``.
+
 :func:`run_lesson` runs one file and returns, block by block, what was printed, the error if
 one was raised and the figures drawn, with the ``problems`` (an error, changed text, a shape
 or count: every build refuses them) and the ``drifts`` (numbers beyond a block's declared
@@ -42,6 +47,7 @@ tolerance: a learner's build warns, a strict one refuses); :func:`lesson_problem
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import json
 import os
 import re
@@ -329,7 +335,8 @@ class LessonRun:
     """One lesson file run: its blocks, what each block did, what is wrong (``problems``: an
     error, changed text, a shape or count; they fail every build) and which blocks drifted
     (``drifts``: only numbers with a decimal point differ, beyond the tolerance the block
-    declares; a learner's build warns, a strict one fails)."""
+    declares; or the lesson was not run because a package it ``needs`` is missing; a
+    learner's build warns, a strict one fails)."""
 
     blocks: list[CodeBlock]
     runs: list[BlockRun]
@@ -337,9 +344,32 @@ class LessonRun:
     drifts: list[str] = field(default_factory=list)
 
 
+# The optional packages a lesson may need, and the extra of minimodel that installs each.
+EXTRA_OF = {"torch": "hf", "transformers": "hf", "accelerate": "hf", "scipy": "doctor"}
+
+
+def missing_needs(text: str) -> list[str]:
+    """The packages the front matter's ``needs:`` lists that cannot be imported here."""
+    meta, _ = split_front_matter(text)
+    return [name for name in meta.get("needs") or [] if importlib.util.find_spec(name) is None]
+
+
+def _not_run(path: Path, missing: list[str]) -> str:
+    extras = sorted({EXTRA_OF.get(name, "") for name in missing})
+    install = (f'pip install "minimodel[{extras[0]}]"' if len(extras) == 1 and extras[0]
+               else "pip install " + " ".join(missing))
+    return (f"{_shown(path)}: not run: its code needs {', '.join(missing)}, not installed "
+            f"here ({install}); its outputs are shown as written")
+
+
 def run_lesson(path: Path, figure_dir: Path | None = None) -> LessonRun:
-    """Run every ``python`` block of one lesson file and compare what it prints."""
-    blocks = code_blocks(path.read_text(encoding="utf-8"))
+    """Run every ``python`` block of one lesson file and compare what it prints; a lesson
+    whose ``needs:`` are not all installed is not run (one drift line says why)."""
+    text = path.read_text(encoding="utf-8")
+    blocks = code_blocks(text)
+    missing = missing_needs(text)
+    if missing:
+        return LessonRun(blocks, [], [], [_not_run(path, missing)])
     try:
         runs = run_blocks([b.code for b in blocks], figure_dir) if blocks else []
     except subprocess.TimeoutExpired as exc:

@@ -23,7 +23,7 @@ from minimodel.messages import say
 _ORDER = re.compile(
     r"\b(?:Next(?: come\b[^:\n]*)?\s*[:,][^.\[]{0,120}\[[^\]]+\]\([a-z][\w-]*\.md\)"
     r"|(?:next|previous) lesson"
-    r"|Siguiente\s*:|A continuación[^.\[]{0,120}\[[^\]]+\]\([a-z][\w-]*\.md\)"
+    r"|Siguiente\s*:|(?:A continuación|Después\s*:)[^.\[]{0,120}\[[^\]]+\]\([a-z][\w-]*\.md\)"
     r"|lección (?:siguiente|anterior)|(?:siguiente|anterior) lección)",
     re.IGNORECASE)
 _CODE = re.compile(r"^(```+|~~~+)[^\n]*\n.*?^\1[ \t]*$", re.M | re.S)

@@ -35,8 +35,9 @@ from typing import Any, Callable
 from minimodel.lab.exercise_progress import climb_hint, record_check, record_solution_viewed
 from minimodel.lab.exercises import get_exercise
 from minimodel.lab.exercises.judge import check_solution
-from minimodel.lab.i18n import case_name, case_status_label
+from minimodel.lab.i18n import case_name, case_status_label, status_label
 from minimodel.lab.progress import Progress
+from minimodel.lab.revealed import shown
 from minimodel.messages import say
 
 def _global_names(function: types.FunctionType) -> set[str]:
@@ -151,6 +152,8 @@ class Verdict:
         """``PASSED: 7 of 7 cases passed``: the judge's message already counts the cases
         ("PASSED: 7/7 cases passed. 7 of 7 cases passed" said it twice)."""
         verdict = say("exercise.passed" if self.passed else "exercise.failed", self.lang)
+        if self.passed and self.result.get("revealed"):   # recorded as after the solution
+            verdict += f" ({status_label(shown('passed', True), self.lang)})"
         if self.result.get("message"):
             return f"{verdict}: {self.result['message']}"
         cases = self.result.get("cases", [])
@@ -202,7 +205,8 @@ class NotebookExercise:
         result = check_solution(self.exercise, source=source, seed=seed, timeout=timeout,
                                 lang=self.lang)
         result["file"] = shown_as
-        record_check(self.progress, self.exercise.id, result, f"notebook:{shown_as}")
+        entry = record_check(self.progress, self.exercise.id, result, f"notebook:{shown_as}")
+        result["revealed"] = bool(entry.get("revealed"))
         return Verdict(result, self.lang)
 
     def hint(self) -> None:

@@ -10,6 +10,10 @@ one ``exercise`` step per exercise its front matter lists. A step is *done* when
 * break: fixed (``break check`` passed);
 * exercise: passed (``exercise check`` passed).
 
+A break fixed after ``break diff`` or an exercise passed after ``exercise solution`` is done
+too (nobody is stuck behind a step they gave up on), and its state says ``revealed``, so
+every view shows and counts it apart (:mod:`minimodel.lab.revealed`).
+
 A step can also be skipped (``lab next --skip``), so the path never blocks; a skipped step is
 not done. Once every other step is done, ``lab next`` offers the skipped steps again, the
 least-skipped first (then in path order), so skipping one again brings up the next; the path
@@ -23,11 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from minimodel.lab.i18n import status_label
 from minimodel.lab.lessons import FRONT_MATTER
 from minimodel.lab.lessons import Lesson, find_lesson, load_lessons
 from minimodel.lab.progress import Progress
 from minimodel.lab.quiz.loader import all_questions
 from minimodel.lab.quiz.schema import AUTO_GRADED
+from minimodel.lab.revealed import is_revealed, shown
+from minimodel.messages import say
 
 STEP_KINDS = ("lesson", "quiz", "break", "exercise")
 # What "done" means per kind, as recorded by each command.
@@ -62,7 +69,8 @@ def steps(lessons: list[Lesson] | None = None) -> list[Step]:
 def state(step: Step, progress: Progress,
           questions: dict[str, Any] | None = None) -> dict[str, Any]:
     """``{"status", "done", "skipped"}`` plus, for a quiz, ``attempts``, ``right`` (best
-    take), ``total`` (the graded questions) and ``questions`` (all, self-marked recall too).
+    take), ``total`` (the graded questions) and ``questions`` (all, self-marked recall too);
+    for a break or an exercise, ``revealed`` (done after viewing the answer).
 
     ``questions`` is :func:`all_questions` when the caller walks many steps: reading and
     checking every quiz file once per quiz step made ``lab status`` take seconds.
@@ -79,8 +87,10 @@ def state(step: Step, progress: Progress,
                "total": record.get("total", _graded(step.lesson.quiz, questions)),
                "questions": len(step.lesson.quiz)}
     else:
-        status = (progress.get(step.kind, step.id) or {}).get("status", "not started")
-        out = {"status": status, "done": status == DONE_STATUS[step.kind]}
+        entry = progress.get(step.kind, step.id) or {}
+        status = entry.get("status", "not started")
+        out = {"status": status, "done": status == DONE_STATUS[step.kind],
+               "revealed": is_revealed(step.kind, entry)}
     out["skipped"] = not out["done"] and marks.get("status") == "skipped"
     return out
 
@@ -111,6 +121,22 @@ def pending(progress: Progress, lessons: list[Lesson] | None = None) -> Step | N
     step skipped the fewest times (None only when every step is done)."""
     waiting = open_steps(progress, lessons)
     return waiting[0] if waiting else None
+
+
+def revealed_steps(progress: Progress) -> list[Step]:
+    """The breaks and exercises of the path done after viewing the answer, in path order."""
+    return [step for step in steps() if step.kind in ("break", "exercise")
+            and is_revealed(step.kind, progress.get(step.kind, step.id))]
+
+
+def revealed_summary(revealed: list[Step], lang: str) -> str:
+    """"14 of 14 steps done, 2 of them after viewing the answer: break X (fixed after viewing
+    the fix), ..." for the end of the path."""
+    total = len(steps())
+    labels = [status_label(shown(DONE_STATUS[step.kind], True), lang) for step in revealed]
+    named = ", ".join(f"{step.kind} {step.id} ({label})" for step, label in zip(revealed, labels))
+    return say("lab.path_done_revealed", lang, done=total, total=total, revealed=len(revealed),
+               steps=named)
 
 
 def is_skipped(progress: Progress, step: Step) -> bool:

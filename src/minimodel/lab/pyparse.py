@@ -16,9 +16,11 @@ _PARSE_LOCK = threading.RLock()  # re-entrant: a finaliser run mid-parse may par
 _ATTEMPTS = 5  # against parses outside the lock (gh-106905); each attempt is independent
 
 
-def parse_python(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.AST:
-    """``ast.parse(source, filename, mode)``, one thread at a time. Raises SyntaxError/ValueError
-    as ``ast.parse`` does."""
+def parse_python(source: str | bytes, filename: str = "<unknown>",
+                 mode: str = "exec") -> ast.AST:
+    """``ast.parse(source, filename, mode)``, one thread at a time. ``bytes`` are decoded as
+    Python decodes a source file (BOM, coding cookie). Raises SyntaxError/ValueError as
+    ``ast.parse`` does."""
     with _PARSE_LOCK:
         for _ in range(_ATTEMPTS - 1):
             try:

@@ -62,6 +62,16 @@ def decimal_points(text: str) -> list[str]:
             if not _VERSION_BEFORE.search(prose[:m.start()])]
 
 
+# A count grouped the English way (1,036,489) in what a Spanish lesson prints: a Spanish reader
+# takes that comma for a decimal comma. (A leading 0 is a decimal: 0,014.)
+_ENGLISH_GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:,\d{3})+(?![\d,])")
+
+
+def english_grouped_counts(printed: str) -> list[str]:
+    """The counts of ``printed`` (a Spanish lesson's output) grouped with commas: ``544,256``."""
+    return _ENGLISH_GROUPED.findall(printed)
+
+
 def style_problems(texts: Iterable[tuple[str, str]]) -> list[str]:
     """One line per break of the typography above: where, what was written, what to write."""
     problems = []

@@ -26,7 +26,7 @@ from typing import Any
 from minimodel.lab.breaks import harness
 from minimodel.lab.items import load_yaml, read_yaml
 from minimodel.lab.pyparse import parse_python
-from minimodel.lab.spanish_style import style_problems
+from minimodel.lab.spanish_style import english_grouped_counts, style_problems
 from minimodel.lab.quiz.text import normalise
 from minimodel.messages import CATALOGUE_PATH
 
@@ -154,6 +154,26 @@ def spanish_texts(content_dir: Path = CONTENT_DIR, code_dirs: tuple[Path, ...] =
                 yield from _code_texts(path)
     for folder in (content_dir / "lessons", DOCS_DIR) if page_dirs is None else page_dirs:
         yield from _markdown_texts(folder)
+
+
+_OUTPUT_BLOCK = re.compile(r"^```output[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
+
+
+def printed_count_problems(folder: Path = CONTENT_DIR / "lessons") -> list[str]:
+    """One line per count a Spanish lesson prints grouped the English way (``544,256``, read
+    as a decimal in Spanish): its code should print it with ``grouped(n, ",", "es")``."""
+    problems = []
+    for path in sorted(folder.glob("*.es.md")):
+        text = path.read_text(encoding="utf-8")
+        for block in _OUTPUT_BLOCK.finditer(text):
+            first = text.count("\n", 0, block.start(1)) + 1
+            for line, printed in enumerate(block.group(1).splitlines(), first):
+                problems += [f"{path.name}:{line}: the Spanish lesson prints {count!r}, "
+                             "which a Spanish reader takes for a decimal; print it with "
+                             "minimodel.messages.grouped(n, ',', 'es') "
+                             f"({count.replace(',', ' ')!r})"
+                             for count in english_grouped_counts(printed)]
+    return problems
 
 
 def _pattern(term: str) -> re.Pattern[str]:

@@ -44,7 +44,7 @@ from minimodel.nn.module import Module
 from minimodel.nn.parameter import Parameter, default_rng, normal_
 from minimodel.tensor import Tensor
 
-EMBEDDING_INIT_STD = 0.02  # GPT-2's std for its embeddings and output layer
+EMBEDDING_INIT_STD = 0.02  # GPT-2's value for its embeddings and output layer
 
 
 class Lookup(Function):

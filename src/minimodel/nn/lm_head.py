@@ -15,9 +15,8 @@ on the way out" are one vector (Press & Wolf 2017; Inan et al. 2017). It saves V
 parameters — 38.6 M of GPT-2 small's 124 M (V = 50257, d = 768) — and usually helps perplexity,
 most for rare tokens, whose input rows would otherwise rarely be trained.
 
-**Why one Parameter object and not a copy.** A copy would start equal and then drift apart:
-each would receive only its own gradient. Sharing the object means the optimizer sees one
-matrix, ``parameters()``/``state_dict()``/counts list it once, and a resize, cast or load of the
+**One Parameter object.** Sharing the object means the optimizer sees one matrix,
+``parameters()``/``state_dict()``/counts list it once, and a resize, cast or load of the
 embedding is automatically a resize, cast or load of the head.
 
 **The tied gradient is the sum of two paths.** E is used twice — by the lookup at the bottom

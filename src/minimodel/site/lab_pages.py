@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from minimodel.lab.breaks import list_breaks, load_break
+from minimodel.lab.breaks import Break, list_breaks, load_break
 from minimodel.lab.exercises import get_exercise, list_exercises
 from minimodel.lab.exercises.cases import make_cases
 from minimodel.lab.i18n import pick
@@ -100,9 +100,15 @@ def unsearched(lines: list[str]) -> list[str]:
     return ["<section data-search-exclude markdown>", "", *lines, "</section>", ""]
 
 
-def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
-    """A break's page: story, predictions, observations and the hint ladder; never the fix."""
-    brk = load_break(break_id)
+def break_page(break_id: str | Break, lang: str, lesson: Lesson | None,
+               hints: int | None = None) -> str:
+    """A break's page: story, predictions, observations and the hint ladder; never the fix.
+
+    ``break_id`` may be a loaded :class:`Break`; ``hints`` keeps only the first ones in the
+    ladder (the page as a learner at that rung has unfolded it; default: every hint).
+    """
+    brk = break_id if isinstance(break_id, Break) else load_break(break_id)
+    break_id = brk.id
     parts = _lab_page_head(brk.text("title", lang), break_id, lesson, lang)
     parts += [brk.text("summary", lang).strip(), "", f"## {say('site.story', lang)}", "",
               brk.text("intro", lang).strip(), ""]
@@ -115,7 +121,7 @@ def break_page(break_id: str, lang: str, lesson: Lesson | None) -> str:
             parts += [f"{i}. {t}" for i, t in enumerate(items, 1)] + [""]
     parts += [f"## {say('site.hints', lang)}", ""]
     ladder: list[str] = []
-    for i, hint in enumerate(_texts(brk.data, "hints", lang), 1):
+    for i, hint in enumerate(_texts(brk.data, "hints", lang)[:hints], 1):
         ladder += [f'??? note "{i}"', "", "    " + hint.replace("\n", "\n    "), ""]
     parts += unsearched(ladder)
     suggest, workdir = Suggest(lang), f"work/{break_id}"

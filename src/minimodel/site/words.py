@@ -3,6 +3,8 @@ site's words live in the one message catalogue, ``site.*`` in :mod:`minimodel.me
 
 from __future__ import annotations
 
+from minimodel.messages import grouped
+
 LANGS = ("en", "es")
 
 # The API reference: one page per module (rendered by mkdocstrings); its title per language is
@@ -41,13 +43,8 @@ def page_name(stem: str, lang: str, suffix: str = ".md") -> str:
 def number(value: float, spec: str, lang: str) -> str:
     """``format(value, spec)`` written the way ``lang`` writes numbers in prose.
 
-    Spanish groups thousands with a (non-breaking) space and uses a decimal comma, and a
-    four-digit number is not grouped: 544 256, 4,2177, 2048.
+    Spanish groups thousands with a (non-breaking) space (:func:`minimodel.messages.grouped`,
+    a four-digit number not grouped) and uses a decimal comma: 544 256, 4,2177, 2048.
     """
-    text = format(value, spec)
-    if lang != "es":
-        return text
-    whole = text.split(".")[0].lstrip("-")
-    if len(whole.replace(",", "")) <= 4:
-        text = text.replace(",", "", 1)
-    return text.translate({ord(","): "\u00a0", ord("."): ","})
+    text = grouped(value, spec, lang)
+    return text.replace(".", ",") if lang == "es" else text

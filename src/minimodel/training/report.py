@@ -21,7 +21,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 
 from minimodel._console import Console
-from minimodel.messages import DEFAULT_LANG, Phrase, in_lang, phrase, say
+from minimodel.messages import DEFAULT_LANG, Phrase, grouped, in_lang, phrase, say
 from minimodel.runtime import configure
 
 
@@ -95,7 +95,7 @@ class RichReporter(PlainReporter):
     def step(self, step: int, loss: float, tokens_per_s: float) -> None:
         if self.progress is not None:
             self.progress.update(self.task, completed=step, loss=f"{loss:.4f}",
-                                 tps=f"{tokens_per_s:,.0f}")
+                                 tps=grouped(tokens_per_s, ",.0f", self.lang))
 
     def eval(self, row: dict[str, Any]) -> None:
         self.message(format_eval_line(row, self.total, self.lang))

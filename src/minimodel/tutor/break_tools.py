@@ -72,8 +72,7 @@ class BreakDesk:
         else:
             ws = start(brk, place, lang=lang, force=True,
                        learner_dir=self.learner.learner_dir)
-            flow.record(self.learner.progress(), brk.id, "started", workdir=str(ws.root),
-                        lang=lang)
+            flow.started(self.learner.progress(), brk.id, workdir=str(ws.root), lang=lang)
         return {"break": brk.id, "title": brk.text("title", lang), "workdir": str(ws.root),
                 "notes": str(ws.notes_path), "continued": continued,
                 "intro": brk.text("intro", lang),
@@ -151,12 +150,14 @@ class BreakDesk:
         a failure's): fixed or not; the why once fixed."""
         ws, brk, lang = self._open(break_id, lang)
         result, _ = flow.check(self.learner.progress(), ws, brk, lang, seed=seed)
-        out = {key: result[key] for key in ("break", "fixed", "details", "seed")}
+        out = {key: result[key] for key in ("break", "fixed", "revealed", "details", "seed")}
         if result["fixed"]:
             out["why"] = brk.text("explanation", lang)
             out["references"] = brk.references
             out["say"] = say("break.fixed", lang, passed=len(result["details"]),
                              total=len(result["details"]))
+            if result["revealed"]:
+                out["say"] += " " + say("tutor.break.fixed_revealed", lang)
         else:
             failed = sum(not d["ok"] for d in result["details"])
             out["say"] = say("break.not_fixed", lang, failed=failed,

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from minimodel.lab import path as learning_path
-from minimodel.lab.exercise_progress import climb_hint, record_check
+from minimodel.lab.exercise_progress import climb_hint, record_check, record_start
 from minimodel.lab.exercises import check_solution, get_exercise, list_exercises, write_stub
 from minimodel.lab.exercises.cases import EXAMPLE_SEED
 from minimodel.lab.exercises.judge import _inside_package, build_cases
+from minimodel.lab.revealed import is_revealed
 from minimodel.messages import say
 from minimodel.tutor.learner import Learner
 
@@ -45,7 +46,8 @@ class ExerciseDesk:
         lang = self.learner.pick_lang(lang)
         done = self.learner.progress().all("exercise")
         return [{"id": item["id"], "title": item["titles"].get(lang, item["title"]),
-                 "status": done.get(item["id"], {}).get("status", "new")}
+                 "status": done.get(item["id"], {}).get("status", "new"),
+                 "revealed": is_revealed("exercise", done.get(item["id"]))}
                 for item in list_exercises()]
 
     def show(self, exercise_id: str, lang: str | None = None) -> dict[str, Any]:
@@ -57,9 +59,7 @@ class ExerciseDesk:
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             write_stub(ex, path, lang=lang)
-            progress = self.learner.progress()
-            prev = progress.get("exercise", ex.id) or {}
-            progress.record("exercise", ex.id, prev.get("status", "started"), file=str(path))
+            record_start(self.learner.progress(), ex.id, str(path))
         examples = [{"name": case.name, "inputs": case.describe_inputs()}
                     for case in build_cases(ex, EXAMPLE_SEED) if not case.hidden]
         return {"exercise": ex.id, "title": ex.text("title", lang),
@@ -88,9 +88,11 @@ class ExerciseDesk:
             raise ValueError(say("tutor.exercise.not_learner_file", lang, file=file))
         result = check_solution(ex, path, seed=seed, lang=lang,
                                 learner_dir=self.learner.learner_dir)
-        record_check(self.learner.progress(), ex.id, result, str(path))
+        entry = record_check(self.learner.progress(), ex.id, result, str(path))
         out = {key: result.get(key) for key in RESULT_FIELDS}
         out["cases"] = [{key: case.get(key) for key in CASE_FIELDS} for case in result["cases"]]
-        out["say"] = say("tutor.exercise.passed" if result["passed"] else
+        out["revealed"] = bool(entry.get("revealed"))
+        out["say"] = say("tutor.exercise.passed_revealed" if result["passed"] and out["revealed"]
+                         else "tutor.exercise.passed" if result["passed"] else
                          "tutor.exercise.failed", lang)
         return out

@@ -11,6 +11,7 @@ from typing import Any
 from minimodel.lab import path as learning_path
 from minimodel.lab.lessons import code_blocks, find_lesson, split_front_matter
 from minimodel.lab.overview import status
+from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 from minimodel.tutor.learner import Learner
 
@@ -33,7 +34,11 @@ def next_step(learner: Learner, lang: str | None = None, skip: bool = False) -> 
     report: dict[str, Any] = {"moved_on": moved_on.id if moved_on else None,
                               "skipped": skipped.key if skipped else None, "step": None}
     if step is None:
-        report["say"] = say("lab.path_done", lang)
+        revealed = learning_path.revealed_steps(progress)
+        report["revealed"] = [s.key for s in revealed]   # done after viewing the answer
+        review = Suggest(lang, progress.learner_dir)("quiz", "review")
+        report["say"] = say("lab.path_done", lang, command=review) + (
+            " " + learning_path.revealed_summary(revealed, lang) if revealed else "")
         return report
     if learning_path.is_skipped(progress, step):  # every other step is done: skipped ones again
         report["open"] = [s.key for s in learning_path.open_steps(progress)]

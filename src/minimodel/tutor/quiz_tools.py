@@ -9,8 +9,9 @@ other way round; the last answer grades and records the whole take (:func:`finis
 
 A wrong answer is not corrected with the expected answer: the assistant helps the learner find
 it (``quiz review`` brings the question back); a right one comes with its explanation. A recall
-question shows its model answer and rubric only after the learner has answered, then asks for
-the learner's own mark, as the terminal does.
+question shows its model answer and rubric only after the learner has answered (an empty or
+blank answer is asked again: shown first, the model answer would be read instead of recalled),
+then asks for the learner's own mark, as the terminal does.
 """
 
 from __future__ import annotations
@@ -107,6 +108,10 @@ class QuizDesk:
                                      current=current.id, quiz=found.id))
             out: dict[str, Any] = {"quiz": found.id, "question": current.id}
             if current.kind == "recall" and (found.id, current.id) not in self._revealed:
+                if not str(answer).strip():  # the model answer only after an attempt
+                    return {**out, "status": "unclear",
+                            "reason": say("tutor.quiz.recall_first", lang),
+                            "say": say("tutor.quiz.again", lang)}
                 self._revealed.add((found.id, current.id))
                 return {**out, "status": "self_mark",
                         "model_answer": pick(current.answer, lang),

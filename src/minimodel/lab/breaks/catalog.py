@@ -4,7 +4,7 @@ A break folder holds::
 
     break.yaml      id (a neutral name for the symptom, never the cause), order, bilingual texts
                     (title, summary, intro, predict, observe, hints, explanation), references,
-                    timeout_seconds, cause_words, former_ids
+                    timeout_seconds, cause_words, secret_words, former_ids
     bug.patch       the bug, a unified diff against the library (``a/minimodel/...``)
     invariants.py   the invariants behind the bug, checked on fresh random sizes in every code
                     path (``break check`` runs it; exit 0 only when the cause is gone)
@@ -13,10 +13,12 @@ A break folder holds::
     fakes/NAME.patch  symptom-hiding "fixes" (diffs against the broken library) that the
                     invariants must reject; break.yaml lists them as ``fakes: [{name, idea}]``
 
-``cause_words`` lists words that give the cause away (in English and Spanish). A learner reads the
-title, summary, intro, predict questions and "what to look at" before any hint, so those texts
-describe only what is seen, as a bug report would; ``lab validate`` refuses a cause word there and
-requires the hint ladder to reach one. ``former_ids`` are older names of the break, still accepted
+``cause_words`` lists words that give the cause away (in English and Spanish); ``secret_words``
+(optional) the exact phrases that state it. A learner reads the title, summary, intro, predict
+questions and "what to look at" before any hint, so those texts describe only what is seen, as
+a bug report would; ``lab validate`` refuses a cause or secret word there (:func:`term_pattern`:
+whole words, case-insensitive) and requires the hint ladder to reach a cause word. The rest of
+what a learner sees before the second hint is :mod:`.surface`'s. ``former_ids`` are older names of the break, still accepted
 by the commands (and in old progress files) but never printed.
 
 ``fails_under_bug`` in break.yaml names the invariants the bug breaks; ``lab validate`` checks
@@ -50,6 +52,7 @@ MIN_PREDICT = 2
 MIN_CAUSE_WORDS = 2
 FILES = {"patch": "bug.patch", "experiment": "experiment.py", "check": "invariants.py"}
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+STEM_MIN = 4    # a cause term this long ending in a letter also matches longer words
 
 
 @dataclass
@@ -95,6 +98,11 @@ class Break:
     @property
     def cause_words(self) -> list[str]:
         return [str(w) for w in self.data.get("cause_words") or []]
+
+    @property
+    def secret_words(self) -> list[str]:
+        """The exact phrases that name the cause: never on the surface before rung 2."""
+        return [str(w) for w in self.data.get("secret_words") or []]
 
     @property
     def former_ids(self) -> list[str]:
@@ -219,28 +227,57 @@ def _assert_problems(brk: Break) -> list[str]:
             "CheckFailed(en, es) instead (bilingual, and kept under python -O)"] if lines else []
 
 
+def term_pattern(term: str) -> re.Pattern[str]:
+    """The regular expression of one cause or secret term: case-insensitive, at word
+    boundaries.
+
+    A term that starts with a letter or digit must start a word (``std`` is found in
+    ``x.std()`` but not in ``bstd``). A term of :data:`STEM_MIN` characters or more that ends
+    in a letter also matches the longer words that begin with it (``mask`` -> masked, masking;
+    ``initialis`` -> initialisation); a shorter term, or one that ends in a digit or symbol,
+    matches only whole (``std`` is not in ``stdout``, ``0.02`` is not in ``0.025``). A space
+    in a term matches any run of white space (texts are wrapped).
+    """
+    term = term.strip()
+    body = r"\s+".join(re.escape(part) for part in term.split())
+    start = r"(?<!\w)" if re.match(r"\w", term) else ""
+    stem = term[-1:].isalpha() and len(term) >= STEM_MIN
+    end = "" if stem or not re.match(r"\w", term[-1:]) else r"(?!\w)"
+    return re.compile(start + body + end, re.IGNORECASE)
+
+
+def named_terms(text: str, terms: list[str]) -> list[str]:
+    """The ``terms`` found in ``text`` (:func:`term_pattern`)."""
+    return [t for t in terms if term_pattern(t).search(text)]
+
+
 def secrecy_problems(brk: Break) -> list[str]:
-    """The break's cause words must stay out of what is read first and be reached by the hints."""
+    """The break's cause and secret words must stay out of what is read first and be reached
+    by the hints. (The rest of the surface is :mod:`.surface`'s, checked by ``lab validate``
+    with the experiment's output.)"""
     where = f"break {brk.id}"
-    words = [w.lower() for w in brk.cause_words]
-    if not words:
+    words = brk.cause_words + [w for w in brk.secret_words if w not in brk.cause_words]
+    if not brk.cause_words:
         return [f"{where}: cause_words is empty; list the words that would give the cause away"]
     p: list[str] = []
-    if len(words) < MIN_CAUSE_WORDS:
-        p.append(f"{where}: cause_words lists {len(words)} word; list at least "
+    if len(brk.cause_words) < MIN_CAUSE_WORDS:
+        p.append(f"{where}: cause_words lists {len(brk.cause_words)} word; list at least "
                  f"{MIN_CAUSE_WORDS}, in English and Spanish, so a Spanish text that names the "
                  "cause is caught too")
+    if "secret_words" in brk.data and (not isinstance(brk.data["secret_words"], list) or any(
+            not isinstance(w, str) or not w.strip() for w in brk.data["secret_words"])):
+        p.append(f"{where}: secret_words must be a list of non-empty phrases")
     for lang in LANGS:
         for key, text in brk.first_read_texts(lang).items():
-            named = [w for w in words if w in text.lower()]
+            named = named_terms(text, words)
             if named:
                 p.append(f"{where}: {key} ({lang}) names the cause ({', '.join(named)}); describe "
                          "only what the learner sees and move the cause into the hints")
-    named = [w for w in words if w in brk.id]
+    named = [w for w in words if w.lower() in brk.id]
     if named:
         p.append(f"{where}: the id names the cause ({', '.join(named)}); name the symptom")
-    hints = " ".join(brk.texts("hints", "en")).lower()
-    if not any(w in hints for w in words):
-        p.append(f"{where}: no hint reaches a cause word ({', '.join(words)}); the ladder must "
-                 "end at the cause")
+    hints = " ".join(brk.texts("hints", "en"))
+    if not named_terms(hints, brk.cause_words):
+        p.append(f"{where}: no hint reaches a cause word ({', '.join(brk.cause_words)}); the "
+                 "ladder must end at the cause")
     return p

@@ -2,7 +2,9 @@
 end (``minimodel break`` in a terminal, ``minimodel tutor`` for an AI assistant).
 
 Each function does the step and records it; printing is the caller's. The statuses a break goes
-through: started -> observed (ran) -> attempted (checked) -> fixed; "fixed" is sticky.
+through: started -> observed (ran) -> attempted (checked) -> fixed; "fixed" is sticky. A fix
+checked after ``break diff`` (the tutor's ``break_give_up``) is recorded as revealed until a
+fix made after a fresh start (``break start``, ``break reset``): :mod:`minimodel.lab.revealed`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from minimodel.lab.breaks.notes import missing_predictions
 from minimodel.lab.breaks.runner import ScriptRun, check_details, is_fixed, run_script
 from minimodel.lab.breaks.workspace import Workspace
 from minimodel.lab.progress import Progress
+from minimodel.lab.revealed import SEEN, after_attempt, is_revealed
 from minimodel.lab.suggest import Suggest, break_commands
 
 
@@ -33,14 +36,27 @@ def record(progress: Progress, break_id: str, status: str | None, count: str | N
     progress.record("break", break_id, status, **detail)
 
 
+def started(progress: Progress, break_id: str, **detail: Any) -> None:
+    """Record a (re)start: the workspace holds the bug again, so a fix from now on is the
+    learner's own until the fix is shown again."""
+    record(progress, break_id, "started", **detail, **{SEEN: False})
+
+
+def was_reset(progress: Progress, break_id: str) -> None:
+    """Record a ``reset`` (the bug is back in the workspace): counted, and a fresh start."""
+    record(progress, break_id, None, count="resets", **{SEEN: False})
+
+
 def listing(progress: Progress, lang: str) -> list[dict[str, Any]]:
     """Every break in path order with the learner's status: ``[{"id", "title", "summary",
-    "hints", "predictions", "status", "hints_used"}]`` (``break list --json``)."""
+    "hints", "predictions", "status", "revealed", "hints_used"}]`` (``break list --json``;
+    ``revealed``: fixed after viewing the fix)."""
     records = progress.all("break")
     rows = []
     for brk in load_all():
         entry = records.get(brk.id) or {}
         rows.append({**brk.summary(lang), "status": entry.get("status", "not started"),
+                     "revealed": is_revealed("break", entry),
                      "hints_used": entry.get("hints_used", 0)})
     return rows
 
@@ -82,25 +98,29 @@ def check(progress: Progress, ws: Workspace, brk: Break, lang: str, seed: int | 
     """Test the invariants against the workspace copy and record the result; ``diff`` is the
     ``break diff`` command a refusal names (default: built for ``progress``'s folder).
 
-    Returns ``{"fixed", "break", "workdir", "details", "exit_code", "seed", "seconds"}``
-    (``break check --json``) and the run (None when a tampering scan refused to run: the
-    checks never run where the learner's code could reach into them).
+    Returns ``{"fixed", "revealed", "break", "workdir", "details", "exit_code", "seed",
+    "seconds"}`` (``break check --json``; ``revealed``: the recorded fix came after viewing
+    the fix) and the run (None when a tampering scan refused to run: the checks never run
+    where the learner's code could reach into them).
     """
     from minimodel.lab.breaks.tamper import describe, scan_workspace
 
     findings = scan_workspace(ws)
+    prev = progress.get("break", brk.id) or {}
     if findings:
         record(progress, brk.id, "attempted", last_check=False, hints_used=ws.hints_shown)
-        return {"fixed": False, "break": brk.id, "workdir": str(ws.root),
+        return {"fixed": False, "revealed": False, "break": brk.id, "workdir": str(ws.root),
                 "details": [{"id": "tamper", "ok": False, "description": "",
                              "message": describe(findings, lang, diff or break_commands(
                                  Suggest(lang, progress.learner_dir), ws.root)["diff"])}],
                 "exit_code": None, "seed": None, "seconds": 0.0}, None
     done = run_script(ws.root, brk.path("check"), lang, timeout or brk.timeout, seed=seed)
     fixed = is_fixed(done)
+    revealed = after_attempt("break", prev, fixed)
     record(progress, brk.id, "fixed" if fixed else "attempted", count="checks_run",
-           last_check=fixed, hints_used=ws.hints_shown)
-    return {"fixed": fixed, "break": brk.id, "workdir": str(ws.root),
+           last_check=fixed, hints_used=ws.hints_shown, revealed=revealed)
+    return {"fixed": fixed, "revealed": revealed and fixed, "break": brk.id,
+            "workdir": str(ws.root),
             "details": check_details(done, lang), "exit_code": done.returncode,
             "seed": done.seed, "seconds": round(done.seconds, 2)}, done
 
@@ -110,5 +130,5 @@ def reveal_fix(progress: Progress, ws: Workspace, brk: Break) -> tuple[str, list
     edited since the start (the diff is from the start state, so it may not apply)."""
     diff = ws.fix_diff()
     edited = [p for p in ws.changes()["modified"] if p in ws.patched_files()]
-    record(progress, brk.id, None, revealed_fix=True)
+    record(progress, brk.id, None, revealed_fix=True, **{SEEN: True})
     return diff, edited

@@ -9,6 +9,9 @@ The child is ``python -I -B -c BOOTSTRAP SCRIPT`` with ``cwd=DIR``. The bootstra
 3. maps the ``minimodel`` package — and nothing else — to ``DIR/minimodel``, the learner's
    copy, with a meta-path finder; a file the learner drops in DIR cannot shadow numpy or the
    harness. It verifies that before running the script, and exits with code 97 otherwise.
+   The finder loads the workspace from its ``.py`` sources only: nothing from or in a
+   ``__pycache__`` folder, no sourceless ``.pyc``, no extension module, so every line that runs
+   is one the tamper scan (:mod:`minimodel.lab.breaks.tamper`) reads.
 
 ``-B`` keeps ``__pycache__`` out of the workspace; one BLAS thread keeps tiny experiments fast
 and repeatable on a busy machine. Starting, time limit and output capture are
@@ -44,12 +47,32 @@ harness_dir, script = sys.argv[1], sys.argv[2]
 sys.path[:0] = [harness_dir, os.path.dirname(os.path.realpath(script))]
 
 
+class SourceOnly(importlib.machinery.SourceFileLoader):
+    def path_stats(self, path):  # no source stats: no cached bytecode is read
+        raise OSError("the workspace runs from its .py sources")
+
+
 class WorkspaceMinimodel:
     @staticmethod
     def find_spec(name, path=None, target=None):
         if name == "minimodel":
-            return importlib.machinery.PathFinder.find_spec(name, [workspace])
-        return None
+            path = [workspace]
+        elif not name.startswith("minimodel."):
+            return None
+        elif "__pycache__" in name.split("."):  # a cache folder is never source
+            raise ModuleNotFoundError("No module named %r" % name, name=name)
+        portions = []
+        for entry in path or []:
+            spec = importlib.machinery.FileFinder(entry, (SourceOnly, [".py"])).find_spec(name)
+            if spec is not None and spec.loader is not None:
+                return spec
+            if spec is not None:
+                portions += list(spec.submodule_search_locations or [])
+        if portions:
+            spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+            spec.submodule_search_locations = portions
+            return spec
+        raise ModuleNotFoundError("No module named %r" % name, name=name)
 
 
 sys.meta_path.insert(0, WorkspaceMinimodel)

@@ -7,13 +7,22 @@ lines; this scan closes the rest. Before ``break check``, every Python file the 
 or added is parsed, and names a fix of these bugs never needs but a forged verdict does (the
 harness and checks; ``sys.modules``, frames, tracing, ``gc``, ``atexit``, ``builtins``, import
 hooks, ``exec``/``eval``; exiting, writing to stdout/stderr, signals, subprocesses, ``ctypes``)
-are refused unless the original file already used them. A file that no longer parses is left
-to the checks (they report the SyntaxError).
+are refused unless the original file already used them.
+
+The scan fails closed: it reads a file's bytes the way Python's importer does (a UTF-8 BOM, else
+a PEP 263 coding cookie in the first two lines, else UTF-8) and parses those same bytes, so a
+BOM or a ``# -*- coding: latin-1 -*-`` file is scanned, not skipped. A file it cannot decode is
+itself a finding (:class:`Unreadable`, "save it as UTF-8"). A file that decodes but does not
+parse is left to the checks, which report the SyntaxError: Python compiles the bytes it imports
+with the same parser (``compile(bytes)``), so a file that does not parse cannot run, and a
+module that fails to import runs none of its code.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from dataclasses import dataclass
 
 from minimodel.lab.pyparse import parse_python
@@ -41,10 +50,45 @@ class Finding:
         return f"`{self.name}` at {self.path}:{self.line}"
 
 
-def _names(text: str | None) -> list[tuple[str, int]]:
+@dataclass(frozen=True)
+class Unreadable:
+    """A changed ``.py`` file the scan cannot decode as Python source, so cannot vouch for."""
+
+    path: str
+    line: int  # where decoding failed (0: the file as a whole, e.g. an unknown coding)
+    detail: str  # Python's words: "unknown encoding: foo", "byte 0xe9 is not utf-8"
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line} ({self.detail})"
+
+
+def python_encoding(data: bytes) -> str:
+    """The encoding Python reads the source ``data`` with (``tokenize.detect_encoding``):
+    ``"utf-8-sig"`` after a UTF-8 BOM, the coding cookie's (``# -*- coding: latin-1 -*-`` ->
+    ``"iso-8859-1"``), else ``"utf-8"``. Raises SyntaxError for an unknown or conflicting
+    declaration, as the importer does."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return encoding
+
+
+def unreadable(rel: str, data: bytes) -> Unreadable | None:
+    """Why Python's importer could not decode ``data``, or None if it can."""
+    try:
+        encoding = python_encoding(data)
+    except SyntaxError as exc:  # unknown coding, BOM with another cookie, bad first lines
+        return Unreadable(rel, 0, exc.msg if hasattr(exc, "msg") else str(exc))
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        return Unreadable(rel, line, f"byte 0x{data[exc.start]:02x} is not {encoding}")
+    return None
+
+
+def _names(text: str | bytes | None) -> list[tuple[str, int]]:
     """(identifier, line) for every name, attribute, import and string constant that names a
     suspicious thing (strings too: ``getattr(sys, "modules")``); none for no text or text that
-    does not parse."""
+    does not parse. ``bytes`` are parsed as Python imports them (BOM, coding cookie)."""
     try:
         tree = parse_python(text) if text is not None else None
     except (SyntaxError, ValueError):
@@ -65,9 +109,9 @@ def _names(text: str | None) -> list[tuple[str, int]]:
     return [(name, line) for name, line in found if name in SUSPICIOUS]
 
 
-def scan_file(rel: str, new_text: str, old_text: str | None) -> list[Finding]:
-    """Suspicious names in ``new_text`` that ``old_text`` (the file at start; None for an added
-    file) did not already use, each once at its first line."""
+def scan_file(rel: str, new_text: str | bytes, old_text: str | None) -> list[Finding]:
+    """Suspicious names in ``new_text`` (the file's bytes, or text) that ``old_text`` (the file
+    at start; None for an added file) did not already use, each once at its first line."""
     already = {name for name, _ in _names(old_text)}
     first: dict[str, int] = {}
     for name, line in sorted(_names(new_text), key=lambda item: item[1]):
@@ -76,23 +120,40 @@ def scan_file(rel: str, new_text: str, old_text: str | None) -> list[Finding]:
     return [Finding(rel, line, name) for name, line in first.items()]
 
 
-def scan_workspace(ws) -> list[Finding]:
-    """Findings over every ``.py`` file the learner modified or added in workspace ``ws``."""
+def scan_source(rel: str, data: bytes, old_text: str | None) -> list[Finding | Unreadable]:
+    """The findings of one changed file's bytes: [Unreadable] when Python's decoding of them
+    fails, else :func:`scan_file`'s."""
+    problem = unreadable(rel, data)
+    return [problem] if problem else scan_file(rel, data, old_text)
+
+
+def scan_workspace(ws) -> list[Finding | Unreadable]:
+    """Findings over every ``.py`` file the learner modified or added in workspace ``ws``
+    (a file that cannot be read at all is Unreadable: fail closed)."""
     changes = ws.changes()
-    findings: list[Finding] = []
+    findings: list[Finding | Unreadable] = []
     for rel in sorted(changes["modified"] + changes["added"]):
         if not rel.endswith(".py"):
             continue
         try:
-            new_text = (ws.root / rel).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            data = (ws.root / rel).read_bytes()
+        except OSError as exc:
+            findings.append(Unreadable(rel, 0, exc.strerror or type(exc).__name__))
             continue
-        findings += scan_file(rel, new_text, ws.start_text(rel))
+        findings += scan_source(rel, data, ws.start_text(rel))
     return findings
 
 
-def describe(findings: list[Finding], lang: str, diff: str) -> str:
-    """The refusal: where the learner's code reaches into the checks, and the ``diff``
-    command that shows the real fix."""
-    where = ", ".join(str(f) for f in findings[:5]) + (" ..." if len(findings) > 5 else "")
-    return say("break.tampered", lang, where=where, diff=diff)
+def describe(findings: list[Finding | Unreadable], lang: str, diff: str) -> str:
+    """The refusal: the files the scan cannot read (and the fix: save them as UTF-8), then
+    where the learner's code reaches into the checks, and the ``diff`` command that shows the
+    real fix."""
+    unread = [f for f in findings if isinstance(f, Unreadable)]
+    names = [f for f in findings if isinstance(f, Finding)]
+    parts = []
+    if unread:
+        parts.append(say("break.unreadable", lang, files=", ".join(map(str, unread))))
+    if names:
+        where = ", ".join(str(f) for f in names[:5]) + (" ..." if len(names) > 5 else "")
+        parts.append(say("break.tampered", lang, where=where, diff=diff))
+    return " ".join(parts)

@@ -7,7 +7,8 @@ FAIL (a check that silently stopped working is caught even while another one fai
 fake fix (``fakes/NAME.patch``, on top of the bug) fails some invariant and leaves a symptom;
 the fix diff, applied by our patch code and by ``patch -p1`` when installed, restores the
 library byte for byte, after which the checks PASS and the symptom is gone; ``reset`` brings
-back the start manifest. The invariants draw fresh random sizes on every run; a problem names
+back the start manifest; and nothing the learner sees before the second hint (the surface:
+:mod:`.surface`) names the cause. The invariants draw fresh random sizes on every run; a problem names
 the seed, which ``minimodel break check --seed N`` replays.
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from minimodel.lab.breaks.catalog import FILES, Break, load_all, structure_problems
 from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
+from minimodel.lab.breaks.surface import surface_problems
 from minimodel.lab.patching import PatchError, apply_patch_to_texts, parse_patch
 from minimodel.lab.breaks.runner import ScriptRun, is_fixed, run_script
 from minimodel.lab.breaks.tamper import scan_file
@@ -66,10 +68,14 @@ def _patch_command_problems(ws: Workspace, where: str, package_dir: Path) -> lis
             for rel in _differ_from_library(ws, package_dir)]
 
 
-def validate_break(brk: Break, package_dir: Path | None = None) -> list[str]:
+def validate_break(brk: Break, package_dir: Path | None = None,
+                   warnings: list[str] | None = None) -> list[str]:
     """Problems of one break (an empty list when it is sound).
 
     ``package_dir`` is the library to validate against (default: the imported minimodel).
+    The surface before rung 2 is searched for the break's secret and cause words
+    (:mod:`.surface`), with the experiment's output on the broken workspace; the findings
+    that are only warnings are appended to ``warnings`` when it is given.
     """
     problems = structure_problems(brk)
     if any(not brk.path(role).is_file() for role in FILES):
@@ -92,6 +98,10 @@ def validate_break(brk: Break, package_dir: Path | None = None) -> list[str]:
         if not run.symptom_lines():
             problems.append(f"{where}: the experiment on the broken workspace printed no "
                             f"{SYMPTOM!r} line")
+        leaks, noted = surface_problems(brk, ws.root, run.stdout)
+        problems += leaks
+        if warnings is not None:
+            warnings += noted
         problems += _declared_failures(brk, run_script(ws.root, check, "es", brk.timeout))
         for fake in brk.fakes:
             problems += _fake_rejected(brk, ws, fake["name"])
@@ -199,8 +209,9 @@ def _fake_rejected(brk: Break, ws: Workspace, name: str) -> list[str]:
     return problems
 
 
-def validate_all(workers: int = 2) -> list[str]:
-    """Problems across every break; ``[]`` means the catalogue is sound.
+def validate_all(workers: int = 2, warnings: list[str] | None = None) -> list[str]:
+    """Problems across every break; ``[]`` means the catalogue is sound. The surface
+    findings that are only warnings go to ``warnings`` when it is given.
 
     Breaks are validated in parallel (each in its own temporary workspace and child
     processes), which roughly halves the wall time on a two-core machine.
@@ -212,5 +223,9 @@ def validate_all(workers: int = 2) -> list[str]:
     if not breaks:
         return ["no breaks found in minimodel/lab/content/breaks"]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        found = pool.map(validate_break, breaks)
-        return [problem for problems in found for problem in problems]
+        noted: list[list[str]] = [[] for _ in breaks]
+        found = list(pool.map(lambda pair: validate_break(pair[0], warnings=pair[1]),
+                              zip(breaks, noted)))
+    if warnings is not None:
+        warnings += [w for ws in noted for w in ws]
+    return [problem for problems in found for problem in problems]

@@ -5,7 +5,7 @@ Question kinds and the answers a learner gives (``take --answers FILE``; the ``a
 
     kind     in the quiz YAML                         a learner's answer
     single   0-based index                 2          2
-    multi    list of 0-based indices       [0, 3]     [3, 0]          (order does not matter)
+    multi    list of 0-based indices       [0, 3]     [3, 0]          (any order, each once)
     order    the choices' indices in the   [2, 0, 1]  [2, 0, 1]       (0-based, in order)
              right order
     numeric  {value, tolerance, unit?}     {value: 4, 4, "4", "4 rows", "four", "cuatro",
@@ -102,6 +102,16 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def repeated(indices: list[int]) -> int | None:
+    """The first choice index given more than once, or None."""
+    seen: set[int] = set()
+    for i in indices:
+        if i in seen:
+            return i
+        seen.add(i)
+    return None
+
+
 def check_answer(question: Question, answer: Any, lang: str) -> Any:
     """Validate the type/range of ``answer`` for ``question``; return it in canonical form.
 
@@ -125,6 +135,9 @@ def check_answer(question: Question, answer: Any, lang: str) -> Any:
     if kind == "multi":
         if not isinstance(answer, list) or not all(_is_int(i) for i in answer):
             raise TypeError(say("quiz.answer.multi", lang, qid=qid, answer=answer))
+        if (twice := repeated(answer)) is not None:  # a slip or a guess: never read one way
+            reason = say("quiz.reask.repeated", lang, answer=answer, choice=twice)
+            raise Unreadable(say("quiz.answer.unreadable", lang, qid=qid, reason=reason), reason)
         return sorted({in_range(i) for i in answer})
     if kind == "order":
         if (not isinstance(answer, list) or not all(_is_int(i) for i in answer)

@@ -27,10 +27,19 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   (``6.24``, ``6``; a calculation such as ``ln 512`` is exact and always accepted), and its
   tolerance is at most one unit in the N-th decimal (:func:`effective_tolerance`). In Spanish
   this also settles ``6.238``: only its decimal reading has three decimals.
-* **Working shown**: a parenthesised remark after the number (``4 (ids 1, 3, 7, 9)``) is
-  set aside, and in a chain such as ``512 × 128 = 65,536`` or ``ln 512 ≈ 6.238`` the last
-  side is the answer; every other side must be a number or a calculation that agrees with it
-  (within the tolerance), or the answer is asked again.
+* **Working shown**: in a chain such as ``512 × 128 = 65,536`` or ``ln 512 ≈ 6.238`` the
+  last side is the answer; every other side must be a number or a calculation that agrees with
+  it (within the tolerance), or the answer is asked again.
+* **Brackets after the number are read, never ignored.** A note in ``()``, ``[]`` or ``{}``
+  after a space (``4 (ids 1, 3, 7, 9)``) is one of: working, checked like a chain's side
+  (``65,536 (512 × 128)``, ``6.238 (= ln 512)``); words, read as if typed after the number
+  (``4 (rows)`` is ``4 rows``, ``0.408 (in bits)`` is ``0.408 in bits``: a wrong unit; ``4
+  (not)`` and ``2,097,152 (in millions)`` are asked again, and so is a scale word, which in a
+  note could be the number's scale or a remark); the natural log a question declares
+  (``0.408 (natural log)``); or a list of ids, which must name as many distinct ids as the
+  answer (``4 (ids 1, 3, 7, 9)``; ``5 (ids 1, 3, 7, 9)`` is asked again). Anything else, a
+  nested or unbalanced bracket included, is asked again. A bracket after a space is never a
+  factor: the grader has no implicit product.
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
   arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
   leading ``about``/``exactly``/``≈`` (and Spanish forms) and a trailing point (``2.``) are
@@ -46,7 +55,7 @@ from typing import Any
 
 from minimodel.lab.quiz.arithmetic import FUNCTIONS, evaluate
 from minimodel.lab.quiz.text import normalise
-from minimodel.messages import say
+from minimodel.messages import grouped, say
 
 NUMBER_WORDS = {
     word: value
@@ -85,9 +94,12 @@ _NATURAL_LOG = re.compile(r"natural log|logaritmo natural|\bnats?\b")
 _DECIMALS_ASKED = re.compile(r"\b(\d+|[a-z]+) decimal(?:e?s)?\b")
 _SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?=$|[.,]\d)")
 _PLAIN = re.compile(r"[+-]?\d[\d.,]*")
-# "4 (ids 1, 3, 7, 9)": a remark after a space, with words or a list in it, is set aside;
-# "ln(256)" and "exp (ln 4)" are calculations and stay.
-_REMARK = re.compile(r"(?<!ln)(?<!log)(?<!exp)(?<!sqrt)\s+\([^()]*[a-z,][^()]*\)\s*$")
+# Brackets a note may be written in; "ln (2)" and "exp (ln 4)" are calculations, not notes.
+_CLOSING = {")": "(", "]": "[", "}": "{"}
+_AFTER_FUNCTION = re.compile(r"\b(?:ln|log|exp|sqrt)\s*$")
+# "ids 1, 3, 7 and 9", "rows: 1 3 7 9": a label, then ids separated by commas, "and", "y"
+_ID_LIST = re.compile(r"(?:([a-z]+)\s*:?\s+)?(\d+(?:\s*(?:,|\band\b|\by\b|\s)\s*\d+)*)")
+LIST_LABELS = {"id", "ids", "index", "indices", "indexes", "indice", "token", "tokens"}
 _CHAIN = re.compile(r"\s*(?:=|≈|~=)\s*")      # "512 x 128 = 65,536": sides of a chain
 
 
@@ -158,11 +170,12 @@ def effective_tolerance(answer: dict[str, Any], prompt: dict[str, str]) -> float
 
 def format_number(x: float, lang: str) -> str:
     """A number as the learner's language writes it: ``2,097,152`` / ``6.238`` in English,
-    ``2 097 152`` / ``6,238`` in Spanish (a space groups thousands, a comma marks decimals)."""
-    text = f"{x:,.0f}" if float(x).is_integer() else f"{x:,.10f}".rstrip("0")
-    if lang == "es":
-        text = text.replace(",", "\u202f").replace(".", ",")
-    return text
+    ``2 097 152`` / ``6,238`` in Spanish (a no-break space groups thousands,
+    :func:`minimodel.messages.grouped`; a comma marks decimals)."""
+    spec = ",.0f" if float(x).is_integer() else ",.10f"
+    text = grouped(x, spec, lang)
+    text = text if float(x).is_integer() else text.rstrip("0")
+    return text.replace(".", ",") if lang == "es" else text
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -243,13 +256,20 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
     ``a = b ≈ c``) is set aside; each left side must agree with the answer within the
     question's tolerance, so ``512 × 128 = 65,000`` is asked again, not graded.
     """
-    text = _REMARK.sub("", normalise(raw).strip().rstrip(".!"))
+    text, notes = _trailing_notes(normalise(raw).strip().rstrip(".!"))
     while (stripped := _QUALIFIER.sub("", text)) != text:  # "≈ 6.238" is no chain
         text = stripped
     *working, last = _CHAIN.split(text)
     if not last or not all(working):
         raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
-    numbers = _read_one(last, raw, answer, prompt, lang)
+    noted_words: list[str] = []
+    id_lists: list[tuple[str, int]] = []
+    for note in notes:
+        sides, words, ids = _read_note(note, raw, answer, prompt, lang)
+        working += sides
+        noted_words += words
+        id_lists += [(note, ids)] if ids else []
+    numbers = _read_one(last, raw, answer, prompt, lang, noted_words)
     tolerance = effective_tolerance(answer, prompt) + 1e-9 * max(1.0, abs(numbers[0].value))
     for side in working:
         worked = _values(_rewrite_notation(side), lang, raw)
@@ -257,12 +277,75 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
         if not any(abs(v - n.value) <= max(tolerance, 0.0 if d is None else 0.5 * 10.0 ** -d)
                    for v, d in worked for n in numbers):
             raise Unreadable(say("quiz.reask.working", lang, answer=raw, side=side))
+    for note, count in id_lists:
+        if not any(n.value == count for n in numbers):
+            raise Unreadable(say("quiz.reask.listed", lang, answer=raw, note=note, count=count))
     return numbers
 
 
+def _trailing_notes(text: str) -> tuple[str, list[str]]:
+    """``"4 (ids 1, 3, 7, 9) [rows]"`` -> ``("4", ["ids 1, 3, 7, 9", "rows"])``: the bracketed
+    notes at the end of an answer, each after a space, without their outer brackets (inner
+    ones are kept and make the note unreadable). A group after a function name (``exp (ln
+    4)``), at the start, or not closed the way it opened stays in the text (and a text that
+    is then no number is asked again)."""
+    notes: list[str] = []
+    while text and text[-1] in _CLOSING:
+        open_at, depth = -1, []
+        for i in range(len(text) - 1, -1, -1):
+            if text[i] in _CLOSING:
+                depth.append(_CLOSING[text[i]])
+            elif text[i] in _CLOSING.values():
+                if not depth or depth.pop() != text[i]:
+                    return text, notes  # "(4]": not closed the way it opened
+                if not depth:
+                    open_at = i
+                    break
+        head = text[:open_at]
+        if open_at <= 0 or not head[-1].isspace() or _AFTER_FUNCTION.search(head) \
+                or head.rstrip()[-1] in "+-*/^×·=≈~,":
+            break
+        notes.insert(0, text[open_at + 1:-1].strip())
+        text = head.rstrip()
+    return text, notes
+
+
+def _read_note(note: str, raw: str, answer: dict[str, Any], prompt: dict[str, str],
+               lang: str) -> tuple[list[str], list[str], int]:
+    """What a bracketed note after the number is (see the module docstring): working sides
+    (``"= 512 × 128"`` -> ``["512 × 128"]``), words to read beside the number, or the number
+    of distinct ids a list names; Unreadable for anything else."""
+    sides = _CHAIN.split(note)
+    sides = sides[1:] if sides and not sides[0] else sides  # "(= 512 × 128)"
+    if sides and all(sides):
+        try:
+            for side in sides:
+                _values(_rewrite_notation(side), lang, raw)
+            return sides, [], 0
+        except Unreadable:
+            pass
+    if _NATURAL_LOG.fullmatch(re.sub(r"^(?:in|en) ", "", note)) and \
+            "nats" in declared_units(answer, prompt):
+        return [], ["nats"], 0
+    words = note.replace("%", " % ").split()
+    if words and all(w.isalpha() or w == "%" for w in words):
+        for word in words:
+            if word in SCALE_WORDS:  # "42880 (in thousands)": the number's scale, or a remark?
+                raise Unreadable(say("quiz.reask.words", lang, answer=raw, word=word,
+                                     units=unit_name(answer, prompt, lang)
+                                     or say("quiz.reask.no_unit", lang)))
+        return [], words, 0
+    listed = _ID_LIST.fullmatch(note)
+    if listed and (not listed.group(1) or listed.group(1) in LIST_LABELS
+                   or listed.group(1) in declared_units(answer, prompt)):
+        return [], [], len(set(re.findall(r"\d+", listed.group(2))))
+    raise Unreadable(say("quiz.reask.note", lang, answer=raw, note=note))
+
+
 def _read_one(text: str, raw: str, answer: dict[str, Any], prompt: dict[str, str],
-              lang: str) -> list[Number]:
-    """One side: a number with its qualifier, scale word and unit (see :func:`read_numeric`)."""
+              lang: str, noted_words: list[str] = ()) -> list[Number]:
+    """One side: a number with its qualifier, scale word and unit (see :func:`read_numeric`);
+    ``noted_words`` (from a bracketed note) are read as if typed after the scale word."""
     while (stripped := _QUALIFIER.sub("", text)) != text:
         text = stripped
     text = _rewrite_notation(text)
@@ -276,6 +359,7 @@ def _read_one(text: str, raw: str, answer: dict[str, Any], prompt: dict[str, str
     scale = 1.0
     while words and words[0] in SCALE_WORDS:
         scale *= SCALE_WORDS[words.pop(0)]
+    words = [*words, *noted_words]
     units = declared_units(answer, prompt)
     named = unit_name(answer, prompt, lang)
     wrong_unit = ""

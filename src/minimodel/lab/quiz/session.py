@@ -29,7 +29,7 @@ from minimodel.lab.i18n import pick
 from minimodel.lab.progress import Progress
 from minimodel.lab.quiz import review
 from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_correct, outcomes,
-                                        read_yes_no)
+                                        read_yes_no, repeated)
 from minimodel.lab.quiz.numbers import Number, Unreadable, unit_name
 from minimodel.lab.quiz.loader import Question, Quiz
 from minimodel.lab.quiz.render import CHECK, answer_lines, how_to_answer, rubric_lines
@@ -104,8 +104,10 @@ def parse_input(question: Question, raw: str, lang: str = "en") -> Any:
 
     Choices are numbered from 1 on screen (people count from 1), answers are 0-based inside;
     commas, semicolons and spaces all separate them (``1,3`` = ``1 3``: a choice number is one
-    number, so a space cannot join two). A numeric or short answer is kept as typed: it is
-    graded from the text (the same way as in an answers file) and the end screen shows it.
+    number, so a space cannot join two); a choice typed twice (``2,4,2,4``) is asked again: a
+    repeat is a slip or a guess, never an answer to read one way. A numeric or short answer is
+    kept as typed: it is graded from the text (the same way as in an answers file) and the end
+    screen shows it.
     A recall question's input is the learner's yes/no after seeing the rubric.
     """
     raw = raw.strip()
@@ -116,6 +118,8 @@ def parse_input(question: Question, raw: str, lang: str = "en") -> Any:
         indices = [int(p) - 1 for p in parts]  # int() raises ValueError on junk
         if not indices or any(not 0 <= i < n for i in indices):
             raise ValueError(raw)
+        if kind != "single" and (twice := repeated(indices)) is not None:
+            raise Unreadable(say("quiz.reask.repeated", lang, answer=raw, choice=twice + 1))
         if kind == "single":
             if len(indices) != 1:
                 raise ValueError(raw)

@@ -1,0 +1,214 @@
+"""Revealed work is shown as revealed everywhere: a pass after `exercise solution` is "passed
+after viewing the solution", a fix after `break diff` is "fixed after viewing the fix", in
+`exercise list`, `break list`, `lab status`, `lab next`'s end of the path and their `--json`,
+in both languages. It completes the step (counted apart); an own pass before viewing stays
+own; a pass after a fresh start (`exercise start`, `break reset`) clears the mark."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from minimodel.cli import main
+from minimodel.lab import path as learning_path
+from minimodel.lab.exercises import get_exercise
+from minimodel.lab.notebook import NotebookExercise
+from minimodel.lab.patching import apply_patch_to_texts
+from minimodel.lab.progress import Progress
+from minimodel.lab.revealed import after_attempt
+
+EXERCISE = "gelu-tanh"
+BREAK = "loss-crash-after-merge"
+
+
+@pytest.fixture
+def learner(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(tmp_path / "learner"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "240")   # table cells on one line
+    return tmp_path / "learner"
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("prev, done_now, expected", [
+    ({}, True, False),                                                   # own pass
+    ({"status": "attempted", "seen_since_start": True}, True, True),     # pass after viewing
+    ({"status": "passed", "revealed": False, "seen_since_start": True}, True, False),  # own first
+    ({"status": "passed", "revealed": True, "seen_since_start": True}, False, True),   # failing
+    ({"status": "passed", "revealed": True, "seen_since_start": False}, True, False),  # fresh
+    ({"status": "attempted", "seen_since_start": False, "solution_viewed": True}, True, False),
+])
+def test_the_mark_after_an_attempt(prev, done_now, expected):
+    assert after_attempt("exercise", prev, done_now) is expected
+    fix_prev = {**prev, "status": {"passed": "fixed"}.get(prev.get("status"), prev.get("status"))}
+    assert after_attempt("break", {k: v for k, v in fix_prev.items() if v is not None},
+                         done_now) is expected
+
+
+def learner_solution(tmp_path: Path, name: str) -> Path:
+    """A right solution the learner wrote from the reference they were shown (not a copy of
+    it: a copy of the reference is practice, never a pass)."""
+    ex = get_exercise(EXERCISE)
+    path = tmp_path / name
+    path.write_text(ex.reference_path.read_text(encoding="utf-8")
+                    + "\n\ndef _note():\n    return 'written after reading the solution'\n",
+                    encoding="utf-8")
+    return path
+
+
+def test_a_pass_after_viewing_the_solution_is_shown_as_such_everywhere(capsys, learner,
+                                                                        tmp_path):
+    assert run(capsys, "exercise", "start", EXERCISE, "--file", "mine.py")[0] == 0
+    code, shown = run(capsys, "exercise", "solution", EXERCISE, "--yes")
+    assert code == 0 and "def " in shown
+    mine = learner_solution(tmp_path, "mine.py")
+    code, out = run(capsys, "exercise", "check", EXERCISE, "--file", str(mine), "--json")
+    result = json.loads(out)
+    assert code == 0 and result["passed"] is True and result["revealed"] is True
+    code, out = run(capsys, "exercise", "check", EXERCISE, "--file", str(mine))
+    assert code == 0 and "Recorded as passed after viewing the solution" in flat(out)
+
+    listed = json.loads(run(capsys, "exercise", "list", "--json")[1])
+    row = next(item for item in listed if item["id"] == EXERCISE)
+    assert row["status"] == "passed" and row["revealed"] is True
+    assert all(not item["revealed"] for item in listed if item["id"] != EXERCISE)
+    assert "passed after viewing the solution" in flat(run(capsys, "exercise", "list")[1])
+    assert "superado tras ver la solución" in flat(
+        run(capsys, "exercise", "list", "--lang", "es")[1])
+
+    status = json.loads(run(capsys, "lab", "status", "--json")[1])
+    step = next(s for lesson in status["path"] for s in lesson["steps"]
+                if s["kind"] == "exercise" and s["id"] == EXERCISE)
+    assert step["done"] is True and step["revealed"] is True   # done, and shown apart
+    assert status["totals"]["exercise"]["revealed"] == 1
+    assert status["totals"]["exercise"]["done"] >= 1
+    text = flat(run(capsys, "lab", "status")[1])
+    assert "passed after viewing the solution" in text
+    assert "of them 1 after viewing the solution" in text
+    es = flat(run(capsys, "lab", "status", "--lang", "es")[1])
+    assert "superado tras ver la solución" in es and "de ellos, 1 tras ver la solución" in es
+
+    # a fresh start, then a pass: the learner's own again
+    assert run(capsys, "exercise", "start", EXERCISE, "--file", "again.py")[0] == 0
+    again = learner_solution(tmp_path, "again.py")
+    result = json.loads(run(capsys, "exercise", "check", EXERCISE, "--file", str(again),
+                            "--json")[1])
+    assert result["passed"] is True and result["revealed"] is False
+    entry = Progress().get("exercise", EXERCISE)
+    assert entry["status"] == "passed" and entry["revealed"] is False
+    assert entry["solution_viewed"] is True                      # the history stays
+    assert "passed after viewing" not in flat(run(capsys, "exercise", "list")[1])
+
+
+def test_viewing_the_solution_after_an_own_pass_leaves_it_own(capsys, learner, tmp_path):
+    mine = learner_solution(tmp_path, "mine.py")
+    assert run(capsys, "exercise", "check", EXERCISE, "--file", str(mine))[0] == 0
+    assert run(capsys, "exercise", "solution", EXERCISE)[0] == 0   # passed: no --yes needed
+    result = json.loads(run(capsys, "exercise", "check", EXERCISE, "--file", str(mine),
+                            "--json")[1])
+    assert result["revealed"] is False
+    assert Progress().get("exercise", EXERCISE)["revealed"] is False
+
+
+def apply_diff(root: Path, diff: str) -> None:
+    """What `break diff | patch -p1 -d DIR` does."""
+    texts = {str(p.relative_to(root)): p.read_text(encoding="utf-8")
+             for p in (root / "minimodel").rglob("*.py")}
+    for rel, text in apply_patch_to_texts(diff, texts, strip=1).items():
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def test_a_fix_after_break_diff_is_shown_as_such_until_a_reset(capsys, learner, tmp_path):
+    work = tmp_path / "ws"
+    assert run(capsys, "break", "start", BREAK, "--workdir", str(work))[0] == 0
+    code, diff = run(capsys, "break", "diff", "--workdir", str(work))
+    assert code == 0 and diff.startswith("--- a/minimodel/")   # stdout: the diff alone
+    main(["break", "diff", "--workdir", str(work)])
+    assert "recorded as fixed after viewing the fix" in flat(capsys.readouterr().err)
+    apply_diff(work, diff)
+    code, out = run(capsys, "break", "check", "--workdir", str(work), "--json")
+    result = json.loads(out)
+    assert code == 0 and result["fixed"] is True and result["revealed"] is True
+
+    rows = json.loads(run(capsys, "break", "list", "--json")[1])
+    row = next(r for r in rows if r["id"] == BREAK)
+    assert row["status"] == "fixed" and row["revealed"] is True
+    assert "fixed after viewing the fix" in flat(run(capsys, "break", "list")[1])
+    assert "arreglado tras ver el arreglo" in flat(run(capsys, "break", "list", "--lang", "es")[1])
+    status = json.loads(run(capsys, "lab", "status", "--json")[1])
+    step = next(s for lesson in status["path"] for s in lesson["steps"]
+                if s["kind"] == "break" and s["id"] == BREAK)
+    assert step["done"] is True and step["revealed"] is True
+    assert status["totals"]["break"]["revealed"] == 1
+    assert "of them 1 after viewing the fix" in flat(run(capsys, "lab", "status")[1])
+
+    code, out = run(capsys, "break", "check", "--workdir", str(work))
+    assert code == 0 and "Recorded as fixed after viewing the fix" in flat(out)
+    assert "break reset --workdir" in flat(out)
+
+    # reset, then fixed without asking for the diff again: the learner's own fix
+    assert run(capsys, "break", "reset", "--workdir", str(work))[0] == 0
+    apply_diff(work, diff)
+    result = json.loads(run(capsys, "break", "check", "--workdir", str(work), "--json")[1])
+    assert result["fixed"] is True and result["revealed"] is False
+    entry = Progress().get("break", BREAK)
+    assert entry["revealed"] is False and entry["revealed_fix"] is True
+    assert "after viewing" not in flat(run(capsys, "break", "list")[1])
+
+
+def finish_the_path(progress: Progress, revealed: set[str]) -> None:
+    """Record every step of the path done, as the commands record them; the steps in
+    ``revealed`` done after viewing the answer."""
+    for step in learning_path.steps():
+        if step.kind == "lesson":
+            learning_path.mark(progress, step, "read")
+        elif step.kind == "quiz":
+            progress.record("quiz", step.id, "taken", attempts=1, best_score=1, total=1)
+        else:
+            progress.record(step.kind, step.id, learning_path.DONE_STATUS[step.kind],
+                            revealed=step.key in revealed)
+
+
+def test_the_end_of_the_path_counts_revealed_steps_apart(capsys, learner):
+    steps = learning_path.steps()
+    brk = next(s for s in steps if s.kind == "break")
+    ex = next(s for s in steps if s.kind == "exercise")
+    finish_the_path(Progress(), {brk.key, ex.key})
+    report = json.loads(run(capsys, "lab", "next", "--json")[1])
+    assert report["step"] is None and report["revealed"] == [
+        s.key for s in steps if s.key in (brk.key, ex.key)]
+    text = flat(run(capsys, "lab", "next")[1])
+    total = len(steps)
+    assert f"{total} of {total} steps done, 2 of them after viewing the answer" in text
+    assert f"break {brk.id} (fixed after viewing the fix)" in text
+    assert f"exercise {ex.id} (passed after viewing the solution)" in text
+    es = flat(run(capsys, "lab", "next", "--lang", "es")[1])
+    assert f"{total} de {total} pasos hechos, 2 de ellos tras ver la respuesta" in es
+    assert f"exercise {ex.id} (superado tras ver la solución)" in es
+
+
+def test_the_end_of_an_own_path_says_nothing_of_revealed_steps(capsys, learner):
+    finish_the_path(Progress(), set())
+    assert json.loads(run(capsys, "lab", "next", "--json")[1])["revealed"] == []
+    assert "after viewing" not in run(capsys, "lab", "next")[1]
+
+
+def test_a_notebook_pass_after_the_solution_says_so(capsys, learner, tmp_path):
+    ex = NotebookExercise(EXERCISE, learner_dir=learner)
+    ex.hint()
+    ex.solution()                         # after a hint: shown, and recorded
+    verdict = ex.check(str(learner_solution(tmp_path, "cell.py")))
+    assert verdict.passed and "PASSED (passed after viewing the solution)" in repr(verdict)
+    assert "passed after viewing the solution" in verdict._repr_html_()
+    assert Progress(learner).get("exercise", EXERCISE)["revealed"] is True
