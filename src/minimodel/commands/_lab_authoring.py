@@ -19,7 +19,7 @@ NEW_EPILOG = """\
 examples:
   minimodel lab new lesson example-softmax-temperature --after softmax-cross-entropy
   minimodel lab new question q-example-softmax-temperature-1 --lesson example-softmax-temperature
-  minimodel lab new break example-loss-stalls --lesson example-softmax-temperature
+  minimodel lab new break example-flat-rows-blow-up --lesson layer-norm
   minimodel lab new exercise example-softmax-with-temperature --lesson example-softmax-temperature
   minimodel lab new lesson x --json    -> {"kind", "name", "files": [...]}
 
