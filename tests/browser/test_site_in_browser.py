@@ -212,7 +212,7 @@ def test_a_lessons_code_drawn_figure_is_shown(browser, site):
 
 def test_every_lesson_page_shows_its_maths_figures_outputs_and_practice(browser, site,
                                                                         artifacts):
-    """All twenty lessons in both languages, as a newcomer reads them: the maths typeset (no
+    """Every lesson in both languages, as a newcomer reads them: the maths typeset (no
     raw $...$, no KaTeX error), every figure loaded and drawn by that language's own run,
     every code block of the source on the page with an output block after each one that
     prints, and the practice links (questions, breaks, exercises) leading to pages that

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from minimodel.lab.breaks import load_break
+from minimodel.lab.lessons import load_lessons
 from minimodel.lab.breaks.catalog import Break, secrecy_problems, term_pattern
 from minimodel.lab.breaks.surface import comments_and_docstrings, surface_problems
 
@@ -220,10 +221,13 @@ def test_the_dump_holds_the_surface_and_nothing_past_the_rung(tmp_path):
     assert break_surface.main([brk.id, "--rung", "1", "--out", str(out), "--no-run"]) == 0
     written = {p.relative_to(out).as_posix(): p.read_text(encoding="utf-8")
                for p in out.rglob("*") if p.is_file()}
+    # The break's lesson, numbered by its place in path.yaml (never a number written here).
+    own = next(lesson for lesson in load_lessons() if brk.id in lesson.breaks)
     assert {"INDEX.md", "NOTES.md", "start-output.txt", "report.md", "hints.md", "page.md",
             "README.md", "workspace/minimodel/nn/lm_head.py",
-            "lessons/09-vocab-sizes.md"} <= set(written)
-    assert not any(name.startswith("lessons/10-") for name in written)   # after the break
+            f"lessons/{own.number:02d}-{own.slug}.md"} <= set(written)
+    after = f"lessons/{own.number + 1:02d}-"                              # after the break
+    assert not any(name.startswith(after) for name in written)
     everything = "\n".join(written.values())
     hints = brk.texts("hints", "en")
     assert " ".join(hints[0].split()) in " ".join(written["hints.md"].split())
