@@ -15,7 +15,7 @@ from minimodel.lab.breaks import list_breaks, load_break
 from minimodel.lab.exercises import get_exercise, list_exercises
 from minimodel.lab.lessons import LESSONS_DIR, load_lessons, path_file
 from minimodel.site.build import build
-from minimodel.site.lab_pages import break_page, exercise_page, practice_problems, quiz_page
+from minimodel.lab.pages import break_page, exercise_page, practice_problems, quiz_page
 from minimodel.site.results_page import measured_page
 from minimodel.site.stage import source_docs_dir
 from minimodel.site.words import number

@@ -170,14 +170,14 @@ def test_a_cause_word_in_the_run_output_fails(tmp_path):
 
 
 def test_a_cause_word_on_the_break_page_fails(tmp_path, monkeypatch):
-    from minimodel.site import lab_pages
+    from minimodel.lab.breaks import surface
 
-    real = lab_pages.break_page
+    real = surface.break_page
 
     def page_with_a_leak(*args, **kwargs):    # as if the generator printed more than the YAML
         return real(*args, **kwargs) + "\nThe weights are initialised too wide.\n"
 
-    monkeypatch.setattr(lab_pages, "break_page", page_with_a_leak)
+    monkeypatch.setattr(surface, "break_page", page_with_a_leak)
     problems, _ = check(tmp_path, make_break(tmp_path))
     assert len(problems) == 2                                # the en and es pages
     assert all(" page lab/breaks/loss-too-high (" in p and "cause word 'initialis'" in p

@@ -9,7 +9,7 @@ import pytest
 
 from minimodel.lab.lessons import find_lesson, load_lessons
 from minimodel.lab.next_links import next_markdown, order_problems
-from minimodel.site.lab_pages import practice_section
+from minimodel.lab.pages import practice_section
 
 PAGE = """---
 title: "{title}"

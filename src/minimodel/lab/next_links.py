@@ -1,6 +1,6 @@
 """Where a lesson leads: the "Next:" link is generated from ``path.yaml``, never written.
 
-A page (:func:`minimodel.site.lab_pages.practice_section`) and a notebook
+A page (:func:`minimodel.lab.pages.practice_section`) and a notebook
 (:func:`minimodel.site.notebooks.lesson_notebook`) end with :func:`next_markdown`, the link to
 the lesson that follows in the path; ``lab next`` walks the same list. So inserting a lesson
 (one line in ``path.yaml``) changes the previous lesson's "Next:" without touching its file.

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from minimodel.lab.lessons import LANGS, Lesson, LessonRun, run_lesson, with_output_notes
-from minimodel.site.lab_pages import practice_section
+from minimodel.lab.pages import practice_section
 from minimodel.site.words import page_name
 from minimodel.messages import say
 

@@ -4,7 +4,7 @@
 2. pages that must never be copied by hand are generated there from their sources: the lessons
    with their code run and their figures (:mod:`minimodel.site.lesson_pages`), one page per
    break and per exercise in each language, the lab index and the quiz page
-   (:mod:`minimodel.site.lab_pages`), the results page and its figures and the API
+   (:mod:`minimodel.lab.pages`), the results page and its figures and the API
    reference's pages;
 3. MkDocs builds the staging folder (:mod:`minimodel.site.build`).
 """
@@ -21,7 +21,7 @@ from minimodel.lab.breaks import list_breaks
 from minimodel.lab.exercises import list_exercises
 from minimodel.lab.lessons import LANGS, LESSONS_DIR, Lesson, load_lessons
 from minimodel.site.figures import LESSON_FIGURES, figure_measured, figure_steps
-from minimodel.site.lab_pages import (break_page, exercise_page, lab_index, lesson_of,
+from minimodel.lab.pages import (break_page, exercise_page, lab_index, lesson_of,
                                       practice_problems, quiz_page)
 from minimodel.site.lesson_pages import LessonCodeError, stage_lessons
 from minimodel.site.results_page import measured_page
