@@ -1,6 +1,6 @@
 """Every performance case of ``minimodel bench`` (a thin entry point; same options).
 
-    python benchmarks/run_all.py --write-md          # all cases -> BENCHMARKS.md
+    python benchmarks/run_all.py --write-md          # all cases -> bench-report.md
     python benchmarks/run_all.py --cases step --configs large --steps 20
 """
 

@@ -177,7 +177,7 @@ def test_spanish_pages_show_no_english_ui_words(browser, site):
             continue
         _open(browser, page)
         # the menus and headers of every page; the whole text of the pages the site writes
-        # (the API reference's docstrings and the interop chapter of the README are English)
+        # (the API reference's docstrings are English)
         selector = ".md-container" if rel.parts[1] in ("lab", "quizzes", "lessons") \
             or rel.name in ("measured.html", "index.html") else ".md-sidebar--primary"
         text = _visible_text(browser, selector)
@@ -212,7 +212,7 @@ def test_a_lessons_code_drawn_figure_is_shown(browser, site):
 
 def test_every_lesson_page_shows_its_maths_figures_outputs_and_practice(browser, site,
                                                                         artifacts):
-    """All twenty lessons in both languages, as a newcomer reads them: the maths typeset (no
+    """Every lesson in both languages, as a newcomer reads them: the maths typeset (no
     raw $...$, no KaTeX error), every figure loaded and drawn by that language's own run,
     every code block of the source on the page with an output block after each one that
     prints, and the practice links (questions, breaks, exercises) leading to pages that

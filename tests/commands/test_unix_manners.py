@@ -78,7 +78,8 @@ def test_train_json_prints_one_object_per_line_and_a_summary(tmp_path, run_dir):
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]  # every line is JSON
     kinds = [e["event"] for e in events]
-    assert kinds[0] == "message" and "start" in kinds and kinds[-1] == "summary"
+    # the start event first (setup messages wait for it: `train --json | head -1` reads it)
+    assert kinds[0] == "start" and "message" in kinds and kinds[-1] == "summary"
     assert [e["step"] for e in events if e["event"] == "eval"] == [5, 10]
     assert [e["step"] for e in events if e["event"] == "step"] == [10]
     summary = events[-1]

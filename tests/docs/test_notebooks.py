@@ -216,7 +216,8 @@ def test_the_command_speaks_spanish(tmp_path, capsys):
     assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
                  "--no-open"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("escrito ") and "embedding-lookup.es.ipynb" in out
+    first = load_lessons()[0].stem                    # lesson 01: the first in path.yaml
+    assert out.startswith("escrito ") and f"{first}.es.ipynb" in out
     assert main(["lab", "notebook", "01", "--lang", "es", "--out", str(tmp_path),
                  "--no-open"]) == 0
     assert "se conserva tu cuaderno" in capsys.readouterr().out

@@ -22,9 +22,27 @@ import yaml
 import minimodel
 
 REPO = Path(minimodel.__file__).resolve().parents[2]
-LESSON, AFTER = "softmax-temperature", "softmax-cross-entropy"
-QUESTION, BREAK, EXERCISE = "q-softmax-temperature-1", "softmax-temperature-demo", \
-    "softmax-with-temperature"
+CONTENT = REPO / "src" / "minimodel" / "lab" / "content"
+SHIPPED_PATH = yaml.safe_load((CONTENT / "path.yaml").read_text(encoding="utf-8"))
+
+
+def _unused(name: str, folder: Path, pattern: str) -> str:
+    """``name``, or ``name-2``, ``name-3``... : the first the shipped content does not use, so
+    whatever a contributor adds (the docs' examples included) never collides with this test."""
+    taken = {p.name for p in folder.glob(pattern.format("*"))}
+    n = 1
+    while pattern.format(candidate := name if n == 1 else f"{name}-{n}") in taken:
+        n += 1
+    return candidate
+
+
+# The four items this test adds: names no content uses (no list of content names here).
+LESSON = _unused("probe-temperature", CONTENT / "lessons", "{}.md")
+AFTER = SHIPPED_PATH[len(SHIPPED_PATH) // 2]          # mid-path, whichever lesson is there
+QUESTION = f"q-{LESSON}-1"
+BREAK = _unused("probe-break", CONTENT / "breaks", "{}")
+EXERCISE = _unused("probe-softmax-temperature", CONTENT / "exercises", "{}")
+FUNCTION = EXERCISE.replace("-", "_")                 # what `lab new exercise` names it
 TEXT_EN = "A temperature T divides the logits before the softmax: T > 1 flattens it."
 TEXT_ES = "Una temperatura T divide los logits antes de la softmax: T > 1 la aplana."
 
@@ -32,10 +50,10 @@ TEXT_ES = "Una temperatura T divide los logits antes de la softmax: T > 1 la apl
 RIGHT = ["0.731", "0.7311", "0.73106", "0.7310", "~0.731", "0.7306", "0.7314", "0.731058"]
 WRONG_ANSWERS = ["0.881", "0.269", "0.119", "0.622", "0.818", "0.900", "0.100", "0.660"]
 
-REFERENCE = '''import numpy as np
+REFERENCE = f'''import numpy as np
 
 
-def softmax_with_temperature(logits, temperature):
+def {FUNCTION}(logits, temperature):
     z = logits / temperature
     z = z - z.max(axis=-1, keepdims=True)   # the row max: exp never overflows
     e = np.exp(z)
@@ -136,6 +154,10 @@ def test_a_teacher_adds_four_items_touching_content_only(tmp_path):
     spec = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
     spec = _texts(spec, "Softmax with a temperature: softmax(logits / T) over the last axis.",
                   "Softmax con temperatura: softmax(logits / T) sobre el último eje.")
+    example = (f"\n\n    >>> {FUNCTION}(np.array([[2.0, 0.0]]), 2.0)\n"
+               "    array([[0.73105858, 0.26894142]])\n")   # run against the reference
+    spec["statement"] = {"en": "Softmax with a temperature over the last axis." + example,
+                         "es": "Softmax con temperatura sobre el último eje." + example}
     spec["hints"] = {"en": ["Divide first.", "Subtract the row max."],
                      "es": ["Divide primero.", "Resta el máximo de la fila."]}
     spec["args"] = ["logits", "temperature"]
@@ -170,7 +192,7 @@ def test_a_teacher_adds_four_items_touching_content_only(tmp_path):
         old.unlink()
     for name, body in WRONG.items():
         (folder / "wrong" / name).write_text(
-            "import numpy as np\n\n\ndef softmax_with_temperature(logits, temperature):\n"
+            f"import numpy as np\n\n\ndef {FUNCTION}(logits, temperature):\n"
             + body, encoding="utf-8")
     # --- fill the break: a known-good break's bug, experiment and invariants ------------------
     model = content / "breaks" / "frequent-tokens-learn-slowly"
@@ -186,7 +208,7 @@ def test_a_teacher_adds_four_items_touching_content_only(tmp_path):
 
     sync = json.loads(_run(root, "-m", "minimodel", "lab", "sync", "--json"))
     assert QUESTION in sync["stamped"]                      # its texts were new: stamped
-    shipped = yaml.safe_load((REPO / "src/minimodel/lab/content/path.yaml").read_text("utf-8"))
+    shipped = SHIPPED_PATH
     assert sync["counts"]["lessons"] == len(shipped) + 1
 
     # lab validate: the path, links, translations, quiz, glossary; the new exercise and break.
@@ -209,7 +231,7 @@ def test_a_teacher_adds_four_items_touching_content_only(tmp_path):
          "tests/test_lesson_path.py", "tests/lessons/test_lesson_twins.py",
          "-k", "path or number or twin")
     place = shipped.index(AFTER) + 2                          # numbered from 1, after AFTER
-    assert f"{place:02d} softmax-temperature" in _run(root, "-c", "from minimodel.lab.lessons import "
+    assert f"{place:02d} {LESSON}" in _run(root, "-c", "from minimodel.lab.lessons import "
                                             "load_lessons; print('\\n'.join(f'{l.number:02d} '"
                                             "f'{l.slug}' for l in load_lessons()))")
 

@@ -242,18 +242,52 @@ def test_names_the_original_file_already_uses_are_not_findings():
 
 
 def test_every_real_fix_passes_the_tamper_scan():
-    for brk in load_all():
-        work_texts = {}
-        from minimodel.lab.patching import apply_patch_to_texts, parse_patch
-        from minimodel.lab.breaks.workspace import installed_package_dir
+    # The rule is validate's (breaks section), so a new break that validate accepts passes.
+    from minimodel.lab.breaks.validate import _fix_looks_like_tampering
+    from minimodel.lab.breaks.workspace import installed_package_dir
 
-        package = installed_package_dir().parent
-        for fp in parse_patch(brk.patch_text):
-            rel = fp.target(1)
-            work_texts[rel] = (package / rel).read_text(encoding="utf-8")
-        broken = apply_patch_to_texts(brk.patch_text, work_texts)
-        for rel, broken_text in broken.items():
-            assert scan_file(rel, work_texts[rel], broken_text) == [], (brk.id, rel)
+    for brk in load_all():
+        assert _fix_looks_like_tampering(brk, installed_package_dir().resolve()) == [], brk.id
+
+
+def test_validate_refuses_a_bug_whose_real_fix_looks_like_tampering(tmp_path):
+    from minimodel.lab.breaks.catalog import Break
+    from minimodel.lab.breaks.validate import _fix_looks_like_tampering
+
+    # A library file that uses sys.exit, and a bug patch that deletes that line: restoring it
+    # (the real fix) would be refused by `break check`'s scan.
+    package = tmp_path / "src" / "minimodel"
+    package.mkdir(parents=True)
+    (package / "m.py").write_text("import sys\n\n\ndef stop():\n    sys.exit(1)\n", "utf-8")
+    folder = tmp_path / "content" / "b"
+    folder.mkdir(parents=True)
+    (folder / "bug.patch").write_text(
+        "--- a/minimodel/m.py\n+++ b/minimodel/m.py\n@@ -1,5 +1,5 @@\n-import sys\n+import os\n"
+        " \n \n def stop():\n-    sys.exit(1)\n+    os.abort()\n", encoding="utf-8")
+
+    found = _fix_looks_like_tampering(Break("b", folder, {}), package)
+    assert found and all("which `break check` refuses as tampering" in p for p in found)
+    assert any("'exit' in minimodel/m.py" in p for p in found), found
+
+
+def test_structure_names_too_few_predictions_and_cause_words_an_untranslated_title_and_asserts(
+        tmp_path):
+    from minimodel.lab.breaks.catalog import structure_problems
+
+    content = copy_break(tmp_path, BREAK)
+    folder = content / BREAK
+    data = yaml.safe_load((folder / "break.yaml").read_text(encoding="utf-8"))
+    edit_yaml(folder, predict=data["predict"][:1], cause_words=data["cause_words"][:1],
+              title={"en": data["title"]["en"], "es": data["title"]["en"]})
+    (folder / "invariants.py").write_text((folder / "invariants.py").read_text("utf-8")
+                                          + "\nassert 1 + 1 == 2\n", encoding="utf-8")
+    problems = structure_problems(load_all(content)[0])
+    where = f"break {BREAK}"
+    assert f"{where}: has 1 predict question(s); ask at least 2 (what the learner expects to " \
+           "see before running the experiment)" in problems
+    assert f"{where}: the Spanish title is the English one; translate it" in problems
+    assert any(p.startswith(f"{where}: invariants.py uses assert at line(s) [") for p in problems)
+    assert any(p.startswith(f"{where}: cause_words lists 1 word; list at least 2") for p in problems)
 
 
 # ----------------------------------------------------------------------------- seeds

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from minimodel.lab.breaks import load_break
+from minimodel.lab.lessons import load_lessons
 from minimodel.lab.breaks.catalog import Break, secrecy_problems, term_pattern
 from minimodel.lab.breaks.surface import comments_and_docstrings, surface_problems
 
@@ -169,14 +170,14 @@ def test_a_cause_word_in_the_run_output_fails(tmp_path):
 
 
 def test_a_cause_word_on_the_break_page_fails(tmp_path, monkeypatch):
-    from minimodel.site import lab_pages
+    from minimodel.lab.breaks import surface
 
-    real = lab_pages.break_page
+    real = surface.break_page
 
     def page_with_a_leak(*args, **kwargs):    # as if the generator printed more than the YAML
         return real(*args, **kwargs) + "\nThe weights are initialised too wide.\n"
 
-    monkeypatch.setattr(lab_pages, "break_page", page_with_a_leak)
+    monkeypatch.setattr(surface, "break_page", page_with_a_leak)
     problems, _ = check(tmp_path, make_break(tmp_path))
     assert len(problems) == 2                                # the en and es pages
     assert all(" page lab/breaks/loss-too-high (" in p and "cause word 'initialis'" in p
@@ -220,10 +221,13 @@ def test_the_dump_holds_the_surface_and_nothing_past_the_rung(tmp_path):
     assert break_surface.main([brk.id, "--rung", "1", "--out", str(out), "--no-run"]) == 0
     written = {p.relative_to(out).as_posix(): p.read_text(encoding="utf-8")
                for p in out.rglob("*") if p.is_file()}
+    # The break's lesson, numbered by its place in path.yaml (never a number written here).
+    own = next(lesson for lesson in load_lessons() if brk.id in lesson.breaks)
     assert {"INDEX.md", "NOTES.md", "start-output.txt", "report.md", "hints.md", "page.md",
             "README.md", "workspace/minimodel/nn/lm_head.py",
-            "lessons/09-vocab-sizes.md"} <= set(written)
-    assert not any(name.startswith("lessons/10-") for name in written)   # after the break
+            f"lessons/{own.number:02d}-{own.slug}.md"} <= set(written)
+    after = f"lessons/{own.number + 1:02d}-"                              # after the break
+    assert not any(name.startswith(after) for name in written)
     everything = "\n".join(written.values())
     hints = brk.texts("hints", "en")
     assert " ".join(hints[0].split()) in " ".join(written["hints.md"].split())

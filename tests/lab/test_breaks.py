@@ -499,10 +499,14 @@ def test_check_scripts_report_failures_bilingually_not_with_bare_assert():
     # checks raise CheckFailed(en, es) instead.
     import ast
 
+    # The rule is validate's (structure_problems), so a break validate accepts passes here.
+    from minimodel.lab.breaks.catalog import structure_problems
+
     for brk in load_all():
         tree = ast.parse(brk.path("check").read_text(encoding="utf-8"))
         asserts = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)]
         assert asserts == [], f"{brk.id}/{brk.path('check').name} uses assert at lines {asserts}"
+        assert not [p for p in structure_problems(brk) if "uses assert" in p]
 
 
 def test_run_streams_the_experiment_output_as_it_comes(tmp_path):

@@ -1,52 +1,46 @@
 """Every exercise statement shows a public example with concrete values, and its printed
-output is what the reference solution returns (run here as a doctest, in both languages)."""
+output is what the reference solution returns (run as a doctest, in both languages). The rule
+lives in `lab validate` (lab.exercises.statement_example); these tests run it."""
 
 from __future__ import annotations
 
-import doctest
+from dataclasses import replace
 
-import numpy as np
 import pytest
 
 from minimodel.lab.exercises.registry import all_exercises
+from minimodel.lab.exercises.statement_example import (doctest_failures, example_lines,
+                                                       example_problems)
 
 EXERCISES = all_exercises()
 
 
-def example_lines(text: str) -> list[str]:
-    """The doctest lines (>>> , ... and the expected output) of a statement."""
-    lines, inside = [], False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(">>> "):
-            inside = True
-        elif not stripped:
-            inside = False
-        if inside:
-            lines.append(stripped)
-    return lines
-
-
 @pytest.mark.parametrize("exercise", EXERCISES, ids=[e.id for e in EXERCISES])
 def test_statement_example_is_the_reference_output(exercise):
-    english = example_lines(exercise.statement["en"])
-    assert any(line.startswith(">>> ") and exercise.function + "(" in line for line in english)
-    assert example_lines(exercise.statement["es"]) == english   # one example, both languages
-    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(verbose=False)
-    test = parser.get_doctest("\n".join(english), {"np": np, exercise.function:
-                                                   exercise.reference_function()},
-                              exercise.id, None, 0)
-    failures: list[str] = []
-    runner.run(test, out=failures.append)
-    assert runner.failures == 0, "".join(failures)
+    assert example_problems(exercise) == []
 
 
 def test_a_wrong_output_in_a_statement_is_caught():
     exercise = next(e for e in EXERCISES if e.id == "embedding-lookup")
     wrong = "\n".join(example_lines(exercise.statement["en"])).replace("[4.0, 5.0]]]",
                                                                       "[4.0, 4.0]]]")
-    runner = doctest.DocTestRunner(verbose=False)
-    runner.run(doctest.DocTestParser().get_doctest(
-        wrong, {"np": np, "embed": exercise.reference_function()}, "x", None, 0),
-        out=lambda _text: None)
-    assert runner.failures == 1
+    assert len(doctest_failures(exercise, wrong.splitlines())) == 1
+    statement = {lang: text.replace("[4.0, 5.0]]]", "[4.0, 4.0]]]")
+                 for lang, text in exercise.statement.items()}
+    [problem] = example_problems(replace(exercise, statement=statement))
+    assert problem.startswith("embedding-lookup: the statement's example is not what the "
+                              "reference returns") and "[4.0, 4.0]]]" in problem
+
+
+def test_a_missing_or_untranslated_example_is_named_with_its_fix():
+    exercise = next(e for e in EXERCISES if e.id == "embedding-lookup")
+    bare = replace(exercise, statement={"en": "Look up rows.", "es": "Indexa filas."})
+    assert example_problems(bare) == [
+        "embedding-lookup: the English statement shows no example; add a '>>> embed(...)' line "
+        "with concrete values and, under it, what the reference returns (the doctest is run "
+        "against reference.py)"]
+    english = exercise.statement["en"]
+    apart = replace(exercise, statement={"en": english, "es": english.replace(">>> ", ">>>  ")})
+    assert example_problems(apart) == [
+        "embedding-lookup: the Spanish statement's example differs from the English one; copy "
+        "the English '>>>' lines and their output unchanged"]

@@ -24,6 +24,7 @@ except ImportError:  # package __init__ mid-rewrite by others: the lab needs onl
 from minimodel.lab.exercises import check_solution, get_exercise, stub_text  # noqa: E402
 from minimodel.lab.exercises.astscan import DEFAULT_FORBIDDEN, scan_source  # noqa: E402
 from minimodel.lab.exercises.cases import make_cases  # noqa: E402
+from own_work import retyped  # noqa: E402
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -165,15 +166,21 @@ def test_forbidden_caught_statically(tmp_path, monkeypatch):
 
 
 def test_a_hidden_minimodel_import_fails_in_full_isolation(tmp_path):
-    """Built at run time, the import is invisible to the static rule; in full isolation the
-    package is simply not there (without bubblewrap this is out of scope: docs/judge.md)."""
+    """Built at run time, the import is invisible to the static rule: the run-time rule
+    refuses it; undone on purpose (out of scope, docs/judge.md), in full isolation the package
+    is simply not there."""
     from minimodel.lab.exercises.isolation import probe
 
     src = ("def embed(ids, E):\n    lib = __import__('mini' + 'model')\n    return E[ids]\n")
     assert scan_source(src, DEFAULT_FORBIDDEN) == []
+    res = judge("embedding-lookup", src, tmp_path, seed=0)
+    assert res["status"] == "forbidden"
+    assert res["forbidden"] == [{"name": "minimodel", "line": 2, "how": "call"}]
     if probe().level != "full":
         pytest.skip(probe().reason)
-    res = judge("embedding-lookup", src, tmp_path, seed=0)
+    undo = ("import sys\nsys.meta_path[:] = [f for f in sys.meta_path "
+            "if type(f).__module__ != '_enforce']\n")
+    res = judge("embedding-lookup", undo + src, tmp_path, seed=0)
     assert res["status"] == "error"
     assert all("ModuleNotFoundError" in c["message"] for c in res["cases"])
 
@@ -257,7 +264,7 @@ def test_visible_examples_still_show_values_and_a_chosen_seed_is_practice(tmp_pa
     example = res["cases"][0]
     assert not example["hidden"] and "expected" in example["message"]
     assert res["cases"][-1]["hidden"] and "expected" not in res["cases"][-1]["message"]
-    assert judge("gelu-tanh", ref_source("gelu-tanh"), tmp_path)["practice"] is False
+    assert judge("gelu-tanh", retyped(ref_source("gelu-tanh")), tmp_path)["practice"] is False
 
 
 # --- the clock starts after the harness's imports ---------------------------------------
@@ -281,9 +288,24 @@ def test_every_default_argument_has_a_case_that_leaves_it_out():
     from minimodel.lab.exercises import all_exercises
     from minimodel.lab.exercises.judge import build_cases
 
-    for ex in all_exercises():
+    from minimodel.lab.exercises.validate import default_problems
+
+    for ex in all_exercises():       # the rule is validate's: a new exercise it accepts passes
+        assert default_problems(ex) == [], ex.id
         cases = build_cases(ex, 0, examples=0)
         for arg in ex.defaults:
             omitted = [c.kind for c in cases if arg not in c.args]
-            assert omitted, f"{ex.id}: no hidden case leaves {arg} to its default"
-            assert any(set(omitted) & set(c["kinds"]) for c in ex.clauses), (ex.id, arg)
+            assert omitted and any(set(omitted) & set(c["kinds"]) for c in ex.clauses), ex.id
+
+
+def test_validate_names_a_default_no_clause_tests():
+    from dataclasses import replace
+
+    from minimodel.lab.exercises import get_exercise
+    from minimodel.lab.exercises.validate import default_problems
+
+    ex = get_exercise("cross-entropy")
+    untested = replace(ex, clauses=[{**c, "kinds": ["float64"]} for c in ex.clauses])
+    assert default_problems(untested) == [
+        "cross-entropy: no clause names a kind that leaves 'ignore_index' to its default "
+        "(default ignore_index); add it to the clause about the default"]

@@ -121,6 +121,6 @@ def test_json_output_is_the_same_in_both_languages(tiny_corpus, tiny, tmp_path, 
         return [{k: v for k, v in row.items() if k not in timing} for row in rows]
 
     english, spanish = events("en"), events("es")
-    assert [row["event"] for row in english][:3] == ["message"] * 3
-    assert english[0]["text"] == "BLAS threads: 1"
+    assert [row["event"] for row in english][:4] == ["start"] + ["message"] * 3
+    assert english[1]["text"] == "BLAS threads: 1"
     assert spanish == english

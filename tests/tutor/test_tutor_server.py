@@ -30,9 +30,9 @@ def test_help_explains_how_to_connect_a_client():
                          capture_output=True, text=True, env=ENV, timeout=120)
     assert out.returncode == 0
     text = " ".join(out.stdout.split())
-    assert '{"mcpServers": {"minimodel": {"command": "minimodel", "args": ["tutor"]}}}' in text
+    assert '"args": ["tutor"]' in text and "minimodel tutor --print-config" in text
     for words in ("--learner-dir", "--lang", "closes its stdin", 'pip install "minimodel[tutor]"',
-                  "No tool returns a reference solution"):
+                  "No tool returns a reference solution", "full path", "virtualenv"):
         assert words in text
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from minimodel.cli import main
+from own_work import retyped
 from minimodel.lab.breaks import Workspace, list_breaks, load_break
 from minimodel.lab.breaks.notes import with_predictions
 from minimodel.lab.exercises import all_exercises, get_exercise
@@ -122,10 +123,11 @@ def wrong_fix(break_id: str) -> str:
 
 
 def exercise_sources(exercise_id: str) -> tuple[str, str]:
-    """(a known-wrong solution, the reference) of the exercise."""
+    """(a known-wrong solution, a right one of the learner's own) of the exercise: the
+    reference typed again (a verbatim copy would be practice, never a recorded pass)."""
     ex = get_exercise(exercise_id)
     wrong = next(e for e in ex.wrong if e["expect"] == "wrong")
-    return ex.wrong_source(wrong), ex.reference_path.read_text(encoding="utf-8")
+    return ex.wrong_source(wrong), retyped(ex.reference_path.read_text(encoding="utf-8"))
 
 
 # --- the walk through the tutor --------------------------------------------------------------

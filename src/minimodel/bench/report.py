@@ -1,4 +1,4 @@
-"""Tables of ``minimodel bench``: Rich on the terminal, Markdown for BENCHMARKS.md.
+"""Tables of ``minimodel bench``: Rich on the terminal, Markdown for ``--write-md``.
 
 Both render the same column specs, so the file and the screen never disagree.
 """

@@ -17,10 +17,10 @@ KINDS = ("lesson", "question", "break", "exercise")
 
 NEW_EPILOG = """\
 examples:
-  minimodel lab new lesson softmax-temperature --after softmax-cross-entropy
-  minimodel lab new question q-softmax-temperature-1 --lesson softmax-temperature
-  minimodel lab new break layer-norm-eps-outside --lesson layer-norm
-  minimodel lab new exercise softmax-with-temperature --lesson softmax-temperature
+  minimodel lab new lesson example-softmax-temperature --after softmax-cross-entropy
+  minimodel lab new question q-example-softmax-temperature-1 --lesson example-softmax-temperature
+  minimodel lab new break example-flat-rows-blow-up --lesson layer-norm
+  minimodel lab new exercise example-softmax-with-temperature --lesson example-softmax-temperature
   minimodel lab new lesson x --json    -> {"kind", "name", "files": [...]}
 
 Every text is written as TODO in English and Spanish: `minimodel lab validate` names each one

@@ -28,7 +28,7 @@ examples:
   minimodel bench                                   # every case, default steps (~10 min)
   minimodel bench --cases step --configs large --steps 20
   minimodel bench --quick                           # smoke run: fewer steps and tokens
-  minimodel bench --json bench.json --write-md      # also write BENCHMARKS.md
+  minimodel bench --json bench.json --write-md      # also write bench-report.md
   minimodel bench --cases step --rounds 3 --kernels both --no-peers   # kernels off/on ratio
   minimodel bench --cases step --rounds 3 --json after.json --baseline before.json
   minimodel bench --cases step --rounds 3 --against ../main/src   # another checkout, interleaved
@@ -78,9 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: fewer steps and tokens, MLM at V=8192 only")
     parser.add_argument("--json", metavar="FILE", help="write every raw result to FILE")
-    parser.add_argument("--write-md", nargs="?", const="BENCHMARKS.md", default=None,
+    parser.add_argument("--write-md", nargs="?", const="bench-report.md", default=None,
                         metavar="FILE", help="write the report as Markdown (default file "
-                                             "BENCHMARKS.md)")
+                                             "bench-report.md; the published figures are "
+                                             "records: benchmarks/records.py)")
     parser.add_argument("--no-compile", dest="compile", action="store_false",
                         help="leave torch.compile out of the step peers (it compiles for about "
                              "30 s in every worker process)")

@@ -274,7 +274,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"[{time.monotonic() - start:4.0f} s] {name}: {VALIDATE_STEPS[name]} ...",
               file=sys.stderr, flush=True)
 
-    sections = validate(on_section=progress, only=args.section)
+    def lesson(path, i: int, n: int) -> None:
+        print(f"[{time.monotonic() - start:4.0f} s]   lesson {i}/{n}: {path.name}",
+              file=sys.stderr, flush=True)
+
+    sections = validate(on_section=progress, only=args.section, all_lessons=args.all_lessons,
+                        on_lesson=lesson)
     ok = not any(sections.values())
     warnings = {name: list(WARNINGS.get(name, [])) for name in sections if WARNINGS.get(name)}
     if args.json:
@@ -377,14 +382,20 @@ def register(subparsers) -> None:
         description="The one content check: quiz files, lesson <-> item links (each item in "
                     "exactly one lesson, or in lessonless.yaml), translations present and "
                     "fresh, exercises judged, breaks applied and checked, Spanish against the "
-                    "glossary (lab texts, lessons, site pages). Exit 1 on any problem.",
+                    "glossary (lab texts, lessons, site pages), and the code of every lesson "
+                    "changed since it last passed run and compared with its page, strictly "
+                    "(as `lab check-lessons --strict`). Exit 1 on any problem.",
         epilog="examples:\n  minimodel lab validate\n  minimodel lab validate --section links "
-               "--section glossary\n  minimodel lab validate --json\n"
+               "--section glossary\n  minimodel lab validate --section lessons --all-lessons\n"
+               "  minimodel lab validate --json\n"
                '      -> {"ok": bool, "sections": {"quiz": [...], "links": [...], ...}, '
                '"warnings": {"breaks": [...]}}',
         formatter_class=fmt)
     p.add_argument("--section", action="append", choices=list(SECTIONS), default=None,
                    help="run only this section (repeatable)")
+    p.add_argument("--all-lessons", action="store_true",
+                   help="run the code of every lesson, not only of those changed since they "
+                        "last passed (after changing the library itself)")
     p.add_argument("--json", action="store_true", help="print the problems as JSON")
     p.set_defaults(func=guarded(cmd_validate))
 

@@ -63,7 +63,7 @@ def _text(en: str = TODO, es: str = TODO) -> dict[str, str]:
 def _check_name(name: str) -> None:
     if not NAME.fullmatch(name):
         raise ValueError(f"{name!r} is not a valid name; use lowercase letters, digits and '-', "
-                         "a letter first (e.g. softmax-temperature)")
+                         "a letter first (e.g. example-softmax-temperature)")
 
 
 def _write_new(path: Path, text: str) -> Path:
@@ -132,7 +132,7 @@ def new_question(question_id: str, lesson_key: str, kind: str = "numeric",
     the lesson's front matter."""
     if not re.fullmatch(r"q-[a-z0-9]+(-[a-z0-9]+)*-[0-9]+", question_id):
         raise ValueError(f"{question_id!r} is not a question id; write q-<lesson slug>-<n>, "
-                         "e.g. q-softmax-temperature-1")
+                         "e.g. q-example-softmax-temperature-1")
     lesson = find_lesson(lesson_key, content / "lessons")
     quiz = content / "quizzes" / f"{lesson.slug}.yaml"
     answers = {"numeric": {"value": 0.0, "tolerance": 0.001, "unit": _text("nats", "nats")},
@@ -205,7 +205,8 @@ def new_break(break_id: str, lesson_key: str, content: Path = CONTENT_DIR) -> li
             "fails_under_bug": ["todo"], "fakes": [],
             **{key: _text() for key in ("title", "summary", "intro")},
             "predict": [_text(), _text()], "observe": _text(),
-            "hints": [_text(), _text(), _text()], "explanation": _text()}
+            "hints": [_text(), _text(), _text()], "explanation": _text(),
+            "references": [TODO]}
     written = [_write_new(folder / "break.yaml", _dump(data)),
                _write_new(folder / "bug.patch", ""),
                _write_new(folder / "experiment.py", EXPERIMENT),

@@ -22,7 +22,8 @@ LAB_DIR = Path(__file__).resolve().parent
 PACKAGE_DIR = LAB_DIR.parent
 MANIFEST = LAB_DIR / "content" / "MANIFEST.json"
 # Beyond lab/content: the shared MLM reference, the child harness and the case generators.
-EXTRA_FILES = ("models/mlm_reference.py", "lab/exercises/_child.py", "lab/exercises/cases.py")
+EXTRA_FILES = ("models/mlm_reference.py", "lab/exercises/_child.py", "lab/exercises/_enforce.py",
+               "lab/exercises/family.py", "lab/exercises/cases.py")
 
 
 class ContentTampered(ValueError):

@@ -64,13 +64,15 @@ def status(learner_dir: str | None = None, lang: str = DEFAULT_LANG) -> dict[str
 VALIDATE_STEPS = {
     "quiz": "schema, answers and labelled answers of every quiz file",
     "links": "the path file against the lesson files, every lesson's links to its questions, "
-             "breaks and exercises, both ways, and no TODO left",
+             "breaks and exercises, both ways, no TODO left, and no hand-written 'Next:'",
     "translations": "both languages present and made from the current English",
     "exercises": "judging every reference, alternative and known-wrong solution",
     "breaks": "applying every bug patch to the current library, running experiments and checks, "
               "searching each break's surface before rung 2 for its cause words",
     "glossary": "Spanish of quizzes, breaks, exercises, messages, lessons and site pages: the "
                 "glossary's one word per concept, decimal comma, '15 %', « » quotes",
+    "lessons": "running the code of the lessons changed since they last passed (all with "
+               "--all-lessons) and comparing what it prints with the page, strictly",
 }
 
 
@@ -84,8 +86,9 @@ def _links() -> list[str]:
     from minimodel.lab.authoring import todo_problems
     from minimodel.lab.items import link_problems
     from minimodel.lab.lessons import path_problems
+    from minimodel.lab.next_links import order_problems
 
-    return path_problems() + link_problems() + todo_problems()
+    return path_problems() + link_problems() + todo_problems() + order_problems()
 
 
 def _translations() -> list[str]:
@@ -130,6 +133,13 @@ def _breaks() -> list[str]:
     return [str(p) for p in validate_all(warnings=WARNINGS["breaks"])]
 
 
+def _lessons(every: bool = False,
+             on_file: Callable[[Any, int, int], None] | None = None) -> list[str]:
+    from minimodel.lab.lesson_runs import lesson_run_problems
+
+    return lesson_run_problems(every=every, on_file=on_file)
+
+
 def _glossary() -> list[str]:
     from minimodel.lab.terminology import glossary_problems, printed_count_problems
 
@@ -138,15 +148,18 @@ def _glossary() -> list[str]:
 
 SECTIONS: dict[str, Callable[[], list[str]]] = {
     "quiz": _quiz, "links": _links, "translations": _translations, "exercises": _exercises,
-    "breaks": _breaks, "glossary": _glossary}
+    "breaks": _breaks, "glossary": _glossary, "lessons": _lessons}
 
 
 def validate(on_section: Callable[[str], None] | None = None,
-             only: list[str] | None = None) -> dict[str, list[str]]:
+             only: list[str] | None = None, all_lessons: bool = False,
+             on_lesson: Callable[[Any, int, int], None] | None = None) -> dict[str, list[str]]:
     """Problems per section (all of :data:`SECTIONS`, or ``only`` those); a section that
     crashes is reported as a problem of that section, the others still run.
 
-    ``on_section(name)`` is called as each section starts (progress for a slow validation).
+    ``on_section(name)`` is called as each section starts (progress for a slow validation);
+    the lessons section runs the changed lessons (every one with ``all_lessons``), calling
+    ``on_lesson(path, i, n)`` before each file.
     """
     sections: dict[str, list[str]] = {}
     for name, check in SECTIONS.items():
@@ -155,7 +168,7 @@ def validate(on_section: Callable[[str], None] | None = None,
         if on_section:
             on_section(name)
         try:
-            sections[name] = check()
+            sections[name] = check(all_lessons, on_lesson) if name == "lessons" else check()
         except Exception as exc:  # noqa: BLE001 - one broken section must not hide the others
             sections[name] = [f"the {name} check failed: {type(exc).__name__}: {exc}"]
     return sections

@@ -23,7 +23,7 @@ from minimodel.lab.breaks import list_breaks
 from minimodel.lab.exercises import list_exercises
 from minimodel.lab.lessons import LESSONS_DIR, Lesson, load_lessons
 from minimodel.lab.quiz import CONTENT_DIR
-from minimodel.site.lab_pages import QUIZ_ID
+from minimodel.lab.pages import QUIZ_ID
 from minimodel.site.stage import REPO_ROOT, source_docs_dir, stage
 from minimodel.site.words import REFERENCE
 

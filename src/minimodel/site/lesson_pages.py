@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from minimodel.lab.lessons import LANGS, Lesson, LessonRun, run_lesson, with_output_notes
-from minimodel.site.lab_pages import practice_section
+from minimodel.lab.pages import practice_section
 from minimodel.site.words import page_name
 from minimodel.messages import say
 
@@ -75,6 +75,6 @@ def stage_lessons(lessons: list[Lesson], lessons_dir: Path, target: Path,
         text = with_figures(text, result, f"figures/{lesson.stem}/{lang}", lang)
         text = with_output_notes(text, lang)
         page = target / page_name(lesson.stem, lang)
-        page.write_text(text.rstrip("\n") + "\n" + practice_section(lesson, lang),
+        page.write_text(text.rstrip("\n") + "\n" + practice_section(lesson, lang, lessons_dir),
                         encoding="utf-8")
     return problems, drifts

@@ -22,6 +22,7 @@ from minimodel._fileio import atomic_write_text
 from minimodel.lab.exercises import get_exercise, stub_text
 from minimodel.lab.lessons import (Lesson, code_blocks, split_front_matter,
                                    without_output_blocks)
+from minimodel.lab.next_links import next_markdown
 from minimodel.lab.output_check import compare, parse_mark
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
@@ -45,9 +46,13 @@ def notebook_markdown(text: str, lang: str = "en") -> str:
     site-only syntax."""
     _, body = split_front_matter(without_output_blocks(text, lang))
     body = _CODE_LINK.sub(r"\1", body)
+    return _ADMONITION.sub(_admonition_as_quote, _to_notebooks(body, lang))
+
+
+def _to_notebooks(text: str, lang: str) -> str:
+    """Links to other lessons (``slug.md``) as links to their notebooks."""
     suffix = ".ipynb" if lang == "en" else f".{lang}.ipynb"
-    body = _LESSON_LINK.sub(lambda m: f"]({m.group(1)}{suffix}{m.group(2) or ''})", body)
-    return _ADMONITION.sub(_admonition_as_quote, body)
+    return _LESSON_LINK.sub(lambda m: f"]({m.group(1)}{suffix}{m.group(2) or ''})", text)
 
 
 def _shown_code_as_markdown(notebook: nbformat.NotebookNode) -> None:
@@ -102,6 +107,9 @@ def lesson_notebook(lesson: Lesson, lang: str = "en",
     _shown_code_as_markdown(notebook)
     for exercise_id in lesson.exercises:
         notebook.cells += exercise_cells(exercise_id, lang)
+    following = next_markdown(lesson, lang, *([lessons_dir] if lessons_dir else []))
+    if following:       # generated from path.yaml, as the page's last line
+        notebook.cells.append(nbformat.v4.new_markdown_cell(_to_notebooks(following, lang)))
     notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                         "language": "python"},
                          "language_info": {"name": "python"},

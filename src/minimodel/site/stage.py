@@ -4,8 +4,8 @@
 2. pages that must never be copied by hand are generated there from their sources: the lessons
    with their code run and their figures (:mod:`minimodel.site.lesson_pages`), one page per
    break and per exercise in each language, the lab index and the quiz page
-   (:mod:`minimodel.site.lab_pages`), the results page and its figures, the interop page (a
-   chapter of the README) and the API reference's pages;
+   (:mod:`minimodel.lab.pages`), the results page and its figures and the API
+   reference's pages;
 3. MkDocs builds the staging folder (:mod:`minimodel.site.build`).
 """
 
@@ -21,7 +21,7 @@ from minimodel.lab.breaks import list_breaks
 from minimodel.lab.exercises import list_exercises
 from minimodel.lab.lessons import LANGS, LESSONS_DIR, Lesson, load_lessons
 from minimodel.site.figures import LESSON_FIGURES, figure_measured, figure_steps
-from minimodel.site.lab_pages import (break_page, exercise_page, lab_index, lesson_of,
+from minimodel.lab.pages import (break_page, exercise_page, lab_index, lesson_of,
                                       practice_problems, quiz_page)
 from minimodel.site.lesson_pages import LessonCodeError, stage_lessons
 from minimodel.site.results_page import measured_page
@@ -29,21 +29,6 @@ from minimodel.site.words import REFERENCE, page_name
 from minimodel.messages import say
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-
-# The "graduation" chapter of the README is also the site's interop page: one text, two places.
-# Its Spanish translation is docs/interop.es.md (a test keeps its code equal to the README's).
-INTEROP_SECTIONS = ("## Taking your model to PyTorch", "## Measured results")
-
-
-def interop_page(readme: str) -> str:
-    """The README from "Taking your model to PyTorch" up to "Measured results"."""
-    start, end = (readme.find(heading) for heading in INTEROP_SECTIONS)
-    if start < 0 or end < start:
-        raise ValueError(f"README.md lacks the sections {INTEROP_SECTIONS} the interop page is "
-                         "made from")
-    return ("# Interop: PyTorch, Hugging Face and word vectors\n\n"
-            + readme[start:end].rstrip("\n") + "\n")
-
 
 def source_docs_dir() -> Path:
     """``docs/`` of the source checkout; ValueError when minimodel is installed elsewhere."""
@@ -114,9 +99,6 @@ def stage(target: Path, docs_dir: Path | None = None,
     for name, draw in LESSON_FIGURES.items():
         for lang in LANGS:   # x.es.svg: static-i18n's localized asset for the Spanish pages
             _write(target / "lessons" / "figures" / page_name(name, lang, ".svg"), draw(lang))
-    readme = docs_dir.parent / "README.md"
-    if readme.is_file() and not (target / "interop.md").is_file():
-        _write(target / "interop.md", interop_page(readme.read_text(encoding="utf-8")))
     for lang in LANGS:
         home = target / page_name("index", lang)
         if home.is_file():

@@ -48,6 +48,8 @@ TEXT_FIELDS = ("title", "summary", "intro", "observe", "explanation")
 LIST_FIELDS = ("predict", "hints")
 FIRST_READ = ("title", "summary", "intro", "predict", "observe")  # shown before any hint
 MIN_FAKES = 3
+MIN_PREDICT = 2
+MIN_CAUSE_WORDS = 2
 FILES = {"patch": "bug.patch", "experiment": "experiment.py", "check": "invariants.py"}
 ID_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 STEM_MIN = 4    # a cause term this long ending in a letter also matches longer words
@@ -181,8 +183,13 @@ def structure_problems(brk: Break) -> list[str]:
     hints, predict = brk.data.get("hints") or [], brk.data.get("predict") or []
     if not 3 <= len(hints) <= 4:
         p.append(f"{where}: has {len(hints)} hints; the ladder needs 3 or 4")
-    if not predict:
-        p.append(f"{where}: has no predict questions")
+    if len(predict) < MIN_PREDICT:
+        p.append(f"{where}: has {len(predict)} predict question(s); ask at least {MIN_PREDICT} "
+                 "(what the learner expects to see before running the experiment)")
+    title = brk.data.get("title") if isinstance(brk.data.get("title"), dict) else {}
+    if title.get("en") and title.get("en") == title.get("es"):
+        p.append(f"{where}: the Spanish title is the English one; translate it")
+    p += _assert_problems(brk)
     if not brk.references:
         p.append(f"{where}: lists no references")
     p += secrecy_problems(brk)
@@ -190,8 +197,9 @@ def structure_problems(brk: Break) -> list[str]:
         p.append(f"{where}: fails_under_bug is empty; name the invariants the bug breaks")
     listed = [f["name"] for f in brk.fakes]
     if len(listed) < MIN_FAKES:
-        p.append(f"{where}: has {len(listed)} fake fixes; ship at least {MIN_FAKES} "
-                 "(scripts/make_break_fakes.py)")
+        p.append(f"{where}: has {len(listed)} fake fixes; ship at least {MIN_FAKES}: write each "
+                 f"with `python scripts/make_break_patch.py {brk.id} --fake NAME FILE OLD NEW` "
+                 "and list it under 'fakes:' as {name: NAME, idea: what it tries}")
     for fake in brk.fakes:
         if not fake["idea"].strip():
             p.append(f"{where}: fake {fake['name']!r} has no 'idea' (what it tries)")
@@ -202,6 +210,21 @@ def structure_problems(brk: Break) -> list[str]:
     for name in sorted(set(on_disk) - set(listed)):
         p.append(f"{where}: fakes/{name}.patch is not listed under 'fakes' in break.yaml")
     return p
+
+
+def _assert_problems(brk: Break) -> list[str]:
+    """A bare ``assert`` in ``invariants.py`` gives an English-only message (and vanishes under
+    ``python -O``); the checks raise ``CheckFailed(en, es)``."""
+    import ast
+
+    script = brk.path("check")
+    try:
+        tree = ast.parse(script.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return []               # a missing file or a syntax error is reported when it runs
+    lines = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+    return [f"break {brk.id}: {script.name} uses assert at line(s) {lines}; raise "
+            "CheckFailed(en, es) instead (bilingual, and kept under python -O)"] if lines else []
 
 
 def term_pattern(term: str) -> re.Pattern[str]:
@@ -237,6 +260,10 @@ def secrecy_problems(brk: Break) -> list[str]:
     if not brk.cause_words:
         return [f"{where}: cause_words is empty; list the words that would give the cause away"]
     p: list[str] = []
+    if len(brk.cause_words) < MIN_CAUSE_WORDS:
+        p.append(f"{where}: cause_words lists {len(brk.cause_words)} word; list at least "
+                 f"{MIN_CAUSE_WORDS}, in English and Spanish, so a Spanish text that names the "
+                 "cause is caught too")
     if "secret_words" in brk.data and (not isinstance(brk.data["secret_words"], list) or any(
             not isinstance(w, str) or not w.strip() for w in brk.data["secret_words"])):
         p.append(f"{where}: secret_words must be a list of non-empty phrases")

@@ -28,6 +28,7 @@ from minimodel.lab.breaks.catalog import Break, term_pattern
 from minimodel.lab.i18n import LANGS
 from minimodel.lab.lessons import (LESSONS_DIR, Lesson, load_lessons, split_front_matter,
                                    with_output_notes)
+from minimodel.lab.pages import break_page, practice_section
 from minimodel.lab.patching import parse_patch
 
 # src/minimodel/lab/breaks/surface.py -> parents[4] is the repository root in a checkout.
@@ -107,8 +108,6 @@ def lesson_page(lesson: Lesson, lang: str, lessons_dir: Path = LESSONS_DIR,
     _, body = split_front_matter(path.read_text(encoding="utf-8"))
     text = with_output_notes(body, lang)
     if practice:
-        from minimodel.site.lab_pages import practice_section
-
         text = text.rstrip("\n") + "\n" + practice_section(lesson, lang)
     return text
 
@@ -202,8 +201,6 @@ def page_text(brk: Break, lang: str, rung: int = 0, lessons_dir: Path = LESSONS_
     """The break's site page as the site generates it, with only hints 1..``rung`` in its
     ladder (the page folds every hint; unfolding hint k is climbing to rung k).
     ``lesson_link=False`` leaves out the link to its lesson (whose title the lesson shows)."""
-    from minimodel.site.lab_pages import break_page
-
     lesson = next((lesson for lesson in load_lessons(lessons_dir) if brk.id in lesson.breaks),
                   None)
     return break_page(brk, lang, lesson if lesson_link else None, hints=rung)

@@ -24,6 +24,7 @@ from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
 from minimodel.lab.breaks.surface import surface_problems
 from minimodel.lab.patching import PatchError, apply_patch_to_texts, parse_patch
 from minimodel.lab.breaks.runner import ScriptRun, is_fixed, run_script
+from minimodel.lab.breaks.tamper import scan_file
 from minimodel.lab.breaks.workspace import (Workspace, WorkspaceError, installed_package_dir,
                                             start)
 from minimodel.lab.subprocess_runner import clean_env, run_child
@@ -81,6 +82,7 @@ def validate_break(brk: Break, package_dir: Path | None = None,
         return problems
     where = f"break {brk.id}"
     package_dir = (package_dir or installed_package_dir()).resolve()
+    problems += _fix_looks_like_tampering(brk, package_dir)
     with tempfile.TemporaryDirectory(prefix=f"minimodel-break-{brk.id}-") as tmp:
         try:
             ws = start(brk, Path(tmp) / "ws", lang="en", package_dir=package_dir)
@@ -128,6 +130,21 @@ def validate_break(brk: Break, package_dir: Path | None = None,
         except WorkspaceError as exc:
             return problems + [f"{where}: reset did not restore the start manifest ({exc})"]
         return problems + _patch_command_problems(ws, where, package_dir)
+
+
+def _fix_looks_like_tampering(brk: Break, package_dir: Path) -> list[str]:
+    """The real fix (the library's own text) must pass ``break check``'s tampering scan: a bug
+    patch that removes a name the scan watches (``sys``, ``exit``...) would make the learner's
+    correct fix be refused."""
+    try:
+        library = {fp.target(1): (package_dir.parent / fp.target(1)).read_text(encoding="utf-8")
+                   for fp in parse_patch(brk.patch_text)}
+        broken = apply_patch_to_texts(brk.patch_text, library)
+    except (OSError, PatchError):
+        return []          # reported below, when the bug patch is applied to a workspace
+    return [f"break {brk.id}: the fix restores {finding.name!r} in {rel}, which `break check` "
+            "refuses as tampering; plant the bug without removing that name"
+            for rel, text in broken.items() for finding in scan_file(rel, library[rel], text)]
 
 
 def _no_verdict(brk: Break, run: ScriptRun) -> str:

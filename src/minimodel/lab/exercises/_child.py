@@ -1,25 +1,30 @@
 """Child-side harness of the exercise judge: runs the learner's function on the cases.
 
-It runs inside the sandbox (``python -I -B _child.py config.json``, see ``sandbox.py``) and
-guards nothing itself: the boundary is the operating system's (namespaces, read-only mounts,
-limits), because Python code cannot fence in other Python code running in the same process.
-It does not import minimodel (the package is out of sight in the sandbox). What it does:
+It runs inside the sandbox (``python -I -B _child.py config.json``, see ``sandbox.py``). The
+security boundary is the operating system's (namespaces, read-only mounts, limits), because
+Python code cannot fence in other Python code running in the same process; what this process
+adds is the teaching rule at the call (a forbidden API reached under any name reports
+``forbidden``), not a fence. It does not import minimodel (the package is out of sight in the
+sandbox): its helpers ``_enforce.py`` and ``family.py`` are copied next to it. What it does:
 
-1. import NumPy (and torch, when the solution imports it and the exercise allows it), then
-   say ``ready``: the judge's clock starts there, so torch's import is not charged to the
-   solution;
+1. import NumPy (and torch, when the solution imports it and the exercise allows it), replace
+   the exercise's forbidden callables by stubs that report ``forbidden`` (``_enforce.py``),
+   then say ``ready``: the judge's clock starts there, so torch's import is not charged to
+   the solution;
 2. load the solution as a real module named ``solution`` (a UTF-8 BOM is fine; postponed
    annotations resolve against it), and call its function on each case's inputs;
 3. send each case's outputs back as plain arrays (the ``.npy`` format, uncompressed), which
    the judge checks against the shape and dtype it expects before it reads a byte of data.
 
-Everything goes to the judge through one inherited pipe, as frames: a 4-byte big-endian
-length, then ``J`` and a JSON event, or ``A`` and one ``.npy`` array. An output whose shape or
-dtype is not the one expected is sent as its header alone (the judge reports the mismatch
-from it); the judge refuses anything else (see ``sandbox._Channel``).
+Everything goes to the judge through one inherited pipe (a ``forbidden`` event too), as
+frames: a 4-byte big-endian length, then ``J`` and a JSON event, or ``A`` and one ``.npy``
+array. An output whose shape or dtype is not the one expected is sent as its header alone (the
+judge reports the mismatch from it); the judge refuses anything else (see
+``sandbox._Channel``).
 """
 
 import faulthandler
+import importlib.util
 import io
 import json
 import os
@@ -67,6 +72,15 @@ def load_solution(path, shown_as):
     return module
 
 
+def load_beside(name):
+    """A helper module copied next to this file (the package itself is out of sight)."""
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main():
     with open(sys.argv[1], encoding="utf-8") as fh:
         cfg = json.load(fh)
@@ -86,9 +100,14 @@ def main():
             import torch  # noqa: F811 - before the clock starts
         except ImportError:
             pass  # hidden in a NumPy-only exercise: the solution's own import says so
+    shown_as = cfg["shown_as"]
+    load = np.load  # the harness's own, before np.load (a forbidden API) is replaced
+    rule = cfg["runtime_rule"]
+    enforce = load_beside("_enforce")
+    enforce.enforce(rule["entries"], rule["refused"], enforce.reporter(shown_as, emit),
+                    load_beside("family"))
     emit(event="ready")
     faulthandler.dump_traceback_later(cfg["dump_after"], exit=False)
-    shown_as = cfg["shown_as"]
     try:
         module = load_solution(cfg["solution"], shown_as)
     except SyntaxError as exc:
@@ -115,7 +134,7 @@ def main():
         return
     emit(event="loaded", framework="torch" if use_torch else "numpy")
     for i, case in enumerate(cfg["cases"]):
-        with np.load(case["inputs"], allow_pickle=False) as data:
+        with load(case["inputs"], allow_pickle=False) as data:
             values = {**{k: data[k] for k in data.files}, **case["scalars"]}
         if use_torch:
             values = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v

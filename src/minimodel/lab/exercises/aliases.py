@@ -23,17 +23,15 @@ import functools
 import importlib.metadata
 import json
 import os
-import re
 import sys
 import types
 import warnings
 from pathlib import Path
 
 from minimodel._fileio import atomic_write_text
+from minimodel.lab.exercises.family import same_family, words  # noqa: F401 - re-exported
 
 LIBRARIES = ("numpy", "torch")
-NOISE_WORDS = {"native", "fused", "loss", "forward", "impl"}
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def cache_dir() -> Path:
@@ -132,22 +130,3 @@ def canonical(dotted: str, paths: dict[str, str]) -> str:
         else:
             return dotted
     return dotted
-
-
-def words(name: str) -> list[str]:
-    """The words of an identifier, lower case, without the noise words."""
-    found = [w.lower() for w in _WORD.findall(name)]
-    return [w for w in found if w not in NOISE_WORDS]
-
-
-def same_family(name: str, forbidden_name: str) -> bool:
-    """Is ``name`` (a last path component) the forbidden computation under another name: the
-    same words (``embedding``, ``CrossEntropyLoss`` ~ ``cross_entropy_loss``), or a private
-    name holding all of its words (``_native_multi_head_attention``)?"""
-    mine, theirs = words(name), words(forbidden_name)
-    if not theirs:
-        return False
-    if "".join(mine) == "".join(theirs):
-        return True
-    return name.startswith("_") and ("".join(theirs) in "".join(mine)
-                                     or set(theirs) <= set(mine))

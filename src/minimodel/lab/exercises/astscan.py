@@ -13,12 +13,17 @@ the same family is the same computation (``torch.embedding`` for
 that attribute or keyword on anything (``loss.backward()``, ``requires_grad=True``).
 ``numpy.testing`` is allowed inside ``if __name__ == "__main__":`` (a self-test).
 
-Imports of top-level modules outside the allowed list are reported too (``import os``).
+Imports of top-level modules outside the allowed list are reported too (``import os``): the
+libraries of the exercise and the standard library's modules for computing and diagnostics
+are allowed, modules that reach outside the function are not (``DEFAULT_ALLOWED_MODULES``).
 
-This is a teaching rule, exact and cheap: it stops a learner from calling by accident the very
-thing the exercise asks them to write. It does not see names built at run time
-(``getattr(torch, "o" + "ps")``); deliberate evasion on one's own machine is out of scope
-(``docs/judge.md`` says why). In a NumPy-only exercise the sandbox hides torch altogether.
+This is a teaching rule, exact and cheap, with a clear line number: it stops a learner from
+calling by accident the very thing the exercise asks them to write. Names built at run time
+(``getattr(F, "ge" + "lu")``, ``from torch.nn.functional import *``) are the run-time half's:
+the judged child replaces the forbidden callables before the solution runs
+(:func:`runtime_entries`, ``_enforce.py``). Deliberate evasion on one's own machine is out of
+scope (``docs/judge.md`` says why). In a NumPy-only exercise the sandbox hides torch
+altogether.
 """
 
 from __future__ import annotations
@@ -46,23 +51,50 @@ DEFAULT_FORBIDDEN = [
     "torch.nn.functional.group_norm", "torch.group_norm", "torch.native_group_norm",
     "torch.nn.GroupNorm", "torch.nn.functional.instance_norm", "torch.instance_norm",
     "torch.nn.functional.batch_norm", "torch.batch_norm", "torch.native_batch_norm",
-    # the ways around any fence: internals, operator registries, compilers, loaders
+    # an RMS norm of a centred input is a layer norm
+    "torch.nn.functional.rms_norm", "torch.rms_norm", "torch.nn.RMSNorm",
+]
+# The ways around any fence: internals, operator registries, Python re-implementations of
+# torch's ops, compilers, loaders. Not computations: the family rule does not apply to them at
+# run time (``_enforce.py`` replaces ``torch.load`` itself, not every private ``_load``).
+FENCE_FORBIDDEN = [
     "torch._C", "torch.ops", "torch._ops", "torch.library", "torch.overrides", "torch.utils",
     "torch.jit", "torch.fx", "torch.compile", "torch._dynamo", "torch.package", "torch.hub",
     "torch.load", "torch.multiprocessing", "torch.distributed", "torch._VF",
+    "torch._refs", "torch._prims", "torch._decomp",
     "numpy.load", "numpy.ctypeslib", "numpy.testing", "numpy.f2py", "numpy.distutils",
 ]
+DEFAULT_FORBIDDEN += FENCE_FORBIDDEN
 # Forbidden by rule where the statement says "without autograd".
 AUTOGRAD_FORBIDDEN = ["torch.autograd", "torch.func", ".backward", ".requires_grad",
                       ".requires_grad_"]
+# ... and replaced at run time (modules cannot be: torch itself uses them): the calls that
+# compute a gradient.
+AUTOGRAD_CALLABLES = ["torch.Tensor.backward", "torch.Tensor.requires_grad_",
+                      "torch.autograd.backward", "torch.autograd.grad",
+                      *(f"torch.autograd.functional.{f}" for f in ("jacobian", "hessian", "vjp",
+                                                                  "jvp", "hvp", "vhp")),
+                      *(f"torch.func.{f}" for f in ("grad", "grad_and_value", "vjp", "jvp",
+                                                     "jacrev", "jacfwd", "hessian",
+                                                     "linearize"))]
 # Allowed inside `if __name__ == "__main__":` (a learner's self-test), forbidden elsewhere.
 MAIN_ONLY = ("numpy.testing",)
-# What a solution may import (top-level names); the exercise may add to it.
+# What a solution may import (top-level names); the exercise may add to it. The rule: the
+# libraries of the exercise, and the standard library's modules for computing and for
+# diagnostics. Every other module is refused, by name: those that reach outside the function
+# (files: os, pathlib, io, shutil, glob, tempfile, linecache, traceback; processes and signals:
+# subprocess, multiprocessing, signal; the network: socket, urllib, http; other code by name or
+# the interpreter's internals: importlib, pkgutil, runpy, inspect, builtins, gc, ctypes, types,
+# pickle, marshal), which no exercise needs. It is a teaching rule: the sandbox is the fence.
 DEFAULT_ALLOWED_MODULES = [
-    "numpy", "math", "cmath", "torch", "functools", "itertools", "collections", "typing",
-    "sys", "operator",
-    "dataclasses", "enum", "abc", "copy", "heapq", "bisect", "numbers", "fractions",
-    "decimal", "statistics", "random", "re", "time", "threading", "warnings", "__future__",
+    "numpy", "torch", "__future__",
+    # numbers
+    "math", "cmath", "numbers", "fractions", "decimal", "statistics", "random",
+    # data structures and functional tools
+    "collections", "heapq", "bisect", "array", "itertools", "functools", "operator", "copy",
+    "contextlib", "dataclasses", "enum", "abc", "typing", "string", "textwrap", "re",
+    # diagnostics: messages to stderr, timing
+    "sys", "warnings", "logging", "pprint", "reprlib", "time", "threading",
 ]
 
 
@@ -207,6 +239,22 @@ def _is_getattr(node: ast.Call) -> bool:
     return (isinstance(node.func, ast.Name) and node.func.id == "getattr"
             and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
             and isinstance(node.args[1].value, str))
+
+
+def runtime_entries(forbidden: list[str], aliases: dict | None) -> list[dict]:
+    """The forbidden list as the judged child replaces it (``_enforce.py``): for every entry
+    with a library path, ``{"api", "paths", "family"}``: the paths the alias table knows for
+    the same object (the child resolves them by identity) and, for a function or a class, its
+    last name (the family rule; not for the fence entries, see ``FENCE_FORBIDDEN``).
+    Attribute rules (``.backward``) and whole packages stay static."""
+    rule = _Rule(forbidden, aliases)
+    by_canonical: dict[str, list[str]] = {}
+    for path, canon in rule.paths.items():
+        by_canonical.setdefault(canon, []).append(path)
+    return [{"api": bad, "paths": sorted({bad, canon, *by_canonical.get(canon, [])}),
+             "family": bad.split(".")[-1] if bad in rule.family and bad not in FENCE_FORBIDDEN
+             else None}
+            for bad, canon in rule.entries if "." in bad]
 
 
 def scan_source(source: str, forbidden: list[str],

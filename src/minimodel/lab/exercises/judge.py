@@ -28,8 +28,11 @@ get their own case status so the learner knows to look at reshapes and casts bef
 
 Order matters: the static scan, then the expected outputs, computed here from the reference's
 manifest-checked bytes (never a ``__pycache__``), all before the solution's process starts; the
-child only returns plain arrays. A hidden case's feedback names the statement's clauses it
-tests and the size of the error, never the expected numbers (the visible examples show them).
+child replaces the forbidden APIs by stubs before it imports the solution (a call reports
+``forbidden``: :func:`runtime_rule`) and only returns plain arrays. A copy of the lab's own
+solution, recognised by content (:mod:`.copies`), is practice. A hidden case's feedback names
+the statement's clauses it tests and the size of the error, never the expected numbers (the
+visible examples show them).
 A seed the learner chose replays the cases for debugging: the result says ``practice`` and
 the lab does not record it as a pass.
 """
@@ -37,7 +40,9 @@ the lab does not record it as a pass.
 from __future__ import annotations
 
 import copy
+import io
 import secrets
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
@@ -46,11 +51,13 @@ import numpy as np
 
 from minimodel.lab import integrity
 from minimodel.lab.exercises import aliases, blame, isolation
-from minimodel.lab.exercises.astscan import (AUTOGRAD_FORBIDDEN, DEFAULT_ALLOWED_MODULES,
-                                             DEFAULT_FORBIDDEN, scan_source)
+from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBIDDEN,
+                                             DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
+                                             runtime_entries, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
+from minimodel.lab.exercises.copies import is_lab_copy
 from minimodel.lab.exercises.registry import Exercise, get_exercise
-from minimodel.lab.exercises.sandbox import ChildRun, run_solution
+from minimodel.lab.exercises.sandbox import CHILD_FILES, ChildRun, run_solution
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
@@ -105,6 +112,19 @@ def forbidden_names(ex: Exercise) -> list[str]:
     return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden) + rule))
 
 
+def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
+    """What the child replaces by stubs before the solution runs (``_enforce.py``): every
+    forbidden function or class with the paths the alias ``table`` knows for it and its family
+    name, the autograd entry points of an exercise "without autograd", and the packages whose
+    import is refused (``minimodel``; ``torch`` in a NumPy-only exercise)."""
+    names = forbidden_names(ex)
+    entries = runtime_entries(names, table)
+    if ex.no_autograd:
+        entries += [{"api": name, "paths": [name], "family": None}
+                    for name in AUTOGRAD_CALLABLES]
+    return {"entries": entries, "refused": [n for n in names if "." not in n]}
+
+
 def numpy_only(ex: Exercise) -> bool:
     """An exercise that forbids torch itself: its child cannot import torch (full isolation)."""
     return "torch" in ex.forbidden
@@ -114,8 +134,8 @@ def exercise_files(ex: Exercise) -> list[Path]:
     """What a verdict on ``ex`` depends on: its definition, its reference, the child harness
     and the case generators (checked against the manifest before grading)."""
     here = Path(__file__).resolve().parent
-    return [ex.folder / "exercise.yaml", ex.reference_path, here / "_child.py",
-            here / "cases.py"]
+    return [ex.folder / "exercise.yaml", ex.reference_path, here / "cases.py",
+            *(here / name for name in CHILD_FILES)]
 
 
 def allowed_modules(ex: Exercise) -> list[str]:
@@ -284,6 +304,23 @@ def blame_of(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> list[dic
             for c in blame.blamed_clauses(ex.clauses, failures)]
 
 
+def forbidden_call(run: ChildRun) -> dict[str, Any] | None:
+    """``{"name", "line", "how": "call"}`` when the solution called a forbidden API at run
+    time (the child's ``forbidden`` event, checked: a string name and an integer line)."""
+    ev = next((ev for ev in run.events if ev.get("event") == "forbidden"), None)
+    if ev is None or not isinstance(ev.get("name"), str) or type(ev.get("line")) is not int:
+        return None
+    return {"name": ev["name"][:200], "line": ev["line"], "how": "call"}
+
+
+def runtime_message(forbidden: dict[str, Any], lang: str) -> str:
+    """The verdict line of a call the run-time rule stopped (a package import, or an API)."""
+    if "." not in forbidden["name"]:
+        return say("judge.forbidden_import_runtime", lang, name=forbidden["name"],
+                   line=forbidden["line"])
+    return say("judge.forbidden_runtime", lang, name=forbidden["name"], line=forbidden["line"])
+
+
 def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
                run: ChildRun, lang: str, timeout: float
                ) -> tuple[str, str, list[dict[str, Any]]]:
@@ -291,6 +328,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
     case_events = {ev.get("index"): ev for ev in run.events if ev.get("event") == "case"}
     load_error = next((ev for ev in run.events if ev.get("event") == "load_error"), None)
     finished = any(ev.get("event") == "done" for ev in run.events)
+    forbidden = forbidden_call(run)
     entries, statuses, stopped_at, named = [], [], None, set()
     for i, case in enumerate(cases):
         ev = case_events.get(i)
@@ -300,7 +338,9 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         if ev is None:
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
-            if i == stopped_at and run.timed_out and run.started:
+            if i == stopped_at and forbidden:
+                status, text = "forbidden", runtime_message(forbidden, lang)
+            elif i == stopped_at and run.timed_out and run.started:
                 status, text, where = "timeout", say("judge.timeout", lang, timeout=timeout), \
                     run.hung_at[:3]
             elif i == stopped_at and not finished and run.out_of_memory:
@@ -324,6 +364,8 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         return "error", say("judge.channel", lang, problem=run.channel_problem), entries
     if not run.started:
         return "error", say("judge.startup", lang, code=run.returncode), entries
+    if forbidden:  # a stub replaced a forbidden API; the process ended at the call
+        return "forbidden", runtime_message(forbidden, lang), entries
     if run.timed_out:
         hung = "; ".join(run.hung_at[:1])
         return "timeout", say("judge.timeout", lang, timeout=timeout) + (f" ({hung})" if hung else
@@ -360,19 +402,36 @@ def _inside_package(path: Path) -> bool:
 
 def read_solution(path: Path, ex: Exercise, lang: str,
                   learner_dir: str | Path | None = None) -> str:
-    """The learner's file as text (a UTF-8 BOM is dropped); clear errors for folders,
-    missing files and other encodings."""
+    """The learner's file as text, decoded as Python decodes it (:func:`python_text`); clear
+    errors for folders, missing files and bytes that are not text in the file's encoding."""
     if path.is_dir():
         raise IsADirectoryError(say("judge.file_is_folder", lang, path=path))
     if not path.is_file():
         start = Suggest(lang, learner_dir)("exercise", "start", ex.id, "--file", path)
         raise FileNotFoundError(say("judge.file_missing", lang, path=path, command=start))
+    data = path.read_bytes()
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return python_text(data)
     except UnicodeDecodeError as exc:  # a binary file, or text in another encoding
         byte = f"0x{exc.object[exc.start]:02x}" if exc.start < len(exc.object) else "?"
         raise ValueError(say("judge.file_not_utf8", lang, path=path, byte=byte,
-                             pos=exc.start)) from None
+                             pos=exc.start, encoding=exc.encoding)) from None
+    except SyntaxError as exc:  # a coding cookie naming no codec Python knows
+        raise ValueError(say("judge.file_bad_cookie", lang, path=path,
+                             problem=exc.msg)) from None
+
+
+def python_text(data: bytes) -> str:
+    """``data`` decoded the way Python decodes a source file: a UTF-8 BOM, else the PEP 263
+    coding cookie of the first two lines (``# -*- coding: latin-1 -*-``), else UTF-8. The
+    text keeps its cookie line: compiling text (not bytes) ignores it."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # no cookie and bytes that are not UTF-8: say which byte
+        if "invalid or missing encoding declaration" not in str(exc):
+            raise  # a cookie naming no codec, or a BOM with another cookie
+        encoding = "utf-8"
+    return data.decode(encoding).removeprefix("\ufeff")
 
 
 def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
@@ -403,10 +462,10 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         source = read_solution(Path(file), ex, lang, learner_dir)
     source = source.removeprefix("\ufeff")
     shown_as = str(file) if file is not None else "solution.py"
-    # A file of the package itself (a reference, a known-wrong solution) is judged (the lab's
-    # own validation does), never recorded: checking the reference is no work of the learner's.
-    in_package = file is not None and _inside_package(Path(file))
-    practice = seed is not None or in_package
+    # A copy of the lab's own solution (the reference or an alternative, recognised by its
+    # content wherever it lies) is judged (the lab's own validation does), never recorded.
+    lab_copy = is_lab_copy(ex, source)
+    practice = seed is not None or lab_copy
     seed = secrets.randbelow(1_000_000) if seed is None else int(seed)
     timeout = float(timeout if timeout is not None else ex.timeout)
     result: dict[str, Any] = {"exercise": ex.id, "passed": False, "status": "error",
@@ -417,32 +476,37 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
 
     # What names ARE (aliases.table): built from the libraries in this process, cached.
     libraries = aliases.LIBRARIES if "torch" in source else ("numpy",)
-    findings = scan_source(source, forbidden_names(ex), allowed_modules(ex),
-                           aliases.table(libraries))
+    table = aliases.table(libraries)
+    findings = scan_source(source, forbidden_names(ex), allowed_modules(ex), table)
     if findings:
         first = findings[0]
+        module = first.how in ("import", "dynamic import") and first.name == \
+            first.name.split(".")[0] and first.name not in allowed_modules(ex) \
+            and first.name not in forbidden_names(ex)
+        message = say("judge.module_refused", lang, name=first.name, line=first.line) \
+            if module else say("judge.forbidden_static", lang, name=first.name, line=first.line)
         result.update(status="forbidden", reason="forbidden",
-                      forbidden=[f.as_dict() for f in findings],
-                      message=say("judge.forbidden_static", lang, name=first.name,
-                                  line=first.line))
+                      forbidden=[f.as_dict() for f in findings], message=message)
         return result
 
     integrity.verify(exercise_files(ex))  # the reference and the harness are what was shipped
     cases = build_cases(ex, seed)
     expected = expected_outputs(ex, cases)  # before the solution's process exists
     run = run_solution(source, shown_as, ex.function, cases, [e.like for e in expected],
-                       timeout, progress=progress, memory_mb=ex.memory_mb, hide_torch=numpy_only(ex))
+                       timeout, progress=progress, memory_mb=ex.memory_mb,
+                       hide_torch=numpy_only(ex), runtime_rule=runtime_rule(ex, table))
     status, message, entries = _judge_run(ex, cases, expected, run, lang, timeout)
-    reason = next((e["status"] for e in entries if e["status"] not in ("passed", "not run")),
-                  None)
+    reason = "forbidden" if status == "forbidden" else next(
+        (e["status"] for e in entries if e["status"] not in ("passed", "not run")), None)
     if practice and status == "passed":
-        message += " (" + say("judge.package_file" if in_package else "judge.practice",
+        message += " (" + say("judge.lab_copy" if lab_copy else "judge.practice",
                               lang) + ")"
-    blamed = blame_of(ex, entries, lang) if status != "passed" else []
+    blamed = blame_of(ex, entries, lang) if status not in ("passed", "forbidden") else []
     if blamed:
         message += "; " + say("judge.look_first", lang, clause=blamed[0]["text"])
+    called = forbidden_call(run) if status == "forbidden" else None
     result.update(status=status, passed=status == "passed", message=message, cases=entries,
-                  blame=blamed,
+                  blame=blamed, forbidden=[called] if called else [],
                   reason=reason if status != "passed" else None, hung_at=run.hung_at,
                   duration_s=round(run.duration, 3), **run.isolation)
     if status in ("error", "timeout") and not any(e.get("where") for e in entries):

@@ -48,6 +48,7 @@ FSIZE_LIMIT = 256 * MIB  # caps files the solution writes (its prints: run_child
 STARTUP_LIMIT = 300.0    # seconds for the harness's own imports (torch), before the clock
 STREAM_BYTES = 256 * 1024  # the tail of the child's stdout and of its stderr that is kept
 HERE = Path(__file__).resolve().parent
+CHILD_FILES = ("_child.py", "_enforce.py", "family.py")  # the harness, copied into the scratch
 
 
 @dataclass
@@ -157,7 +158,8 @@ def remove_tree(path: Path) -> None:
 def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
                  wants: list[list[np.ndarray]], timeout: float,
                  progress: Callable[[int, int, float, float], None] | None = None,
-                 *, memory_mb: int = 2048, hide_torch: bool = False) -> ChildRun:
+                 *, memory_mb: int = 2048, hide_torch: bool = False,
+                 runtime_rule: dict[str, Any] | None = None) -> ChildRun:
     """Run ``function`` from ``source`` on every case in a fenced-in child process.
 
     Args:
@@ -171,6 +173,8 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
         progress: optional ``progress(cases_done, cases_total, elapsed_s, timeout_s)``.
         memory_mb: memory limit of the exercise (cgroup where available, else address space).
         hide_torch: a NumPy-only exercise: torch cannot be imported (full isolation only).
+        runtime_rule: ``{"entries": [...], "refused": [...]}``, the forbidden APIs the child
+            replaces by stubs before the solution runs (``_enforce.py``); none when None.
     """
     iso = isolation.probe()
     scratch = Path(tempfile.mkdtemp(prefix="minimodel-run-"))
@@ -185,7 +189,8 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
         reaper.seal(True)  # no /proc/<judge>/fd, mem or ptrace for the solution
     try:
         atomic_write_text(scratch / "solution.py", source)
-        atomic_write_bytes(scratch / "_child.py", (HERE / "_child.py").read_bytes())
+        for helper in CHILD_FILES:
+            atomic_write_bytes(scratch / helper, (HERE / helper).read_bytes())
         atomic_write_text(scratch / "torch_hidden.py", isolation.TORCH_HIDDEN)
         manifest = []
         for i, case in enumerate(cases):
@@ -200,6 +205,7 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
         config = {"solution": str(scratch / "solution.py"), "shown_as": shown_as,
                   "function": function, "channel_fd": channel.write_fd,
                   "preimport_torch": imports_torch(source), "cases": manifest,
+                  "runtime_rule": runtime_rule or {"entries": [], "refused": []},
                   "n_outputs": len(wants[0]) if wants else 1,
                   "dump_after": max(0.1, timeout - min(1.0, 0.25 * timeout))}
         atomic_write_json(scratch / "config.json", config)

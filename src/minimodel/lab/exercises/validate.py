@@ -3,8 +3,9 @@
 ``validate_all()`` runs the real subprocess judge on each exercise's reference (must pass),
 ``alternatives/*.py`` (must pass), the ``start`` stub (must end in "error", not crash the
 judge) and every known-wrong solution, file or diff (must fail with the status declared in
-``exercise.yaml``); and it checks every clause of every statement over many seeds
-(:mod:`minimodel.lab.exercises.clauses`).
+``exercise.yaml``); it checks every clause of every statement over many seeds
+(:mod:`minimodel.lab.exercises.clauses`) and runs each statement's public example against the
+reference (:mod:`minimodel.lab.exercises.statement_example`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from minimodel.lab.exercises.astscan import scan_source
 from minimodel.lab.exercises.clauses import clause_problems
 from minimodel.lab.exercises.judge import check_solution, forbidden_names
 from minimodel.lab.exercises.registry import OVERALL_STATUSES, Exercise, all_exercises
+from minimodel.lab.exercises.statement_example import example_problems
 from minimodel.lab.exercises.stubs import stub_text
 from minimodel.lab.items import text_problems
 from minimodel.lab.patching import PatchError
@@ -74,6 +76,37 @@ def _tasks(ex: Exercise) -> tuple[list[_Task], list[str]]:
     return tasks, problems
 
 
+def default_problems(ex: Exercise) -> list[str]:
+    """Every optional argument is left to its default in some hidden case, and a clause names
+    that case's kind (so a solution with a wrong default fails a named rule)."""
+    from minimodel.lab.exercises.judge import build_cases
+
+    if not ex.defaults:
+        return []
+    cases = build_cases(ex, 0, examples=0)
+    problems = []
+    for arg in ex.defaults:
+        omitted = {c.kind for c in cases if arg not in c.args}
+        if not omitted:
+            problems.append(f"{ex.id}: no hidden case leaves {arg!r} to its default; add a kind "
+                            f"with inputs: {{{arg}: {{omit: true}}}}")
+        elif not any(omitted & set(c["kinds"]) for c in ex.clauses):
+            problems.append(f"{ex.id}: no clause names a kind that leaves {arg!r} to its default "
+                            f"({', '.join(sorted(omitted))}); add it to the clause about the "
+                            "default")
+    return problems
+
+
+def _example_problems(ex: Exercise) -> list[str]:
+    """The statement's public example, run against the reference (a reference that does not
+    even load is reported here once; the judge's runs name it too)."""
+    try:
+        return example_problems(ex)
+    except Exception as exc:  # noqa: BLE001 - a broken reference must not hide the others
+        return [f"{ex.id}: the statement's example could not run against the reference "
+                f"({type(exc).__name__}: {exc})"]
+
+
 def _run(task: _Task, seed: int) -> str | None:
     """None when the judge's verdict is the expected one, else a description of the problem."""
     result = check_solution(task.ex, task.path if task.source is None else task.label,
@@ -113,6 +146,7 @@ def validate_all(ids: list[str] | None = None, seed: int = 1234, jobs: int = 2) 
     for ex in exercises:
         problems += _text_problems(ex)
         problems += clause_problems(ex)
+        problems += _example_problems(ex) + default_problems(ex)
         ex_tasks, ex_problems = _tasks(ex)
         tasks += ex_tasks
         problems += ex_problems

@@ -7,13 +7,15 @@ Each generated page says where it comes from; none of them is ever edited by han
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from minimodel.lab.breaks import Break, list_breaks, load_break
 from minimodel.lab.exercises import get_exercise, list_exercises
 from minimodel.lab.exercises.cases import make_cases
 from minimodel.lab.i18n import pick
-from minimodel.lab.lessons import Lesson
+from minimodel.lab.lessons import LESSONS_DIR, Lesson
+from minimodel.lab.next_links import next_markdown
 from minimodel.lab.quiz import load_all
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
@@ -36,8 +38,9 @@ def lesson_of(lessons: list[Lesson], kind: str, item: str) -> Lesson | None:
     return next((lesson for lesson in lessons if item in getattr(lesson, kind)), None)
 
 
-def practice_section(lesson: Lesson, lang: str) -> str:
-    """The links appended to a lesson: its quiz questions, breaks and exercises.
+def practice_section(lesson: Lesson, lang: str, lessons_dir: Path = LESSONS_DIR) -> str:
+    """The links appended to a lesson: its quiz questions, breaks and exercises, and last the
+    lesson that follows it in ``path.yaml`` (generated: lessons never write their "Next:").
 
     Every lesson ends with its own practice section ("Practice", "Your turn"), so the links
     join that section instead of opening a second one.
@@ -61,6 +64,8 @@ def practice_section(lesson: Lesson, lang: str) -> str:
                 f"[`{item}`](../lab/{kind}/{item}.md)" for item in items))
             lines.append("")
     lines += [say("site.notebook", lang, lesson=f"{lesson.number:02d}"), ""]
+    following = next_markdown(lesson, lang, lessons_dir)   # from path.yaml, never stale
+    lines += [following, ""] if following else []
     return "\n".join(lines)
 
 

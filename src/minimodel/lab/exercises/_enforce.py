@@ -1,0 +1,356 @@
+"""Run-time half of the forbidden-API rule, installed in the judged child before the solution
+is imported (see ``docs/judge.md``, "Forbidden APIs").
+
+The static scan judges names as they are written. A name can also be made while the file runs
+(``from torch.nn.functional import *``, ``F: object = torch.nn.functional``, a walrus, a
+default argument, ``vars(F)["gelu"]``, ``getattr(F, "ge" + "lu")``, ``importlib``), but every
+such spelling ends up calling one object. So the object is replaced where it lives, once,
+before any line of the solution runs:
+
+* every module namespace of the library (``torch.nn.functional``, ``torch``, ``torch._C._nn``,
+  ``torch._VF`` ...) and every attribute of ``torch.Tensor`` that holds a forbidden callable
+  (by identity: the forbidden list resolved here, in this process) or a callable of its family
+  (:mod:`family`: ``torch.embedding``, ``torch._C._nn.cross_entropy_loss``, private fused ops);
+* ``torch._C._VariableFunctions`` (a C object whose attributes cannot be set) by a stand-in
+  that answers the same except for the forbidden names;
+* the ``torch.ops.aten`` packets of the family (``torch.ops.aten.gelu``): the Python entries
+  to the ATen operators;
+* a forbidden class (``torch.nn.LayerNorm``) keeps its identity: its ``__init__`` and
+  ``forward`` are replaced in place, so every name of it and every subclass is covered;
+* a library module imported later (by the solution or lazily by torch) is covered as soon as
+  its import ends; importing a forbidden package (``minimodel``) is refused.
+
+Whatever name reaches it, a call lands on a stub that sends ``{"event": "forbidden", "name":
+API, "line": N}`` through the judge's pipe and ends the process at once (``os._exit``: no
+``except`` or ``finally`` of the solution runs). ATen kernels themselves are not intercepted:
+an allowed function that runs the same kernel inside torch's C++ (``F.nll_loss`` runs the
+kernel ``F.cross_entropy`` uses) must never be refused.
+
+It imports nothing of minimodel (the package is out of sight in the sandbox): ``family.py`` is
+copied next to it. Undoing the stubs on purpose (reloading a module from disk, ``ctypes``,
+``gc``) is out of scope, as for the static rule.
+"""
+
+import os
+import sys
+import types
+import warnings
+
+
+def resolve(path):
+    """The object ``path`` names among the loaded modules (nothing is imported), or None."""
+    parts = path.split(".")
+    for i in range(len(parts), 0, -1):
+        obj = sys.modules.get(".".join(parts[:i]))
+        if obj is not None:
+            break
+    else:
+        return None
+    for attr in parts[i:]:
+        try:  # a module's own names only: its __getattr__ may import (torch._dynamo)
+            obj = vars(obj).get(attr) if isinstance(obj, types.ModuleType) \
+                else getattr(obj, attr)
+        except Exception:  # noqa: BLE001 - a missing or raising attribute: not here
+            return None
+        if obj is None:
+            return None
+    return obj
+
+
+class Shadow:
+    """Stands in for an object whose attributes cannot be replaced (a C type such as
+    ``torch._C._VariableFunctions``): the same answers, except the forbidden names."""
+
+    def __init__(self, real, replaced):
+        object.__setattr__(self, "_real", real)
+        object.__setattr__(self, "_replaced", replaced)
+
+    def __getattr__(self, name):
+        replaced = object.__getattribute__(self, "_replaced")
+        if name in replaced:
+            return replaced[name]
+        return getattr(object.__getattribute__(self, "_real"), name)
+
+    def __dir__(self):
+        return dir(object.__getattribute__(self, "_real"))
+
+
+class ForbiddenOp:
+    """Stands in for a ``torch.ops.aten`` packet: calling it, or any of its overloads
+    (``.default``, ``.out``), reports."""
+
+    def __init__(self, stub):
+        self._stub = stub
+
+    def __call__(self, *args, **kwargs):
+        return self._stub()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self
+
+
+class Enforcer:
+    """Replaces the forbidden callables; ``report(api)`` is called by any of them (and must
+    not return)."""
+
+    def __init__(self, entries, refused, report, family):
+        self.entries = entries      # [{"api": name, "paths": [names], "family": last or None}]
+        self.refused = refused      # packages whose import is refused (minimodel)
+        self.report = report
+        self.same_family = family.same_family
+        self.words = family.words
+        self.tops = {e["api"].split(".")[0] for e in entries} - set(refused)
+        # (api, library, last name, its last word: a quick necessary test before the rule),
+        # for the entries that are functions or classes here (never for a whole module)
+        self.families = []
+        self.targets = {}  # id -> (original object, api): held, so ids stay unique
+        self.stubs = {}    # api -> stub
+        self.stub_ids = set()
+        self.patched = set()  # ids of classes patched in place
+        self.depth = 0     # nested library imports under way
+        self.replaced = {}  # "module.name" -> api: what was replaced (for the tests)
+        self.walked = set()  # modules already covered: a later import walks only new ones
+        self.torch_covered = False
+
+    # -- the stubs ---------------------------------------------------------------------------
+    def stub(self, api):
+        if api not in self.stubs:
+            report = self.report
+
+            def forbidden(*args, **kwargs):
+                report(api)
+
+            forbidden.__name__ = forbidden.__qualname__ = api.rsplit(".", 1)[-1]
+            forbidden.__doc__ = f"{api} is forbidden in this exercise"
+            self.stubs[api] = forbidden
+            self.stub_ids.add(id(forbidden))
+        return self.stubs[api]
+
+    def patch_class(self, cls, api):
+        """A forbidden class keeps its identity: constructing it or running it reports.
+        False for a class that cannot be changed (a C type): its names are replaced."""
+        if id(cls) in self.patched:
+            return True
+        self.targets.setdefault(id(cls), (cls, api))
+        stub = self.stub(api)
+        for attr in ("__init__", "forward"):
+            if attr == "__init__" or hasattr(cls, attr):
+                try:
+                    setattr(cls, attr, stub)
+                except (AttributeError, TypeError):
+                    return False
+        self.patched.add(id(cls))
+        return True
+
+    # -- what is forbidden -------------------------------------------------------------------
+    def family_of(self, name, obj, top):
+        """The api whose family ``name`` belongs to, for a callable of library ``top``."""
+        lower = name.lower().replace("_", "")
+        for api, fam_top, last, word in self.families:
+            if fam_top == top and word in lower and self.same_family(name, last):
+                return api
+        return None
+
+    def verdict(self, name, obj, top):
+        hit = self.targets.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        if name.startswith("__") or id(obj) in self.stub_ids \
+                or isinstance(obj, types.ModuleType):
+            return None
+        try:
+            if not callable(obj):
+                return None
+            owner = getattr(obj, "__module__", None) or top
+        except Exception:  # noqa: BLE001 - an object that refuses to be looked at
+            return None
+        if not isinstance(owner, str) or owner.split(".")[0] != top:
+            return None  # re.compile imported into a torch module is not torch.compile
+        return self.family_of(name, obj, top)
+
+    def cover(self, holder, items, top):
+        """Replace the forbidden callables among ``items`` (name, object) of ``holder``."""
+        where = getattr(holder, "__name__", "?")
+        for name, obj in items:
+            api = self.verdict(name, obj, top)
+            if api is None:
+                continue
+            self.targets.setdefault(id(obj), (obj, api))
+            if not (isinstance(obj, type) and self.patch_class(obj, api)):
+                try:
+                    setattr(holder, name, self.stub(api))
+                except (AttributeError, TypeError):
+                    continue
+            self.replaced[f"{where}.{name}"] = api
+
+    # -- where -------------------------------------------------------------------------------
+    def install(self):
+        """Resolve the forbidden list here and replace it everywhere it is held; after a
+        library import, in the modules it brought."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # deprecated attributes warn when looked at
+            self._install()
+
+    def _install(self):
+        families = {}
+        for entry in self.entries:
+            for path in entry["paths"]:
+                obj = resolve(path)
+                if obj is None or isinstance(obj, types.ModuleType):
+                    continue
+                if id(obj) not in self.stub_ids:
+                    self.targets.setdefault(id(obj), (obj, entry["api"]))
+                last = entry.get("family")
+                if last and self.words(last):
+                    families[entry["api"]] = (entry["api"], entry["api"].split(".")[0], last,
+                                              self.words(last)[-1])
+        self.families = list(families.values())
+        for name, module in list(sys.modules.items()):
+            top = name.split(".")[0]
+            if top in self.tops and name not in self.walked \
+                    and isinstance(module, types.ModuleType):
+                self.walked.add(name)
+                try:
+                    items = list(vars(module).items())
+                except TypeError:
+                    continue
+                self.cover(module, items, top)
+        torch = sys.modules.get("torch")
+        if "torch" in self.tops and not self.torch_covered and torch is not None \
+                and hasattr(torch, "Tensor"):
+            self.torch_covered = True
+            self.cover_torch(torch)
+
+    def cover_torch(self, torch):
+        tensor = torch.Tensor
+        self.cover(tensor, [(n, getattr(tensor, n, None)) for n in dir(tensor)], "torch")
+        functions = getattr(torch._C, "_VariableFunctions", None)
+        if functions is not None and not isinstance(functions, Shadow):
+            replaced = {}
+            for name in dir(functions):
+                obj = getattr(functions, name, None)
+                api = self.verdict(name, obj, "torch")
+                if api is not None:
+                    self.targets.setdefault(id(obj), (obj, api))
+                    replaced[name] = self.stub(api)
+            self.replaced.update({f"torch._C._VariableFunctions.{n}": self.targets.get(
+                id(getattr(functions, n)), (None, "?"))[1] for n in replaced})
+            shadow = Shadow(functions, replaced)
+            torch._C._VariableFunctions = shadow
+            torch._C._VariableFunctionsClass = shadow
+            vf = sys.modules.get("torch._VF")
+            if vf is not None:
+                vf.vf = shadow  # torch._VF forwards every other name to it
+                for name, stub in replaced.items():
+                    setattr(vf, name, stub)
+        aten = getattr(getattr(torch, "ops", None), "aten", None)
+        names = getattr(torch._C, "_dispatch_get_all_op_names", lambda: [])()
+        packets = {}  # op name -> its ForbiddenOp, for every namespace object named "aten"
+        for op in {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}:
+            api = self.family_of(op, None, "torch")
+            if api is not None and aten is not None:
+                packet = ForbiddenOp(self.stub(api))
+                self.stub_ids.add(id(packet))
+                setattr(aten, op, packet)
+                packets[op] = packet
+                self.replaced[f"torch.ops.aten.{op}"] = api
+        self.cover_op_lookup(torch, packets)
+
+    def cover_op_lookup(self, torch, packets):
+        """A second ``_OpNamespace("aten")`` object, or torch's packet lookup called by name,
+        would build the real packet afresh: both answer with the stub for a forbidden op."""
+        ops = getattr(torch, "_ops", None)
+        namespace = getattr(ops, "_OpNamespace", None)
+        if namespace is not None and packets:
+            real_getattr = namespace.__getattr__
+
+            def getattr_of_namespace(ns, op_name, _real=real_getattr):
+                if vars(ns).get("name") == "aten" and op_name in packets:
+                    return packets[op_name]
+                return _real(ns, op_name)
+
+            namespace.__getattr__ = getattr_of_namespace
+        real_packet = getattr(ops, "_get_packet", None)
+        if real_packet is not None and packets:
+
+            def get_packet(qualified_name, *args, _real=real_packet, **kwargs):
+                space, _, op = str(qualified_name).partition("::")
+                if space == "aten" and op.split(".")[0] in packets:
+                    packets[op.split(".")[0]]()     # reports the forbidden op and stops
+                return _real(qualified_name, *args, **kwargs)
+
+            ops._get_packet = get_packet
+
+    # -- imports after the install -----------------------------------------------------------
+    def find_spec(self, name, path=None, target=None):
+        """``sys.meta_path`` finder: a refused package reports; a library module is loaded by
+        the usual finders, through a loader that covers it when its import ends."""
+        top = name.split(".")[0]
+        if top in self.refused:
+            self.report(top)
+        if top not in self.tops:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = CoveringLoader(spec.loader, self)
+        return spec
+
+
+class CoveringLoader:
+    """A library module's own loader; when the outermost library import ends, the enforcer
+    covers whatever it brought."""
+
+    def __init__(self, loader, enforcer):
+        self.loader, self.enforcer = loader, enforcer
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.enforcer.depth += 1
+        try:
+            self.loader.exec_module(module)
+        finally:
+            self.enforcer.depth -= 1
+        if self.enforcer.depth == 0:
+            self.enforcer.install()
+
+
+def enforce(entries, refused, report, family):
+    """Install the stubs now and for every later import (``family``: the module
+    ``family.py``); returns the :class:`Enforcer`."""
+    enforcer = Enforcer(entries, refused, report, family)
+    enforcer.install()
+    sys.meta_path.insert(0, enforcer)
+    return enforcer
+
+
+def learner_line(shown_as, getframe=sys._getframe):
+    """The line of the solution's file that is running now (innermost), or 0."""
+    frame = getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == shown_as:
+            return frame.f_lineno
+        frame = frame.f_back
+    return 0
+
+
+def reporter(shown_as, emit, exit_now=os._exit):
+    """``report(api)``: say ``forbidden`` through the pipe and end the process at once."""
+    def report(api):
+        emit(event="forbidden", name=api, line=learner_line(shown_as))
+        exit_now(0)
+    return report

@@ -1,0 +1,536 @@
+"""A forbidden API is refused whatever name reaches it, and honest code is never refused.
+
+The static scan reads names as written; the judged child replaces the forbidden callables
+before the solution runs (``_enforce.py``), so every spelling that ends up calling one reports
+``forbidden`` with the API and the solution's line. Each class of spelling is tried against
+two exercises with forbidden APIs (mlm-forward-pass: GELU, LayerNorm; cross-entropy: NLL and
+cross-entropy), with spellings of our own. Honest variants pass: a coding cookie, a BOM, the
+standard library's diagnostics, float64 inside, an allowed torch function that runs the same
+kernel as a forbidden one, the reference's algorithm typed in another style; a copy of the
+lab's own solution, verbatim or reformatted, is practice.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from minimodel.lab.exercises import _enforce as _enforce_module
+from minimodel.lab.exercises import check_solution, get_exercise
+from minimodel.lab.exercises import family as family_rule
+from minimodel.lab.exercises.judge import python_text
+from minimodel.lab.progress import Progress
+from own_work import retyped
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch not installed")
+
+# exercise -> (signature, the arguments of the forbidden call, the API, its name, its C
+# binding's name: nll_loss_nd is the same computation by the family rule)
+EXERCISES = {
+    "mlm-forward-pass": (
+        "mlm_forward(input_ids, mask_indicator, w_emb, pos_embed, blocks_weights, w_head, "
+        "num_heads)", "w_emb", "torch.nn.functional.gelu", "gelu", "gelu"),
+    "cross-entropy": (
+        "cross_entropy(logits, targets, ignore_index=-100)",
+        "torch.log_softmax(logits.reshape(-1, logits.shape[-1]), -1), targets.reshape(-1)",
+        "torch.nn.functional.nll_loss", "nll_loss", "nll_loss_nd"),
+}
+
+# Each class of spelling: module-level lines defining ``act`` (which calls the forbidden API
+# with its arguments). ``# CALL`` marks the line the verdict must name ({name}: the API's last
+# name; {twin}: its C binding's name); a template with no mark in it is called from the
+# function's body, whose line is then the one named.
+SPELLINGS = {
+    "star import": """
+        from torch.nn.functional import *
+
+        def act(*a):
+            return {name}(*a)  # CALL
+        """,
+    "annotated assignment": """
+        nnf: "module" = torch.nn.functional
+
+        def act(*a):
+            return nnf.{name}(*a)  # CALL
+        """,
+    "tuple assignment": """
+        depth, nnf = 2, torch.nn.functional
+
+        def act(*a):
+            return nnf.{name}(*a)  # CALL
+        """,
+    "walrus": """
+        def act(*a):
+            if (nnf := torch.nn.functional) is not None:
+                return nnf.{name}(*a)  # CALL
+        """,
+    "for target": """
+        def act(*a):
+            for nnf in (torch.nn.functional,):
+                return nnf.{name}(*a)  # CALL
+        """,
+    "default argument": """
+        def act(*a, lib=torch.nn.functional):
+            return lib.{name}(*a)  # CALL
+        """,
+    "attribute of own object": """
+        class Block:
+            def __init__(self):
+                self.ops = torch.nn.functional
+
+            def __call__(self, *a):
+                return self.ops.{name}(*a)  # CALL
+
+        act = Block()
+        """,
+    "__import__ with fromlist": """
+        nnf = __import__("torch.nn.functional", fromlist=["{name}"])
+
+        def act(*a):
+            return nnf.{name}(*a)  # CALL
+        """,
+    "importlib reached through sys": """
+        import sys
+
+        def act(*a):
+            lib = sys.modules["importlib"].import_module("torch.nn.functional")
+            return lib.{name}(*a)  # CALL
+        """,
+    "sys.modules": """
+        import sys
+
+        def act(*a):
+            return sys.modules["torch.nn.functional"].{name}(*a)  # CALL
+        """,
+    "vars()": """
+        def act(*a):
+            return vars(torch.nn.functional)["{name}"](*a)  # CALL
+        """,
+    "getattr with a built string": """
+        def act(*a):
+            return getattr(torch.nn.functional, "".join(reversed("{reversed}")))(*a)  # CALL
+        """,
+    "function returned from a helper": """
+        def library():
+            return torch.nn.functional
+
+        def act(*a):
+            return library().{name}(*a)  # CALL
+        """,
+    "lambda wrapper": """
+        act = (lambda lib: lambda *a: getattr(lib, "{name}")(*a))(torch.nn.functional)  # CALL
+        """,
+    "functools.partial": """
+        import functools
+
+        act = functools.partial(vars(torch.nn.functional)["{name}"])
+        """,
+    "C binding through vars(torch)": """
+        def act(*a):
+            return vars(torch)["_C"]._nn.{twin}(*a)  # CALL
+        """,
+    "ATen packet through sys.modules": """
+        import sys
+
+        def act(*a):
+            return sys.modules["torch"].ops.aten.{name}(*a)  # CALL
+        """,
+    "ATen overload through sys.modules": """
+        import sys
+
+        def act(*a):
+            return sys.modules["torch"].ops.aten.{name}.default(*a)  # CALL
+        """,
+    "a fresh ATen namespace object": """
+        def act(*a):
+            fresh = type(getattr(torch, "o" + "ps").aten)("aten")
+            return getattr(fresh, "{name}")(*a)  # CALL
+        """,
+    "torch's packet lookup by name": """
+        def act(*a):
+            lookup = getattr(getattr(torch, "_o" + "ps"), "_get_packet")
+            op, _ = lookup("aten::{name}", "torch._ops.aten")  # CALL
+            return op(*a)
+        """,
+    "exec of a string": """
+        def act(*a):
+            scope = {{"lib": torch.nn.functional}}
+            exec("g = lib.{name}", scope)
+            return scope["g"](*a)  # CALL
+        """,
+    "torch imported under a built name": """
+        def act(*a):
+            lib = __import__("to" + "rch", fromlist=["nn"]).nn.functional
+            return lib.{name}(*a)  # CALL
+        """,
+}
+
+
+def solution(exercise: str, spelling: str) -> tuple[str, int]:
+    """The solution's text and the line the verdict must name."""
+    signature, args, _, name, twin = EXERCISES[exercise]
+    header = "import torch\n\nFRAMEWORK = 'torch'\n"
+    if spelling == "torch imported under a built name":  # NumPy inputs: torch is not named
+        header, args = "", signature.split("(")[1].split(",")[0]
+    body = textwrap.dedent(SPELLINGS[spelling]).format(name=name, twin=twin,
+                                                       reversed=name[::-1])
+    call = "    return act(" + args + ")"
+    if "# CALL" not in body:
+        call += "  # CALL"
+    source = f"{header}\n{body}\n\ndef {signature}:\n{call}\n"
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "# CALL" in text)
+    return source, line
+
+
+def verdict(exercise: str, source: str, tmp_path, name: str = "solution.py") -> dict:
+    path = tmp_path / name
+    path.write_text(source, encoding="utf-8")
+    return check_solution(exercise, path, seed=3)
+
+
+@needs_torch
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+@pytest.mark.parametrize("exercise", list(EXERCISES))
+def test_a_forbidden_api_is_refused_whatever_name_reaches_it(exercise, spelling, tmp_path):
+    source, line = solution(exercise, spelling)
+    result = verdict(exercise, source, tmp_path)
+    api = EXERCISES[exercise][2]
+    assert result["status"] == "forbidden", (source, json.dumps(result)[:1500])
+    assert result["passed"] is False and result["reason"] == "forbidden"
+    # none of these spellings is read by the static scan: the stub at the call refuses it,
+    # naming the API and the line of the call
+    assert result["forbidden"] == [{"name": api, "line": line, "how": "call"}], (source, result)
+    assert f"(line {line})" in result["message"]
+
+
+@needs_torch
+@pytest.mark.parametrize("spelling", ["star import", "getattr with a built string",
+                                      "vars()", "functools.partial"])
+def test_these_spellings_are_refused_at_the_call_and_the_verdict_names_the_api(spelling,
+                                                                               tmp_path):
+    """The spellings no static reading follows reach the stubs: the verdict comes from the
+    child, names the API and the line, in English and in Spanish."""
+    source, line = solution("mlm-forward-pass", spelling)
+    path = tmp_path / "mlm.py"
+    path.write_text(source, encoding="utf-8")
+    for lang, words in (("en", "called torch.nn.functional.gelu"),
+                        ("es", "llamó a torch.nn.functional.gelu")):
+        result = check_solution("mlm-forward-pass", path, seed=5, lang=lang)
+        assert result["forbidden"] == [{"name": "torch.nn.functional.gelu", "line": line,
+                                        "how": "call"}], result["forbidden"]
+        assert words in result["message"] and str(line) in result["message"]
+        stopped = [c for c in result["cases"] if c["status"] == "forbidden"]
+        assert len(stopped) == 1 and all(c["status"] in ("forbidden", "not run")
+                                         for c in result["cases"])
+
+
+@needs_torch
+@pytest.mark.parametrize("exercise, source, api", [
+    # a class keeps its identity: built through any name, or subclassed, it reports
+    ("mlm-forward-pass", "import torch\nFRAMEWORK = 'torch'\n\ndef mlm_forward(*args):\n"
+     "    norm = vars(torch.nn)['Layer' + 'Norm'](4)  # CALL\n    return norm(args[2])\n",
+     "torch.nn.LayerNorm"),
+    ("mlm-forward-pass", "import torch\nFRAMEWORK = 'torch'\n\n"
+     "class Mine(getattr(torch.nn, 'Layer' + 'Norm')):\n    pass\n\n"
+     "def mlm_forward(*args):\n    return Mine(4)(args[2])  # CALL\n", "torch.nn.LayerNorm"),
+    ("cross-entropy", "import torch\nFRAMEWORK = 'torch'\nLOSS = vars(torch.nn)\n\n"
+     "def cross_entropy(logits, targets, ignore_index=-100):\n"
+     "    crit = LOSS['CrossEntropyLoss'](ignore_index=ignore_index)  # CALL\n"
+     "    return crit(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\n",
+     "torch.nn.CrossEntropyLoss"),
+    # an allowed name that computes the forbidden thing inside torch's Python reaches it too
+    ("cbow-step", "import sys\nimport torch\nFRAMEWORK = 'torch'\n\n"
+     "def cbow_step(c, t, w_in, w_out):\n    h = w_in[c].mean(dim=1)\n"
+     "    f = sys.modules['torch.nn.functional']\n"
+     "    loss = f.linear_cross_entropy(h, w_out, t)  # CALL\n    return loss, w_in\n",
+     "torch.nn.functional.cross_entropy"),
+    # a normalisation in disguise: an RMS norm of a centred input is a layer norm
+    ("mlm-forward-pass", "import torch\nFRAMEWORK = 'torch'\n\ndef mlm_forward(*args):\n"
+     "    x = args[2] - args[2].mean(-1, keepdim=True)\n"
+     "    return vars(torch.nn.functional)['rms' + '_norm'](x, x.shape[-1:])  # CALL\n",
+     "torch.nn.functional.rms_norm"),
+    # a whole exercise "without autograd": the gradient calls, whatever their name
+    ("cbow-step", "import torch\nFRAMEWORK = 'torch'\n\ndef cbow_step(c, t, w_in, w_out):\n"
+     "    w = w_in.clone()\n    loss = (w * w).sum()\n"
+     "    g = vars(torch)['autograd'].grad(loss, [w])  # CALL\n    return loss, g[0]\n",
+     "torch.autograd.grad"),
+    # a NumPy-only exercise: torch under a built name is refused, not merely hidden
+    ("layer-norm", "import numpy as np\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):"
+     "\n    torch = __import__('tor' + 'ch')  # CALL\n    return x\n", "torch"),
+])
+def test_classes_gradients_and_hidden_libraries_are_refused_at_the_call(exercise, source,
+                                                                        api, tmp_path):
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "# CALL" in text)
+    result = verdict(exercise, source, tmp_path)
+    assert result["status"] == "forbidden", json.dumps(result)[:1500]
+    assert result["forbidden"] == [{"name": api, "line": line, "how": "call"}]
+
+
+ENFORCE_PROBE = """
+import importlib.util, json, sys
+here = sys.argv[1]
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, f"{here}/{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+import numpy, torch
+rule = json.loads(sys.argv[2])
+calls = []
+enforcer = load("_enforce").enforce(rule["entries"], rule["refused"], calls.append,
+                                    load("family"))
+x = torch.randn(3, 4)
+honest = [torch.nn.functional.relu(x), torch.log_softmax(x, -1), x.norm(), 1 - x,
+          torch.nn.functional.nll_loss(torch.log_softmax(x, -1), torch.tensor([0, 1, 2]))]
+for reach in (lambda: torch.nn.functional.gelu(x), lambda: torch._VF.layer_norm(x, (4,)),
+              lambda: torch._C._VariableFunctions.layer_norm(x, (4,)),
+              lambda: torch.ops.aten.gelu.default(x), lambda: vars(torch.nn)["GELU"](),
+              lambda: torch._C._nn.scaled_dot_product_attention(x, x, x)):
+    reach()
+print(json.dumps({"replaced": enforcer.replaced, "calls": calls}))
+"""
+
+
+@needs_torch
+def test_the_stubs_cover_every_namespace_and_leave_honest_calls_alone():
+    """In a process of its own: what the child's rule replaces for mlm-forward-pass, and that
+    torch's allowed functions (relu, log_softmax, norm, 1 - x, nll_loss) run untouched."""
+    from minimodel.lab.exercises import aliases
+    from minimodel.lab.exercises.judge import runtime_rule
+
+    here = Path(_enforce_module.__file__).parent
+    rule = runtime_rule(get_exercise("mlm-forward-pass"), aliases.table())
+    done = subprocess.run([sys.executable, "-c", ENFORCE_PROBE, str(here), json.dumps(rule)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    replaced = out["replaced"]
+    for path in ("torch.nn.functional.gelu", "torch._C._nn.gelu", "torch.ops.aten.gelu",
+                 "torch.nn.functional.layer_norm", "torch.layer_norm",
+                 "torch._C._VariableFunctions.layer_norm", "torch.nn.modules.activation.GELU", "torch.nn.LayerNorm",
+                 "torch._native_multi_head_attention", "torch.ops.aten.native_layer_norm"):
+        assert path in replaced, path
+    assert replaced["torch._C._nn.gelu"] == "torch.nn.functional.gelu"
+    for honest in ("torch.nn.functional.relu", "torch.nn.functional.log_softmax",
+                   "torch.nn.functional.nll_loss", "torch.overrides._get_overloaded_args",
+                   "torch.functional.norm", "Tensor.norm", "torch.load"):
+        assert honest not in replaced or honest == "torch.load", honest
+    # the honest calls ran; each forbidden spelling reported once, by its API
+    assert out["calls"] == ["torch.nn.functional.gelu", "torch.layer_norm", "torch.layer_norm",
+                            "torch.nn.functional.gelu", "torch.nn.GELU",
+                            "torch.nn.functional.scaled_dot_product_attention"]
+
+
+def test_the_family_rule_sees_dimension_suffixes_and_nd_variants():
+    for name, api in (("nll_loss_nd", "nll_loss"), ("nll_loss2d", "nll_loss"),
+                      ("BatchNorm1d", "batch_norm"), ("InstanceNorm3d", "instance_norm")):
+        assert family_rule.same_family(name, api), name
+    assert not family_rule.same_family("embedding_bag", "embedding")
+    assert not family_rule.same_family("relu", "gelu")
+
+
+# --- honest code is never refused --------------------------------------------------------
+
+CE_OWN = '''"""Mi entropía cruzada, escrita a mi manera."""
+import logging
+import math
+import warnings
+from dataclasses import dataclass
+from functools import reduce
+from typing import Optional
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Kept:
+    rows: np.ndarray
+    cols: np.ndarray
+
+
+def _kept(logits, targets, ignore_index) -> Kept:
+    width = logits.shape[-1]
+    flat = logits.reshape(reduce(lambda a, b: a * b, logits.shape[:-1], 1), width)
+    target = targets.reshape(-1)
+    mask = target != ignore_index
+    return Kept(flat[mask].astype(np.float64), target[mask])  # float64 inside
+
+
+def cross_entropy(logits, targets, ignore_index: Optional[int] = -100):
+    kept = _kept(logits, targets, ignore_index)
+    if kept.cols.size == 0:
+        warnings.warn("nothing kept")
+    shift = kept.rows.max(axis=1, keepdims=True)
+    total = 0.0
+    for row, top, col in zip(kept.rows, shift[:, 0], kept.cols):  # café: a comment
+        total += top + math.log(np.exp(row - top).sum()) - row[col]
+    log.debug("kept %d positions", kept.cols.size)
+    return np.asarray(total / max(kept.cols.size, 1), dtype=logits.dtype)
+'''
+
+CBOW_TORCH = '''import torch
+import torch.nn.functional as F
+
+FRAMEWORK = "torch"
+
+
+def cbow_step(context_ids, target_ids, w_in, w_out):
+    batch, width = context_ids.shape
+    hidden = w_in[context_ids].mean(dim=1)                    # (B, d)
+    logp = F.log_softmax(hidden @ w_out.T, dim=-1)             # (B, V)
+    loss = F.nll_loss(logp, target_ids)                        # the kernel cross_entropy runs
+    dlogits = logp.exp()
+    dlogits[torch.arange(batch), target_ids] -= 1.0
+    dh = (dlogits / batch) @ w_out                             # (B, d)
+    grad = torch.zeros_like(w_in)
+    grad.index_add_(0, context_ids.reshape(-1), (dh / width).repeat_interleave(width, 0))
+    return loss, grad
+'''
+
+CE_TORCH = '''import torch
+
+FRAMEWORK = "torch"
+
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    flat = logits.reshape(-1, logits.shape[-1])
+    target = targets.reshape(-1)
+    keep = target != ignore_index
+    logp = torch.log_softmax(flat[keep], dim=-1)
+    return -logp.gather(1, target[keep].unsqueeze(1)).mean()
+'''
+
+
+@pytest.mark.parametrize("name, exercise, data", [
+    ("latin-1 cookie", "cross-entropy",
+     ("# -*- coding: latin-1 -*-\n" + CE_OWN).encode("latin-1")),
+    ("cp1252 cookie on line 2", "cross-entropy",
+     ("#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\n" + CE_OWN).encode("cp1252")),
+    ("UTF-8 BOM", "cross-entropy", b"\xef\xbb\xbf" + CE_OWN.encode("utf-8")),
+    ("torch: an allowed function running the forbidden one's kernel", "cbow-step",
+     CBOW_TORCH.encode()),
+    ("torch: log_softmax and gather", "cross-entropy", CE_TORCH.encode()),
+])
+def test_honest_code_passes_and_counts(name, exercise, data, tmp_path, monkeypatch):
+    if "torch" in name and not HAS_TORCH:
+        pytest.skip("torch not installed")
+    monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(tmp_path / "learner"))
+    path = tmp_path / "mine.py"
+    path.write_bytes(data)
+    result = check_solution(exercise, path)
+    assert result["status"] == "passed", (name, json.dumps(result)[:2000])
+    assert result["practice"] is False
+
+
+def test_a_file_is_decoded_as_python_decodes_it():
+    text = "# -*- coding: latin-1 -*-\nname = 'café'\n"
+    assert python_text(text.encode("latin-1")) == text
+    assert python_text(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
+    assert python_text("x = 'é'\n".encode()) == "x = 'é'\n"
+    with pytest.raises(UnicodeDecodeError):
+        python_text("x = 'é'\n".encode("latin-1"))  # no cookie: UTF-8, as Python reads it
+    with pytest.raises(SyntaxError):
+        python_text(b"# coding: no-such-codec\nx = 1\n")
+
+
+@pytest.mark.parametrize("data, words", [
+    ("x = 'é'\n".encode("latin-1"), "byte 0xe9 at position 5 is not utf-8"),
+    (b"# coding: no-such-codec\nx = 1\n", "unknown encoding: no-such-codec"),
+])
+def test_a_file_python_cannot_read_gets_one_clear_line(data, words, tmp_path, capsys):
+    from minimodel.cli import main
+
+    path = tmp_path / "bad.py"
+    path.write_bytes(data)
+    assert main(["exercise", "check", "gelu-tanh", "--file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("module", ["os", "pathlib", "importlib", "inspect", "subprocess",
+                                    "pickle", "ctypes"])
+def test_modules_that_reach_outside_the_function_are_refused_with_the_reason(module):
+    source = f"import {module}\nimport numpy as np\n\n\ndef gelu(x):\n    return x\n"
+    result = check_solution("gelu-tanh", source=source, seed=1)
+    assert result["status"] == "forbidden" and result["forbidden"][0]["name"] == module
+    assert "reach files, processes, the network or other code" in result["message"]
+    es = check_solution("gelu-tanh", source=source, seed=1, lang="es")
+    assert "archivos, procesos, la red u otro código" in es["message"]
+
+
+# --- a copy of the lab's solution is practice, by content -------------------------------
+
+def _reformatted(source: str) -> str:
+    """The same program, reformatted: no docstrings or comments, other quotes and spacing,
+    a self-test at the end."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and len(body) > 1:
+            del body[0]
+    text = ast.unparse(tree).replace("    ", "\t")
+    return "# my file\n" + text + "\n\nif __name__ == '__main__':\n\tprint('self-test')\n"
+
+
+@pytest.mark.parametrize("exercise, which", [
+    ("cross-entropy", "verbatim"), ("cross-entropy", "reformatted"),
+    ("cbow-step", "alternative"), ("layer-norm", "reformatted"),
+])
+def test_a_copy_of_the_labs_solution_is_practice_wherever_it_lies(exercise, which, tmp_path,
+                                                                  monkeypatch):
+    monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(tmp_path / "learner"))
+    ex = get_exercise(exercise)
+    original = (ex.folder / "alternatives" / ex.alternatives[0]) if which == "alternative" \
+        else ex.reference_path
+    text = original.read_text(encoding="utf-8")
+    copy = tmp_path / "clone" / "src" / "mine.py"  # e.g. a clone's src/ after pip install .
+    copy.parent.mkdir(parents=True)
+    copy.write_text(text if which != "reformatted" else _reformatted(text), encoding="utf-8")
+    assert copy.read_text(encoding="utf-8") != text or which != "reformatted"
+    from minimodel.cli import main
+
+    assert main(["exercise", "check", exercise, "--file", str(copy), "--json"]) == 0
+    assert Progress(tmp_path / "learner").get("exercise", exercise)["status"] != "passed"
+    result = check_solution(exercise, copy, lang="es")
+    assert result["passed"] is True and result["practice"] is True
+    assert "copia de una solución del propio laboratorio" in result["message"]
+    # the same algorithm typed in one's own way is the learner's work, and counts
+    own = tmp_path / "own.py"
+    own.write_text(retyped(text), encoding="utf-8")
+    mine = check_solution(exercise, own)
+    assert mine["passed"] is True and mine["practice"] is False, mine["message"]
+
+
+def test_the_tutor_records_a_copy_as_practice(tmp_path, monkeypatch):
+    from minimodel.tutor.exercise_tools import ExerciseDesk
+    from minimodel.tutor.learner import Learner
+
+    learner = Learner(tmp_path / "learner")
+    desk = ExerciseDesk(learner)
+    ex = get_exercise("cross-entropy")
+    copy = tmp_path / "cross_entropy.py"
+    copy.write_text(ex.reference_path.read_text(encoding="utf-8"), encoding="utf-8")
+    out = desk.check(ex.id, file=str(copy))
+    assert out["passed"] is True and out["practice"] is True
+    assert learner.progress().get("exercise", ex.id)["status"] != "passed"
+    copy.write_text(retyped(ex.reference_path.read_text(encoding="utf-8")), encoding="utf-8")
+    out = desk.check(ex.id, file=str(copy))
+    assert out["passed"] is True and out["practice"] is False
+    assert learner.progress().get("exercise", ex.id)["status"] == "passed"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))

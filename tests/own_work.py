@@ -1,0 +1,25 @@
+"""A learner's own solution for tests that need one: the lab's reference typed again in
+another style (its local variables renamed), so the judge sees a different program, not a copy
+of the lab's solution (a copy is practice and never recorded: see docs/judge.md)."""
+
+from __future__ import annotations
+
+import ast
+
+
+class _Rename(ast.NodeTransformer):
+    """Renames the names a function assigns (its locals), inside that function only."""
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        mine = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                and isinstance(n.ctx, ast.Store)}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in mine:
+                n.id = f"my_{n.id}"
+        return node
+
+
+def retyped(source: str) -> str:
+    """``source`` with every function's local variables renamed (``h`` -> ``my_h``), without
+    its comments: the same maths, another program text."""
+    return ast.unparse(_Rename().visit(ast.parse(source))) + "\n"
