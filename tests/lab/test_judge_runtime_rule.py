@@ -534,3 +534,54 @@ def test_the_tutor_records_a_copy_as_practice(tmp_path, monkeypatch):
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+@needs_torch
+def test_without_autograd_no_graph_is_recorded_so_none_can_be_walked(tmp_path):
+    """A fresh attacker's hole: an nn.Parameter (no `requires_grad` written) and the loss's
+    grad_fn nodes called by hand passed cbow-step, an exercise "without autograd". The child
+    now records no graph in such an exercise: the walk finds nothing to call."""
+    result = verdict("cbow-step", GRAPH_WALK, tmp_path)
+    assert result["status"] != "passed"
+
+
+GRAPH_WALK = '''\
+import torch
+FRAMEWORK = "torch"
+
+def _loss(context_ids, target_ids, w_in, w_out):
+    h = w_in[context_ids].mean(1)
+    logits = h @ w_out.T
+    m = logits.max(1, keepdim=True).values.detach()
+    lse = (logits - m).exp().sum(1).log() + m[:, 0]
+    picked = logits.gather(1, target_ids.long()[:, None])[:, 0]
+    return (lse - picked).mean()
+
+def cbow_step(context_ids, target_ids, w_in, w_out):
+    p = torch.nn.Parameter(w_in.clone())
+    loss = _loss(context_ids, target_ids, p, w_out)
+    node0 = loss.grad_fn
+    # topological order
+    order, seen = [], set()
+    def visit(n):
+        if n is None or id(n) in seen: return
+        seen.add(id(n))
+        for nxt, _ in n.next_functions: visit(nxt)
+        order.append(n)
+    visit(node0)
+    grads = {id(node0): [torch.ones_like(loss)]}
+    out = torch.zeros_like(w_in)
+    for n in reversed(order):
+        gs = grads.pop(id(n), None)
+        if gs is None: continue
+        g = gs[0]
+        for x in gs[1:]: g = g + x
+        if hasattr(n, "variable"):
+            out = out + g; continue
+        res = n(g)
+        if not isinstance(res, tuple): res = (res,)
+        for (nxt, _), r in zip(n.next_functions, res):
+            if nxt is not None and r is not None:
+                grads.setdefault(id(nxt), []).append(r)
+    return loss.detach(), out.detach()
+'''

@@ -122,7 +122,10 @@ def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
     if ex.no_autograd:
         entries += [{"api": name, "paths": [name], "family": None}
                     for name in AUTOGRAD_CALLABLES]
-    return {"entries": entries, "refused": [n for n in names if "." not in n]}
+    # "without autograd": torch records no graph at all while the solution runs, so no
+    # gradient can be read off a graph by any spelling (grad_fn nodes called by hand...)
+    return {"entries": entries, "refused": [n for n in names if "." not in n],
+            "grad_off": ex.no_autograd}
 
 
 def numpy_only(ex: Exercise) -> bool:
