@@ -284,12 +284,14 @@ def test_exercise_check_binary_file(learner, capsys):
     (learner / "x.py").write_bytes(b"def gelu(x):\n    return x\n\xf2\x28\xa1\x00")
     args = ("exercise", "check", "gelu-tanh", "--file", "x.py")
     assert error_of(capsys, *args, "--lang", "es") == (
-        "error: el archivo de solución x.py no es un archivo fuente de Python en UTF-8 (el byte "
-        "0xf2 en la posición 26 no es UTF-8); pasa el archivo .py con tu función, guardado "
-        "como texto UTF-8")
+        "error: el archivo de solución x.py no se puede leer como código fuente de Python (el "
+        "byte 0xf2 en la posición 26 no es utf-8); pasa el archivo .py con tu función, guardado "
+        "como texto UTF-8 (o con una línea de codificación como '# -*- coding: latin-1 -*-' que "
+        "nombre la suya)")
     assert error_of(capsys, *args) == (
-        "error: solution file x.py is not a UTF-8 Python source file (byte 0xf2 at position 26 "
-        "is not UTF-8); pass the .py file with your function, saved as UTF-8 text")
+        "error: solution file x.py cannot be read as Python source (byte 0xf2 at position 26 "
+        "is not utf-8); pass the .py file with your function, saved as UTF-8 text (or with a "
+        "coding line such as '# -*- coding: latin-1 -*-' naming its encoding)")
 
 
 def _result(status: str, reason: str) -> dict:

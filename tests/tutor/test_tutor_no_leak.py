@@ -175,7 +175,9 @@ async def _quizzes(tutor: Tutor, scan: Scanner, lang: str) -> None:
             assert answer["status"] == "wrong", (question.id, answer)
             secret = explanation[:]
             if question.kind == "numeric":
-                secret.append(expected_value(question, lang))
+                value = expected_value(question, lang)
+                if len(value) > 1:   # a one-digit answer ("1") is in any text; not scannable
+                    secret.append(value)
             else:
                 right = question.answer if isinstance(question.answer, list) else [question.answer]
                 secret += [pick(question.choices[i], lang) for i in right]
