@@ -68,6 +68,7 @@ def stage_lessons(lessons: list[Lesson], lessons_dir: Path, target: Path,
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
         results = list(pool.map(run, jobs))
     problems, drifts = [], []
+    target.mkdir(parents=True, exist_ok=True)   # (running a lesson's code made it, if it had any)
     for (lesson, lang), result in zip(jobs, results):
         problems += result.problems
         drifts += result.drifts
