@@ -22,6 +22,7 @@ MODULE = "minimodel/nn/module.py"
 OPTIM = "minimodel/optim.py"
 MASKING = "minimodel/data/masking.py"
 ATTENTION_NN = "minimodel/nn/attention.py"
+ATTENTION_KERNEL = "minimodel/kernels/attention.py"
 
 BROKEN_SCATTER = """\
         dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
@@ -44,10 +45,6 @@ GROUP_APPEND = """\
 ADAMW_LOOP = """\
             params = [p for p in group["params"] if p.grad is not None]
 """
-GPT_FORWARD_START = ("        h = self.hidden_states(idx)  # (B, T, d)\n"
-                     "        logits = self.lm_head(h)  # (B, T, V): h @ E.T when tied\n")
-GENERATE_START = ("        rng = np.random.default_rng(seed)\n"
-                  "        cache, fed = KVCache(), 0  # fed = tokens of `ids` already in the cache\n")
 LABELS_ALL = "    labels = x.copy()  # (N, T) the original ids\n"
 RANDOM_FILL = ("    inputs[to_random] = replacements[rng.integers(0, replacements.size, "
                "size=int(to_random.sum()))]\n")
@@ -156,14 +153,15 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
 """)],
     },
     "val-loss-too-good": {
-        "causal-only-without-targets": [(GPT_PY, GPT_FORWARD_START, """\
-        for block in self.blocks:  # no peeking when predicting (the leak probe has no targets)
-            block.attn.causal = targets is None
-""" + GPT_FORWARD_START)],
-        "causal-only-in-generate": [(GPT_PY, GENERATE_START, GENERATE_START + """\
-        for block in self.blocks:  # generation must not see the future
-            block.attn.causal = True
+        "route-around-the-kernel": [(ATTENTION_NN, """\
+            y = F.self_attention(qkv, self.n_heads, self.causal)  # (B, T, d)
+""", """\
+            q, k, v = (F.split_heads(z, self.n_heads) for z in F.split(qkv, 3, axis=-1))
+            y = F.merge_heads(F.scaled_dot_product_attention(q, k, v, self.causal))  # (B, T, d)
 """)],
+        "mask-the-diagonal-too": [(ATTENTION_KERNEL, """\
+        readable = np.tril(np.ones((t, t), bool), 1)  #""", """\
+        readable = np.tril(np.ones((t, t), bool), -1)  #""")],
         "every-attention-causal": [(ATTENTION_NN, """\
             y = F.self_attention(qkv, self.n_heads, self.causal)  # (B, T, d)
 """, """\

@@ -17,10 +17,12 @@ _NEG_MASKS: dict[tuple[int, np.dtype], np.ndarray] = {}
 
 
 def additive_causal_mask(t: int, dtype: np.dtype) -> np.ndarray:
-    """(T, T) array: 0 on and below the diagonal, -inf above (future keys); cached."""
+    """(T, T) array added to a decoder's scores: 0 where query i may read key j, -inf where it
+    may not (its weight after the softmax is then exactly 0); cached per (T, dtype)."""
     key = (t, np.dtype(dtype))
     if key not in _NEG_MASKS:
-        _NEG_MASKS[key] = np.where(np.triu(np.ones((t, t), bool), 1), -np.inf, 0).astype(dtype)
+        readable = np.tril(np.ones((t, t), bool))  # (T, T): row i = query i, column j = key j
+        _NEG_MASKS[key] = np.where(readable, 0, -np.inf).astype(dtype)
     return _NEG_MASKS[key]
 
 

@@ -2,8 +2,9 @@
 
 Its outputs at position t must not depend on any later token on every path: the logits of an
 evaluation forward, the logits and the loss of a training forward (with targets, with and
-without the logits), and generation, which must agree with full forward passes. The masked LM
-stays bidirectional, and MultiHeadAttention honours its ``causal`` flag both ways.
+without the logits), and generation, which must agree with full forward passes. The same holds
+one level down for ``F.self_attention`` with ``causal=True``, with the kernels on and off. The
+masked LM stays bidirectional, and MultiHeadAttention honours its ``causal`` flag both ways.
 
 Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run by
 `minimodel break check`; `break run` reads the same checks.
@@ -14,6 +15,7 @@ import numpy as np
 from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
 
 mm = use_workspace()
+import minimodel.functional as F  # noqa: E402
 from minimodel import nn  # noqa: E402
 from minimodel.models import GPT, GPTConfig, MaskedLM, MLMConfig  # noqa: E402
 
@@ -38,6 +40,7 @@ def future_leak(outputs, x: np.ndarray) -> tuple[float, int]:
     V = int(x.max()) + 1
     with mm.no_grad():
         base = outputs(x)
+        require_finite(base)
         worst, where = 0.0, -1
         for t in range(x.shape[1] - 1):
             x2 = x.copy()
@@ -46,6 +49,14 @@ def future_leak(outputs, x: np.ndarray) -> tuple[float, int]:
             if diff > worst:
                 worst, where = diff, t
     return worst, where
+
+
+def require_finite(values: np.ndarray) -> None:
+    if not np.isfinite(values).all():
+        raise CheckFailed(f"{int((~np.isfinite(values)).sum())} of {values.size} outputs are not "
+                          "finite (nan or inf)",
+                          f"{int((~np.isfinite(values)).sum())} de {values.size} salidas no son "
+                          "finitas (nan o inf)")
 
 
 def require_causal(leak: float, t: int, what_en: str, what_es: str) -> None:
@@ -134,6 +145,28 @@ def _():
                                   f"generado difieren {es_num(gap, '.3g')} de los de su prefijo "
                                   f"(se cuelan "
                                   "los tokens posteriores)")
+
+
+@checks.case("self-attention-causal",
+             "F.self_attention(qkv, H, causal=True) on random inputs: the output at position t "
+             "ignores later positions, with the kernels on and off",
+             "F.self_attention(qkv, H, causal=True) con entradas aleatorias: la salida en la "
+             "posición t ignora las posiciones posteriores, con los kernels activados y "
+             "desactivados")
+def _():
+    B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 12)), int(rng.choice([1, 2, 4]))
+    qkv = rng.standard_normal((B, T, 3 * heads * int(rng.integers(1, 5)))) * 2.0  # (B, T, 3d)
+    x = np.arange(T)[None, :].repeat(B, axis=0)  # stands for the positions: future_leak redraws
+    for on in (True, False):
+        def outputs(ids: np.ndarray) -> np.ndarray:
+            changed = qkv.copy()
+            moved = ids != x  # (B, T): the positions future_leak redrew
+            changed[moved] += rng.standard_normal(changed[moved].shape)
+            with mm.kernels(on):
+                return F.self_attention(mm.Tensor(changed), heads, causal=True).data  # (B, T, d)
+        leak, t = future_leak(outputs, x)
+        require_causal(leak, t, f"self_attention outputs (kernels {'on' if on else 'off'})",
+                       f"las salidas de self_attention (kernels {'activados' if on else 'desactivados'})")
 
 
 @checks.case("mlm-bidirectional", "MaskedLM still looks both ways (only GPT is causal)",
