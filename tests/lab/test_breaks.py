@@ -329,12 +329,13 @@ def test_a_fix_elsewhere_that_behaves_correctly_passes(capsys, tmp_path):
     learner = str(tmp_path / "learner")
     assert cli(capsys, "break", "start", "val-loss-too-good", "--workdir", str(work),
                "--learner-dir", learner)[0] == 0
-    gpt = work / "minimodel" / "models" / "gpt.py"
-    text = gpt.read_text()
-    anchor = "        self.ln_f = LayerNorm(c.d_model)\n"
-    assert anchor in text
-    gpt.write_text(text.replace(anchor, anchor + "        for block in self.blocks:\n"
-                                "            block.attn.causal = True  # a decoder never looks ahead\n"))
+    # The planted line stays; the kernel builds a right mask at the call site instead.
+    kernel = work / "minimodel" / "kernels" / "attention.py"
+    text = kernel.read_text()
+    call = "            att += additive_causal_mask(T, att.dtype)\n"
+    assert call in text and "np.tril(np.ones((t, t), bool), 1)" in text
+    kernel.write_text(text.replace(call, "            att += np.where(np.triu(np.ones((T, T), bool), 1), "
+                                         "-np.inf, 0).astype(att.dtype)\n"))
     code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--learner-dir", learner)
     assert code == 0, out
 

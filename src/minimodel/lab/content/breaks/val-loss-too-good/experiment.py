@@ -108,13 +108,18 @@ say(f"  your GPT (generate): {sample or '(none: its loss is not a number)'}",
 say(f"  pair counts:         {pair_sample}", f"  recuento de pares:    {pair_sample}")
 
 story_failed = not math.isfinite(val_loss) or val_loss < bigram - 1.0
-conclude(checks, story_failed,
-         f"your GPT's validation loss is {val_loss:.2f}, {bigram - val_loss:.1f} below the "
-         f"pair counts' {bigram:.2f}, and its training loss agrees with it; compare the samples",
-         f"la pérdida de validación de tu GPT es {es_num(val_loss, '.2f')}, "
-         f"{es_num(bigram - val_loss, '.1f')} por debajo de los {es_num(bigram, '.2f')} del "
-         "recuento de pares, y su pérdida de entrenamiento coincide con ella; compara las "
-         "muestras",
+if math.isfinite(val_loss):
+    seen_en = (f"your GPT's validation loss is {val_loss:.2f}, {bigram - val_loss:.1f} below the "
+               f"pair counts' {bigram:.2f}, and its training loss agrees with it; compare the "
+               "samples")
+    seen_es = (f"la pérdida de validación de tu GPT es {es_num(val_loss, '.2f')}, "
+               f"{es_num(bigram - val_loss, '.1f')} por debajo de los {es_num(bigram, '.2f')} del "
+               "recuento de pares, y su pérdida de entrenamiento coincide con ella; compara las "
+               "muestras")
+else:
+    seen_en = f"your GPT's validation loss is {val_loss}: training produced no numbers"
+    seen_es = f"la pérdida de validación de tu GPT es {val_loss}: el entrenamiento no dio números"
+conclude(checks, story_failed, seen_en, seen_es,
          "OK: your GPT's validation loss is where a few seconds of training can honestly put it.",
          "OK: la pérdida de validación de tu GPT está donde pueden dejarla honradamente unos "
          "segundos de entrenamiento.")
