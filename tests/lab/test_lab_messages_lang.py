@@ -110,7 +110,7 @@ ANSWER_FORMAT_MESSAGES = {
     "unreadable": (
         "numeric", {"value": 4, "tolerance": 0}, "4 or 5", ValueError,
         "q-99-01: '4 or 5' is not one number; write it like 4, 2,097,152, 6.238 or 8192 * 256",
-        "q-99-01: '4 or 5' no es un solo número; escríbelo como 4, 2\u00a0097\u00a0152, 6,238 u "
+        "q-99-01: '4 or 5' no es un solo número; escríbelo como 4; 2\u00a0097\u00a0152; 6,238 u "
         "8192 * 256"),
     "not_finite": (
         "numeric", {"value": 4, "tolerance": 0}, float("inf"), ValueError,
