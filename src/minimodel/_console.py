@@ -1,4 +1,5 @@
-"""Terminal output that ends quietly when its reader goes away (``minimodel ... | head``).
+"""Terminal output that ends quietly when its reader goes away (``minimodel ... | head``), and
+keeps a number grouped with no-break spaces on one line.
 
 A reader that stops early closes the pipe; the next write raises ``BrokenPipeError``. Unix
 tools then end without an error, and so do we: ``cli.main`` catches it, points stdout at
@@ -9,10 +10,19 @@ would instead exit with 1 on its own; :class:`Console` hands the error on to ``c
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 
+import rich._wrap
 import rich.console
+
+# Spanish groups thousands with a no-break space ("2 097 152", messages.grouped). Rich wraps
+# at any Unicode whitespace, the no-break space included, so a narrow terminal printed "2" at
+# the end of one line and "097 152" on the next. Rich finds its words with this one pattern
+# (rich/_wrap.py); here a no-break space belongs to the word instead of ending it.
+NO_BREAK_SPACE = "\u00a0"
+rich._wrap.re_word = re.compile(rf"[^\S{NO_BREAK_SPACE}]*(?:\S|{NO_BREAK_SPACE})+[^\S{NO_BREAK_SPACE}]*")
 
 
 class Console(rich.console.Console):
