@@ -140,10 +140,12 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             (GPT_PY, SCALED_TABLE, ""),
             (GPT_PY, "        x = self.token_emb(ids) + self.pos_emb(np.arange(start, start + T))  "
              "# (B, T, d) + (T, d)\n",
-             "        x = (self.token_emb(ids) * math.sqrt(self.config.d_model)  # the input job only\n"
+             "        x = (self.token_emb(ids) * math.sqrt(self.config.d_model)  "
+             "# the input job only\n"
              "             + self.pos_emb(np.arange(start, start + T)))  # (B, T, d) + (T, d)\n")],
         "shrink-the-default": [
-            (EMBEDDING, "EMBEDDING_INIT_STD = 0.02  # GPT-2's value for its embeddings and output layer",
+            (EMBEDDING, "EMBEDDING_INIT_STD = 0.02  "
+             "# GPT-2's value for its embeddings and output layer",
              "EMBEDDING_INIT_STD = 0.02 / 8  # GPT-2's 0.02 over sqrt(64), so a scaled table ends "
              "at 0.02")],
     },

@@ -343,7 +343,8 @@ def test_validate_notices_a_check_that_stopped_failing_under_the_bug(tmp_path):
     # other invariants of the break do fail.
     content = copy_break(tmp_path, BREAK)
     folder = content / BREAK
-    edit_yaml(folder, fails_under_bug=["every-path-agrees", "head-follows-its-matrix", "one-matrix"])
+    edit_yaml(folder,
+              fails_under_bug=["every-path-agrees", "head-follows-its-matrix", "one-matrix"])
     problems = validate_break(load_all(content)[0])
     assert any("'one-matrix' PASSES on the broken workspace" in p for p in problems), problems
 

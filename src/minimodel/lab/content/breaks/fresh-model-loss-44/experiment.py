@@ -40,7 +40,7 @@ conclude(checks, losses[True] > math.log(V) + 1.0,
          f"a fresh tied model starts at loss {losses[True]:.1f}, far above ln {V} = "
          f"{math.log(V):.2f}; the untied one starts at {losses[False]:.2f}",
          f"un modelo atado recién creado empieza con pérdida {es_num(losses[True], '.1f')}, muy "
-         f"por encima de ln {V} = {es_num(math.log(V), '.2f')}; el sin atar empieza en "
+         f"por encima de ln {V} = {es_num(math.log(V), '.2f')}; el modelo sin atar empieza en "
          f"{es_num(losses[False], '.2f')}",
          "OK: the fresh model starts near ln V, i.e. it knows that it knows nothing.",
          "OK: el modelo recién creado empieza cerca de ln V: sabe que no sabe nada.")
