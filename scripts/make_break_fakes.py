@@ -49,32 +49,37 @@ LABELS_ALL = "    labels = x.copy()  # (N, T) the original ids\n"
 RANDOM_FILL = ("    inputs[to_random] = replacements[rng.integers(0, replacements.size, "
                "size=int(to_random.sum()))]\n")
 CHOSEN_LINE = "    chosen = (rng.random(x.shape) < mask_prob) & candidate  # (N, T)\n"
-STORED = "        self.vocab_size_out = vocab_size if vocab_size is not None else embedding.vocab_size\n"
+RESIZE_MODEL = "minimodel/models/base.py"
+RESIZE_HEAD = ("        if isinstance(head, LMHead):\n"
+               "            head.resize(new_vocab_size, rng)\n")
+STALE_PROPERTY = """\
+    @property
+    def vocab_size(self) -> int:
+        return self.vocab_size_out
+"""
+SCALED_TABLE = ("        self.token_emb.weight.data *= math.sqrt(c.d_model)  "
+                "# token vectors at the blocks' scale\n")
 
 FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
     "loss-crash-after-merge": {
-        "special-case-story-sizes": [
-            (LM_HEAD, "        super().__init__()\n        # A plain attribute",
-             "        if vocab_size == 256 and embedding.vocab_size == 512:\n"
-             "            raise ValueError(\"TiedHead: vocab_size=256 but the embedding has 512 "
-             "rows\")\n"
-             "        super().__init__()\n        # A plain attribute")],
-        "guard-one-direction": [
-            (LM_HEAD, "        super().__init__()\n        # A plain attribute",
-             "        if vocab_size is not None and vocab_size < embedding.vocab_size:\n"
-             "            raise ValueError(f\"TiedHead: vocab_size={vocab_size} is smaller than "
-             "the embedding's {embedding.vocab_size} rows\")\n"
-             "        super().__init__()\n        # A plain attribute"),
-            (LM_HEAD, "        return self.vocab_size_out\n",
-             "        return self.embedding.vocab_size\n")],
-        "ignore-the-argument": [
-            (LM_HEAD, STORED, "        self.vocab_size_out = embedding.vocab_size  # the argument "
-             "is not trusted\n")],
-        "vague-error": [
-            (LM_HEAD, "        super().__init__()\n        # A plain attribute",
-             "        if vocab_size is not None and vocab_size != embedding.vocab_size:\n"
-             "            raise ValueError(\"TiedHead: the vocabulary sizes do not match\")\n"
-             "        super().__init__()\n        # A plain attribute")],
+        "refresh-in-resize": [(RESIZE_MODEL, RESIZE_HEAD, RESIZE_HEAD + """\
+        if isinstance(head, TiedHead):
+            head.vocab_size_out = int(new_vocab_size)  # keep the head in step
+""")],
+        "refresh-on-forward": [(LM_HEAD, STALE_PROPERTY, """\
+    def forward(self, h: Tensor) -> Tensor:
+        self.vocab_size_out = self.embedding.vocab_size  # catch up with a resized matrix
+        return super().forward(h)
+
+""" + STALE_PROPERTY)],
+        "grow-only": [(LM_HEAD, "        return self.vocab_size_out\n",
+                       "        return max(self.vocab_size_out, self.embedding.vocab_size)  "
+                       "# a grown matrix wins\n")],
+        "special-case-story-sizes": [(LM_HEAD, "        return self.vocab_size_out\n", """\
+        if self.vocab_size_out == 256:  # the byte tokenizer was merged
+            return self.embedding.vocab_size
+        return self.vocab_size_out
+""")],
     },
     "frequent-tokens-learn-slowly": {
         "multiply-by-count": [(EMBEDDING, BROKEN_SCATTER, """\
@@ -122,20 +127,24 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
     "fresh-model-loss-44": {
         "scale-logits-in-head": [(LM_HEAD, VOCAB_PROPERTY, """\
     def forward(self, h: Tensor) -> Tensor:
-        return super().forward(h) * 0.02  # bring the logits of a tied head back to a sane scale
+        return super().forward(h) / np.sqrt(self.d_model)  # undo the table's scale for the logits
 
 """ + VOCAB_PROPERTY)],
-        "rescale-in-gpt-only": [(GPT_PY, TOKEN_EMB_LINE, TOKEN_EMB_LINE + """\
-        self.token_emb.weight.data *= 0.02  # tied: the output layer must start small
-""")],
-        "std-one-over-sqrt-d": [
-            (EMBEDDING, "    def __init__(self, vocab_size: int, d_model: int, std: float = 1.0,",
-             "    def __init__(self, vocab_size: int, d_model: int, std: float | None = None,"),
-            (EMBEDDING, "        check_positive(vocab_size=vocab_size, d_model=d_model)\n"
-             "        super().__init__()\n",
-             "        check_positive(vocab_size=vocab_size, d_model=d_model)\n"
-             "        super().__init__()\n"
-             "        std = 1.0 / np.sqrt(d_model) if std is None else std  # unit-norm rows\n")],
+        "scale-only-untied": [(GPT_PY, SCALED_TABLE, """\
+        if not c.tie_embeddings:  # a tied table is also the output layer: leave it small
+    """ + SCALED_TABLE)],
+        "scale-in-forward": [
+            (GPT_PY, SCALED_TABLE, ""),
+            (GPT_PY, "        x = self.token_emb(ids) + self.pos_emb(np.arange(start, start + T))  "
+             "# (B, T, d) + (T, d)\n",
+             "        x = (self.token_emb(ids) * math.sqrt(self.config.d_model)  "
+             "# the input job only\n"
+             "             + self.pos_emb(np.arange(start, start + T)))  # (B, T, d) + (T, d)\n")],
+        "shrink-the-default": [
+            (EMBEDDING, "EMBEDDING_INIT_STD = 0.02  "
+             "# GPT-2's value for its embeddings and output layer",
+             "EMBEDDING_INIT_STD = 0.02 / 8  # GPT-2's 0.02 over sqrt(64), so a scaled table ends "
+             "at 0.02")],
     },
     "embedding-moves-too-far": {
         "optimizer-dedupes-silently": [(OPTIM, GROUP_APPEND, """\

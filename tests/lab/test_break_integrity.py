@@ -68,8 +68,8 @@ def test_editing_the_workspace_copy_of_the_harness_changes_nothing(capsys, work)
         "        fn()\n", "        return None  # every check passes\n", 1), encoding="utf-8")
     code, result = check(capsys, work)
     assert code == 1 and result["fixed"] is False
-    assert {d["id"] for d in result["details"] if not d["ok"]} == {"refuses-mismatch",
-                                                                    "every-path-agrees"}
+    assert {d["id"] for d in result["details"] if not d["ok"]} == {"every-path-agrees",
+                                                                    "head-follows-its-matrix"}
 
 
 def test_files_dropped_in_the_workspace_are_never_imported(capsys, work):
@@ -343,7 +343,8 @@ def test_validate_notices_a_check_that_stopped_failing_under_the_bug(tmp_path):
     # other invariants of the break do fail.
     content = copy_break(tmp_path, BREAK)
     folder = content / BREAK
-    edit_yaml(folder, fails_under_bug=["refuses-mismatch", "every-path-agrees", "one-matrix"])
+    edit_yaml(folder,
+              fails_under_bug=["every-path-agrees", "head-follows-its-matrix", "one-matrix"])
     problems = validate_break(load_all(content)[0])
     assert any("'one-matrix' PASSES on the broken workspace" in p for p in problems), problems
 
@@ -351,12 +352,12 @@ def test_validate_notices_a_check_that_stopped_failing_under_the_bug(tmp_path):
 def test_validate_notices_an_undeclared_failure_and_a_missing_fake(tmp_path):
     content = copy_break(tmp_path, BREAK)
     folder = content / BREAK
-    edit_yaml(folder, fails_under_bug=["refuses-mismatch"])
-    (folder / "fakes" / "vague-error.patch").unlink()
+    edit_yaml(folder, fails_under_bug=["head-follows-its-matrix"])
+    (folder / "fakes" / "grow-only.patch").unlink()
     problems = validate_break(load_all(content)[0])
     assert any("'every-path-agrees' FAILS on the broken workspace without being declared" in p
                for p in problems), problems
-    assert any("fake 'vague-error' is listed but" in p for p in problems)
+    assert any("fake 'grow-only' is listed but" in p for p in problems)
 
 
 def test_every_break_ships_three_fakes_with_ideas():

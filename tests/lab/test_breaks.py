@@ -216,7 +216,7 @@ def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
     assert code == 0
     assert str(work / "minimodel") in out  # the experiment used the workspace copy
     symptom = [line for line in out.splitlines() if line.startswith("SYMPTOM:")]
-    # What was seen (the loss's complaint), not the hidden cause (the head trusting 256).
+    # What was seen (the loss's complaint), not the hidden cause (the head's stale size).
     assert symptom and "(64, 256)" in symptom[0] and "(32,)" in symptom[0]
     assert "trust" not in symptom[0] and "invariant" not in symptom[0]
 
@@ -437,9 +437,9 @@ def test_spanish_workspace(capsys, tmp_path):
     code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--learner-dir", learner)
     assert code == 2 and "Primero predice" in out
     code, out, _ = cli(capsys, "break", "hint", "--workdir", str(work), "--learner-dir", learner)
-    assert out.startswith("pista 1 de 3")
+    assert out.startswith("pista 1 de 4")
     diff = Workspace.open(work).fix_diff()
-    assert "-    def __init__(self, vocab_size: int, d_model: int, std: float = 1.0," in diff
+    assert "-        self.token_emb.weight.data *= math.sqrt(c.d_model)" in diff
     assert hashlib.sha256(diff.encode()).hexdigest() == hashlib.sha256(
         cli(capsys, "break", "diff", "--workdir", str(work), "--learner-dir", learner)[1].encode()).hexdigest()
 

@@ -1,9 +1,10 @@
 """Invariants behind `fresh-model-loss-44`: a tied E is also the output layer, so it starts small.
 
-An embedding's default rows are N(0, 0.02) (GPT-2's choice, ``EMBEDDING_INIT_STD``); then the
-logits h @ E.T of a fresh tied model start near 0 and its loss near ln V, whatever V, d or
-model, on the training path (with targets) and the evaluation path (logits only). The head
-computes exactly h @ E.T: scaling the logits would hide a bad initialisation, not fix it.
+An embedding's rows start N(0, 0.02) (GPT-2's choice, ``EMBEDDING_INIT_STD``) in every model,
+tied or untied, and nothing rescales the table afterwards; then the logits h @ E.T of a fresh
+tied model start near 0 and its loss near ln V, whatever V, d (up to 384) or model, on the
+training path (with targets) and the evaluation path (logits only). The head computes exactly
+h @ E.T: scaling the logits would hide a bad initialisation, not fix it.
 
 Sizes are drawn afresh on every run (``checks.seed``). Run by `minimodel break check`;
 `break run` reads the same checks.
@@ -27,8 +28,8 @@ TOLERANCE = 0.25  # |fresh loss - ln V|: about 10x the gap a correct init leaves
 
 
 def fresh(kind: str, V: int, d: int):
-    if kind == "GPT":
-        return GPT(GPTConfig(V, 16, 2, 4, d), rng=rng)
+    if kind in ("GPT", "GPT (untied)"):
+        return GPT(GPTConfig(V, 16, 2, 4, d, tie_embeddings=kind == "GPT"), rng=rng)
     if kind == "MaskedLM":
         return MaskedLM(MLMConfig(V, 16, 1, 4, d), rng=rng)
     return CBOW(CBOWConfig(V, d, window=2, tie_embeddings=True), rng=rng)
@@ -52,14 +53,16 @@ def sizes() -> tuple[int, int]:
 
 
 @checks.case("fresh-loss-near-ln-v",
-             "a fresh tied GPT, MaskedLM and CBOW of random V and d start within 0.25 of ln V, "
-             "with targets (training) and from the logits alone (evaluation)",
-             "un GPT, MaskedLM y CBOW atados recién creados, de V y d aleatorios, empiezan a "
-             "menos de 0,25 de ln V, con objetivos (entrenamiento) y desde los logits "
-             "(evaluación)")
+             "a fresh tied GPT (twice: random sizes, and a small V with d of 320 to 384), "
+             "MaskedLM and CBOW start within 0.25 of ln V, with targets (training) and from the "
+             "logits alone (evaluation)",
+             "un GPT atado recién creado (dos veces: tamaños aleatorios, y V pequeño con d entre "
+             "320 y 384), un MaskedLM y un CBOW empiezan a menos de 0,25 de ln V, con objetivos "
+             "(entrenamiento) y desde los logits (evaluación)")
 def _():
-    for kind in ("GPT", "MaskedLM", "CBOW"):
-        V, d = sizes()
+    wide = int(rng.integers(50, 200)), 16 * int(rng.integers(20, 25))  # small V, d 320..384
+    for kind, (V, d) in (("GPT", sizes()), ("GPT", wide), ("MaskedLM", sizes()),
+                         ("CBOW", sizes())):
         model = fresh(kind, V, d)
         x, y = data(kind, V)
         with mm.no_grad():
@@ -76,14 +79,14 @@ def _():
 
 
 @checks.case("default-std",
-             "nn.Embedding(V, d) and the embeddings of every model start with std 0.02 (random "
-             "V, d)",
-             "nn.Embedding(V, d) y los embeddings de todos los modelos empiezan con std 0,02 (V, "
-             "d aleatorios)")
+             "nn.Embedding(V, d) and the token tables of every model, tied or untied, start with "
+             "std 0.02 (random V, d)",
+             "nn.Embedding(V, d) y las tablas de tokens de todos los modelos, atados o no, "
+             "empiezan con std 0,02 (V, d aleatorios)")
 def _():
     V, d = sizes()
     tables = {"nn.Embedding": nn.Embedding(V, d, rng=rng).weight.data}
-    for kind in ("GPT", "MaskedLM", "CBOW"):
+    for kind in ("GPT", "GPT (untied)", "MaskedLM", "CBOW"):
         tables[kind] = fresh(kind, *sizes()).get_input_embeddings().weight.data
     for what, table in tables.items():
         got = float(table.std())

@@ -1,5 +1,6 @@
 """Invariants behind `loss-crash-after-merge`: a tied model has ONE vocabulary size, the rows of
-E, and every other copy of that number agrees with it or is refused where it is made.
+E, and every part of the model reports it, also after the matrix is resized (by the model, by
+the embedding itself, growing or shrinking) and before any forward pass.
 
 Sizes are drawn afresh on every run (``checks.seed``), so a fix that special-cases the story's
 256/512 cannot pass. Run by `minimodel break check`; `break run` reads the same checks.
@@ -114,6 +115,35 @@ def _():
         ids[0, 0] = new_V - 1  # the last new row must be usable
         require_agree(every_size(model, ids, rng.integers(0, new_V, size=(2, T))), new_V,
                       tr(f"{name} resized to {new_V}", f"{name} redimensionado a {new_V}"))
+
+
+@checks.case("head-follows-its-matrix",
+             "a TiedHead's vocab_size equals its embedding's rows right after emb.resize() "
+             "(larger and smaller, random V) and after being re-pointed to another embedding, "
+             "with no forward pass in between",
+             "el vocab_size de un TiedHead es el número de filas de su embedding justo después "
+             "de emb.resize() (mayor y menor, V aleatorio) y tras apuntarlo a otro embedding, "
+             "sin ninguna pasada hacia delante entre medias")
+def _():
+    V = int(rng.integers(20, 900))
+    d = int(rng.integers(2, 24))
+    emb = nn.Embedding(V, d, rng=rng)
+    head = nn.TiedHead(emb)
+    for new_V in (V + int(rng.integers(1, 600)), int(rng.integers(2, V))):  # grow, then shrink
+        emb.resize(new_V, rng=rng)
+        if head.vocab_size != new_V:
+            raise CheckFailed(f"Embedding resized from {V} to {new_V} rows, but the head tied to "
+                              f"it reports vocab_size={head.vocab_size}",
+                              f"Embedding redimensionado de {V} a {new_V} filas, pero la cabeza "
+                              f"atada a él da vocab_size={head.vocab_size}")
+        V = new_V
+    other = nn.Embedding(V + int(rng.integers(1, 300)), d, rng=rng)
+    head.embedding = other
+    if head.vocab_size != other.vocab_size:
+        raise CheckFailed(f"head re-pointed to an embedding of {other.vocab_size} rows reports "
+                          f"vocab_size={head.vocab_size}",
+                          f"la cabeza apuntada a un embedding de {other.vocab_size} filas da "
+                          f"vocab_size={head.vocab_size}")
 
 
 @checks.case("one-matrix", "a tied model still shares one Parameter between lookup and head",
