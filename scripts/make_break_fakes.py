@@ -23,10 +23,9 @@ OPTIM = "minimodel/optim.py"
 MASKING = "minimodel/data/masking.py"
 ATTENTION_NN = "minimodel/nn/attention.py"
 
-BROKEN_SCATTER = """\
-        dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
-        dW[ids.reshape(-1)] += g.reshape(-1, d)  # each row of g added at its token id
-        return dW, None
+BROKEN_MEAN = """\
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
 """
 COPY_IN_INIT = """\
         # Start from the embedding's values, so head and lookup agree from step 0.
@@ -48,10 +47,7 @@ GPT_FORWARD_START = ("        h = self.hidden_states(idx)  # (B, T, d)\n"
                      "        logits = self.lm_head(h)  # (B, T, V): h @ E.T when tied\n")
 GENERATE_START = ("        rng = np.random.default_rng(seed)\n"
                   "        cache, fed = KVCache(), 0  # fed = tokens of `ids` already in the cache\n")
-LABELS_ALL = "    labels = x.copy()  # (N, T) the original ids\n"
-RANDOM_FILL = ("    inputs[to_random] = replacements[rng.integers(0, replacements.size, "
-               "size=int(to_random.sum()))]\n")
-CHOSEN_LINE = "    chosen = (rng.random(x.shape) < mask_prob) & candidate  # (N, T)\n"
+CHAINED_MASK = "    inputs[chosen][action[chosen] < 0.8] = mask_id\n"
 STORED = "        self.vocab_size_out = vocab_size if vocab_size is not None else embedding.vocab_size\n"
 
 FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
@@ -80,28 +76,20 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
              "        super().__init__()\n        # A plain attribute")],
     },
     "frequent-tokens-learn-slowly": {
-        "multiply-by-count": [(EMBEDDING, BROKEN_SCATTER, """\
-        dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
-        flat_ids = ids.reshape(-1)  # (N,)
-        counts = np.bincount(flat_ids, minlength=vocab)  # (V,) uses of each row
-        dW[flat_ids] = g.reshape(-1, d) * counts[flat_ids, None]  # a row used k times: k x
-        return dW, None
+        "divide-by-sqrt-uses": [(EMBEDDING, BROKEN_MEAN, """\
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        return dW.reshape(vocab, d) / np.sqrt(uses)[:, None], None  # (V, d) a gentler scaling
 """)],
-        "add-per-example": [(EMBEDDING, BROKEN_SCATTER, """\
-        dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
-        per_example = ids.reshape(ids.shape[0], -1) if ids.ndim > 1 else ids.reshape(-1, 1)
-        g_rows = g.reshape(per_example.shape + (d,))
-        for example, grad in zip(per_example, g_rows):  # add each example's rows in turn
-            dW[example] += grad
-        return dW, None
-""")],
-        "add-at-for-1d-only": [(EMBEDDING, BROKEN_SCATTER, """\
-        dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
+        "divide-for-batches-only": [(EMBEDDING, BROKEN_MEAN, """\
         if ids.ndim == 1:
-            np.add.at(dW, ids, g)  # repeated ids add up
-        else:
-            dW[ids.reshape(-1)] += g.reshape(-1, d)  # each row of g added at its token id
-        return dW, None
+            return dW.reshape(vocab, d), None  # (V, d)
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
+""")],
+        "rescale-by-mean-uses": [(EMBEDDING, BROKEN_MEAN, """\
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        mean_uses = ids.size / np.count_nonzero(np.bincount(ids.reshape(-1), minlength=vocab))
+        return dW.reshape(vocab, d) / uses[:, None] * mean_uses, None  # (V, d)
 """)],
     },
     "tied-model-too-large": {
@@ -171,15 +159,12 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
 """)],
     },
     "mask-never-learned": {
-        "label-where-input-changed": [(MASKING, LABELS_ALL, ""), (MASKING, RANDOM_FILL, RANDOM_FILL + """\
-    labels = np.where(inputs != x, x, IGNORE_INDEX)  # (N, T) score what was corrupted
-""")],
-        "label-only-mask": [(MASKING, LABELS_ALL, ""), (MASKING, RANDOM_FILL, RANDOM_FILL + """\
-    labels = np.where(inputs == mask_id, x, IGNORE_INDEX)  # (N, T) score the [MASK]s
-""")],
-        "labels-before-promotion": [(MASKING, LABELS_ALL, ""), (MASKING, CHOSEN_LINE, CHOSEN_LINE + """\
-    labels = np.where(chosen, x, IGNORE_INDEX)  # (N, T)
-""")],
+        "mask-every-target": [(MASKING, CHAINED_MASK,
+                               "    inputs[chosen] = mask_id  # one index: it writes through\n")],
+        "mask-without-chosen": [(MASKING, CHAINED_MASK,
+                                 "    inputs[action < 0.8] = mask_id  # one index: it writes through\n")],
+        "mask-the-last-tenth": [(MASKING, CHAINED_MASK,
+                                 "    inputs[chosen & (action >= 0.9)] = mask_id  # one index\n")],
     },
 }
 
