@@ -47,7 +47,9 @@ GPT_FORWARD_START = ("        h = self.hidden_states(idx)  # (B, T, d)\n"
                      "        logits = self.lm_head(h)  # (B, T, V): h @ E.T when tied\n")
 GENERATE_START = ("        rng = np.random.default_rng(seed)\n"
                   "        cache, fed = KVCache(), 0  # fed = tokens of `ids` already in the cache\n")
-CHAINED_MASK = "    inputs[chosen][action[chosen] < 0.8] = mask_id\n"
+TARGETS_MASK = "    targets[draw < 0.8] = mask_id\n"
+TARGETS_SWAP = ("    targets[swap] = replacements[rng.integers(0, replacements.size, "
+                "size=int(swap.sum()))]\n")
 STORED = "        self.vocab_size_out = vocab_size if vocab_size is not None else embedding.vocab_size\n"
 
 FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
@@ -159,12 +161,12 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
 """)],
     },
     "mask-never-learned": {
-        "mask-every-target": [(MASKING, CHAINED_MASK,
-                               "    inputs[chosen] = mask_id  # one index: it writes through\n")],
-        "mask-without-chosen": [(MASKING, CHAINED_MASK,
-                                 "    inputs[action < 0.8] = mask_id  # one index: it writes through\n")],
-        "mask-the-last-tenth": [(MASKING, CHAINED_MASK,
-                                 "    inputs[chosen & (action >= 0.9)] = mask_id  # one index\n")],
+        "mask-every-target": [(MASKING, TARGETS_MASK,
+                               "    inputs[chosen] = mask_id  # into inputs itself\n")],
+        "mask-without-chosen": [(MASKING, TARGETS_SWAP, TARGETS_SWAP
+                                 + "    inputs[action < 0.8] = mask_id  # into inputs itself\n")],
+        "write-only-the-masks": [(MASKING, TARGETS_SWAP, TARGETS_SWAP
+                                  + "    inputs[chosen & (action < 0.8)] = mask_id\n")],
     },
 }
 
