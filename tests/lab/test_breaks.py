@@ -565,3 +565,45 @@ def test_run_streams_the_experiment_output_as_it_comes(tmp_path):
     timed = run_script(work, hanging, timeout=max(5.0, 3 * seen[0][1]))
     assert timed.timed_out and timed.returncode is None and "first" in timed.stdout
     assert timed.seconds < 60
+
+
+def _story_lines(capsys, work, learner, pattern: str) -> list[str]:
+    import re
+
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
+                       "--learner-dir", learner)
+    assert code == 0, out
+    return re.findall(pattern, out, re.M)
+
+
+def test_the_textbook_rivals_print_the_same_stories(capsys, tmp_path):
+    """Each story is consistent with a rival the solver reaches for first (break.yaml's
+    `# rivals`): the buffered `dW[ids] += g` prints the planted per-row mean's numbers, and
+    returning the ids uncorrupted prints the planted lost write-back's numbers."""
+    learner = str(tmp_path / "learner")
+    cases = {
+        "frequent-tokens-learn-slowly": (
+            "minimodel/nn/embedding.py",
+            "        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1)"
+            ".astype(ctx.dtype)\n"
+            "        return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)\n",
+            "        dW = np.zeros((vocab, d), dtype=ctx.dtype)\n"
+            "        dW[ids.reshape(-1)] += g.reshape(-1, d)\n"
+            "        return dW, None\n",
+            r"^  token .*$"),
+        "mask-never-learned": (
+            "minimodel/data/masking.py",
+            "    return inputs.reshape(arr.shape), labels.reshape(arr.shape)\n",
+            "    return x.reshape(arr.shape), labels.reshape(arr.shape)\n",
+            r"^  (?:yours|reference) .*$"),
+    }
+    for break_id, (rel, planted, rival, pattern) in cases.items():
+        work = tmp_path / break_id
+        assert cli(capsys, "break", "start", break_id, "--workdir", str(work),
+                   "--learner-dir", learner)[0] == 0
+        shown = _story_lines(capsys, work, learner, pattern)
+        source = work / rel
+        text = source.read_text()
+        assert text.count(planted) == 1
+        source.write_text(text.replace(planted, rival))
+        assert len(shown) == 4 and _story_lines(capsys, work, learner, pattern) == shown
