@@ -24,10 +24,9 @@ MASKING = "minimodel/data/masking.py"
 ATTENTION_NN = "minimodel/nn/attention.py"
 ATTENTION_KERNEL = "minimodel/kernels/attention.py"
 
-BROKEN_SCATTER = """\
-        dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
-        dW[ids.reshape(-1)] += g.reshape(-1, d)  # each row of g added at its token id
-        return dW, None
+BROKEN_MEAN = """\
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
 """
 COPY_IN_INIT = """\
         # Start from the embedding's values, so head and lookup agree from step 0.
@@ -38,17 +37,12 @@ VOCAB_PROPERTY = """\
     def vocab_size(self) -> int:
         return self.embedding.vocab_size
 """
-TOKEN_EMB_LINE = "        self.token_emb = Embedding(c.vocab_size, c.d_model, rng=rng)  # wte (V, d)\n"
 GROUP_APPEND = """\
             self.param_groups.append({**defaults, **group, "params": params_list})
 """
 ADAMW_LOOP = """\
             params = [p for p in group["params"] if p.grad is not None]
 """
-LABELS_ALL = "    labels = x.copy()  # (N, T) the original ids\n"
-RANDOM_FILL = ("    inputs[to_random] = replacements[rng.integers(0, replacements.size, "
-               "size=int(to_random.sum()))]\n")
-CHOSEN_LINE = "    chosen = (rng.random(x.shape) < mask_prob) & candidate  # (N, T)\n"
 RESIZE_MODEL = "minimodel/models/base.py"
 RESIZE_HEAD = ("        if isinstance(head, LMHead):\n"
                "            head.resize(new_vocab_size, rng)\n")
@@ -59,6 +53,9 @@ STALE_PROPERTY = """\
 """
 SCALED_TABLE = ("        self.token_emb.weight.data *= math.sqrt(c.d_model)  "
                 "# token vectors at the blocks' scale\n")
+TARGETS_MASK = "    targets[draw < 0.8] = mask_id\n"
+TARGETS_SWAP = ("    targets[swap] = replacements[rng.integers(0, replacements.size, "
+                "size=int(swap.sum()))]\n")
 
 FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
     "loss-crash-after-merge": {
@@ -82,28 +79,20 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
 """)],
     },
     "frequent-tokens-learn-slowly": {
-        "multiply-by-count": [(EMBEDDING, BROKEN_SCATTER, """\
-        dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
-        flat_ids = ids.reshape(-1)  # (N,)
-        counts = np.bincount(flat_ids, minlength=vocab)  # (V,) uses of each row
-        dW[flat_ids] = g.reshape(-1, d) * counts[flat_ids, None]  # a row used k times: k x
-        return dW, None
+        "divide-by-sqrt-uses": [(EMBEDDING, BROKEN_MEAN, """\
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        return dW.reshape(vocab, d) / np.sqrt(uses)[:, None], None  # (V, d) a gentler scaling
 """)],
-        "add-per-example": [(EMBEDDING, BROKEN_SCATTER, """\
-        dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
-        per_example = ids.reshape(ids.shape[0], -1) if ids.ndim > 1 else ids.reshape(-1, 1)
-        g_rows = g.reshape(per_example.shape + (d,))
-        for example, grad in zip(per_example, g_rows):  # add each example's rows in turn
-            dW[example] += grad
-        return dW, None
-""")],
-        "add-at-for-1d-only": [(EMBEDDING, BROKEN_SCATTER, """\
-        dW = np.zeros((vocab, d), dtype=ctx.dtype)  # (V, d)
+        "divide-for-batches-only": [(EMBEDDING, BROKEN_MEAN, """\
         if ids.ndim == 1:
-            np.add.at(dW, ids, g)  # repeated ids add up
-        else:
-            dW[ids.reshape(-1)] += g.reshape(-1, d)  # each row of g added at its token id
-        return dW, None
+            return dW.reshape(vocab, d), None  # (V, d)
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
+""")],
+        "rescale-by-mean-uses": [(EMBEDDING, BROKEN_MEAN, """\
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        mean_uses = ids.size / np.count_nonzero(np.bincount(ids.reshape(-1), minlength=vocab))
+        return dW.reshape(vocab, d) / uses[:, None] * mean_uses, None  # (V, d)
 """)],
     },
     "tied-model-too-large": {
@@ -178,15 +167,12 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
 """)],
     },
     "mask-never-learned": {
-        "label-where-input-changed": [(MASKING, LABELS_ALL, ""), (MASKING, RANDOM_FILL, RANDOM_FILL + """\
-    labels = np.where(inputs != x, x, IGNORE_INDEX)  # (N, T) score what was corrupted
-""")],
-        "label-only-mask": [(MASKING, LABELS_ALL, ""), (MASKING, RANDOM_FILL, RANDOM_FILL + """\
-    labels = np.where(inputs == mask_id, x, IGNORE_INDEX)  # (N, T) score the [MASK]s
-""")],
-        "labels-before-promotion": [(MASKING, LABELS_ALL, ""), (MASKING, CHOSEN_LINE, CHOSEN_LINE + """\
-    labels = np.where(chosen, x, IGNORE_INDEX)  # (N, T)
-""")],
+        "mask-every-target": [(MASKING, TARGETS_MASK,
+                               "    inputs[chosen] = mask_id  # into inputs itself\n")],
+        "mask-without-chosen": [(MASKING, TARGETS_SWAP, TARGETS_SWAP
+                                 + "    inputs[action < 0.8] = mask_id  # into inputs itself\n")],
+        "write-only-the-masks": [(MASKING, TARGETS_SWAP, TARGETS_SWAP
+                                  + "    inputs[chosen & (action < 0.8)] = mask_id\n")],
     },
 }
 

@@ -81,11 +81,19 @@ def _plain(value: Any, learner_dir: Path) -> Any:
     return value
 
 
+HIDDEN = {"break_hint": ("text",), "break_check": ("why", "references")}  # left out of the page
+
+
 def transcript(calls: list[tuple[str, dict[str, Any], Any]], learner_dir: Path) -> str:
-    """The calls as Markdown: each tool call and what the server answered, as JSON."""
+    """The calls as Markdown: each tool call and what the server answered, as JSON. A hint's
+    text and a break's explanation and references are written "…": the docs are read before
+    the break, and would otherwise tell its cause (the test compares everything else)."""
     parts = []
     for name, arguments, result in calls:
         args = json.dumps(_plain(arguments, learner_dir), ensure_ascii=False)
-        answer = json.dumps(_plain(result, learner_dir), ensure_ascii=False, indent=2)
+        shown = _plain(result, learner_dir)
+        if isinstance(shown, dict):
+            shown = {k: "…" if k in HIDDEN.get(name, ()) and v else v for k, v in shown.items()}
+        answer = json.dumps(shown, ensure_ascii=False, indent=2)
         parts.append(f"**→ `{name}`** `{args}`\n\n```json\n{answer}\n```\n")
     return "\n".join(parts)
