@@ -29,7 +29,6 @@ BROKEN_SCATTER = """\
         return dW, None
 """
 COPY_IN_INIT = """\
-        # Start from the embedding's values, so head and lookup agree from step 0.
         self.weight = Parameter(embedding.weight.data.copy())  # (V, d)
 """
 VOCAB_PROPERTY = """\
