@@ -11,7 +11,7 @@ import tempfile
 
 import numpy as np
 
-from minimodel_break_harness import conclude, say, use_workspace
+from minimodel_break_harness import conclude, es_num, say, use_workspace
 
 mm = use_workspace()
 from minimodel.models import GPT, GPTConfig  # noqa: E402
@@ -39,19 +39,19 @@ say(f"GPT(V = {V}, d = {D}, 2 blocks)      tied        untied      tied saves   
     f"GPT(V = {V}, d = {D}, 2 bloques)     atado       sin atar    ahorra       una atadura ahorra")
 say(f"  num_params()                {count[True]:>10,}  {count[False]:>10,}  {saved_params:>10,}"
     f"   V*d = {V * D:,}",
-    f"  num_params()                {count[True]:>10}  {count[False]:>10}  {saved_params:>10}"
-    f"   V*d = {V * D}")
+    f"  num_params()                {es_num(count[True], '>10,')}  {es_num(count[False], '>10,')}  "
+    f"{es_num(saved_params, '>10,')}   V*d = {es_num(V * D, ',')}")
 say(f"  model.safetensors (bytes)   {size[True]:>10,}  {size[False]:>10,}  {saved_bytes:>10,}"
     f"   4*V*d = {4 * V * D:,}",
-    f"  model.safetensors (bytes)   {size[True]:>10}  {size[False]:>10}  {saved_bytes:>10}"
-    f"   4*V*d = {4 * V * D}")
+    f"  model.safetensors (bytes)   {es_num(size[True], '>10,')}  {es_num(size[False], '>10,')}  "
+    f"{es_num(saved_bytes, '>10,')}   4*V*d = {es_num(4 * V * D, ',')}")
 
 conclude(checks, saved_params != V * D or saved_bytes < 4 * V * D,
          f"the tied GPT has {count[True]:,} parameters and a {size[True]:,}-byte checkpoint, "
          f"as many as the untied one: the tie saved {saved_params:,} parameters instead of "
          f"{V * D:,}",
-         f"el GPT atado tiene {count[True]} parámetros y un punto de control de {size[True]} "
-         f"bytes, tantos como el modelo sin atar: la atadura ahorró {saved_params} parámetros en lugar "
-         f"de {V * D}",
+         f"el GPT atado tiene {es_num(count[True], ',')} parámetros y un punto de control de "
+         f"{es_num(size[True], ',')} bytes, tantos como el modelo sin atar: la atadura ahorró "
+         f"{es_num(saved_params, ',')} parámetros en lugar de {es_num(V * D, ',')}",
          "OK: the tie saves V*d parameters in the count and 4*V*d bytes on disk.",
          "OK: la atadura ahorra V*d parámetros en el recuento y 4*V*d bytes en disco.")
