@@ -29,7 +29,6 @@ BROKEN_MEAN = """\
         return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
 """
 COPY_IN_INIT = """\
-        # Start from the embedding's values, so head and lookup agree from step 0.
         self.weight = Parameter(embedding.weight.data.copy())  # (V, d)
 """
 VOCAB_PROPERTY = """\

@@ -202,8 +202,8 @@ class AdamW(Optimizer):
 def clip_grad_norm(params: Iterable[Tensor], max_norm: float) -> float:
     """Scale gradients in place so their global L2 norm is at most ``max_norm``.
 
-    The norm is sqrt(sum over *distinct* parameters of |g|^2): a tied matrix is counted once
-    even when the iterable repeats it. Returns the norm before clipping.
+    The norm is sqrt(sum over the *distinct* Parameter objects given of |g|^2), each object's
+    gradient counted once. Returns the norm before clipping.
     """
     unique = {id(p): p for p in params if p.grad is not None}
     grads = [p.grad for p in unique.values()]

@@ -75,8 +75,8 @@ def test_english_edit_of_a_flow_style_choice_and_a_break_hint(tmp_path):
     assert stamp(path, qid, [key]) == [key] and problems_now() == []
 
     brk_path, break_problems = _copy_break(tmp_path, "tied-model-too-large")
-    _edit(brk_path, "Before training the head and the embedding hold the same values (a gap of 0).",
-          "Before training the head and the embedding hold the same values.")
+    _edit(brk_path, "byte for byte: none of the 131,072 parameters",
+          "none of the 131,072 parameters")
     problems = break_problems()
     assert len(problems) == 1 and problems[0].startswith("break tied-model-too-large observe: ")
     assert stamp(brk_path, "tied-model-too-large", ["observe"]) == ["observe"]

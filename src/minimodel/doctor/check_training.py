@@ -4,8 +4,7 @@ A run folder keeps the optimizer beside the weights (``checkpoints/step-N/train_
 Its saved ``param_groups`` name parameters by position and its moments (``exp_avg``) have the
 shape of their parameter, so the file alone shows how many times the optimizer holds the
 (V, d) matrix. A tied model has one such matrix; an optimizer that holds it twice updates it
-twice per step (twice the learning rate, twice the weight decay), the lab's break
-``embedding-moves-too-far``. The ledger (:mod:`.ledger`) then splits one batch's gradient of E
+twice per step (twice the learning rate, twice the weight decay). The ledger (:mod:`.ledger`) then splits one batch's gradient of E
 into its lookup and head paths, by token frequency.
 """
 

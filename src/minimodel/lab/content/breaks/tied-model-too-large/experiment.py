@@ -1,53 +1,57 @@
-"""Experiment for the break `tied-model-too-large`: is the tied GPT still tied after one step?
+"""Experiment for the break `tied-model-too-large`: what a tied GPT costs, counted and on disk.
 
-The last word comes from the break's invariants (GPT, MaskedLM and CBOW; training, saving,
-loading, resizing), not from this one example.
+The story is the user's: the same GPT built tied and untied (the main job's sizes), its
+parameter count and the size of the checkpoint `minimodel.save` writes, against the saving a
+tie promises (V*d parameters, 4*V*d bytes in float32). The last word comes from the break's
+invariants (GPT, MaskedLM and CBOW; training, saving, loading, resizing), not from this example.
 """
+
+import os
+import tempfile
 
 import numpy as np
 
 from minimodel_break_harness import conclude, es_num, say, use_workspace
 
 mm = use_workspace()
-from minimodel import optim  # noqa: E402
 from minimodel.models import GPT, GPTConfig  # noqa: E402
 from invariants import checks  # noqa: E402
 
 say(f"minimodel imported from {mm.__file__}", f"minimodel importado desde {mm.__file__}")
-V, D = 96, 32
-cfg = dict(vocab_size=V, block_size=16, n_layer=1, n_head=2, d_model=D)
-tied = GPT(GPTConfig(**cfg, tie_embeddings=True), rng=np.random.default_rng(0))
-untied = GPT(GPTConfig(**cfg, tie_embeddings=False), rng=np.random.default_rng(0))
-E, W = tied.token_emb.weight, tied.lm_head.weight
+V, D = 1024, 128  # the main job's sizes: BPE with V = 1024, d = 128, 2 blocks
+cfg = dict(vocab_size=V, block_size=128, n_layer=2, n_head=4, d_model=D)
+models = {tied: GPT(GPTConfig(**cfg, tie_embeddings=tied), rng=np.random.default_rng(0))
+          for tied in (True, False)}
 
-n_tied, n_untied = tied.num_params(), untied.num_params()
-say(f"parameters: tied {n_tied:,}  untied {n_untied:,}  difference {n_untied - n_tied:,} "
-    f"(V*d = {V * D:,})",
-    f"parámetros: atado {n_tied}  sin atar {n_untied}  diferencia {n_untied - n_tied} "
-    f"(V*d = {V * D})")
-gap0 = float(np.abs(W.data - E.data).max())
-say(f"before training: max |lm_head.weight - token_emb.weight| = {gap0:.3g}",
-    f"antes de entrenar: máx |lm_head.weight - token_emb.weight| = {es_num(gap0, '.3g')}")
-say(f"state_dict keys of the embedding and the head: "
-    f"{[k for k in tied.state_dict() if k in ('token_emb.weight', 'lm_head.weight')]}",
-    f"claves del state_dict del embedding/cabeza: "
-    f"{[k for k in tied.state_dict() if k in ('token_emb.weight', 'lm_head.weight')]}")
 
-opt = optim.AdamW(tied.parameters(), lr=1e-2)
-rng = np.random.default_rng(1)
-x = rng.integers(0, V, size=(4, 16))
-_, loss = tied(x, np.roll(x, -1, axis=1))
-loss.backward()
-opt.step()
-W = tied.lm_head.weight
-gap = float(np.abs(W.data - E.data).max())
-say(f"after one AdamW step: max |lm_head.weight - token_emb.weight| = {gap:.3g}",
-    f"tras un paso de AdamW: máx |lm_head.weight - token_emb.weight| = {es_num(gap, '.3g')}")
+def checkpoint_bytes(model) -> int:
+    """Size in bytes of the file ``minimodel.save`` writes for ``model``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.safetensors")
+        mm.save(model, path)
+        return os.path.getsize(path)
 
-conclude(checks, W is not E or gap > 0 or n_untied - n_tied != V * D,
-         f"the 'tied' model has {n_tied:,} parameters ({n_tied - (n_untied - V * D):,} too many) "
-         f"and its head drifted {gap:.3g} away from the embedding after one step",
-         f"el modelo 'atado' tiene {n_tied} parámetros ({n_tied - (n_untied - V * D)} de más) y "
-         f"su cabeza se alejó {es_num(gap, '.3g')} del embedding tras un paso",
-         "OK: one matrix, counted once, identical before and after the step.",
-         "OK: una sola matriz, contada una vez, idéntica antes y después del paso.")
+
+count = {tied: m.num_params() for tied, m in models.items()}
+size = {tied: checkpoint_bytes(m) for tied, m in models.items()}
+saved_params, saved_bytes = count[False] - count[True], size[False] - size[True]
+say(f"GPT(V = {V}, d = {D}, 2 blocks)      tied        untied      tied saves   a tie should save",
+    f"GPT(V = {V}, d = {D}, 2 bloques)     atado       sin atar    ahorra       una atadura ahorra")
+say(f"  num_params()                {count[True]:>10,}  {count[False]:>10,}  {saved_params:>10,}"
+    f"   V*d = {V * D:,}",
+    f"  num_params()                {es_num(count[True], '>10,')}  {es_num(count[False], '>10,')}  "
+    f"{es_num(saved_params, '>10,')}   V*d = {es_num(V * D, ',')}")
+say(f"  model.safetensors (bytes)   {size[True]:>10,}  {size[False]:>10,}  {saved_bytes:>10,}"
+    f"   4*V*d = {4 * V * D:,}",
+    f"  model.safetensors (bytes)   {es_num(size[True], '>10,')}  {es_num(size[False], '>10,')}  "
+    f"{es_num(saved_bytes, '>10,')}   4*V*d = {es_num(4 * V * D, ',')}")
+
+conclude(checks, saved_params != V * D or saved_bytes < 4 * V * D,
+         f"the tied GPT has {count[True]:,} parameters and a {size[True]:,}-byte checkpoint, "
+         f"as many as the untied one: the tie saved {saved_params:,} parameters instead of "
+         f"{V * D:,}",
+         f"el GPT atado tiene {es_num(count[True], ',')} parámetros y un punto de control de "
+         f"{es_num(size[True], ',')} bytes, tantos como el modelo sin atar: la atadura ahorró "
+         f"{es_num(saved_params, ',')} parámetros en lugar de {es_num(V * D, ',')}",
+         "OK: the tie saves V*d parameters in the count and 4*V*d bytes on disk.",
+         "OK: la atadura ahorra V*d parámetros en el recuento y 4*V*d bytes en disco.")
