@@ -33,6 +33,22 @@ def test_healthy_exits_0_with_a_table(healthy, capsys):
     assert "transformer.wte.weight" in out and "0 problem(s), 0 warning(s)" in out
 
 
+def test_an_80_column_terminal_shows_tensor_names_whole(broken, capsys, monkeypatch):
+    # Five table columns at 80 left ~14 characters a cell: "transformer.wte.weight" came out
+    # as "transformer.wt" / "e.weight". A narrow terminal gets one block per finding instead.
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["doctor", str(broken)]) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 80
+    body = "\n".join(lines[2:])  # below the header (folder, embedding, head; the source)
+    assert body.count("transformer.wte.weight") >= 2 and body.count("lm_head.weight") >= 2
+    assert "claimed vs stored: problem" in body and "1 problem(s)" in body
+    monkeypatch.setenv("COLUMNS", "160")  # a wide terminal keeps the table
+    main(["doctor", str(broken)])
+    assert "┃ check" in capsys.readouterr().out
+
+
 def test_problems_exit_1_and_json_names_them(broken, capsys):
     assert main(["doctor", str(broken), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
@@ -48,7 +64,8 @@ def test_problems_exit_1_and_json_names_them(broken, capsys):
     assert report["source"].startswith("transformers ") and "GPT2LMHeadModel" in report["source"]
 
 
-def test_spanish_report_uses_the_glossary_terms(broken, capsys):
+def test_spanish_report_uses_the_glossary_terms(broken, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")  # wide enough for the table
     assert main(["doctor", str(broken), "--lang", "es"]) == 1
     out = capsys.readouterr().out
     assert "hallazgo" in out and "1 problema(s)" in out

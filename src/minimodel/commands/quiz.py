@@ -74,8 +74,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
+    from minimodel._console import add_name_column
+
     table = Table(title=say("quiz.list.heading", args.lang))
-    for column in ("id", "title", "questions"):
+    add_name_column(table, say("quiz.list.id", args.lang), [row["id"] for row in rows])
+    for column in ("title", "questions"):
         table.add_column(say(f"quiz.list.{column}", args.lang))
     for row in rows:  # Text: titles are content, never Rich markup
         table.add_row(row["id"], Text(row["title"]), str(row["questions"]))
