@@ -278,6 +278,20 @@ def test_unknown_quiz(capsys):
     assert code == 2 and "unknown quiz 'nope'" in err
 
 
+@pytest.mark.parametrize("argv", [["--lesson", "99"], ["99"], ["--lesson", "no-such-lesson"]])
+@pytest.mark.parametrize("lang, words", [("en", "no lesson"), ("es", "no hay ninguna lección")])
+def test_an_unknown_lesson_is_answered_with_the_lessons(capsys, argv, lang, words):
+    # `--lesson 99` once listed the quiz files' ids: the learner asked for a lesson, so the
+    # answer names the lessons, by number and slug, in the learner's language
+    code, out, err = run(capsys, "quiz", "take", *argv, "--lang", lang)
+    lessons = load_lessons()
+    wanted = argv[-1]
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"{words} '{wanted}'" in err
+    assert all(f"{lesson.number:02d} {lesson.slug}" in err for lesson in lessons)
+    assert QUIZ_ID not in err  # a quiz file's id is not a lesson
+
+
 # --- interactive take through stdin ------------------------------------------------------
 
 
