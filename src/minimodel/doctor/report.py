@@ -10,7 +10,7 @@ from minimodel.doctor.check_reach import check_reachability
 from minimodel.doctor.check_rows import check_rows
 from minimodel.doctor.check_sizes import check_sizes
 from minimodel.doctor.check_tie import check_tie
-from minimodel.doctor.check_training import check_training
+from minimodel.doctor.check_training import check_progress, check_training
 from minimodel.doctor.findings import PROBLEM, WARNING, Finding
 from minimodel.doctor.memo import remembering
 from minimodel.doctor.names import Roles
@@ -18,7 +18,7 @@ from minimodel.doctor.subject import Subject, examine
 from minimodel.doctor.texts import words
 from minimodel.messages import say
 
-CHECKS = (check_tie, check_sizes, check_rows, check_reachability, check_training)
+CHECKS = (check_progress, check_tie, check_sizes, check_rows, check_reachability, check_training)
 STYLES = {"ok": "green", "info": "cyan", "warning": "yellow", "problem": "bold red",
           "skipped": "dim"}
 
