@@ -122,6 +122,12 @@ def test_the_built_in_table_is_named_in_spanish(tmp_path, capsys):
      "shards, and pytorch_model.bin); it holds: nothing",
      "{path} no contiene pesos de un modelo (se buscaron model.safetensors, los fragmentos de su "
      ".index.json y pytorch_model.bin); contiene: nada"),
+    ("run_never_started", "{path} is a minimodel run stopped before its first step: it has no "
+     "model yet (it holds: run.json, tokenizer.json); start it again, with the options you gave "
+     "it: minimodel train --out {path}",
+     "{path} es una ejecución de minimodel detenida antes de su primer paso: todavía no tiene "
+     "modelo (contiene: run.json, tokenizer.json); vuelve a lanzarla con las opciones que le "
+     "diste: minimodel train --out {path}"),
     ("device", "model file {path} is not a regular file (a device, pipe or socket?)",
      "el archivo del modelo {path} no es un archivo normal (¿un dispositivo, una tubería o un "
      "socket?)"),
@@ -142,6 +148,10 @@ def test_unreadable_input_exits_2_without_a_traceback(tmp_path, healthy, capsys,
         path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{cut")
     elif bad == "empty_dir":
         path.mkdir()
+    elif bad == "run_never_started":  # `train 2>&1 | head -3`: the setup files, no step yet
+        path.mkdir()
+        (path / "run.json").write_text('{"config": {"steps": 200}}')
+        (path / "tokenizer.json").write_text("{}")
     elif bad == "device":
         path = "/dev/null"
     elif bad in ("no_tokenizer", "not_tokenizer"):
