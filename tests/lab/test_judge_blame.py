@@ -137,3 +137,15 @@ def test_the_docs_give_the_sizes_and_caps_the_code_uses(lang):
 def test_the_docs_quote_a_blame_rate_of_at_least_90_percent(lang):
     rate = re.search(r"(\d+)[.,](\d) %", DOCS[lang])
     assert rate and float(f"{rate.group(1)}.{rate.group(2)}") >= 90.0
+
+
+def test_the_untouched_stub_blames_no_clause():
+    # every case raised before computing anything: "look first at: ignored positions ..." on
+    # the stub pointed a newcomer at a rule their (unwritten) code could not have broken
+    ex = get_exercise("cross-entropy")
+    stub = ("def cross_entropy(logits, targets, ignore_index=-100):\n"
+            "    raise NotImplementedError('write cross_entropy')\n")
+    result = check_solution(ex, source=stub, seed=3)
+    assert result["status"] == "error" and "starter stub is not filled in" in result["message"]
+    assert result["blame"] == [] and "look first" not in result["message"]
+    assert not any("this case tests" in c["message"] for c in result["cases"])

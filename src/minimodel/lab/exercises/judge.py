@@ -288,7 +288,17 @@ def _case_entry(ex: Exercise, case: Case, status: str, message: str, lang: str,
 
 
 def _failed_hidden(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The failed hidden cases; none for the untouched starter stub (its failures say nothing
+    about any clause: it raised before computing anything)."""
+    if _untouched_stub(entries):
+        return []
     return [e for e in entries if e["hidden"] and e["status"] not in ("passed", "not run")]
+
+
+def _untouched_stub(entries: list[dict[str, Any]]) -> bool:
+    """Did every case raise the starter stub's NotImplementedError?"""
+    return all(e["status"] == "error" and "NotImplementedError" in e["message"]
+               for e in entries)
 
 
 def _name_clauses(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> None:
@@ -418,8 +428,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
             say("judge.crashed", lang, code=run.returncode)
         return "error", f"{why}; {summary}", entries
     if "error" in statuses:
-        if all(e["status"] == "error" and "NotImplementedError" in e["message"]
-               for e in entries):
+        if _untouched_stub(entries):
             return "error", say("judge.stub", lang, passed=passed, total=len(cases)), entries
         return "error", summary, entries
     if passed < len(cases):
