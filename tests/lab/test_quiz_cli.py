@@ -338,6 +338,9 @@ def test_interactive_take_through_stdin(capsys, monkeypatch, learner):
     assert f"{len(RECALL)} of {len(RECALL)} recalled" in out
     assert "Missed (1):" in out and "q-13-16  An embedding larger than the tokenizer" in out
     assert quiz_entry(learner)["results"]["q-13-16"] is False
+    # a piped answer is not echoed: the feedback starts on its own line, not after the prompt
+    assert "): Correct!" not in out and "): Not quite." not in out
+    assert "\nNot quite." in out
 
 
 def test_interactive_take_in_spanish(capsys, monkeypatch):
