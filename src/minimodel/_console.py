@@ -33,6 +33,13 @@ class Console(rich.console.Console):
         raise BrokenPipeError("the reader of the output went away")
 
 
+def add_name_column(table, header: str, names) -> None:
+    """Add to a Rich ``table`` a column of names (ids a learner types) that is never cut: as
+    wide as the longest name, never wrapped, so an 80-column terminal squeezes the other
+    columns (titles, statuses wrap at word boundaries) instead of ``frequent-tokens-lea…``."""
+    table.add_column(header, no_wrap=True, min_width=max((len(n) for n in names), default=0))
+
+
 def stdout_to_devnull() -> None:
     """Point stdout at /dev/null: later writes and the exit-time flush go nowhere, quietly.
 

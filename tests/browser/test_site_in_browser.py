@@ -323,3 +323,76 @@ def test_quiz_answers_stay_hidden_until_asked(browser, site, artifacts):
     folds[0].find_element("css selector", "summary").click()
     assert folds[0].get_attribute("open") is not None
     assert "Respuesta" in folds[0].text
+
+
+# Every character of a code block that lies under the block's copy button (Material's
+# .md-code__nav, top-right corner): the end of a long first line used to run under it.
+UNDER_THE_BUTTON = """
+  const out = [];
+  document.querySelectorAll('article pre').forEach(pre => {
+    const nav = pre.querySelector('.md-code__nav'), code = pre.querySelector('code');
+    if (!nav || !code) return;
+    const b = nav.getBoundingClientRect(), walker = document.createTreeWalker(code, 4);
+    let hidden = '';
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      for (let k = 0; k < node.length; k++) {
+        if (!node.data[k].trim()) continue;
+        const range = document.createRange(); range.setStart(node, k); range.setEnd(node, k + 1);
+        for (const r of range.getClientRects())
+          if (r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom)
+            hidden += node.data[k];
+      }
+    }
+    if (hidden) out.push(`"${code.textContent.slice(0, 40)}": ${hidden}`);
+  });
+  return out;"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_character_of_a_code_block_is_under_its_copy_button(browser, site, artifacts, width):
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        hidden = []
+        for folder in ("lessons", "es/lessons", "lab/exercises", "es/lab/exercises"):
+            for page in sorted((site / folder).glob("*.html")):
+                _open(browser, page)
+                hidden += [f"{page.relative_to(site)}: {block}"
+                           for block in browser.execute_script(UNDER_THE_BUTTON)]
+        _open(browser, site / "lessons" / "model-families.html")
+        browser.save_screenshot(str(artifacts / f"lesson-model-families-at-{width}.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert hidden == []
+
+
+# The navigation's title and the first link left in view of the scrolled list: does the title
+# (or the shadow Material gives it) cover that link?
+NAV_COVER = """
+  const wrap = document.querySelector('.md-sidebar--primary .md-sidebar__scrollwrap');
+  const title = wrap.querySelector('.md-nav--primary > .md-nav__title');
+  const box = wrap.getBoundingClientRect(), t = title.getBoundingClientRect();
+  const shown = [...wrap.querySelectorAll('.md-nav__link')].filter(l => l.offsetParent)
+    .map(l => [l, l.getBoundingClientRect()])
+    .filter(([l, r]) => r.bottom > box.top + 1 && r.top < box.bottom && l !== title);
+  const [link, r] = shown[0];
+  const covered = t.bottom > box.top && t.top < r.bottom && t.bottom > r.top;
+  return [wrap.scrollTop, link.textContent.trim(), covered];"""
+
+
+def test_the_navigation_title_never_covers_the_first_item_in_view(browser, site, artifacts):
+    covered = []
+    # the last lesson: the list opens scrolled down to it; then scrolled by hand
+    for page in (site / "lessons" / "graduation.html", site / "es" / "lessons" / "graduation.html"):
+        _open(browser, page)
+        for scroll in (None, 150, 400):
+            if scroll is not None:
+                browser.execute_script("document.querySelector('.md-sidebar--primary "
+                                       f".md-sidebar__scrollwrap').scrollTop = {scroll}")
+            top, link, hidden = browser.execute_script(NAV_COVER)
+            if hidden:
+                covered.append(f"{page.relative_to(site)} scrolled {top}px: {link}")
+    _open(browser, site / "lessons" / "graduation.html")
+    browser.save_screenshot(str(artifacts / "nav-opened-at-the-last-lesson.png"))
+    assert top > 0 and covered == []

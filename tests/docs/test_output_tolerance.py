@@ -132,10 +132,27 @@ def test_the_command_passes_strict_to_the_build(monkeypatch, tmp_path, capsys):
                         lambda out, **kw: calls.append(kw) or Path(out))
     assert main(["docs", "build", "--out", str(tmp_path), "--strict"]) == 0
     assert main(["docs", "build", "--out", str(tmp_path)]) == 0
-    assert [c["drift_fails"] for c in calls] == [True, False]
+    assert main(["docs", "build", "--out", str(tmp_path), "--allow-broken-links"]) == 0
+    assert [(c["drift_fails"], c["strict"]) for c in calls] == [(True, True), (False, True),
+                                                                 (False, False)]
     with pytest.raises(SystemExit) as usage:
-        main(["docs", "build", "--strict", "--no-strict"])
+        main(["docs", "build", "--strict", "--allow-broken-links"])
     assert usage.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
+def test_the_build_help_says_what_each_flag_does_and_the_default(capsys):
+    # --strict and --no-strict once changed two different things (numeric drift; broken
+    # links) under names that read as opposites, and the help never said what the default is
+    with pytest.raises(SystemExit):
+        main(["docs", "build", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--no-strict" not in text
+    assert "with no flag (the default)" in text
+    assert "--strict stops on that drift too" in text
+    assert "--allow-broken-links lets broken links and other MkDocs warnings through" in text
+    with pytest.raises(SystemExit) as usage:
+        main(["docs", "build", "--no-strict"])
+    assert usage.value.code == 2
 
 
 MARKED = [(lesson.path(lang), block) for lesson in load_lessons() for lang in LANGS

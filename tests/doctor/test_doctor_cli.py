@@ -33,6 +33,22 @@ def test_healthy_exits_0_with_a_table(healthy, capsys):
     assert "transformer.wte.weight" in out and "0 problem(s), 0 warning(s)" in out
 
 
+def test_an_80_column_terminal_shows_tensor_names_whole(broken, capsys, monkeypatch):
+    # Five table columns at 80 left ~14 characters a cell: "transformer.wte.weight" came out
+    # as "transformer.wt" / "e.weight". A narrow terminal gets one block per finding instead.
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["doctor", str(broken)]) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 80
+    body = "\n".join(lines[2:])  # below the header (folder, embedding, head; the source)
+    assert body.count("transformer.wte.weight") >= 2 and body.count("lm_head.weight") >= 2
+    assert "claimed vs stored: problem" in body and "1 problem(s)" in body
+    monkeypatch.setenv("COLUMNS", "160")  # a wide terminal keeps the table
+    main(["doctor", str(broken)])
+    assert "┃ check" in capsys.readouterr().out
+
+
 def test_problems_exit_1_and_json_names_them(broken, capsys):
     assert main(["doctor", str(broken), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
@@ -48,7 +64,8 @@ def test_problems_exit_1_and_json_names_them(broken, capsys):
     assert report["source"].startswith("transformers ") and "GPT2LMHeadModel" in report["source"]
 
 
-def test_spanish_report_uses_the_glossary_terms(broken, capsys):
+def test_spanish_report_uses_the_glossary_terms(broken, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")  # wide enough for the table
     assert main(["doctor", str(broken), "--lang", "es"]) == 1
     out = capsys.readouterr().out
     assert "hallazgo" in out and "1 problema(s)" in out
@@ -105,6 +122,12 @@ def test_the_built_in_table_is_named_in_spanish(tmp_path, capsys):
      "shards, and pytorch_model.bin); it holds: nothing",
      "{path} no contiene pesos de un modelo (se buscaron model.safetensors, los fragmentos de su "
      ".index.json y pytorch_model.bin); contiene: nada"),
+    ("run_never_started", "{path} is a minimodel run stopped before its first step: it has no "
+     "model yet (it holds: run.json, tokenizer.json); start it again, with the options you gave "
+     "it: minimodel train --out {path}",
+     "{path} es una ejecución de minimodel detenida antes de su primer paso: todavía no tiene "
+     "modelo (contiene: run.json, tokenizer.json); vuelve a lanzarla con las opciones que le "
+     "diste: minimodel train --out {path}"),
     ("device", "model file {path} is not a regular file (a device, pipe or socket?)",
      "el archivo del modelo {path} no es un archivo normal (¿un dispositivo, una tubería o un "
      "socket?)"),
@@ -125,6 +148,10 @@ def test_unreadable_input_exits_2_without_a_traceback(tmp_path, healthy, capsys,
         path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{cut")
     elif bad == "empty_dir":
         path.mkdir()
+    elif bad == "run_never_started":  # `train 2>&1 | head -3`: the setup files, no step yet
+        path.mkdir()
+        (path / "run.json").write_text('{"config": {"steps": 200}}')
+        (path / "tokenizer.json").write_text("{}")
     elif bad == "device":
         path = "/dev/null"
     elif bad in ("no_tokenizer", "not_tokenizer"):

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +50,38 @@ def test_a_healthy_run_reports_nothing(tmp_path, corpus, tied):
         assert ledger.data["sum_error"] <= 1e-6
         assert buckets["unseen"]["lookup_norm"] == 0.0  # never looked up: the head is all
         assert 0 < buckets["all"]["lookup_share"] < 1
+
+
+def test_a_run_stopped_at_step_0_is_not_healthy_and_says_how_to_train_it(tmp_path, corpus,
+                                                                        capsys):
+    # `train --json | head -1`: the reader leaves at the start event; the run saves a step-0
+    # checkpoint and a model whose weights are the initialisation, which the tie, size and
+    # row checks all find healthy. The doctor once said "0 problem(s)" on it.
+    run = tmp_path / "run"
+    options = [o for o in TINY if o != "--quiet"]
+    proc = subprocess.Popen([sys.executable, "-m", "minimodel", "train", "--corpus",
+                             str(corpus), "--out", str(run), *options, "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert json.loads(proc.stdout.readline())["event"] == "start"
+    proc.stdout.close()
+    proc.communicate(timeout=300)
+    assert proc.returncode == 130 and (run / "model.safetensors").is_file()
+
+    report = diagnose(run)
+    first = report.findings[0]
+    assert (first.check, first.status, first.key) == ("training", "problem",
+                                                      "training.never_trained")
+    assert not report.healthy and report.keys("problem")[0] == "training.never_trained"
+    capsys.readouterr()
+    assert main(["doctor", str(run), "--lang", "es"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "nunca entrenó" in out and "paso 0 de 10" in out
+    command = shlex.split(report.to_dict()["findings"][0]["fix"].split(": ", 1)[1])
+    assert command == ["minimodel", "train", "--resume", "--out", str(run)]
+
+    assert main([*command[1:], "--quiet"]) == 0   # the command it gives, as typed
+    report = diagnose(run)
+    assert report.healthy and "training" not in {f.check for f in report.findings}
 
 
 def test_a_parameter_of_the_same_shape_as_E_is_not_mistaken_for_a_second_copy(tmp_path, corpus):

@@ -185,6 +185,22 @@ def test_list_json_contract(capsys, tmp_path):
     assert json.loads(out_es)[0]["title"] == load_all()[0].text("title", "es")
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_list_shows_whole_ids_at_80_columns(capsys, tmp_path, monkeypatch, lang):
+    # The longest status ("fixed after viewing the fix") once squeezed the id column down to
+    # "frequent-tokens-lea…": an id is what the learner types next, so it is never cut.
+    monkeypatch.setenv("COLUMNS", "80")
+    learner = tmp_path / "learner"
+    ids = [brk.id for brk in load_all()]
+    Progress(learner).record("break", ids[0], "fixed", revealed=True)
+    code, out, _ = cli(capsys, "break", "list", "--lang", lang, "--learner-dir", str(learner))
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    assert "…" not in out
+    cells = {line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")}
+    assert set(ids) <= cells, set(ids) - cells
+    assert ("fixed after viewing" if lang == "en" else "arreglado tras ver") in out
+
+
 def test_round_trip_start_run_hint_check_diff_reset(capsys, tmp_path):
     learner = str(tmp_path / "learner")
     work = tmp_path / "ws"

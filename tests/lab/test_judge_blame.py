@@ -78,6 +78,31 @@ def test_the_verdict_names_the_broken_clause_first_and_never_twice(tmp_path):
     assert clauses and len(clauses) == len(set(clauses)), clauses  # no clause repeated
 
 
+@pytest.mark.parametrize("wrong, names, never", [
+    # sums every position: the ignore_index cases fail too, for the ignored position they hold
+    ("mean_over_all.py", None, "uses the ignore_index it is given"),
+    # hard-codes -100: only the custom ignore_index case fails, and it names that clause alone
+    ("hardcoded_ignore.py", "uses the ignore_index it is given", "ignored positions add"),
+])
+def test_a_case_names_the_clause_that_really_failed(wrong, names, never):
+    ex = get_exercise("cross-entropy")
+    source = (ex.folder / "wrong" / wrong).read_text()
+    result = check_solution(ex, source=source, seed=11)
+    cases = {c["kind"]: c for c in result["cases"] if c["hidden"]}
+    custom = cases["ignore_index"]
+    assert custom["status"] == "wrong" and never not in custom["message"], custom["message"]
+    if names is None:  # it points at the case that named the likeliest clause
+        first = cases["ignored positions"]
+        assert first["status"] == "wrong"
+        assert "this case tests: ignored positions add nothing" in first["message"]
+        assert f"look first at the clause {first['name']} names" in custom["message"]
+        assert never not in cases["default ignore_index"]["message"]
+        assert "ignore_index defaults to -100" not in cases["default ignore_index"]["message"]
+    else:
+        assert f"this case tests: {names}" in custom["message"]
+        assert cases["ignored positions"]["status"] == "passed"
+
+
 def test_dedicated_and_general_cases():
     clauses = [{"id": "a", "kinds": ["float64", "x"]}, {"id": "b", "kinds": ["float64", "y"]},
                {"id": "c", "kinds": ["float32"], "about": "dtype"}]
@@ -112,3 +137,15 @@ def test_the_docs_give_the_sizes_and_caps_the_code_uses(lang):
 def test_the_docs_quote_a_blame_rate_of_at_least_90_percent(lang):
     rate = re.search(r"(\d+)[.,](\d) %", DOCS[lang])
     assert rate and float(f"{rate.group(1)}.{rate.group(2)}") >= 90.0
+
+
+def test_the_untouched_stub_blames_no_clause():
+    # every case raised before computing anything: "look first at: ignored positions ..." on
+    # the stub pointed a newcomer at a rule their (unwritten) code could not have broken
+    ex = get_exercise("cross-entropy")
+    stub = ("def cross_entropy(logits, targets, ignore_index=-100):\n"
+            "    raise NotImplementedError('write cross_entropy')\n")
+    result = check_solution(ex, source=stub, seed=3)
+    assert result["status"] == "error" and "starter stub is not filled in" in result["message"]
+    assert result["blame"] == [] and "look first" not in result["message"]
+    assert not any("this case tests" in c["message"] for c in result["cases"])

@@ -278,6 +278,20 @@ def test_unknown_quiz(capsys):
     assert code == 2 and "unknown quiz 'nope'" in err
 
 
+@pytest.mark.parametrize("argv", [["--lesson", "99"], ["99"], ["--lesson", "no-such-lesson"]])
+@pytest.mark.parametrize("lang, words", [("en", "no lesson"), ("es", "no hay ninguna lección")])
+def test_an_unknown_lesson_is_answered_with_the_lessons(capsys, argv, lang, words):
+    # `--lesson 99` once listed the quiz files' ids: the learner asked for a lesson, so the
+    # answer names the lessons, by number and slug, in the learner's language
+    code, out, err = run(capsys, "quiz", "take", *argv, "--lang", lang)
+    lessons = load_lessons()
+    wanted = argv[-1]
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"{words} '{wanted}'" in err
+    assert all(f"{lesson.number:02d} {lesson.slug}" in err for lesson in lessons)
+    assert QUIZ_ID not in err  # a quiz file's id is not a lesson
+
+
 # --- interactive take through stdin ------------------------------------------------------
 
 
@@ -324,6 +338,9 @@ def test_interactive_take_through_stdin(capsys, monkeypatch, learner):
     assert f"{len(RECALL)} of {len(RECALL)} recalled" in out
     assert "Missed (1):" in out and "q-13-16  An embedding larger than the tokenizer" in out
     assert quiz_entry(learner)["results"]["q-13-16"] is False
+    # a piped answer is not echoed: the feedback starts on its own line, not after the prompt
+    assert "): Correct!" not in out and "): Not quite." not in out
+    assert "\nNot quite." in out
 
 
 def test_interactive_take_in_spanish(capsys, monkeypatch):

@@ -100,12 +100,54 @@ def test_bad_corpus_is_a_clear_error(content, message, tiny, tmp_path, capsys):
     (["--vocab-size", "300"], "--vocab-size 300 applies to --tokenizer bpe only"),
     (["--n-head", "3"], "divisible by --n-head 3"),
     (["--steps", "0"], "--steps must be a positive integer"),
+    (["--steps", "-1"], "--steps must be a positive integer, got -1"),
     (["--min-lr", "1"], "--min-lr 1.0 is above --lr"),
+    (["--corpus", "missing.txt"], "corpus file missing.txt does not exist"),
 ])
-def test_bad_options_are_clear_errors(extra, message, tiny_corpus, tiny, tmp_path, capsys):
-    code = main(["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "r"), *tiny,
-                 *extra])
-    assert code == 2 and message in capsys.readouterr().err
+@pytest.mark.parametrize("as_json", [False, True], ids=["plain", "json"])
+def test_bad_options_are_clear_errors(extra, message, as_json, tiny_corpus, tiny, tmp_path,
+                                      capsys, monkeypatch):
+    # The error is all that is said: the "BLAS threads" line once came first, and the run
+    # folder was created for nothing
+    monkeypatch.chdir(tmp_path)
+    loud = [o for o in tiny if o != "--quiet"]  # the setup's lines are printed
+    code = main(["train", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "r"), *loud,
+                 *extra, *(["--json"] if as_json else [])])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and message in captured.err
+    assert captured.err.startswith("error: ") and len(captured.err.splitlines()) == 1
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--resume", "--steps", "7"], "these options differ: --steps 7"),
+    (["--corpus", "{corpus}", "--tokenizer", "byte"], "already holds an interrupted run"),
+    (["--resume", "--out", "elsewhere"], "nothing to resume in elsewhere: there is no such folder"),
+])
+def test_a_refused_run_says_only_why(argv, message, tiny_corpus, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    state = current_checkpoint(_interrupted_run(tiny_corpus, out))
+    capsys.readouterr()
+    code = main(["train", "--out", str(out), *[a.format(corpus=tiny_corpus) for a in argv]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and len(err.splitlines()) == 1, err
+    assert message in err
+    assert current_checkpoint(out) == state and not (tmp_path / "elsewhere").exists()
+
+
+def _interrupted_run(corpus: Path, out: Path) -> Path:
+    """A run stopped by Ctrl-C after its first step (its checkpoint is step 1)."""
+    from minimodel.training import TrainConfig, train
+
+    def stop(step: int, loss: float) -> None:
+        raise KeyboardInterrupt
+
+    config = TrainConfig(model="gpt", corpus=str(corpus), tokenizer="byte", d_model=16,
+                         n_layer=1, n_head=2, block_size=16, batch_size=4, steps=20,
+                         eval_interval=10, eval_batches=2)
+    assert train(config, out, on_step=stop).interrupted
+    return out
 
 
 def test_mlm_run_uses_mask_token_and_reports(tiny_corpus, tiny, tmp_path):

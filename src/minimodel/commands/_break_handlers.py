@@ -69,7 +69,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(rows)
         return OK
-    from minimodel._console import Console
+    from minimodel._console import Console, add_name_column
     from rich.table import Table
     from rich.text import Text
 
@@ -77,7 +77,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     from minimodel.lab.revealed import shown
 
     table = Table(title=say("break.list_title", lang))
-    for column in ("id", "title", "status"):
+    add_name_column(table, say("break.col_id", lang), [row["id"] for row in rows])
+    for column in ("title", "status"):
         table.add_column(say(f"break.col_{column}", lang))
     for row in rows:
         table.add_row(row["id"], Text(row["title"]),

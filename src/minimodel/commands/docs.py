@@ -25,12 +25,26 @@ examples:
 """ + "\n" + EXIT_CODES
 
 
+BUILD_DESCRIPTION = """\
+Stage docs/ with the generated pages and build the site (every lesson's code is run first).
+
+What stops the build, with no flag (the default):
+  - a lesson block that raises, or prints other text, shapes or counts than its output block;
+  - a broken link or code reference (any MkDocs warning).
+  A lesson's numbers that drift beyond the tolerance its output block declares are only a
+  warning: float32 results differ slightly from CPU to CPU.
+--strict             stops on that drift too (what CI runs).
+--allow-broken-links lets broken links and other MkDocs warnings through as warnings (while
+                     you draft pages); a lesson block that raises or prints other text
+                     still stops the build."""
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from minimodel.site.build import build  # MkDocs and the lab load only for this command
 
     print("running every lesson (English and Spanish, two at a time) before the build ...",
           file=sys.stderr, flush=True)
-    site = build(args.out, strict=not args.no_strict, drift_fails=args.strict,
+    site = build(args.out, strict=not args.allow_broken_links, drift_fails=args.strict,
                  on_progress=lambda line: print(line, file=sys.stderr, flush=True))
     print(f"built {site}/ (English) and {site}/es/ (Spanish); open {site / 'index.html'}")
     return OK
@@ -52,21 +66,16 @@ def register(subparsers) -> None:
     docs.set_defaults(func=lambda _args: (docs.print_help(), 0)[1])
     sub = docs.add_subparsers(dest="docs_command", metavar="SUBCOMMAND")
     p = sub.add_parser("build", help="build the site into a folder",
-                       description="Stage docs/ with the generated pages and build the site. "
-                                   "A lesson block that raises or prints other text, shapes or "
-                                   "counts than written fails the build, and so does a broken "
-                                   "link or code reference; numbers that drift beyond a "
-                                   "block's declared tolerance only warn unless --strict.",
+                       description=BUILD_DESCRIPTION,
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="site", metavar="DIR", help="output folder (default site/)")
     strictness = p.add_mutually_exclusive_group()
     strictness.add_argument("--strict", action="store_true",
-                            help="also fail when a lesson's numbers drift beyond the tolerance "
-                                 "its output block declares (CI, developers); without it that "
-                                 "drift is a warning, since float32 results differ slightly "
-                                 "from CPU to CPU")
-    strictness.add_argument("--no-strict", action="store_true",
-                            help="report broken links as warnings instead of failing")
+                            help="stricter than the default: a lesson's numbers that drift "
+                                 "beyond their declared tolerance fail the build too (CI)")
+    strictness.add_argument("--allow-broken-links", action="store_true",
+                            help="laxer than the default: a broken link or code reference "
+                                 "(any MkDocs warning) is printed, and the build goes on")
     p.set_defaults(func=guarded(cmd_build))
     p = sub.add_parser("serve", help="build the site and serve it on this machine",
                        description="Build into --out, then serve it on 127.0.0.1 until Ctrl-C.",

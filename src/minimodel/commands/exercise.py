@@ -57,10 +57,12 @@ def cmd_list(args) -> int:
     from rich.table import Table
     from rich.text import Text
 
+    from minimodel._console import add_name_column
     from minimodel.lab.exercises.display import STATUS_STYLE, console
     from minimodel.lab.i18n import status_label
     table = Table(title=say("exercise.list_title", args.lang))
-    for col in ("id", "title", "status"):
+    add_name_column(table, say("exercise.id", args.lang), [item["id"] for item in items])
+    for col in ("title", "status"):
         table.add_column(say(f"exercise.{col}", args.lang))
     for item in items:
         status = shown_status("exercise", done.get(item["id"]), "new")

@@ -74,8 +74,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
+    from minimodel._console import add_name_column
+
     table = Table(title=say("quiz.list.heading", args.lang))
-    for column in ("id", "title", "questions"):
+    add_name_column(table, say("quiz.list.id", args.lang), [row["id"] for row in rows])
+    for column in ("title", "questions"):
         table.add_column(say(f"quiz.list.{column}", args.lang))
     for row in rows:  # Text: titles are content, never Rich markup
         table.add_row(row["id"], Text(row["title"]), str(row["questions"]))
@@ -118,11 +121,14 @@ def _results_table(report: dict[str, Any], lang: str):
 
 def cmd_take(args: argparse.Namespace) -> int:
     from minimodel.lab.quiz import load_quiz, read_answers
+    from minimodel.lab.quiz.loader import lesson_quiz
     from minimodel.lab.quiz.session import interactive_take
 
     if (args.quiz_id is None) == (args.lesson is None):
         return user_error("name one quiz: QUIZ_ID (see `minimodel quiz list`) or --lesson NN")
-    quiz = load_quiz(args.quiz_id or args.lesson, lang=args.lang)
+    # --lesson is a lesson, never a quiz file: an unknown one is answered with the lessons
+    quiz = (lesson_quiz(args.lesson, lang=args.lang) if args.lesson is not None
+            else load_quiz(args.quiz_id, lang=args.lang))
     progress = _progress(args)
     if args.answers is None:
         if args.json:

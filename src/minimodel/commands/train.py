@@ -130,12 +130,15 @@ def saved_and_next(out: Path, model: str, lang: str = DEFAULT_LANG) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from minimodel.training import JsonReporter, default_out_dir, make_reporter, train
+    from minimodel.training import (JsonReporter, check_options, default_out_dir, make_reporter,
+                                    train)
     from minimodel.training.report import configure_run
 
     if args.resume and args.force:
         raise PhraseError(phrase("train.resume_and_force"))
     explicit = explicit_options(args)
+    # a bad option (or nothing to resume): its one line and exit 2 before anything else is said
+    check_options(config_from_args(args), args.out, args.resume, explicit, force=args.force)
     reporter = make_reporter(args.quiet, as_json=args.json, lang=args.lang)
     threads, note = clamp_threads(args.threads)
     try:

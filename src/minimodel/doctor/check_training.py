@@ -1,4 +1,5 @@
-"""For minimodel runs: the training state of the tie (optimizer, weight decay, gradient ledger).
+"""For minimodel runs: how far the run trained, and the training state of the tie (optimizer,
+weight decay, gradient ledger).
 
 A run folder keeps the optimizer beside the weights (``checkpoints/step-N/train_state.*``).
 Its saved ``param_groups`` name parameters by position and its moments (``exp_avg``) have the
@@ -10,13 +11,14 @@ into its lookup and head paths, by token frequency.
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from minimodel.doctor.findings import OK, PROBLEM, SKIPPED, Finding
+from minimodel.doctor.findings import INFO, OK, PROBLEM, SKIPPED, Finding
 from minimodel.doctor.ledger import SUM_TOLERANCE, frequency_buckets, gradient_ledger, shares
 from minimodel.doctor.subject import Subject
 
@@ -54,9 +56,31 @@ def check_training(s: Subject) -> list[Finding]:
         return []
     step = step_folder(s)  # a checkpoint directory given: its own state, not LATEST's
     info, opt_sd, weights = checkpoint.read_step(step) if step else checkpoint.read(folder)
-    out = [_optimizer_finding(s, opt_sd)]
-    out.append(_ledger_finding(s, info, weights))
-    return out
+    return [_optimizer_finding(s, opt_sd), _ledger_finding(s, info, weights)]
+
+
+def check_progress(s: Subject) -> list[Finding]:
+    """How far the run got: the report's first line, before the tie.
+
+    A run stopped before its first step (Ctrl-C, or ``train | head`` closing the pipe at
+    once) still saves a checkpoint and a model: its weights are the random initialisation,
+    which every other check finds healthy, so it is said first, as a problem. A run stopped
+    part-way is only a fact worth knowing (its model is the last checkpoint's)."""
+    from minimodel.training import checkpoint
+
+    folder = run_folder(s)
+    if folder is None:
+        return []
+    step = step_folder(s)
+    info = checkpoint.read_step(step)[0] if step else checkpoint.read(folder)[0]
+    done, steps = int(info["step"]), int(info["config"]["steps"])
+    values = {"step": done, "steps": steps,
+              "command": shlex.join(["minimodel", "train", "--resume", "--out", str(folder)])}
+    if done == 0:
+        return [Finding("training", PROBLEM, "training.never_trained", values)]
+    if step is None and done < steps:  # a checkpoint folder given is part-way by design
+        return [Finding("training", INFO, "training.stopped_early", values)]
+    return []
 
 
 def _optimizer_finding(s: Subject, opt_sd: dict[str, Any]) -> Finding:

@@ -10,7 +10,7 @@ from minimodel.doctor.check_reach import check_reachability
 from minimodel.doctor.check_rows import check_rows
 from minimodel.doctor.check_sizes import check_sizes
 from minimodel.doctor.check_tie import check_tie
-from minimodel.doctor.check_training import check_training
+from minimodel.doctor.check_training import check_progress, check_training
 from minimodel.doctor.findings import PROBLEM, WARNING, Finding
 from minimodel.doctor.memo import remembering
 from minimodel.doctor.names import Roles
@@ -18,7 +18,7 @@ from minimodel.doctor.subject import Subject, examine
 from minimodel.doctor.texts import words
 from minimodel.messages import say
 
-CHECKS = (check_tie, check_sizes, check_rows, check_reachability, check_training)
+CHECKS = (check_progress, check_tie, check_sizes, check_rows, check_reachability, check_training)
 STYLES = {"ok": "green", "info": "cyan", "warning": "yellow", "problem": "bold red",
           "skipped": "dim"}
 
@@ -98,7 +98,6 @@ NOTES = {"sharded safetensors": "sharded",
 
 def print_report(report: Report, lang: str = "en") -> None:
     from rich.markup import escape
-    from rich.table import Table
 
     from minimodel._console import Console
 
@@ -121,14 +120,59 @@ def print_report(report: Report, lang: str = "en") -> None:
         failure = {k: escape(str(v)) for k, v in s.arch_failure.items()}
         console.print(say(f"doctor.transformers_{failure.pop('kind')}", lang, **failure),
                       highlight=False)
+    if console.width >= TABLE_WIDTH:
+        console.print(_findings_table(report, lang))
+    else:
+        _print_findings_stacked(console, report, lang)
+    console.print(say("doctor.summary", lang, problems=len(report.problems),
+                      warnings=len(report.warnings)), highlight=False)
+
+
+# Five columns need about this many terminal columns before a tensor name
+# (``model.language_model.embed_tokens.weight``) is cut inside a cell; a narrower terminal
+# gets one block per finding instead, its texts as wide as the terminal.
+TABLE_WIDTH = 120
+
+
+def _status(status: str, lang: str) -> str:
+    return f"[{STYLES[status]}]{say(f'doctor.status.{status}', lang)}[/]"
+
+
+def _findings_table(report: Report, lang: str):
+    """The findings as a table: check, status, found, why it matters, fix."""
+    from rich.markup import escape
+    from rich.table import Table
+
     table = Table(show_lines=True)
     for column in ("check", "status", "found", "why", "fix"):
         table.add_column(say(f"doctor.column.{column}", lang), overflow="fold")
     for f in report.findings:
         found, why, fix = words(f.key, f.values, lang)
-        table.add_row(say(f"doctor.check.{f.check}", lang),
-                      f"[{STYLES[f.status]}]{say(f'doctor.status.{f.status}', lang)}[/]",
+        table.add_row(say(f"doctor.check.{f.check}", lang), _status(f.status, lang),
                       escape(found), escape(why), escape(fix))
-    console.print(table)
-    console.print(say("doctor.summary", lang, problems=len(report.problems),
-                      warnings=len(report.warnings)), highlight=False)
+    return table
+
+
+def _print_findings_stacked(console, report: Report, lang: str) -> None:
+    """The findings one block each (a terminal narrower than :data:`TABLE_WIDTH`)::
+
+        claimed vs stored: ok
+          found           Tied, and stored once: token_emb.weight (1024x128) is both ...
+          why it matters  A tied model keeps one matrix; ...
+          fix             Nothing to do.
+    """
+    from rich.markup import escape
+    from rich.padding import Padding
+    from rich.table import Table
+
+    for f in report.findings:
+        console.print()
+        console.print(f"[bold]{escape(say(f'doctor.check.{f.check}', lang))}[/]: "
+                      f"{_status(f.status, lang)}", highlight=False)
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True, style="dim")
+        grid.add_column(overflow="fold")  # folds only a word wider than the whole line
+        for column, text in zip(("found", "why", "fix"), words(f.key, f.values, lang)):
+            grid.add_row(say(f"doctor.column.{column}", lang), escape(text))
+        console.print(Padding(grid, (0, 0, 0, 2)))
+    console.print()

@@ -25,6 +25,7 @@ doctor checks that with :meth:`ModelFiles.shares_storage`.
 from __future__ import annotations
 
 import json
+import shlex
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -185,6 +186,11 @@ def _hf_folder(folder: Path, on_config: ConfigHook | None = None) -> ModelFiles:
     hook(config, folder, False)
     present = ", ".join(sorted(p.name for p in folder.iterdir())[:12]) or \
         phrase("doctor.error.nothing")
+    from minimodel.training.run_files import RUN_FILE  # only here: the doctor imports no training
+
+    if (folder / RUN_FILE).is_file():  # `train | head -3`: stopped before its first checkpoint
+        raise PhraseError(phrase("doctor.error.run_never_started", folder=folder, present=present,
+                                 command=shlex.join(["minimodel", "train", "--out", str(folder)])))
     raise PhraseError(phrase("doctor.error.no_weights", folder=folder, safetensors=SAFETENSORS,
                              bin=BIN, present=present))
 

@@ -24,13 +24,42 @@ from minimodel.training.loop import Trainer, TrainResult, param_groups
 from minimodel.training.lock import RunLock, RunLocked
 from minimodel.training.report import (JsonReporter, PlainReporter, SilentReporter,
                                        format_perplexity, make_reporter)
-from minimodel.training.run_files import check_corpus_path
+from minimodel.training import checkpoint
+from minimodel.training.run_files import (check_corpus_path, check_resume_config,
+                                          describe_existing_run, existing_run_refusal)
 from minimodel.training.tasks import load_any_tokenizer, unigram_baseline
 
 
 def default_out_dir(cfg: TrainConfig) -> Path:
     """``runs/<model>-<tied|untied>`` (``cfg`` must be resolved)."""
     return Path("runs") / f"{cfg.model}-{cfg.tie_label}"
+
+
+def check_options(config: TrainConfig, out_dir: str | os.PathLike | None = None,
+                  resume: bool = False, explicit: dict[str, Any] | None = None,
+                  force: bool = False) -> tuple[TrainConfig, Path]:
+    """Refuse bad options before anything is printed or written (``PhraseError``): the config
+    resolved and validated, the corpus file readable, the run folder usable (a new run without
+    ``force`` into a folder that holds one is refused); with ``resume`` and ``explicit`` (the
+    options typed), a folder with no checkpoint or options that differ from the saved run
+    (:func:`train` reads the checkpoint again to continue it). Returns (config, folder)."""
+    cfg = config if resume else config.resolved()
+    if out_dir is None:  # resume: the default directory of the model/tie typed (or gpt-tied)
+        out_dir = default_out_dir(cfg if not resume else config.resolved())
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise PhraseError(phrase("train.out_is_file", out=out))
+    if resume and not out.is_dir():  # refused before the lock would create the folder
+        raise PhraseError(phrase("train.nothing_to_resume_no_folder", out=out))
+    if resume and explicit is not None:
+        check_resume_config(checkpoint.read(out)[0], explicit)
+    if not resume and cfg.corpus is not None:
+        check_corpus_path(cfg)
+    if not resume and not force and out.is_dir():
+        existing = describe_existing_run(out)
+        if existing:
+            raise existing_run_refusal(out, existing)
+    return cfg, out
 
 
 def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume: bool = False,
@@ -56,16 +85,8 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
 
     Only one process may train in a directory at a time (:class:`RunLock`).
     """
-    cfg = config if resume else config.resolved()
-    if out_dir is None:  # resume: the default directory of the model/tie typed (or gpt-tied)
-        out_dir = default_out_dir(cfg if not resume else config.resolved())
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise PhraseError(phrase("train.out_is_file", out=out))
-    if resume and not out.is_dir():  # refused before the lock would create the folder
-        raise PhraseError(phrase("train.nothing_to_resume_no_folder", out=out))
+    cfg, out = check_options(config, out_dir, resume, force=force)
     if not resume and cfg.corpus is not None:
-        check_corpus_path(cfg)
         cfg.corpus = public_domain.as_run_corpus(cfg.corpus)
     trainer = Trainer(cfg, out, reporter, on_step, resume_command, snapshots)
     with RunLock(out):
@@ -76,4 +97,4 @@ def train(config: TrainConfig, out_dir: str | os.PathLike | None = None, resume:
 __all__ = ["TrainConfig", "TrainResult", "Trainer", "train", "default_out_dir", "DEFAULTS",
            "unigram_baseline", "param_groups", "load_any_tokenizer", "make_reporter",
            "PlainReporter", "SilentReporter", "JsonReporter", "RunLock", "RunLocked",
-           "format_perplexity"]
+           "check_options", "format_perplexity"]

@@ -129,13 +129,7 @@ class Trainer:
         else:
             existing = rf.describe_existing_run(self.out_dir)
             if existing and not force:
-                start_over = phrase("train.start_over", previous=rf.previous_dir(self.out_dir))
-                # a finished run or a damaged one cannot be continued: no --resume then
-                can_resume = existing.key not in ("train.existing_finished",
-                                                  "train.existing_damaged")
-                raise PhraseError(phrase("train.refuse_resumable" if can_resume
-                                         else "train.refuse_finished", out=self.out_dir,
-                                         existing=existing, start_over=start_over))
+                raise rf.existing_run_refusal(self.out_dir, existing)
             moved_to: list[Path] = []
             run = rf.prepare_run(
                 self.cfg, self.out_dir, self.reporter.message,

@@ -113,6 +113,17 @@ def check_resume_config(info: dict[str, Any], explicit: dict[str, Any]) -> Train
     return saved
 
 
+def existing_run_refusal(out_dir: Path, existing: Phrase) -> PhraseError:
+    """The error for a new run into a folder that holds one (``existing``: what
+    :func:`describe_existing_run` said): continue it with --resume (unless it is finished or
+    damaged), start over with --force, or choose another --out."""
+    start_over = phrase("train.start_over", previous=previous_dir(out_dir))
+    # a finished run or a damaged one cannot be continued: no --resume then
+    can_resume = existing.key not in ("train.existing_finished", "train.existing_damaged")
+    return PhraseError(phrase("train.refuse_resumable" if can_resume else "train.refuse_finished",
+                              out=out_dir, existing=existing, start_over=start_over))
+
+
 def describe_existing_run(out_dir: Path) -> Phrase | None:
     """"a finished run (step 1000/1000)", "an interrupted run (...)", or None if none is here
     (a Phrase: its key says which)."""

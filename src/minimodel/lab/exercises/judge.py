@@ -278,31 +278,72 @@ def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
 
 
 def _case_entry(ex: Exercise, case: Case, status: str, message: str, lang: str,
-                nonfinite: bool = True, named: set[str] | None = None,
-                **extra: Any) -> dict[str, Any]:
-    """One case's report. A failed hidden case names the clauses it tests that no earlier
-    case has named (``named``), and says when it is a general case."""
-    clauses = clauses_of(ex, case, lang, nonfinite)
-    failed = status not in ("passed", "not run")
-    if failed and case.hidden:
-        _, dedicated = blame.case_clauses(ex.clauses, case.kind, nonfinite)
-        new = [c for c in clauses if named is None or c not in named]
-        if not dedicated:
-            message += "; " + say("judge.general", lang)
-        if new:
-            message += "; " + say("judge.tests", lang, clauses="; ".join(new))
-        if named is not None:
-            named.update(new)
+                nonfinite: bool = True, **extra: Any) -> dict[str, Any]:
+    """One case's report (the clauses a failed hidden case points at are added once every
+    case has run, by :func:`_name_clauses`)."""
     return {"name": case.name, "hidden": case.hidden, "label": case.label, "status": status,
-            "message": message, "inputs": case.describe_inputs(), "clauses": clauses,
-            "kind": case.kind, "nonfinite": nonfinite, **extra}
+            "message": message, "inputs": case.describe_inputs(),
+            "clauses": clauses_of(ex, case, lang, nonfinite), "kind": case.kind,
+            "nonfinite": nonfinite, **extra}
+
+
+def _failed_hidden(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The failed hidden cases; none for the untouched starter stub (its failures say nothing
+    about any clause: it raised before computing anything)."""
+    if _untouched_stub(entries):
+        return []
+    return [e for e in entries if e["hidden"] and e["status"] not in ("passed", "not run")]
+
+
+def _untouched_stub(entries: list[dict[str, Any]]) -> bool:
+    """Did every case raise the starter stub's NotImplementedError?"""
+    return all(e["status"] == "error" and "NotImplementedError" in e["message"]
+               for e in entries)
+
+
+def _name_clauses(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> None:
+    """Add to each failed hidden case's message the clauses it tests, the likeliest first
+    (the verdict's order, :func:`blame_of`), each clause named by one case only, and not a
+    clause whose own (dedicated) case passed unless nothing else is left; a general case
+    says so.
+
+    A case may test several clauses: cross-entropy's custom ignore_index case also has an
+    ignored position. When the likeliest of them was already named by a case above, this
+    case points there instead of naming the next one: a sum over every position fails the
+    ignore_index case too, and "uses the ignore_index it is given" was once named for it,
+    on a solution that did."""
+    from minimodel.lab.i18n import case_name
+
+    failed = _failed_hidden(entries)
+    ranked = blame.blamed_clauses(ex.clauses, [(e["kind"], e["nonfinite"], e["failure"])
+                                               for e in failed])
+    rank = {c["id"]: i for i, c in enumerate(ranked)}
+    own = blame.dedicated_kinds(ex.clauses)
+    # a clause whose own case passed is not this case's mistake (it is named for the others)
+    cleared = {own[e["kind"]] for e in entries
+               if e["hidden"] and e["status"] == "passed" and e["kind"] in own}
+    named: dict[str, str] = {}  # clause id -> the case that named it
+    for entry in failed:
+        tested, dedicated = blame.case_clauses(ex.clauses, entry["kind"], entry["nonfinite"])
+        tested = sorted([c for c in tested if c["id"] not in cleared] or tested,
+                        key=lambda c: rank.get(c["id"], len(rank)))
+        if not dedicated:
+            entry["message"] += "; " + say("judge.general", lang)
+        if tested and tested[0]["id"] in named:
+            entry["message"] += "; " + say("judge.see_case", lang,
+                                           case=case_name(named[tested[0]["id"]], lang))
+            continue
+        new = [c for c in tested if c["id"] not in named]
+        if new:
+            entry["message"] += "; " + say("judge.tests", lang,
+                                           clauses="; ".join(c.get(lang) or c["en"] for c in new))
+            named.update((c["id"], entry["name"]) for c in new)
 
 
 def blame_of(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> list[dict[str, str]]:
     """The clauses the failed hidden cases implicate, the likeliest first
     (:func:`minimodel.lab.exercises.blame.blamed_clauses`)."""
-    failures = [(e["kind"], e["nonfinite"], e["failure"]) for e in entries
-                if e["hidden"] and e["status"] not in ("passed", "not run")]
+    failures = [(e["kind"], e["nonfinite"], e["failure"]) for e in _failed_hidden(entries)]
     return [{"id": c["id"], "text": c.get(lang) or c["en"]}
             for c in blame.blamed_clauses(ex.clauses, failures)]
 
@@ -332,7 +373,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
     load_error = next((ev for ev in run.events if ev.get("event") == "load_error"), None)
     finished = any(ev.get("event") == "done" for ev in run.events)
     forbidden = forbidden_call(run)
-    entries, statuses, stopped_at, named = [], [], None, set()
+    entries, statuses, stopped_at = [], [], None
     for i, case in enumerate(cases):
         ev = case_events.get(i)
         where: list[str] = []
@@ -359,9 +400,10 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
             status, text, nonfinite, about = compare_case(
                 ex, expected[i], run.outputs[i], list(ev.get("python_scalar", [])), lang,
                 case.hidden)
-        entries.append(_case_entry(ex, case, status, text, lang, nonfinite, named,
+        entries.append(_case_entry(ex, case, status, text, lang, nonfinite,
                                    where=where, failure=about or status))
         statuses.append(status)
+    _name_clauses(ex, entries, lang)
 
     if run.channel_problem:  # never a pass: what came back is not what was asked for
         return "error", say("judge.channel", lang, problem=run.channel_problem), entries
@@ -386,8 +428,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
             say("judge.crashed", lang, code=run.returncode)
         return "error", f"{why}; {summary}", entries
     if "error" in statuses:
-        if all(e["status"] == "error" and "NotImplementedError" in e["message"]
-               for e in entries):
+        if _untouched_stub(entries):
             return "error", say("judge.stub", lang, passed=passed, total=len(cases)), entries
         return "error", summary, entries
     if passed < len(cases):

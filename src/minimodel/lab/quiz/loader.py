@@ -152,9 +152,15 @@ def _is_lesson(key: str) -> bool:
         return False
 
 
+def _lesson_number(key: str) -> bool:
+    """Is ``key`` a number no quiz file is named (``99``): meant as a lesson's place, so an
+    unknown one is answered with the lessons, not with the quiz files' ids."""
+    return key.strip().isdigit() and key not in [p.stem for p in quiz_files()]
+
+
 def lesson_quiz(key: str, *, lang: str = DEFAULT_LANG) -> Quiz:
     """The questions a lesson's front matter lists (``key``: its number on the path or its slug)."""
-    lesson = find_lesson(key)
+    lesson = find_lesson(key, lang=lang)  # an unknown one: the error lists the lessons
     questions = all_questions()
     missing = [qid for qid in lesson.quiz if qid not in questions]
     if missing:
@@ -188,7 +194,7 @@ def load_quiz(quiz_id: str, content_dir: str | os.PathLike | None = None, *,
     ``quiz_id`` is a file's id or a lesson's stem (the lesson's questions). ``lang`` is the
     language of the "unknown quiz" error.
     """
-    if content_dir is None and _is_lesson(quiz_id):
+    if content_dir is None and (_is_lesson(quiz_id) or _lesson_number(quiz_id)):
         return lesson_quiz(quiz_id, lang=lang)
     return _load_file(quiz_path(quiz_id, content_dir, lang=lang))
 

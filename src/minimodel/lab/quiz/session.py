@@ -181,7 +181,7 @@ def ask(console: Console, question: Question, lang: str) -> Any:
                                f"**{say('quiz.rubric', lang)}:**\n\n"
                                + "\n".join(rubric_lines(question, lang))))
     while True:
-        raw = console.input(Text(how_to_answer(question, lang) + ": ", style="bold"))
+        raw = read_line(console, Text(how_to_answer(question, lang) + ": ", style="bold"))
         try:
             return parse_input(question, raw, lang)
         except Unreadable as exc:
@@ -189,6 +189,17 @@ def ask(console: Console, question: Question, lang: str) -> Any:
         except ValueError:
             console.print(Text(say(f"quiz.bad.{question.kind}", lang, n=len(question.choices)),
                                style="yellow"))
+
+
+def read_line(console: Console, prompt: Text) -> str:
+    """One line typed after ``prompt``. From a pipe or a file nothing echoes the answer and its
+    newline, so the line is ended here: the feedback starts on a line of its own instead of
+    after the prompt ("Your answer (one number): Not quite.")."""
+    line = console.input(prompt)
+    isatty = getattr(sys.stdin, "isatty", None)  # a stand-in stdin may not say
+    if isatty is not None and not isatty():
+        console.print()
+    return line
 
 
 def read_recall_answer(console: Console, prompt: str) -> list[str]:
@@ -200,7 +211,7 @@ def read_recall_answer(console: Console, prompt: str) -> list[str]:
     come one per line (``printf '2\nmy answer\ny\n' | minimodel quiz take ...``): waiting for
     an empty line there would swallow the self-mark and every answer after it.
     """
-    lines = [console.input(Text(prompt, style="bold"))]
+    lines = [read_line(console, Text(prompt, style="bold"))]
     while sys.stdin.isatty() and lines[-1].strip():
         lines.append(console.input(""))
     return [line for line in lines if line.strip()]
