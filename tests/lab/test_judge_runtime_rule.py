@@ -262,6 +262,15 @@ def test_these_spellings_are_refused_at_the_call_and_the_verdict_names_the_api(s
      "    w = w_in.clone()\n    loss = (w * w).sum()\n"
      "    g = vars(torch)['autograd'].grad(loss, [w])  # CALL\n    return loss, g[0]\n",
      "torch.autograd.grad"),
+    # the import rule is an allow-list at run time: a library the exercise does not allow,
+    # named by a built string (the third attack imported scikit-learn's log_loss this way)
+    ("cross-entropy", "import numpy as np\n\n"
+     "_m = __import__('sk' + 'learn.metrics', fromlist=['x'])  # CALL\n\n"
+     "def cross_entropy(logits, targets, ignore_index=-100):\n"
+     "    return np.asarray(_m.log_loss([0], [[1.0]], labels=[0, 1]))\n", "sklearn"),
+    ("layer-norm", "import numpy as np\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):"
+     "\n    special = __import__(''.join(['sc', 'ipy']) + '.special')  # CALL\n    return x\n",
+     "scipy"),
     # a NumPy-only exercise: torch under a built name is refused, not merely hidden
     ("layer-norm", "import numpy as np\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):"
      "\n    torch = __import__('tor' + 'ch')  # CALL\n    return x\n", "torch"),
@@ -272,6 +281,23 @@ def test_classes_gradients_and_hidden_libraries_are_refused_at_the_call(exercise
     result = verdict(exercise, source, tmp_path)
     assert result["status"] == "forbidden", json.dumps(result)[:1500]
     assert result["forbidden"] == [{"name": api, "line": line, "how": "call"}]
+
+
+def test_the_run_time_allow_list_is_derived_from_the_installed_metadata():
+    """torch and what it needs (read from its requirements, recursively: sympy's mpmath,
+    jinja2's markupsafe; torch's own torchgen), the standard library and NumPy; nothing else
+    a machine happens to have installed."""
+    from minimodel.lab.exercises.requirements import required_name, runtime_allowed
+
+    assert required_name('sympy>=1.13.3') == "sympy"
+    assert required_name('optree>=0.13.0; extra == "optree"') is None
+    numpy_only = set(runtime_allowed(False, []))
+    assert {"numpy", "math", "logging", "os"} <= numpy_only and "torch" not in numpy_only
+    assert not {"sklearn", "scipy", "minimodel", "sympy"} & numpy_only
+    if HAS_TORCH:
+        with_torch = set(runtime_allowed(True, []))
+        assert {"torch", "torchgen", "sympy", "mpmath", "typing_extensions"} <= with_torch
+        assert not {"sklearn", "scipy", "minimodel", "matplotlib"} & with_torch
 
 
 ENFORCE_PROBE = """

@@ -329,12 +329,56 @@ class CoveringLoader:
             self.enforcer.install()
 
 
-def enforce(entries, refused, report, family):
+class AllowList:
+    """``sys.meta_path`` finder: the import rule at run time, as an allow-list.
+
+    A top-level module that is not ``allowed`` (the standard library, NumPy, torch and what it
+    needs where torch is allowed: ``requirements.runtime_allowed`` in the judge) nor already
+    imported when the rule was installed is refused, whatever spelling named it
+    (``__import__("sk" + "learn")``, ``importlib.import_module``): imported by the solution's
+    own line, it reports ``forbidden`` with the module's name; imported by library code (an
+    optional dependency torch tries inside ``try/except ImportError``), it is not installed as
+    far as that code can tell (``ModuleNotFoundError``), so the library goes on without it.
+    """
+
+    def __init__(self, allowed, refused, report, shown_as):
+        self.allowed = (set(allowed) | {n.split(".")[0] for n in sys.modules}) - set(refused)
+        self.report, self.shown_as = report, shown_as
+
+    def find_spec(self, name, path=None, target=None):
+        top = name.split(".")[0]
+        if top in self.allowed:
+            return None  # the usual finders load it
+        if importer_file() == self.shown_as:
+            self.report(top)
+        raise ModuleNotFoundError(f"No module named {top!r} (not allowed in this exercise)",
+                                  name=name)
+
+
+def importer_file(getframe=sys._getframe):
+    """The file whose code asked for the import under way: the first frame outside the
+    import machinery (importlib's frozen bootstrap, the ``importlib`` package, this file)."""
+    frame = getframe(1)
+    here = frame.f_code.co_filename
+    machinery = os.path.dirname(getattr(sys.modules.get("importlib"), "__file__", "") or "")
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name == here or name.startswith("<frozen importlib")
+                or (machinery and os.path.dirname(name) == machinery)):
+            return name
+        frame = frame.f_back
+    return None
+
+
+def enforce(entries, refused, report, family, allowed=None, shown_as=None):
     """Install the stubs now and for every later import (``family``: the module
-    ``family.py``); returns the :class:`Enforcer`."""
+    ``family.py``) and, given ``allowed`` top-level modules, the import allow-list
+    (:class:`AllowList`); returns the :class:`Enforcer`."""
     enforcer = Enforcer(entries, refused, report, family)
     enforcer.install()
     sys.meta_path.insert(0, enforcer)
+    if allowed is not None:
+        sys.meta_path.insert(0, AllowList(allowed, refused, report, shown_as))
     return enforcer
 
 
