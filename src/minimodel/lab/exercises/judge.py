@@ -270,6 +270,9 @@ def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
             return Verdict("wrong", say("judge.nonfinite_hidden" if hidden else
                                         "judge.nonfinite", lang, name=name, got=have64[idx],
                                         idx=where, want=f"{want64[idx]:.8g}"), nonfinite=True)
+        if np.isnan(want64[idx]):  # the error is no number: say what differs instead
+            return Verdict("wrong", say("judge.finite_for_nan", lang, name=name,
+                                        got=float(have64[idx]), idx=where))
         if hidden:
             return Verdict("wrong", say("judge.wrong_hidden", lang, name=name,
                                         err=float(err[idx]), idx=where,
