@@ -132,6 +132,10 @@ def check(progress: Progress, ws: Workspace, brk: Break, lang: str, seed: int | 
                 "seconds": round(done.seconds, 2)}, None
     fixed = is_fixed(done)
     revealed = after_attempt("break", prev, fixed)
+    own_before = prev.get("status") == "fixed" and not prev.get("revealed")
+    if fixed and not revealed and not own_before and prev.get("revealed_fix") \
+            and ws.holds_shown_fix():
+        revealed = True  # the fix viewed before a fresh start, pasted back: still the lab's
     record(progress, brk.id, "fixed" if fixed else "attempted", count="checks_run",
            last_check=fixed, hints_used=ws.hints_shown, revealed=revealed)
     return {"fixed": fixed, "revealed": revealed and fixed, "break": brk.id,
