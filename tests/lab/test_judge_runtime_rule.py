@@ -357,6 +357,45 @@ def test_the_stubs_cover_every_namespace_and_leave_honest_calls_alone():
                             "torch.nn.functional.scaled_dot_product_attention"]
 
 
+OP_STUB_PROBE = """
+import importlib.util, json, sys
+here = sys.argv[1]
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, f"{here}/{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+import numpy, torch
+rule = json.loads(sys.argv[2])
+calls = []
+load("_enforce").enforce(rule["entries"], rule["refused"], calls.append, load("family"))
+import torch.distributed.tensor  # reads the schema of every op it registers, gelu's too
+gelu = torch.ops.aten.gelu
+schema = [a.name for a in gelu.default._schema.arguments]
+gelu.default(torch.ones(2))
+print(json.dumps({"schema": schema, "overloads": sorted(gelu.overloads()), "calls": calls}))
+"""
+
+
+@needs_torch
+def test_a_stubbed_aten_op_reads_like_the_real_one_and_refuses_only_a_call():
+    """torch.distributed.tensor imported under the rule: it reads each op's schema (a stub
+    that answered every attribute with itself crashed it: 'ForbiddenOp' is not iterable)."""
+    from minimodel.lab.exercises import aliases
+    from minimodel.lab.exercises.judge import runtime_rule
+
+    here = Path(_enforce_module.__file__).parent
+    rule = runtime_rule(get_exercise("mlm-forward-pass"), aliases.table())
+    done = subprocess.run([sys.executable, "-c", OP_STUB_PROBE, str(here), json.dumps(rule)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["schema"][:2] == ["self", "approximate"] and "default" in out["overloads"]
+    assert out["calls"] == ["torch.nn.functional.gelu"]
+
+
 def test_the_family_rule_sees_dimension_suffixes_and_nd_variants():
     for name, api in (("nll_loss_nd", "nll_loss"), ("nll_loss2d", "nll_loss"),
                       ("BatchNorm1d", "batch_norm"), ("InstanceNorm3d", "instance_norm")):

@@ -76,19 +76,35 @@ class Shadow:
 
 
 class ForbiddenOp:
-    """Stands in for a ``torch.ops.aten`` packet: calling it, or any of its overloads
-    (``.default``, ``.out``), reports."""
+    """Stands in for a ``torch.ops.aten`` packet, or one of its overloads (``.default``,
+    ``.out``): calling it reports. Everything else is the real one's (its ``_schema``, its
+    overload names, ``overloads()``), so torch code that only reads them keeps working
+    (``torch.distributed.tensor`` registers its sharding rules by each op's schema); an
+    overload read from a packet is a ForbiddenOp too."""
 
-    def __init__(self, stub):
-        self._stub = stub
+    def __init__(self, stub, real=None):
+        self._stub, self._real = stub, real
 
     def __call__(self, *args, **kwargs):
         return self._stub()
 
     def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return self
+        real = object.__getattribute__(self, "_real")
+        if real is None:  # nothing to read from: every overload is this stub
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return self
+        value = getattr(real, name)
+        overload = getattr(sys.modules.get("torch._ops"), "OpOverload", None)
+        if overload is not None and isinstance(value, overload):
+            return ForbiddenOp(self._stub, value)
+        return value
+
+    def __iter__(self):
+        return iter(object.__getattribute__(self, "_real") or ())
+
+    def __repr__(self):
+        return f"<forbidden {object.__getattribute__(self, '_real')!r}>"
 
 
 class Enforcer:
@@ -251,7 +267,12 @@ class Enforcer:
         for op in {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}:
             api = self.family_of(op, None, "torch")
             if api is not None and aten is not None:
-                packet = ForbiddenOp(self.stub(api))
+                try:
+                    real = getattr(aten, op)
+                except Exception:  # noqa: BLE001 - an op torch lists but cannot build here
+                    real = None
+                packet = ForbiddenOp(self.stub(api), None if isinstance(real, ForbiddenOp)
+                                     else real)
                 self.stub_ids.add(id(packet))
                 setattr(aten, op, packet)
                 packets[op] = packet
