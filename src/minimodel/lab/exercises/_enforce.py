@@ -31,6 +31,7 @@ copied next to it. Undoing the stubs on purpose (reloading a module from disk, `
 ``gc``) is out of scope, as for the static rule.
 """
 
+import importlib.machinery
 import os
 import sys
 import types
@@ -359,20 +360,61 @@ class AllowList:
     (``__import__("sk" + "learn")``, ``importlib.import_module``): imported by the solution's
     own line, it reports ``forbidden`` with the module's name; imported by library code (an
     optional dependency torch tries inside ``try/except ImportError``), it is not installed as
-    far as that code can tell (``ModuleNotFoundError``), so the library goes on without it.
+    far as that code can tell: its import raises ``ModuleNotFoundError`` (``RefusedLoader``),
+    so the library goes on without it, and an ``importlib.util.find_spec`` probe gets a spec
+    without origin (a module installed nowhere gets the usual None). A private module of the standard library that
+    ``sys.stdlib_module_names`` does not list (``_sysconfigdata_<platform>``) is found in the
+    standard library's own folders and allowed.
     """
 
     def __init__(self, allowed, refused, report, shown_as):
         self.allowed = (set(allowed) | {n.split(".")[0] for n in sys.modules}) - set(refused)
+        self.refused = set(refused)
         self.report, self.shown_as = report, shown_as
+        # The standard library's own folders: a private module of it that
+        # sys.stdlib_module_names does not list (sysconfig's _sysconfigdata_<platform>) is
+        # found there; site-packages is a folder below, never searched by this.
+        here = os.path.dirname(os.__file__)
+        self.stdlib_dirs = [d for d in (here, os.path.join(here, "lib-dynload"))
+                            if os.path.isdir(d)]
 
     def find_spec(self, name, path=None, target=None):
         top = name.split(".")[0]
         if top in self.allowed:
             return None  # the usual finders load it
+        if top not in self.refused and top == name \
+                and importlib.machinery.PathFinder.find_spec(top, self.stdlib_dirs) is not None:
+            self.allowed.add(top)
+            return None
         if importer_file() == self.shown_as:
             self.report(top)
-        raise ModuleNotFoundError(f"No module named {top!r} (not allowed in this exercise)",
+        if not self.installed(name, path, target):
+            return None  # a library probing for an optional module finds it absent, as it is
+        # Installed, asked for by library code: a spec without origin (importlib.util.find_spec
+        # probes, as torch._dynamo's do, get an answer) whose loading fails as "not installed"
+        return importlib.machinery.ModuleSpec(name, RefusedLoader())
+
+    def installed(self, name, path, target):
+        """Would another finder load ``name``?"""
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            if find(name, path, target) is not None:
+                return True
+        return False
+
+
+class RefusedLoader:
+    """Loads nothing: importing the module fails as if it were not installed (an optional
+    dependency in ``try/except ImportError`` is skipped)."""
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        name = module.__spec__.name
+        raise ModuleNotFoundError(f"No module named {name!r} (not allowed in this exercise)",
                                   name=name)
 
 
