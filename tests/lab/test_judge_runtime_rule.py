@@ -396,6 +396,56 @@ def test_a_stubbed_aten_op_reads_like_the_real_one_and_refuses_only_a_call():
     assert out["calls"] == ["torch.nn.functional.gelu"]
 
 
+ALLOW_LIST_PROBE = """
+import importlib.util, json, sys, sysconfig
+here, allowed = sys.argv[1], json.loads(sys.argv[2])
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, f"{here}/{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+import numpy
+calls = []
+load("_enforce").enforce([], ["minimodel"], calls.append, load("family"), allowed,
+                         "/learner/solution.py")
+out = {"vars": bool(sysconfig.get_config_vars())}  # imports _sysconfigdata_<platform>
+probe = importlib.util.find_spec("sklearn")        # a library probing an optional module
+out["probe_origin"] = None if probe is None else probe.origin
+out["absent"] = importlib.util.find_spec("surely_not_installed_anywhere") is None
+try:
+    import sklearn  # noqa: F401 - library code (this file is not the solution)
+    out["library_import"] = "loaded"
+except ModuleNotFoundError as exc:
+    out["library_import"] = str(exc)
+try:  # the real report ends the process; this one only records, then the import fails
+    exec(compile("__import__('sk' + 'learn')", "/learner/solution.py", "exec"), {})
+except ModuleNotFoundError:
+    pass
+out["calls"] = calls
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="needs scikit-learn")
+def test_the_allow_list_refuses_the_solution_and_lets_libraries_probe():
+    """Off the list: imported by the solution's line, reported; imported by library code, not
+    installed as far as it can tell (a find_spec probe gets a spec without origin); the
+    standard library's private modules load."""
+    from minimodel.lab.exercises.requirements import runtime_allowed
+
+    here = Path(_enforce_module.__file__).parent
+    done = subprocess.run([sys.executable, "-c", ALLOW_LIST_PROBE, str(here),
+                           json.dumps(runtime_allowed(False, []))],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["vars"] and out["absent"] and out["probe_origin"] is None
+    assert "not allowed in this exercise" in out["library_import"]
+    assert out["calls"] == ["sklearn"]
+
+
 def test_the_family_rule_sees_dimension_suffixes_and_nd_variants():
     for name, api in (("nll_loss_nd", "nll_loss"), ("nll_loss2d", "nll_loss"),
                       ("BatchNorm1d", "batch_norm"), ("InstanceNorm3d", "instance_norm")):
