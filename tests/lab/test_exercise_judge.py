@@ -371,13 +371,13 @@ def test_a_wider_float_is_no_substitute_for_the_max_shift(ex_id, source, clause,
     failed = [c for c in result["cases"] if c["status"] != "passed"]
     assert result["status"] == "wrong", result["message"]
     assert [c["label"].split(", ", 1)[1] for c in failed] == [
-        ("logits" if ex_id == "cross-entropy" else "scores") + " near 5e4, past long double"]
+        ("logits" if ex_id == "cross-entropy" else "scores") + " near 5e4 past long double"]
     assert failed[0]["nonfinite"] and [b["id"] for b in result["blame"]][:1] == [clause]
 
 
 @pytest.mark.parametrize("generator, kind", [
-    ("cross_entropy", "logits near 5e4, past long double"),
-    ("mlm", "scores near 5e4, past long double")])
+    ("cross_entropy", "logits near 5e4 past long double"),
+    ("mlm", "scores near 5e4 past long double")])
 def test_the_cases_past_long_double_overflow_exp_in_every_float(generator, kind):
     """Every seed: the largest logit (or attention score of the one block) is past
     log(max long double) ~ 11356, so exp without the shift is inf even in np.longdouble."""

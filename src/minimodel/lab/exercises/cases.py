@@ -161,10 +161,10 @@ def gen_layer_norm(rng, kind, params):
 # ----------------------------------------------------------------------------- losses
 @generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
                              "large logits", "mixed scales", "3-d", "default ignore_index",
-                             "logits near 5e4, past long double"))
+                             "logits near 5e4 past long double"))
 def gen_cross_entropy(rng, kind, params):
     """logits (..., V), targets with ignored positions. "large logits": every row near 1e4
-    (exp overflows without a max shift), no position ignored; "logits near 5e4, past long
+    (exp overflows without a max shift), no position ignored; "logits near 5e4 past long
     double": the same near 5e4, where exp overflows even np.longdouble (past about 11356), so
     computing in a wider float is no substitute for the shift; "mixed scales": one row near +1e3 and one near
     -1e3 (a single global max shift underflows the low row); "3-d": (N, T, V), none ignored; "ignore_index": a custom index;
@@ -176,7 +176,7 @@ def gen_cross_entropy(rng, kind, params):
     logits = rng.normal(size=(*shape, v)) * 2.0
     if kind == "large logits":  # every row near 1e4: a single global shift would do here
         logits += 1e4
-    if kind == "logits near 5e4, past long double":  # exp(5e4) is inf in every float
+    if kind == "logits near 5e4 past long double":  # exp(5e4) is inf in every float
         logits += 5e4
     if kind == "mixed scales":
         logits.reshape(-1, v)[0] += 1000.0
@@ -187,7 +187,7 @@ def gen_cross_entropy(rng, kind, params):
         ignore = int(rng.integers(0, v))  # a real class id, used as the ignore marker
         targets.flat[:] = np.where(targets.flat == ignore, (ignore + 1) % v, targets.flat)
         targets.flat[1] = ignore
-    elif kind not in ("mixed scales", "large logits", "3-d", "logits near 5e4, past long double"):
+    elif kind not in ("mixed scales", "large logits", "3-d", "logits near 5e4 past long double"):
         # those ignore no position
         targets[rng.random(shape) < 0.4] = -100
         if kind == "ignored positions" or kind == "example":
@@ -236,12 +236,12 @@ def gen_attention(rng, kind, params):
 
 @generator("mlm", ("float64", "float32", "heads", "mask at 0.5", "mask above 0.5",
                    "no masked rows", "several blocks", "large scores", "one position",
-                   "zero blocks", "normalised output", "scores near 5e4, past long double"))
+                   "zero blocks", "normalised output", "scores near 5e4 past long double"))
 def gen_mlm(rng, kind, params):
     """The seed pipeline's inputs; params.tied drops w_head. "no masked rows": M = 0;
     "several blocks": L = 3; "large scores": float32 block weights of std 4, so attention
     scores reach the hundreds and a softmax without the row-max shift overflows to NaN;
-    "scores near 5e4, past long double": float64, w_q and w_k of std 80, so the scores reach
+    "scores near 5e4 past long double": float64, w_q and w_k of std 80, so the scores reach
     tens of thousands and exp overflows even np.longdouble (past about 11356) and float64
     inside: computing in a wider float is no substitute for the shift.
     "mask at 0.5": indicators 0, 0.5 and 1 only (0.5 is not selected; no value strictly
@@ -283,7 +283,7 @@ def gen_mlm(rng, kind, params):
         dt, t, d = np.float32, max(t, 4), heads * max(d // heads, 8 // heads)
         ids = rng.integers(0, v, size=(n, t))
         mask = np.ones((n, t), dtype=dt)  # every row is returned: none can hide a NaN
-    huge = kind == "scores near 5e4, past long double"
+    huge = kind == "scores near 5e4 past long double"
     if huge:  # one block, every row returned; scores of std about 80^2 d (see the docstring)
         layers, t, d = 1, max(t, 4), heads * max(d // heads, 8 // heads)
         ids = rng.integers(0, v, size=(n, t))
