@@ -20,6 +20,7 @@ Classes of attack (each a test below):
 from __future__ import annotations
 
 import json
+import os
 import py_compile
 import shutil
 import sys
@@ -27,6 +28,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+import minimodel
 
 from minimodel.cli import main
 from minimodel.lab.breaks import load_break, start
@@ -98,6 +101,31 @@ def test_only_lines_with_this_runs_token_are_parsed():
     assert parse_checks(out, "abc") == [
         {"id": "one", "ok": True, "description": "fine", "message": ""},
         {"id": "two", "ok": False, "description": "broken", "message": "why"}]
+
+
+def test_checks_that_ran_another_copy_of_the_library_give_no_verdict(capsys, work):
+    # The third attack: three lines in the workspace's minimodel/__init__.py point the
+    # package's __path__ at the installed library while the checks run, so every submodule
+    # (the buggy lm_head included) came from elsewhere and the checks said "fixed".
+    installed = Path(minimodel.__file__).parent
+    append_to(work, "minimodel/__init__.py",
+              "import sys as _s\n"
+              'if "invar" + "iants" in " ".join(getattr(_s, "ar" + "gv")):\n'
+              f"    __path__[:] = [{str(installed)!r}]")
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False
+    assert [d["id"] for d in result["details"]] == ["tamper"]
+    message = result["details"][0]["message"]
+    assert f"from {installed}{os.sep}" in message and str(work / "minimodel") in message
+    assert "break reset --workdir" in message
+    entry = json.loads((work.parent / "learner" / "progress" / "break.json").read_text())
+    assert entry[BREAK]["status"] == "attempted" and entry[BREAK]["last_check"] is False
+
+
+def test_checks_of_the_workspace_copy_alone_report_no_foreign_module(work):
+    brk = load_break(BREAK)
+    done = run_script(work, brk.path("check"), "en", brk.timeout)
+    assert done.checks and done.foreign == [] and not is_fixed(done)  # the bug is still there
 
 
 # ----------------------------------------------------------------------------- tampering

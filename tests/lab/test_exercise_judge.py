@@ -309,3 +309,128 @@ def test_validate_names_a_default_no_clause_tests():
     assert default_problems(untested) == [
         "cross-entropy: no clause names a kind that leaves 'ignore_index' to its default "
         "(default ignore_index); add it to the clause about the default"]
+
+
+# The third attack: the max shift left out, with exp computed in a wider float. np.longdouble
+# holds exp up to about 11356, float64 up to 709: the hidden cases near 5e4 overflow both.
+LONGDOUBLE_CROSS_ENTROPY = '''\
+import numpy as np
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    V = logits.shape[-1]
+    lg = logits.reshape(-1, V).astype(np.longdouble)
+    t = targets.reshape(-1)
+    keep = t != ignore_index
+    lg, t = lg[keep], t[keep]
+    lse = np.log(np.exp(lg).sum(-1))          # no max shift at all
+    loss = (lse - lg[np.arange(len(t)), t]).mean()
+    return np.asarray(loss, dtype=logits.dtype)
+'''
+
+FLOAT64_SOFTMAX_MLM = '''\
+import math
+import torch
+FRAMEWORK = "torch"
+
+def ln(x, eps=1e-5):
+    mu = x.mean(-1, keepdim=True)
+    return (x - mu) / torch.sqrt(((x - mu) ** 2).mean(-1, keepdim=True) + eps)
+
+def gelu(x):
+    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+def mha(x, wq, wk, wv, wo, h):
+    N, T, d = x.shape
+    dh = d // h
+    q = (x @ wq).reshape(N, T, h, dh).transpose(1, 2)
+    k = (x @ wk).reshape(N, T, h, dh).transpose(1, 2)
+    v = (x @ wv).reshape(N, T, h, dh).transpose(1, 2)
+    s = q @ k.transpose(-1, -2) / math.sqrt(dh)
+    e = torch.exp(s.double())                 # float64 inside, no max shift
+    a = (e / e.sum(-1, keepdim=True)).to(s.dtype)
+    return (a @ v).transpose(1, 2).reshape(N, T, d) @ wo
+
+def mlm_forward(input_ids, mask_indicator, w_emb, pos_embed, blocks_weights, w_head, num_heads):
+    x = w_emb[input_ids.long()] + pos_embed
+    for wq, wk, wv, wo, w1, w2 in blocks_weights:
+        x = x + mha(ln(x), wq, wk, wv, wo, num_heads)
+        x = x + gelu(ln(x) @ w1) @ w2
+    return x[mask_indicator > 0.5] @ w_head
+'''
+
+
+@pytest.mark.parametrize("ex_id, source, clause", [
+    ("cross-entropy", LONGDOUBLE_CROSS_ENTROPY, "stable"),
+    pytest.param("mlm-forward-pass", FLOAT64_SOFTMAX_MLM, "stable-softmax",
+                 marks=pytest.mark.skipif(not HAS_TORCH, reason="torch not installed")),
+])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_wider_float_is_no_substitute_for_the_max_shift(ex_id, source, clause, seed,
+                                                           tmp_path):
+    result = judge(ex_id, source, tmp_path, seed=seed)
+    failed = [c for c in result["cases"] if c["status"] != "passed"]
+    assert result["status"] == "wrong", result["message"]
+    assert [c["label"].split(", ", 1)[1] for c in failed] == [
+        ("logits" if ex_id == "cross-entropy" else "scores") + " near 5e4 past long double"]
+    assert failed[0]["nonfinite"] and [b["id"] for b in result["blame"]][:1] == [clause]
+
+
+@pytest.mark.parametrize("generator, kind", [
+    ("cross_entropy", "logits near 5e4 past long double"),
+    ("mlm", "scores near 5e4 past long double")])
+def test_the_cases_past_long_double_overflow_exp_in_every_float(generator, kind):
+    """Every seed: the largest logit (or attention score of the one block) is past
+    log(max long double) ~ 11356, so exp without the shift is inf even in np.longdouble."""
+    limit = np.log(np.finfo(np.longdouble).max)
+    for seed in range(10):
+        case = next(c for c in make_cases(generator, seed) if c.kind == kind)
+        args = case.args
+        if generator == "cross_entropy":
+            top = args["logits"].max()
+        else:
+            x = args["w_emb"][args["input_ids"]] + args["pos_embed"]   # (N, T, d)
+            u = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+            w_q, w_k = args["blocks_weights"][0][:2]
+            h = args["num_heads"]
+            n, t, d = x.shape
+            q = (u @ w_q).reshape(n, t, h, d // h)
+            k = (u @ w_k).reshape(n, t, h, d // h)
+            top = (np.einsum("nthe,nshe->nhts", q, k) / np.sqrt(d // h)).max()
+        assert top > limit, (seed, top, limit)
+
+
+@pytest.mark.parametrize("source", [
+    "import numpy as np\ndef embed_onehot(ids, E):\n    return E[ids]\n",      # the attack
+    "import numpy as np\ndef embed_onehot(ids, E):\n    return np.take(E, ids, axis=0)\n",
+])
+def test_a_gather_is_not_the_one_hot_product(source, tmp_path):
+    """onehot @ E reads every row of E: a NaN in a row no id selects reaches its column of
+    every output (0 * NaN = NaN); a gather never reads that row."""
+    result = judge("embedding-onehot-matmul", source, tmp_path, seed=4)
+    failed = [c for c in result["cases"] if c["status"] != "passed"]
+    assert result["status"] == "wrong"
+    assert [c["label"] for c in failed] == ["float64, NaN in an unused row of E"]
+    assert "where the reference is NaN" in failed[0]["message"]
+    assert [b["id"] for b in result["blame"]] == ["product-not-gather"]
+
+
+@pytest.mark.parametrize("body", [
+    "    V = E.shape[0]\n    return (ids[..., None] == np.arange(V)).astype(E.dtype) @ E\n",
+    "    oh = np.eye(E.shape[0], dtype=E.dtype)[ids]\n"
+    "    return np.einsum('ntv,vd->ntd', oh, E)\n",
+    "    oh = np.eye(E.shape[0], dtype=E.dtype)[ids]\n"
+    "    return np.tensordot(oh, E, axes=([2], [0]))\n",
+])
+def test_every_honest_one_hot_product_keeps_the_nan(body, tmp_path):
+    result = judge("embedding-onehot-matmul", "import numpy as np\n\n"
+                   "def embed_onehot(ids, E):\n" + body, tmp_path, seed=4)
+    assert result["status"] == "passed", result["message"]
+
+
+def test_the_nan_case_is_only_in_the_one_hot_exercise():
+    kinds = {c.kind for c in make_cases("embedding", 1)}
+    assert "NaN in an unused row of E" not in kinds   # E[ids] is embedding-lookup's answer
+    case = next(c for c in make_cases("embedding_onehot", 1)
+                if c.kind == "NaN in an unused row of E")
+    ids, E = case.args["ids"], case.args["E"]
+    assert np.isnan(E).sum() == 1 and np.isnan(E[-1]).any() and (ids < E.shape[0] - 1).all()

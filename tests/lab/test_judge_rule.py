@@ -23,7 +23,8 @@ def verdict(exercise: str, source: str) -> dict:
 @needs_torch
 @pytest.mark.parametrize("exercise, source, name", [
     ("cbow-step", "import torch\nFRAMEWORK = 'torch'\n\ndef cbow_step(c, t, w_in, w_out):\n"
-     "    loss = w_in.sum()\n    loss.backward()\n    return loss, w_in.grad\n", ".backward"),
+     "    loss = w_in.sum()\n    loss.backward()\n    return loss, w_in.grad\n",
+     "torch.Tensor.backward"),
     ("cbow-step", "import torch\nFRAMEWORK = 'torch'\n\ndef cbow_step(c, t, w_in, w_out):\n"
      "    g, loss = torch.func.grad_and_value(lambda w: w.sum())(w_in)\n    return loss, g\n",
      "torch.func"),
@@ -122,3 +123,68 @@ def test_the_alias_table_is_built_from_torch_and_cached_per_version(tmp_path, mo
 ])
 def test_the_family_rule(name, forbidden, same):
     assert aliases.same_family(name, forbidden) is same
+
+
+# The third attack's honest file: hand-written backprop in pure NumPy, with a layer object
+# whose method is called backward. "Without autograd" is about torch's autograd, not a name.
+OWN_BACKWARD = '''\
+import numpy as np
+
+
+class SoftmaxCE:
+    def forward(self, logits, targets):
+        m = logits.max(-1, keepdims=True)
+        e = np.exp(logits - m)
+        self.p = e / e.sum(-1, keepdims=True)
+        self.t = targets
+        B = len(targets)
+        return (np.log(e.sum(-1)) + m[:, 0] - logits[np.arange(B), targets]).mean()
+
+    def backward(self):
+        g = self.p.copy()
+        B = len(self.t)
+        g[np.arange(B), self.t] -= 1
+        return g / B
+
+
+def cbow_step(context_ids, target_ids, w_in, w_out):
+    B, C = context_ids.shape
+    h = w_in[context_ids].mean(1)
+    crit = SoftmaxCE()
+    loss = crit.forward(h @ w_out.T, target_ids)
+    dh = crit.backward() @ w_out
+    grad = np.zeros_like(w_in)
+    np.add.at(grad, context_ids.reshape(-1), np.repeat(dh / C, C, axis=0))
+    return w_in.dtype.type(loss), grad
+'''
+
+
+def test_a_backward_method_of_ones_own_layer_is_honest_backprop():
+    result = verdict("cbow-step", OWN_BACKWARD)
+    assert result["status"] == "passed", result["message"]
+
+
+@needs_torch
+@pytest.mark.parametrize("reach, api", [
+    # forward-mode autograd, reached by built names (grad mode off does not disable it)
+    ("_ad = getattr(getattr(torch, 'auto' + 'grad'), 'forward' + '_ad')\n"
+     "    with _ad.dual_level():\n"
+     "        out = _ad.make_dual(w_in, torch.ones_like(w_in))  # CALL\n",
+     "torch.autograd.forward_ad.dual_level"),
+    ("_ad = vars(vars(torch)['auto' + 'grad'])['forward_ad']\n"
+     "    out = _ad.make_dual(w_in, torch.ones_like(w_in))  # CALL\n",
+     "torch.autograd.forward_ad.make_dual"),
+    # a Jacobian by finite differences is a gradient computed for you too
+    ("gc = __import__('sys').modules['torch.autograd.' + 'gradcheck']\n"
+     "    out = gc.get_numerical_jacobian(lambda w: w.sum(), (w_in,))  # CALL\n",
+     "torch.autograd.gradcheck.get_numerical_jacobian"),
+])
+def test_torchs_autograd_is_refused_at_the_call_in_every_mode(reach, api):
+    source = ("import torch\nFRAMEWORK = 'torch'\n\ndef cbow_step(c, t, w_in, w_out):\n    "
+              + reach + "    return w_in.sum(), w_in\n")
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "# CALL" in text)
+    result = verdict("cbow-step", source)
+    assert result["status"] == "forbidden", result["message"]
+    first = result["forbidden"][0]
+    assert first["name"] == api and first["how"] == "call"
+    assert first["line"] == (line - 1 if api.endswith("dual_level") else line)

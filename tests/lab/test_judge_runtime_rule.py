@@ -262,6 +262,15 @@ def test_these_spellings_are_refused_at_the_call_and_the_verdict_names_the_api(s
      "    w = w_in.clone()\n    loss = (w * w).sum()\n"
      "    g = vars(torch)['autograd'].grad(loss, [w])  # CALL\n    return loss, g[0]\n",
      "torch.autograd.grad"),
+    # the import rule is an allow-list at run time: a library the exercise does not allow,
+    # named by a built string (the third attack imported scikit-learn's log_loss this way)
+    ("cross-entropy", "import numpy as np\n\n"
+     "_m = __import__('sk' + 'learn.metrics', fromlist=['x'])  # CALL\n\n"
+     "def cross_entropy(logits, targets, ignore_index=-100):\n"
+     "    return np.asarray(_m.log_loss([0], [[1.0]], labels=[0, 1]))\n", "sklearn"),
+    ("layer-norm", "import numpy as np\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):"
+     "\n    special = __import__(''.join(['sc', 'ipy']) + '.special')  # CALL\n    return x\n",
+     "scipy"),
     # a NumPy-only exercise: torch under a built name is refused, not merely hidden
     ("layer-norm", "import numpy as np\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):"
      "\n    torch = __import__('tor' + 'ch')  # CALL\n    return x\n", "torch"),
@@ -272,6 +281,23 @@ def test_classes_gradients_and_hidden_libraries_are_refused_at_the_call(exercise
     result = verdict(exercise, source, tmp_path)
     assert result["status"] == "forbidden", json.dumps(result)[:1500]
     assert result["forbidden"] == [{"name": api, "line": line, "how": "call"}]
+
+
+def test_the_run_time_allow_list_is_derived_from_the_installed_metadata():
+    """torch and what it needs (read from its requirements, recursively: sympy's mpmath,
+    jinja2's markupsafe; torch's own torchgen), the standard library and NumPy; nothing else
+    a machine happens to have installed."""
+    from minimodel.lab.exercises.requirements import required_name, runtime_allowed
+
+    assert required_name('sympy>=1.13.3') == "sympy"
+    assert required_name('optree>=0.13.0; extra == "optree"') is None
+    numpy_only = set(runtime_allowed(False, []))
+    assert {"numpy", "math", "logging", "os"} <= numpy_only and "torch" not in numpy_only
+    assert not {"sklearn", "scipy", "minimodel", "sympy"} & numpy_only
+    if HAS_TORCH:
+        with_torch = set(runtime_allowed(True, []))
+        assert {"torch", "torchgen", "sympy", "mpmath", "typing_extensions"} <= with_torch
+        assert not {"sklearn", "scipy", "minimodel", "matplotlib"} & with_torch
 
 
 ENFORCE_PROBE = """
@@ -329,6 +355,95 @@ def test_the_stubs_cover_every_namespace_and_leave_honest_calls_alone():
     assert out["calls"] == ["torch.nn.functional.gelu", "torch.layer_norm", "torch.layer_norm",
                             "torch.nn.functional.gelu", "torch.nn.GELU",
                             "torch.nn.functional.scaled_dot_product_attention"]
+
+
+OP_STUB_PROBE = """
+import importlib.util, json, sys
+here = sys.argv[1]
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, f"{here}/{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+import numpy, torch
+rule = json.loads(sys.argv[2])
+calls = []
+load("_enforce").enforce(rule["entries"], rule["refused"], calls.append, load("family"))
+import torch.distributed.tensor  # reads the schema of every op it registers, gelu's too
+gelu = torch.ops.aten.gelu
+schema = [a.name for a in gelu.default._schema.arguments]
+gelu.default(torch.ones(2))
+print(json.dumps({"schema": schema, "overloads": sorted(gelu.overloads()), "calls": calls}))
+"""
+
+
+@needs_torch
+def test_a_stubbed_aten_op_reads_like_the_real_one_and_refuses_only_a_call():
+    """torch.distributed.tensor imported under the rule: it reads each op's schema (a stub
+    that answered every attribute with itself crashed it: 'ForbiddenOp' is not iterable)."""
+    from minimodel.lab.exercises import aliases
+    from minimodel.lab.exercises.judge import runtime_rule
+
+    here = Path(_enforce_module.__file__).parent
+    rule = runtime_rule(get_exercise("mlm-forward-pass"), aliases.table())
+    done = subprocess.run([sys.executable, "-c", OP_STUB_PROBE, str(here), json.dumps(rule)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["schema"][:2] == ["self", "approximate"] and "default" in out["overloads"]
+    assert out["calls"] == ["torch.nn.functional.gelu"]
+
+
+ALLOW_LIST_PROBE = """
+import importlib.util, json, sys, sysconfig
+here, allowed = sys.argv[1], json.loads(sys.argv[2])
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, f"{here}/{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+import numpy
+calls = []
+load("_enforce").enforce([], ["minimodel"], calls.append, load("family"), allowed,
+                         "/learner/solution.py")
+out = {"vars": bool(sysconfig.get_config_vars())}  # imports _sysconfigdata_<platform>
+probe = importlib.util.find_spec("sklearn")        # a library probing an optional module
+out["probe_origin"] = None if probe is None else probe.origin
+out["absent"] = importlib.util.find_spec("surely_not_installed_anywhere") is None
+try:
+    import sklearn  # noqa: F401 - library code (this file is not the solution)
+    out["library_import"] = "loaded"
+except ModuleNotFoundError as exc:
+    out["library_import"] = str(exc)
+try:  # the real report ends the process; this one only records, then the import fails
+    exec(compile("__import__('sk' + 'learn')", "/learner/solution.py", "exec"), {})
+except ModuleNotFoundError:
+    pass
+out["calls"] = calls
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None, reason="needs scikit-learn")
+def test_the_allow_list_refuses_the_solution_and_lets_libraries_probe():
+    """Off the list: imported by the solution's line, reported; imported by library code, not
+    installed as far as it can tell (a find_spec probe gets a spec without origin); the
+    standard library's private modules load."""
+    from minimodel.lab.exercises.requirements import runtime_allowed
+
+    here = Path(_enforce_module.__file__).parent
+    done = subprocess.run([sys.executable, "-c", ALLOW_LIST_PROBE, str(here),
+                           json.dumps(runtime_allowed(False, []))],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["vars"] and out["absent"] and out["probe_origin"] is None
+    assert "not allowed in this exercise" in out["library_import"]
+    assert out["calls"] == ["sklearn"]
 
 
 def test_the_family_rule_sees_dimension_suffixes_and_nd_variants():

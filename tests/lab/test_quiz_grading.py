@@ -158,6 +158,37 @@ def test_text_that_is_not_one_number_is_asked_again(typed):
         quiz.check_answer(make("numeric", {"value": 4, "tolerance": 0}), typed, "en")
 
 
+@pytest.mark.parametrize("typed", ["4!", "\u2074", "2\u00b2\u00b9", "\u00bd", "\u2463",
+                                   "4\u00b9"])
+def test_a_digit_that_means_more_than_a_digit_is_asked_again(typed):
+    """A superscript is a power, "!" a factorial, "½" a fraction: normalised away they would
+    read as plain digits ("2²¹" as 221), so they are asked again, never graded."""
+    for value in (4, 221, 1, 2097152):
+        with pytest.raises(quiz.Unreadable, match="not one number"):
+            quiz.check_answer(make("numeric", {"value": value, "tolerance": 0}), typed, "en")
+
+
+@pytest.mark.parametrize("typed, right", [
+    ("3.9999999999999999", False), ("4.0000000000000001", False), ("4.000", True),
+    ("\U0001d7d2", True), ("4", True), ("four", True), ("2^2", True)])
+def test_a_count_is_read_exactly_not_through_a_float(typed, right):
+    """A count (tolerance 0, an integer) is right only for the integer: the nearest float of
+    3.9999999999999999 is 4.0, its digits are not. A mathematical bold 𝟒 is a decimal digit."""
+    assert quiz.is_correct(make("numeric", {"value": 4, "tolerance": 0}), typed, "en") is right
+
+
+def test_the_answers_file_help_shows_numbers_each_language_accepts():
+    """`quiz take --help` shows "6.238", and "6,238" with --lang es: each is right in its
+    language; English reads 6,238 as six thousand two hundred and thirty-eight."""
+    from minimodel.commands.quiz import ANSWER_FORMAT
+
+    line = next(text for text in ANSWER_FORMAT.splitlines() if "numeric" in text)
+    assert '"6.238"' in line and '"6,238" with --lang es' in line
+    question = make("numeric", {"value": 6.238, "tolerance": 0.001})
+    assert quiz.is_correct(question, "6.238", "en") and quiz.is_correct(question, "6,238", "es")
+    assert not quiz.is_correct(question, "6,238", "en")
+
+
 ROWS = {"value": 4, "tolerance": 0, "unit": {"en": "rows", "es": "filas"}}
 
 

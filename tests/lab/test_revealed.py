@@ -13,6 +13,7 @@ import pytest
 
 from minimodel.cli import main
 from minimodel.lab import path as learning_path
+from minimodel.lab.breaks.workspace import Workspace
 from minimodel.lab.exercises import get_exercise
 from minimodel.lab.notebook import NotebookExercise
 from minimodel.lab.patching import apply_patch_to_texts
@@ -157,14 +158,46 @@ def test_a_fix_after_break_diff_is_shown_as_such_until_a_reset(capsys, learner, 
     assert code == 0 and "Recorded as fixed after viewing the fix" in flat(out)
     assert "break reset --workdir" in flat(out)
 
-    # reset, then fixed without asking for the diff again: the learner's own fix
+    # reset, then the diff seen before pasted back (the third attack: diff, reset, patch,
+    # check): the fix is the one the lab showed, so it stays revealed
     assert run(capsys, "break", "reset", "--workdir", str(work))[0] == 0
     apply_diff(work, diff)
+    head = work / "minimodel" / "nn" / "lm_head.py"
+    head.write_text("# my fix\n" + head.read_text(encoding="utf-8"), encoding="utf-8")
+    result = json.loads(run(capsys, "break", "check", "--workdir", str(work), "--json")[1])
+    assert result["fixed"] is True and result["revealed"] is True   # a comment changes nothing
+    assert "fixed after viewing the fix" in flat(run(capsys, "break", "list")[1])
+
+    # reset, then a fix of the learner's own making (here, its own message): own work
+    assert run(capsys, "break", "reset", "--workdir", str(work))[0] == 0
+    apply_diff(work, diff)
+    text = head.read_text(encoding="utf-8")
+    assert "A tied head reuses the embedding matrix, so " in text
+    head.write_text(text.replace("A tied head reuses the embedding matrix, so ",
+                                 "The tied head is the embedding matrix, so "),
+                    encoding="utf-8")
     result = json.loads(run(capsys, "break", "check", "--workdir", str(work), "--json")[1])
     assert result["fixed"] is True and result["revealed"] is False
     entry = Progress().get("break", BREAK)
     assert entry["revealed"] is False and entry["revealed_fix"] is True
     assert "after viewing" not in flat(run(capsys, "break", "list")[1])
+
+
+def test_a_fix_made_before_viewing_stays_own_when_pasted_back_after_viewing(capsys, learner,
+                                                                            tmp_path):
+    """Own first: a fix checked before the diff was ever shown stays own, even if the same
+    fix is checked again after viewing it, resetting and pasting."""
+    work = tmp_path / "ws"
+    assert run(capsys, "break", "start", BREAK, "--workdir", str(work))[0] == 0
+    diff = Workspace.open(work).fix_diff()   # the fix, without recording a view
+    apply_diff(work, diff)
+    assert json.loads(run(capsys, "break", "check", "--workdir", str(work),
+                          "--json")[1])["revealed"] is False
+    run(capsys, "break", "diff", "--workdir", str(work))
+    assert run(capsys, "break", "reset", "--workdir", str(work))[0] == 0
+    apply_diff(work, diff)
+    result = json.loads(run(capsys, "break", "check", "--workdir", str(work), "--json")[1])
+    assert result["fixed"] is True and result["revealed"] is False
 
 
 def finish_the_path(progress: Progress, revealed: set[str]) -> None:

@@ -35,7 +35,7 @@ ANSWER_FORMAT = """\
 answers file (JSON or YAML), question id -> answer, choice indices 0-based:
   single   "q-13-01": 1                  multi    "q-13-05": [0, 1, 3]
   order    "q-13-27": [2, 0, 4, 1, 3]    (every choice index once, first to last)
-  numeric  "q-13-15": 6.238  or "6,238" or "4 rows" or "cuatro"
+  numeric  "q-13-15": 6.238  or "6.238" ("6,238" with --lang es) or "4 rows" or "cuatro"
   short    "q-13-19": "effective rank"  (a term; case, accents, hyphens ignored; EN or ES)
   recall   "q-13-28": true   (self-marked against the rubric; not part of the score)
 The "answer" fields of `quiz export --json` are accepted as they are.

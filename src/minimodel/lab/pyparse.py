@@ -1,4 +1,5 @@
-"""Parse Python source safely from several threads at once (``lab validate`` uses a pool).
+"""Parse Python source safely from several threads at once (``lab validate`` uses a pool), and
+compare two sources as programs (:func:`normalised`).
 
 CPython before 3.11.8 / 3.12.1 keeps the depth counter of its AST conversion in
 interpreter-wide state (gh-106905): two threads parsing at once can fail with a spurious
@@ -29,3 +30,42 @@ def parse_python(source: str | bytes, filename: str = "<unknown>",
                 if "recursion depth mismatch" not in str(exc):
                     raise
         return ast.parse(source, filename, mode)  # the last attempt: its error surfaces
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+        and isinstance(node.value.value, str)
+
+
+def _is_main_block(node: ast.stmt) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and isinstance(test, ast.Compare) \
+        and isinstance(test.left, ast.Name) and test.left.id == "__name__" \
+        and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant) \
+        and test.comparators[0].value == "__main__"
+
+
+class _Strip(ast.NodeTransformer):
+    """Drops string statements (docstrings, strings used as comments) and main blocks."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                kept = [s for s in body if not (_is_docstring(s) or _is_main_block(s))]
+                setattr(node, field, kept or [ast.Pass()])
+        return node
+
+
+def normalised(source: str) -> str | None:
+    """The source's syntax tree as text, without what does not change the program: comments,
+    docstrings (and other string statements), blank lines, layout, quote style, a coding
+    cookie, an ``if __name__ == "__main__":`` block. Names and statements stay. None for a
+    file that does not parse. Two files with the same result are the same program (a copy of
+    a lab solution, :mod:`minimodel.lab.exercises.copies`; a break's shown fix pasted back)."""
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError):
+        return None
+    return ast.dump(_Strip().visit(tree), annotate_fields=False, include_attributes=False)

@@ -20,9 +20,14 @@ The fields of a progress entry (``progress/exercise.json``, ``progress/break.jso
 
 So an own pass or fix made before viewing the answer stays own (viewing it afterwards, to
 compare, changes nothing); a pass after viewing is revealed; and a later pass or fix after a
-fresh start clears the mark. The record says what the lab saw: a learner who keeps a copy of
-the answer and pastes it back after a fresh start is not something it can see. Records written
-before these fields existed read as own work.
+fresh start clears the mark, unless it *is* the answer shown. The answer is recognised by its
+content, as a program (:func:`minimodel.lab.pyparse.normalised`: comments and layout do not
+count): a checked exercise file that is the reference or an alternative is practice, never a
+recorded pass (:mod:`minimodel.lab.exercises.copies`); and a break fix checked after a fresh
+start, when the fix was viewed before (``revealed_fix``), whose patched files equal the fix
+the lab showed (``Workspace.holds_shown_fix``), is revealed. What the lab cannot see is an
+answer retyped in the learner's own way (that is their work again). Records written before
+these fields existed read as own work.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from minimodel.lab.breaks.workspace import Workspace
 from minimodel.lab.progress import Progress
 from minimodel.lab.revealed import SEEN, after_attempt, is_revealed
 from minimodel.lab.suggest import Suggest, break_commands
+from minimodel.messages import say
 
 
 def record(progress: Progress, break_id: str, status: str | None, count: str | None = None,
@@ -100,8 +101,10 @@ def check(progress: Progress, ws: Workspace, brk: Break, lang: str, seed: int | 
 
     Returns ``{"fixed", "revealed", "break", "workdir", "details", "exit_code", "seed",
     "seconds"}`` (``break check --json``; ``revealed``: the recorded fix came after viewing
-    the fix) and the run (None when a tampering scan refused to run: the checks never run
-    where the learner's code could reach into them).
+    the fix) and the run (None when the verdict is refused as tampering: the scan refused to
+    run the checks where the learner's code could reach into them, or the checks ran but
+    loaded a ``minimodel`` module from outside the workspace's copy, so they did not check
+    it: :func:`minimodel.lab.breaks.harness.foreign_modules`).
     """
     from minimodel.lab.breaks.tamper import describe, scan_workspace
 
@@ -115,8 +118,24 @@ def check(progress: Progress, ws: Workspace, brk: Break, lang: str, seed: int | 
                                  Suggest(lang, progress.learner_dir), ws.root)["diff"])}],
                 "exit_code": None, "seed": None, "seconds": 0.0}, None
     done = run_script(ws.root, brk.path("check"), lang, timeout or brk.timeout, seed=seed)
+    if done.foreign:  # the checks ran another copy of the library: no verdict on this one
+        record(progress, brk.id, "attempted", count="checks_run", last_check=False,
+               hints_used=ws.hints_shown)
+        module, where = done.foreign[0]
+        reset = break_commands(Suggest(lang, progress.learner_dir), ws.root)["reset"]
+        return {"fixed": False, "revealed": False, "break": brk.id, "workdir": str(ws.root),
+                "details": [{"id": "tamper", "ok": False, "description": "",
+                             "message": say("break.foreign", lang, module=module, where=where,
+                                            workspace=ws.root / "minimodel", reset=reset,
+                                            more=len(done.foreign) - 1)}],
+                "exit_code": done.returncode, "seed": done.seed,
+                "seconds": round(done.seconds, 2)}, None
     fixed = is_fixed(done)
     revealed = after_attempt("break", prev, fixed)
+    own_before = prev.get("status") == "fixed" and not prev.get("revealed")
+    if fixed and not revealed and not own_before and prev.get("revealed_fix") \
+            and ws.holds_shown_fix():
+        revealed = True  # the fix viewed before a fresh start, pasted back: still the lab's
     record(progress, brk.id, "fixed" if fixed else "attempted", count="checks_run",
            last_check=fixed, hints_used=ws.hints_shown, revealed=revealed)
     return {"fixed": fixed, "revealed": revealed and fixed, "break": brk.id,

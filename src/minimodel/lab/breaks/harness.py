@@ -11,6 +11,7 @@ that a line printed by library code is not taken for one:
     CAUSE REMAINS: <text>                    experiment: the story looks fixed, the cause is not
     PASS <token> <check-id> | <description>
     FAIL <token> <check-id> | <description> | <what went wrong>
+    FOREIGN <token> <module> | <file>       check: a minimodel module not from the workspace
 
 The language comes from ``MINIMODEL_BREAK_LANG`` (``en`` or ``es``). The invariants draw their
 sizes and data from ``Checks.seed``: a fresh random seed on every run (so no fix can be tuned
@@ -28,6 +29,8 @@ SYMPTOM = "SYMPTOM:"
 CAUSE_REMAINS = "CAUSE REMAINS:"
 TOKEN = ""  # set by the runner's bootstrap before any workspace code runs
 LANG_ENV = "MINIMODEL_BREAK_LANG"
+WORKSPACE_ENV = "MINIMODEL_BREAK_WORKSPACE"
+FOREIGN = "FOREIGN"
 SEED_ENV = "MINIMODEL_BREAK_SEED"
 
 
@@ -56,6 +59,30 @@ def use_workspace():
     import minimodel
 
     return minimodel
+
+
+def foreign_modules() -> list[tuple[str, str]]:
+    """``[(module, where it came from)]`` for every loaded ``minimodel`` module whose file is
+    not inside the workspace's copy (``$MINIMODEL_BREAK_WORKSPACE/minimodel``).
+
+    A verdict is about the workspace: if the checks ran against another copy of the library
+    (a workspace ``__init__.py`` that points ``__path__`` at the installed package, say), they
+    did not check the learner's code, whatever they printed. A namespace package counts by its
+    folders; a module with no file at all (made in memory) is not from the workspace either.
+    """
+    root = os.path.join(os.path.realpath(os.environ.get(WORKSPACE_ENV, "")), "minimodel")
+    foreign = []
+    for name, module in sorted(sys.modules.items()):
+        if name != "minimodel" and not name.startswith("minimodel."):
+            continue
+        spec = getattr(module, "__spec__", None)
+        files = ([module.__file__] if getattr(module, "__file__", None)
+                 else list(getattr(spec, "submodule_search_locations", None) or []))
+        outside = [f for f in files
+                   if os.path.commonpath([root, os.path.realpath(f)]) != root]
+        if outside or not files:
+            foreign.append((name, outside[0] if outside else "(no file: made in memory)"))
+    return foreign
 
 
 class CheckFailed(AssertionError):
@@ -119,9 +146,12 @@ class Checks:
             else:
                 failed += 1
                 print(f"FAIL {TOKEN} {check_id} | {description} | {problem}", flush=True)
+        foreign = foreign_modules()  # after the checks: every module they imported counts
+        for name, where in foreign:
+            print(f"{FOREIGN} {TOKEN} {name} | {where}", flush=True)
         say(f"{passed} of {passed + failed} checks passed (seed {self.seed})",
             f"{passed} de {passed + failed} comprobaciones superadas (semilla {self.seed})")
-        sys.exit(0 if not failed and passed else 1)
+        sys.exit(0 if not failed and passed and not foreign else 1)
 
 
 def conclude(checks: Checks, story_failed: bool, symptom_en: str, symptom_es: str,

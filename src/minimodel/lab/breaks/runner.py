@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from minimodel.lab.breaks.harness import CAUSE_REMAINS, LANG_ENV, SEED_ENV, SYMPTOM
+from minimodel.lab.breaks.harness import (CAUSE_REMAINS, FOREIGN, LANG_ENV, SEED_ENV, SYMPTOM,
+                                          WORKSPACE_ENV)
 from minimodel.lab.subprocess_runner import ChildResult, clean_env, run_child
 from minimodel.messages import say
 
 HARNESS = Path(__file__).with_name("harness.py")
 HARNESS_MODULE = "minimodel_break_harness"
-WORKSPACE_ENV = "MINIMODEL_BREAK_WORKSPACE"
 WRONG_COPY_EXIT = 97
 
 BOOTSTRAP = f"""\
@@ -89,6 +89,7 @@ runpy.run_path(script, run_name="__main__")
 """
 
 _CHECK_LINE = re.compile(r"^(PASS|FAIL) (\S+) (\S+) \| (.*?)(?: \| (.*))?$")
+_FOREIGN_LINE = re.compile(rf"^{FOREIGN} (\S+) (\S+) \| (.*)$")
 
 
 @dataclass
@@ -98,6 +99,8 @@ class ScriptRun(ChildResult):
     returncode: int | None
     checks: list[dict[str, Any]] = field(default_factory=list)
     seed: int = 0  # the invariants' random sizes: `break check --seed N` replays them
+    # [(module, file)]: minimodel modules the checks loaded from outside the workspace copy
+    foreign: list[tuple[str, str]] = field(default_factory=list)
 
     def symptom_lines(self, marker: str = SYMPTOM) -> list[str]:
         return [line for line in self.stdout.splitlines() if line.startswith(marker)]
@@ -135,7 +138,8 @@ def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str 
     return ScriptRun(None if done.timed_out else done.returncode,
                      done.stdout.replace(f" {token} ", " "),  # what the learner reads
                      done.stderr, done.seconds, done.timed_out, done.truncated,
-                     checks=parse_checks(done.stdout, token), seed=seed)
+                     checks=parse_checks(done.stdout, token), seed=seed,
+                     foreign=parse_foreign(done.stdout, token))
 
 
 def parse_checks(stdout: str, token: str) -> list[dict[str, Any]]:
@@ -149,6 +153,17 @@ def parse_checks(stdout: str, token: str) -> list[dict[str, Any]]:
             out.append({"id": check_id, "ok": status == "PASS", "description": description,
                         "message": message or ""})
     return out
+
+
+def parse_foreign(stdout: str, token: str) -> list[tuple[str, str]]:
+    """The ``FOREIGN`` lines of this run's ``token``: ``[(module, file)]`` of the minimodel
+    modules the checks ran that did not come from the workspace (:func:`harness.foreign_modules`)."""
+    found = []
+    for line in stdout.splitlines():
+        match = _FOREIGN_LINE.match(line.rstrip())
+        if match and match.group(1) == token:
+            found.append((match.group(2), match.group(3)))
+    return found
 
 
 def check_details(run: ScriptRun, lang: str = "en") -> list[dict[str, Any]]:
@@ -166,6 +181,7 @@ def check_details(run: ScriptRun, lang: str = "en") -> list[dict[str, Any]]:
 
 
 def is_fixed(run: ScriptRun) -> bool:
-    """Fixed = the checks exited 0, reported at least one PASS and no FAIL."""
+    """Fixed = the checks exited 0, reported at least one PASS and no FAIL, and every
+    minimodel module they ran came from the workspace (no ``FOREIGN`` line)."""
     return (not run.timed_out and run.returncode == 0 and bool(run.checks)
-            and all(c["ok"] for c in run.checks))
+            and all(c["ok"] for c in run.checks) and not run.foreign)

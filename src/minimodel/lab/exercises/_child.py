@@ -8,8 +8,8 @@ adds is the teaching rule at the call (a forbidden API reached under any name re
 sandbox): its helpers ``_enforce.py`` and ``family.py`` are copied next to it. What it does:
 
 1. import NumPy (and torch, when the solution imports it and the exercise allows it), replace
-   the exercise's forbidden callables by stubs that report ``forbidden`` (``_enforce.py``),
-   then say ``ready``: the judge's clock starts there, so torch's import is not charged to
+   the exercise's forbidden callables by stubs that report ``forbidden`` and refuse importing
+   any module off the exercise's allow-list (``_enforce.py``), then say ``ready``: the judge's clock starts there, so torch's import is not charged to
    the solution;
 2. load the solution as a real module named ``solution`` (a UTF-8 BOM is fine; postponed
    annotations resolve against it), and call its function on each case's inputs;
@@ -111,7 +111,7 @@ def main():
             pass  # hidden: a NumPy-only exercise
     enforce = load_beside("_enforce")
     enforce.enforce(rule["entries"], rule["refused"], enforce.reporter(shown_as, emit),
-                    load_beside("family"))
+                    load_beside("family"), rule.get("allowed"), shown_as)
     emit(event="ready")
     faulthandler.dump_traceback_later(cfg["dump_after"], exit=False)
     try:

@@ -31,6 +31,7 @@ copied next to it. Undoing the stubs on purpose (reloading a module from disk, `
 ``gc``) is out of scope, as for the static rule.
 """
 
+import importlib.machinery
 import os
 import sys
 import types
@@ -76,19 +77,35 @@ class Shadow:
 
 
 class ForbiddenOp:
-    """Stands in for a ``torch.ops.aten`` packet: calling it, or any of its overloads
-    (``.default``, ``.out``), reports."""
+    """Stands in for a ``torch.ops.aten`` packet, or one of its overloads (``.default``,
+    ``.out``): calling it reports. Everything else is the real one's (its ``_schema``, its
+    overload names, ``overloads()``), so torch code that only reads them keeps working
+    (``torch.distributed.tensor`` registers its sharding rules by each op's schema); an
+    overload read from a packet is a ForbiddenOp too."""
 
-    def __init__(self, stub):
-        self._stub = stub
+    def __init__(self, stub, real=None):
+        self._stub, self._real = stub, real
 
     def __call__(self, *args, **kwargs):
         return self._stub()
 
     def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return self
+        real = object.__getattribute__(self, "_real")
+        if real is None:  # nothing to read from: every overload is this stub
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return self
+        value = getattr(real, name)
+        overload = getattr(sys.modules.get("torch._ops"), "OpOverload", None)
+        if overload is not None and isinstance(value, overload):
+            return ForbiddenOp(self._stub, value)
+        return value
+
+    def __iter__(self):
+        return iter(object.__getattribute__(self, "_real") or ())
+
+    def __repr__(self):
+        return f"<forbidden {object.__getattribute__(self, '_real')!r}>"
 
 
 class Enforcer:
@@ -251,7 +268,12 @@ class Enforcer:
         for op in {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}:
             api = self.family_of(op, None, "torch")
             if api is not None and aten is not None:
-                packet = ForbiddenOp(self.stub(api))
+                try:
+                    real = getattr(aten, op)
+                except Exception:  # noqa: BLE001 - an op torch lists but cannot build here
+                    real = None
+                packet = ForbiddenOp(self.stub(api), None if isinstance(real, ForbiddenOp)
+                                     else real)
                 self.stub_ids.add(id(packet))
                 setattr(aten, op, packet)
                 packets[op] = packet
@@ -329,12 +351,97 @@ class CoveringLoader:
             self.enforcer.install()
 
 
-def enforce(entries, refused, report, family):
+class AllowList:
+    """``sys.meta_path`` finder: the import rule at run time, as an allow-list.
+
+    A top-level module that is not ``allowed`` (the standard library, NumPy, torch and what it
+    needs where torch is allowed: ``requirements.runtime_allowed`` in the judge) nor already
+    imported when the rule was installed is refused, whatever spelling named it
+    (``__import__("sk" + "learn")``, ``importlib.import_module``): imported by the solution's
+    own line, it reports ``forbidden`` with the module's name; imported by library code (an
+    optional dependency torch tries inside ``try/except ImportError``), it is not installed as
+    far as that code can tell: its import raises ``ModuleNotFoundError`` (``RefusedLoader``),
+    so the library goes on without it, and an ``importlib.util.find_spec`` probe gets a spec
+    without origin (a module installed nowhere gets the usual None). A private module of the standard library that
+    ``sys.stdlib_module_names`` does not list (``_sysconfigdata_<platform>``) is found in the
+    standard library's own folders and allowed.
+    """
+
+    def __init__(self, allowed, refused, report, shown_as):
+        self.allowed = (set(allowed) | {n.split(".")[0] for n in sys.modules}) - set(refused)
+        self.refused = set(refused)
+        self.report, self.shown_as = report, shown_as
+        # The standard library's own folders: a private module of it that
+        # sys.stdlib_module_names does not list (sysconfig's _sysconfigdata_<platform>) is
+        # found there; site-packages is a folder below, never searched by this.
+        here = os.path.dirname(os.__file__)
+        self.stdlib_dirs = [d for d in (here, os.path.join(here, "lib-dynload"))
+                            if os.path.isdir(d)]
+
+    def find_spec(self, name, path=None, target=None):
+        top = name.split(".")[0]
+        if top in self.allowed:
+            return None  # the usual finders load it
+        if top not in self.refused and top == name \
+                and importlib.machinery.PathFinder.find_spec(top, self.stdlib_dirs) is not None:
+            self.allowed.add(top)
+            return None
+        if importer_file() == self.shown_as:
+            self.report(top)
+        if not self.installed(name, path, target):
+            return None  # a library probing for an optional module finds it absent, as it is
+        # Installed, asked for by library code: a spec without origin (importlib.util.find_spec
+        # probes, as torch._dynamo's do, get an answer) whose loading fails as "not installed"
+        return importlib.machinery.ModuleSpec(name, RefusedLoader())
+
+    def installed(self, name, path, target):
+        """Would another finder load ``name``?"""
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            if find(name, path, target) is not None:
+                return True
+        return False
+
+
+class RefusedLoader:
+    """Loads nothing: importing the module fails as if it were not installed (an optional
+    dependency in ``try/except ImportError`` is skipped)."""
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        name = module.__spec__.name
+        raise ModuleNotFoundError(f"No module named {name!r} (not allowed in this exercise)",
+                                  name=name)
+
+
+def importer_file(getframe=sys._getframe):
+    """The file whose code asked for the import under way: the first frame outside the
+    import machinery (importlib's frozen bootstrap, the ``importlib`` package, this file)."""
+    frame = getframe(1)
+    here = frame.f_code.co_filename
+    machinery = os.path.dirname(getattr(sys.modules.get("importlib"), "__file__", "") or "")
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name == here or name.startswith("<frozen importlib")
+                or (machinery and os.path.dirname(name) == machinery)):
+            return name
+        frame = frame.f_back
+    return None
+
+
+def enforce(entries, refused, report, family, allowed=None, shown_as=None):
     """Install the stubs now and for every later import (``family``: the module
-    ``family.py``); returns the :class:`Enforcer`."""
+    ``family.py``) and, given ``allowed`` top-level modules, the import allow-list
+    (:class:`AllowList`); returns the :class:`Enforcer`."""
     enforcer = Enforcer(entries, refused, report, family)
     enforcer.install()
     sys.meta_path.insert(0, enforcer)
+    if allowed is not None:
+        sys.meta_path.insert(0, AllowList(allowed, refused, report, shown_as))
     return enforcer
 
 

@@ -9,8 +9,8 @@ the alias table built from the libraries themselves (:mod:`minimodel.lab.exercis
 ``torch.nn.modules.loss.CrossEntropyLoss`` is ``torch.nn.CrossEntropyLoss``), and a name of
 the same family is the same computation (``torch.embedding`` for
 ``torch.nn.functional.embedding``, ``torch._native_multi_head_attention`` for
-``torch.nn.MultiheadAttention``). An entry that starts with a dot (``.backward``) forbids
-that attribute or keyword on anything (``loss.backward()``, ``requires_grad=True``).
+``torch.nn.MultiheadAttention``). An entry that starts with a dot (``.requires_grad``) forbids
+that attribute or keyword on anything (``w.requires_grad``, ``requires_grad=True``).
 ``numpy.testing`` is allowed inside ``if __name__ == "__main__":`` (a self-test).
 
 Imports of top-level modules outside the allowed list are reported too (``import os``): the
@@ -66,12 +66,20 @@ FENCE_FORBIDDEN = [
 ]
 DEFAULT_FORBIDDEN += FENCE_FORBIDDEN
 # Forbidden by rule where the statement says "without autograd".
-AUTOGRAD_FORBIDDEN = ["torch.autograd", "torch.func", ".backward", ".requires_grad",
-                      ".requires_grad_"]
+# A method called ``backward`` is not forbidden by name: the learner's own layers may have one
+# (hand-written backprop is the exercise); torch's ``Tensor.backward`` is refused at the call.
+AUTOGRAD_FORBIDDEN = ["torch.autograd", "torch.func", ".requires_grad", ".requires_grad_"]
 # ... and replaced at run time (modules cannot be: torch itself uses them): the calls that
-# compute a gradient.
+# compute a gradient, reverse mode (backward, grad), forward mode (forward_ad's dual numbers)
+# and by finite differences (gradcheck's numerical Jacobian).
 AUTOGRAD_CALLABLES = ["torch.Tensor.backward", "torch.Tensor.requires_grad_",
                       "torch.autograd.backward", "torch.autograd.grad",
+                      *(f"torch.autograd.forward_ad.{f}" for f in (
+                          "make_dual", "unpack_dual", "dual_level", "enter_dual_level",
+                          "exit_dual_level")),
+                      *(f"torch.autograd.gradcheck.{f}" for f in (
+                          "gradcheck", "gradgradcheck", "get_numerical_jacobian",
+                          "get_analytical_jacobian")),
                       *(f"torch.autograd.functional.{f}" for f in ("jacobian", "hessian", "vjp",
                                                                   "jvp", "hvp", "vhp")),
                       *(f"torch.func.{f}" for f in ("grad", "grad_and_value", "vjp", "jvp",
@@ -246,7 +254,7 @@ def runtime_entries(forbidden: list[str], aliases: dict | None) -> list[dict]:
     with a library path, ``{"api", "paths", "family"}``: the paths the alias table knows for
     the same object (the child resolves them by identity) and, for a function or a class, its
     last name (the family rule; not for the fence entries, see ``FENCE_FORBIDDEN``).
-    Attribute rules (``.backward``) and whole packages stay static."""
+    Attribute rules (``.requires_grad``) and whole packages stay static."""
     rule = _Rule(forbidden, aliases)
     by_canonical: dict[str, list[str]] = {}
     for path, canon in rule.paths.items():

@@ -87,6 +87,21 @@ def gen_embedding(rng, kind, params):
     return {"ids": ids, "E": E}
 
 
+@generator("embedding_onehot", (*GENERATORS["embedding"].kinds, "NaN in an unused row of E"))
+def gen_embedding_onehot(rng, kind, params):
+    """The embedding cases, and one where the product and a gather differ: "NaN in an unused
+    row of E": one NaN at E[V - 1, j], a row no id selects. onehot @ E multiplies that NaN by 0
+    for every position, and 0 * NaN = NaN, so column j of every output is NaN (the product
+    touches every row of E); E[ids] never reads the row and stays finite."""
+    if kind != "NaN in an unused row of E":
+        return gen_embedding(rng, kind, params)
+    args = gen_embedding(rng, "float64", params)
+    v, d = args["E"].shape
+    args["ids"] = rng.integers(0, v - 1, size=args["ids"].shape)   # (N, T), never V - 1
+    args["E"][v - 1, int(rng.integers(0, d))] = np.nan
+    return args
+
+
 @generator("tied_head", ("float64", "float32", "V > d", "V < d", "d=1"))
 def gen_tied_head(rng, kind, params):
     """h (N, T, d), E (V, d) with V != d so transposes cannot hide. "d=1": one feature, where
@@ -145,10 +160,13 @@ def gen_layer_norm(rng, kind, params):
 
 # ----------------------------------------------------------------------------- losses
 @generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
-                             "large logits", "mixed scales", "3-d", "default ignore_index"))
+                             "large logits", "mixed scales", "3-d", "default ignore_index",
+                             "logits near 5e4 past long double"))
 def gen_cross_entropy(rng, kind, params):
     """logits (..., V), targets with ignored positions. "large logits": every row near 1e4
-    (exp overflows without a max shift), no position ignored; "mixed scales": one row near +1e3 and one near
+    (exp overflows without a max shift), no position ignored; "logits near 5e4 past long
+    double": the same near 5e4, where exp overflows even np.longdouble (past about 11356), so
+    computing in a wider float is no substitute for the shift; "mixed scales": one row near +1e3 and one near
     -1e3 (a single global max shift underflows the low row); "3-d": (N, T, V), none ignored; "ignore_index": a custom index;
     "default ignore_index": targets with -100 and no ignore_index argument (the default)."""
     shape = (4,) if kind == "example" else (_ints(rng, 2, 6),)
@@ -158,6 +176,8 @@ def gen_cross_entropy(rng, kind, params):
     logits = rng.normal(size=(*shape, v)) * 2.0
     if kind == "large logits":  # every row near 1e4: a single global shift would do here
         logits += 1e4
+    if kind == "logits near 5e4 past long double":  # exp(5e4) is inf in every float
+        logits += 5e4
     if kind == "mixed scales":
         logits.reshape(-1, v)[0] += 1000.0
         logits.reshape(-1, v)[-1] -= 1000.0
@@ -167,7 +187,8 @@ def gen_cross_entropy(rng, kind, params):
         ignore = int(rng.integers(0, v))  # a real class id, used as the ignore marker
         targets.flat[:] = np.where(targets.flat == ignore, (ignore + 1) % v, targets.flat)
         targets.flat[1] = ignore
-    elif kind not in ("mixed scales", "large logits", "3-d"):  # those ignore no position
+    elif kind not in ("mixed scales", "large logits", "3-d", "logits near 5e4 past long double"):
+        # those ignore no position
         targets[rng.random(shape) < 0.4] = -100
         if kind == "ignored positions" or kind == "example":
             targets.flat[-1] = -100
@@ -215,11 +236,14 @@ def gen_attention(rng, kind, params):
 
 @generator("mlm", ("float64", "float32", "heads", "mask at 0.5", "mask above 0.5",
                    "no masked rows", "several blocks", "large scores", "one position",
-                   "zero blocks", "normalised output"))
+                   "zero blocks", "normalised output", "scores near 5e4 past long double"))
 def gen_mlm(rng, kind, params):
     """The seed pipeline's inputs; params.tied drops w_head. "no masked rows": M = 0;
     "several blocks": L = 3; "large scores": float32 block weights of std 4, so attention
-    scores reach the hundreds and a softmax without the row-max shift overflows to NaN.
+    scores reach the hundreds and a softmax without the row-max shift overflows to NaN;
+    "scores near 5e4 past long double": float64, w_q and w_k of std 80, so the scores reach
+    tens of thousands and exp overflows even np.longdouble (past about 11356) and float64
+    inside: computing in a wider float is no substitute for the shift.
     "mask at 0.5": indicators 0, 0.5 and 1 only (0.5 is not selected; no value strictly
     between 0.5 and 1); "mask above 0.5": 0, 0.3, 0.7 and 1 (no 0.5). Cases that hold other
     clauses at their simplest: "heads": H >= 2, one block whose feed-forward adds 0 (w_mlp2
@@ -259,9 +283,16 @@ def gen_mlm(rng, kind, params):
         dt, t, d = np.float32, max(t, 4), heads * max(d // heads, 8 // heads)
         ids = rng.integers(0, v, size=(n, t))
         mask = np.ones((n, t), dtype=dt)  # every row is returned: none can hide a NaN
+    huge = kind == "scores near 5e4 past long double"
+    if huge:  # one block, every row returned; scores of std about 80^2 d (see the docstring)
+        layers, t, d = 1, max(t, 4), heads * max(d // heads, 8 // heads)
+        ids = rng.integers(0, v, size=(n, t))
+        mask = np.ones((n, t), dtype=dt)
     w_emb = rng.normal(scale=0.7, size=(v, d))
     pos_embed = rng.normal(scale=0.5, size=(t, d))
     blocks = rng.normal(scale=block_std, size=(layers, 6, d, d))   # [w_q, w_k, w_v, w_o,
+    if huge:
+        blocks[:, :2] *= 80.0 / block_std
     if kind in ("heads", "one position"):                           #  w_mlp1, w_mlp2]
         blocks[:, 5] = 0.0          # w_mlp2 = 0: the feed-forward adds 0
     if kind == "zero blocks":

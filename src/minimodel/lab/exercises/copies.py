@@ -5,7 +5,8 @@ every exercise (and alternatives, different correct solutions); a copy of one of
 from anywhere (the package's own file, a clone's ``src/``, a file pasted into a folder of the
 learner's) is practice, never a recorded pass.
 
-Two files are the same solution when their *normalised source* is the same: the syntax tree,
+Two files are the same solution when their *normalised source* is the same
+(:func:`minimodel.lab.pyparse.normalised`): the syntax tree,
 without comments, docstrings, blank lines, formatting, quote style or a coding cookie, and
 without an ``if __name__ == "__main__":`` block (which the judge never runs). The names and the
 statements stay: the reference's algorithm typed again in one's own way (other names, another
@@ -14,49 +15,12 @@ order, a loop for a comprehension) is a different tree, and the learner's own wo
 
 from __future__ import annotations
 
-import ast
 import functools
 from pathlib import Path
 
 from minimodel.lab import integrity
 from minimodel.lab.exercises.registry import Exercise
-from minimodel.lab.pyparse import parse_python
-
-
-def _is_docstring(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
-        and isinstance(node.value.value, str)
-
-
-def _is_main_block(node: ast.stmt) -> bool:
-    test = getattr(node, "test", None)
-    return isinstance(node, ast.If) and isinstance(test, ast.Compare) \
-        and isinstance(test.left, ast.Name) and test.left.id == "__name__" \
-        and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant) \
-        and test.comparators[0].value == "__main__"
-
-
-class _Strip(ast.NodeTransformer):
-    """Drops string statements (docstrings, strings used as comments) and main blocks."""
-
-    def generic_visit(self, node: ast.AST) -> ast.AST:
-        super().generic_visit(node)
-        for field in ("body", "orelse", "finalbody"):
-            body = getattr(node, field, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                kept = [s for s in body if not (_is_docstring(s) or _is_main_block(s))]
-                setattr(node, field, kept or [ast.Pass()])
-        return node
-
-
-def normalised(source: str) -> str | None:
-    """The source's syntax tree as text, without what does not change the program (see the
-    module docstring); None for a file that does not parse."""
-    try:
-        tree = parse_python(source)
-    except (SyntaxError, ValueError):
-        return None
-    return ast.dump(_Strip().visit(tree), annotate_fields=False, include_attributes=False)
+from minimodel.lab.pyparse import normalised
 
 
 @functools.lru_cache(maxsize=32)

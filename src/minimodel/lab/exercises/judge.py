@@ -57,6 +57,7 @@ from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBID
 from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.copies import is_lab_copy
 from minimodel.lab.exercises.registry import Exercise, get_exercise
+from minimodel.lab.exercises.requirements import runtime_allowed
 from minimodel.lab.exercises.sandbox import CHILD_FILES, ChildRun, run_solution
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
@@ -116,7 +117,8 @@ def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
     """What the child replaces by stubs before the solution runs (``_enforce.py``): every
     forbidden function or class with the paths the alias ``table`` knows for it and its family
     name, the autograd entry points of an exercise "without autograd", and the packages whose
-    import is refused (``minimodel``; ``torch`` in a NumPy-only exercise)."""
+    import is refused (``minimodel``; ``torch`` in a NumPy-only exercise), and the top-level
+    modules the solution may import at all (:func:`requirements.runtime_allowed`)."""
     names = forbidden_names(ex)
     entries = runtime_entries(names, table)
     if ex.no_autograd:
@@ -125,7 +127,8 @@ def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
     # "without autograd": torch records no graph at all while the solution runs, so no
     # gradient can be read off a graph by any spelling (grad_fn nodes called by hand...)
     return {"entries": entries, "refused": [n for n in names if "." not in n],
-            "grad_off": ex.no_autograd}
+            "grad_off": ex.no_autograd,
+            "allowed": runtime_allowed(not numpy_only(ex), allowed_modules(ex))}
 
 
 def numpy_only(ex: Exercise) -> bool:
@@ -267,6 +270,9 @@ def compare_case(ex: Exercise, expected: Expected, got: list[np.ndarray],
             return Verdict("wrong", say("judge.nonfinite_hidden" if hidden else
                                         "judge.nonfinite", lang, name=name, got=have64[idx],
                                         idx=where, want=f"{want64[idx]:.8g}"), nonfinite=True)
+        if np.isnan(want64[idx]):  # the error is no number: say what differs instead
+            return Verdict("wrong", say("judge.finite_for_nan", lang, name=name,
+                                        got=float(have64[idx]), idx=where))
         if hidden:
             return Verdict("wrong", say("judge.wrong_hidden", lang, name=name,
                                         err=float(err[idx]), idx=where,

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +63,16 @@ def numeric_matches(value: float, target: dict[str, float], tolerance: float | N
 
 def numeric_right(question: Question, number: Number) -> bool:
     """Right: a declared unit (or none) and within the tolerance the prompt allows (see
-    :func:`.numbers.effective_tolerance`)."""
+    :func:`.numbers.effective_tolerance`). A number typed in digits or words is compared
+    exactly (``Decimal``, no slack: ``3.9999999999999999`` is not the count 4); a calculation
+    by its float value, with :func:`numeric_matches`' hair of slack."""
     tolerance = effective_tolerance(question.answer, question.prompt)
-    return not number.wrong_unit and numeric_matches(number.value, question.answer, tolerance)
+    if number.wrong_unit:
+        return False
+    if number.exact is not None:
+        target = Decimal(repr(float(question.answer["value"])))
+        return abs(number.exact - target) <= Decimal(repr(float(tolerance)))
+    return numeric_matches(number.value, question.answer, tolerance)
 
 
 def read_number(question: Question, raw: str, lang: str) -> Number:

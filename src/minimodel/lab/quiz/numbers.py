@@ -43,7 +43,13 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
   arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
   leading ``about``/``exactly``/``≈`` (and Spanish forms) and a trailing point (``2.``) are
-  ignored.
+  ignored; nothing else is (``4!`` is asked again).
+* **Digits are read exactly.** Typed digits and number words are read as ``Decimal``, never
+  through a float, and graded exactly (``3.9999999999999999`` is not the count 4, though its
+  nearest float is). A decimal digit of any script counts (``𝟒``, read after NFKD
+  normalisation); a character that is numeric without being a decimal digit (a superscript
+  ``⁴``, ``2²¹``, a fraction ``½``, a circled ``④``) is asked again: normalised, it would read
+  as a plain digit and change the number.
 """
 
 from __future__ import annotations
@@ -51,6 +57,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from minimodel.lab.quiz.arithmetic import FUNCTIONS, evaluate
@@ -114,10 +121,13 @@ class Unreadable(ValueError):
 @dataclass(frozen=True)
 class Number:
     """A numeric answer as read: its value and, when it named a unit the question does not
-    declare, that unit (the answer is then wrong whatever the value)."""
+    declare, that unit (the answer is then wrong whatever the value). ``exact``: the value
+    exactly as typed, for digits and number words (``"3.9999999999999999"`` is not 4, though
+    its nearest float is); None for a calculation, which is graded on its float value."""
 
     value: float
     wrong_unit: str = ""
+    exact: Decimal | None = None
 
 
 # --- what the question declares ------------------------------------------------------------
@@ -181,31 +191,31 @@ def format_number(x: float, lang: str) -> str:
 # --- reading -------------------------------------------------------------------------------
 
 
-def _plain_readings(digits: str, lang: str) -> list[tuple[float, int]]:
-    """Readings of digits and separators (no spaces, no letters) as (value, decimals typed):
-    one, or two when ambiguous."""
-    sign = -1.0 if digits.startswith("-") else 1.0
+def _plain_readings(digits: str, lang: str) -> list[tuple[Decimal, int]]:
+    """Readings of digits and separators (no spaces, no letters) as (value, decimals typed),
+    read exactly (``Decimal``: no float rounding); one, or two when ambiguous."""
+    sign = Decimal(-1) if digits.startswith("-") else Decimal(1)
     digits = digits.lstrip("+-")
     marks = [ch for ch in digits if ch in ".,"]
     if not marks:
-        return [(sign * float(digits), 0)]
+        return [(sign * Decimal(digits), 0)]
     if len(set(marks)) == 2:  # both marks: the last one is the decimal mark
         decimal = digits[max(digits.rfind(","), digits.rfind("."))]
         group = "." if decimal == "," else ","
         whole, _, frac = digits.rpartition(decimal)
         if not re.fullmatch(rf"\d{{1,3}}(?:\{group}\d{{3}})+", whole) or not frac.isdigit():
             return []
-        return [(sign * float(whole.replace(group, "") + "." + frac), len(frac))]
+        return [(sign * Decimal(whole.replace(group, "") + "." + frac), len(frac))]
     mark = marks[0]
     groups = digits.split(mark)
     grouping = (len(groups[0]) <= 3 and groups[0] not in ("", "0")
                 and all(len(g) == 3 for g in groups[1:]))
     if len(groups) > 2:  # 2.097.152: grouping or nothing
-        return [(sign * float("".join(groups)), 0)] if grouping else []
-    as_decimal = (sign * float(groups[0] + "." + (groups[1] or "0")), len(groups[1]))
+        return [(sign * Decimal("".join(groups)), 0)] if grouping else []
+    as_decimal = (sign * Decimal(groups[0] + "." + (groups[1] or "0")), len(groups[1]))
     if not grouping:
         return [as_decimal]
-    as_thousands = (sign * float("".join(groups)), 0)
+    as_thousands = (sign * Decimal("".join(groups)), 0)
     if lang == "es" and mark == ".":
         return [as_thousands, as_decimal]  # Spain and Mexico disagree; see the module docstring
     group_mark = "." if lang == "es" else ","
@@ -231,11 +241,11 @@ def _rewrite_notation(text: str) -> str:
     return re.sub(r"(?<=\d)([km])\b", r" \1", text)
 
 
-def _values(number: str, lang: str, raw: str) -> list[tuple[float, int | None]]:
-    """The value(s) of the number part with the decimals typed: a number word, plain digits
-    or a calculation (exact: ``None`` decimals)."""
+def _values(number: str, lang: str, raw: str) -> list[tuple[Decimal | float, int | None]]:
+    """The value(s) of the number part with the decimals typed: a number word or plain digits
+    (read exactly, as ``Decimal``), or a calculation (a float; ``None`` decimals)."""
     if number in NUMBER_WORDS:
-        return [(float(NUMBER_WORDS[number]), 0)]
+        return [(Decimal(NUMBER_WORDS[number]), 0)]
     joined = _SPACE_GROUPED.sub(lambda m: re.sub(r"\s", "", m.group(0)), number)
     if _PLAIN.fullmatch(joined):
         readings = _plain_readings(joined, lang)
@@ -256,7 +266,11 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
     ``a = b ≈ c``) is set aside; each left side must agree with the answer within the
     question's tolerance, so ``512 × 128 = 65,000`` is asked again, not graded.
     """
-    text, notes = _trailing_notes(normalise(raw).strip().rstrip(".!"))
+    if any(ch.isnumeric() and not ch.isdecimal() for ch in raw):
+        # "⁴", "2²¹", "½", "①": a digit that means more than a digit (a power, a fraction)
+        # would be read as a plain digit once normalised; "𝟒" (a decimal digit) is fine
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
+    text, notes = _trailing_notes(normalise(raw).strip().rstrip("."))
     while (stripped := _QUALIFIER.sub("", text)) != text:  # "≈ 6.238" is no chain
         text = stripped
     *working, last = _CHAIN.split(text)
@@ -274,7 +288,8 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
     for side in working:
         worked = _values(_rewrite_notation(side), lang, raw)
         # a side agrees within the tolerance, or is the answer rounded to the digits it shows
-        if not any(abs(v - n.value) <= max(tolerance, 0.0 if d is None else 0.5 * 10.0 ** -d)
+        if not any(abs(float(v) - n.value) <= max(tolerance,
+                                                  0.0 if d is None else 0.5 * 10.0 ** -d)
                    for v, d in worked for n in numbers):
             raise Unreadable(say("quiz.reask.working", lang, answer=raw, side=side))
     for note, count in id_lists:
@@ -378,4 +393,9 @@ def _read_one(text: str, raw: str, answer: dict[str, Any], prompt: dict[str, str
         if not precise:
             raise Unreadable(say("quiz.reask.decimals", lang, answer=raw, n=asked))
         values = precise
-    return [Number(v * scale, wrong_unit) for v, _ in values if math.isfinite(v * scale)]
+    numbers = []
+    for v, _ in values:
+        exact = v * Decimal(int(scale)) if isinstance(v, Decimal) else None
+        if math.isfinite(float(v) * scale):
+            numbers.append(Number(float(v) * scale, wrong_unit, exact))
+    return numbers
