@@ -90,7 +90,7 @@ for token in shown:
     say(f"  token {token:2d}: {uses[token]:4.1f} uses per batch   half-way at step "
         f"{when('yours', token)} vs {when('reference', token)}   still to go "
         f"{buggy[token]:.2f} vs {fixed[token]:.2f}",
-        f"  token {token:2d}: {es_num(uses[token], '4.1f')} usos por lote   mitad del camino "
+        f"  token {token:2d}: {es_num(uses[token], '4.1f')} usos por lote   mitad de camino "
         f"en el paso {when('yours', token)} frente a {when('reference', token)}   le queda "
         f"{es_num(buggy[token], '.2f')} frente a {es_num(fixed[token], '.2f')}")
 if any(halfway[name][token] < 0 for name in halfway for token in shown):
@@ -100,7 +100,7 @@ conclude(checks, not np.allclose(grad, expected),
          f"after {STEPS} steps the most frequent token has {buggy[order[0]]:.2f} of its "
          f"distance still to go, against {fixed[order[0]]:.2f} with the reference",
          f"tras {STEPS} pasos al token más frecuente le queda "
-         f"{es_num(buggy[order[0]], '.2f')} de su distancia, frente a "
+         f"por recorrer {es_num(buggy[order[0]], '.2f')} de la distancia, frente a "
          f"{es_num(fixed[order[0]], '.2f')} en la referencia",
          "OK: every use of a row adds its gradient, whatever the shape of the ids.",
          "OK: cada uso de una fila suma su gradiente, sea cual sea la forma de los ids.")

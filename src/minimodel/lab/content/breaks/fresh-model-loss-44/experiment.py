@@ -23,7 +23,7 @@ x = rng.integers(0, V, size=(8, T))
 y = rng.integers(0, V, size=(8, T))  # random targets: nothing to learn, ln V is the baseline
 prompt = np.array([[17, 301, 45, 222]])
 say(f"ln V = ln {V} = {math.log(V):.3f}  (a uniform guess over {V} tokens)",
-    f"ln V = ln {V} = {es_num(math.log(V), '.3f')}  (adivinar al azar entre {V} tokens)")
+    f"ln V = ln {V} = {es_num(math.log(V), '.3f')}  (una predicción uniforme entre {V} tokens)")
 losses = {}
 for tie in (True, False):
     model = GPT(GPTConfig(V, T, 2, 4, D, tie_embeddings=tie), rng=np.random.default_rng(1))
@@ -39,8 +39,9 @@ for tie in (True, False):
 conclude(checks, losses[True] > math.log(V) + 1.0,
          f"a fresh tied model starts at loss {losses[True]:.1f}, far above ln {V} = "
          f"{math.log(V):.2f}; the untied one starts at {losses[False]:.2f}",
-         f"un modelo atado recién creado empieza con pérdida {es_num(losses[True], '.1f')}, muy "
+         f"un modelo atado recién creado empieza con una pérdida de "
+         f"{es_num(losses[True], '.1f')}, muy "
          f"por encima de ln {V} = {es_num(math.log(V), '.2f')}; el modelo sin atar empieza en "
          f"{es_num(losses[False], '.2f')}",
          "OK: the fresh model starts near ln V, i.e. it knows that it knows nothing.",
-         "OK: el modelo recién creado empieza cerca de ln V: sabe que no sabe nada.")
+         "OK: el modelo recién creado empieza cerca de ln V, es decir, sabe que no sabe nada.")

@@ -76,11 +76,11 @@ start = held_out_mask_loss(MaskedLM(MLMConfig(V, T, 1, 2, 32), rng=np.random.def
 yours, reference = train_and_measure(False), train_and_measure(True)
 say(f"a masked LM over V = {V} characters (ln V = {math.log(V):.2f}), trained {STEPS} steps of "
     f"{B} rows x {T} characters, next to a reference model (same start, same rows)",
-    f"un MLM con V = {V} caracteres (ln V = {es_num(math.log(V), '.2f')}), entrenado {STEPS} "
-    f"pasos de {B} filas x {T} caracteres, junto a un modelo de referencia (mismo punto de "
-    "partida, mismas filas)")
+    f"un MLM con V = {V} caracteres (ln V = {es_num(math.log(V), '.2f')}), entrenado durante "
+    f"{STEPS} pasos de {B} filas x {T} caracteres, junto a un modelo de referencia (mismo punto "
+    "de partida, mismas filas)")
 say("                      reported loss   [MASK] loss on 128 held-out rows",
-    "                      pérdida informada   pérdida en [MASK], 128 filas no vistas")
+    "                      pérdida registrada  pérdida en [MASK], 128 filas reservadas")
 say(f"  before training            -              {start:.2f}",
     f"  antes de entrenar           -                  {es_num(start, '.2f')}")
 for name_en, name_es, table in (("yours", "tu modelo", yours),
@@ -95,11 +95,11 @@ conclude(checks, your_reported < your_held - 1.0,
          f"after {STEPS} steps the training loop reports {your_reported:.2f}, but on held-out "
          f"rows the loss at [MASK] is {your_held:.2f} (reference: reports {reference[-1][1]:.2f}, "
          f"{reference[-1][2]:.2f} at held-out [MASK])",
-         f"tras {STEPS} pasos el bucle de entrenamiento informa {es_num(your_reported, '.2f')}, "
-         f"pero en filas no vistas la pérdida en [MASK] es {es_num(your_held, '.2f')} "
-         f"(referencia: informa {es_num(reference[-1][1], '.2f')}, "
-         f"{es_num(reference[-1][2], '.2f')} en [MASK] no vistos)",
+         f"tras {STEPS} pasos el bucle de entrenamiento registra {es_num(your_reported, '.2f')}, "
+         f"pero en filas reservadas la pérdida en [MASK] es {es_num(your_held, '.2f')} "
+         f"(referencia: registra {es_num(reference[-1][1], '.2f')}; "
+         f"{es_num(reference[-1][2], '.2f')} en las [MASK] de filas reservadas)",
          "OK: the reported loss tracks the loss at held-out [MASK] positions, as the "
          "reference's does.",
-         "OK: la pérdida informada sigue a la pérdida en las posiciones [MASK] no vistas, como "
-         "la de la referencia.")
+         "OK: la pérdida registrada sigue a la pérdida en las posiciones [MASK] de filas "
+         "reservadas, como la de la referencia.")

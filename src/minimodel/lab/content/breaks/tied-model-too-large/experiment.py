@@ -36,7 +36,7 @@ count = {tied: m.num_params() for tied, m in models.items()}
 size = {tied: checkpoint_bytes(m) for tied, m in models.items()}
 saved_params, saved_bytes = count[False] - count[True], size[False] - size[True]
 say(f"GPT(V = {V}, d = {D}, 2 blocks)      tied        untied      tied saves   a tie should save",
-    f"GPT(V = {V}, d = {D}, 2 bloques)     atado       sin atar    ahorra       una atadura ahorra")
+    f"GPT(V = {V}, d = {D}, 2 bloques)     atado       sin atar    ahorro       debería ahorrar")
 say(f"  num_params()                {count[True]:>10,}  {count[False]:>10,}  {saved_params:>10,}"
     f"   V*d = {V * D:,}",
     f"  num_params()                {es_num(count[True], '>10,')}  {es_num(count[False], '>10,')}  "

@@ -86,7 +86,7 @@ unigram, bigram, pair_sample = counting_models()
 
 say(f"trained your GPT for {STEPS} steps on {len(train):,} characters (V = {V}, "
     f"ln V = {math.log(V):.2f}) in {seconds:.1f} s",
-    f"entrené tu GPT {STEPS} pasos con {es_num(len(train), ',d')} caracteres (V = {V}, "
+    f"tu GPT se entrenó durante {STEPS} pasos con {es_num(len(train), ',d')} caracteres (V = {V}, "
     f"ln V = {es_num(math.log(V), '.2f')}) en {es_num(seconds, '.1f')} s")
 say("  training loss (mean of the 20 steps before):",
     "  pérdida de entrenamiento (media de los 20 pasos anteriores):")
@@ -95,14 +95,14 @@ say("    " + "   ".join(f"step {s}: {v:.3f}" for s, v in curve.items()),
 say(f"  validation loss on 128 windows of {T} characters: {val_loss:.3f}",
     f"  pérdida de validación con 128 ventanas de {T} caracteres: {es_num(val_loss, '.3f')}")
 say("counting models fitted on the same training characters, scored on the same windows:",
-    "modelos de recuento ajustados con los mismos caracteres de entrenamiento, puntuados con "
+    "modelos de recuento ajustados con los mismos caracteres de entrenamiento, evaluados en "
     "las mismas ventanas:")
 say(f"  how often each character occurs:              {unigram:.3f}",
     f"  frecuencia de cada carácter:                      {es_num(unigram, '.3f')}")
 say(f"  how often it follows the character before it: {bigram:.3f}",
-    f"  frecuencia tras el carácter anterior:             {es_num(bigram, '.3f')}")
+    f"  frecuencia de cada carácter tras el anterior:     {es_num(bigram, '.3f')}")
 say(f"samples, prompt {PROMPT!r}, 100 characters (/ marks a new line):",
-    f"muestras, prompt {PROMPT!r}, 100 caracteres (/ marca un salto de línea):")
+    f"muestras con el prompt {PROMPT!r}, 100 caracteres (/ marca un salto de línea):")
 say(f"  your GPT (generate): {sample or '(none: its loss is not a number)'}",
     f"  tu GPT (generate):    {sample or '(ninguna: su pérdida no es un número)'}")
 say(f"  pair counts:         {pair_sample}", f"  recuento de pares:    {pair_sample}")
@@ -121,5 +121,5 @@ else:
     seen_es = f"la pérdida de validación de tu GPT es {val_loss}: el entrenamiento no dio números"
 conclude(checks, story_failed, seen_en, seen_es,
          "OK: your GPT's validation loss is where a few seconds of training can honestly put it.",
-         "OK: la pérdida de validación de tu GPT está donde pueden dejarla honradamente unos "
-         "segundos de entrenamiento.")
+         "OK: la pérdida de validación de tu GPT está donde unos segundos de entrenamiento "
+         "pueden dejarla honradamente.")
