@@ -229,11 +229,11 @@ def test_a_spanish_verdict_names_its_cases_in_spanish():
     from minimodel.lab.notebook import Verdict
 
     result = {"passed": False, "message": "", "cases": [
-        {"name": "example 1", "status": "failed", "message": "forma (2, 3), se esperaba (2, 4)"},
+        {"name": "visible 1", "status": "failed", "message": "forma (2, 3), se esperaba (2, 4)"},
         {"name": "hidden 2", "status": "error", "message": "ValueError"},
-        {"name": "example 2", "status": "passed", "message": ""}]}
+        {"name": "visible 2", "status": "passed", "message": ""}]}
     text, page = repr(Verdict(result, "es")), Verdict(result, "es")._repr_html_()
     for shown in (text, page):
-        assert "ejemplo 1" in shown and "oculto 2" in shown
-        assert "example" not in shown and "hidden" not in shown
-    assert "example 1" in repr(Verdict(result, "en"))
+        assert "caso visible 1" in shown and "oculto 2" in shown
+        assert "visible case" not in shown and "hidden" not in shown
+    assert "visible case 1" in repr(Verdict(result, "en"))

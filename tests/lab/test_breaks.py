@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from minimodel.cli import main
-from minimodel.lab.breaks import (Workspace, WorkspaceError, list_breaks, load_all, load_break,
-                                  start)
+from minimodel.lab.breaks import (AlreadyStarted, Workspace, WorkspaceError, list_breaks,
+                                  load_all, load_break, start)
 from minimodel.lab.breaks.catalog import secrecy_problems
 from minimodel.lab.breaks.notes import missing_predictions
 from minimodel.lab.breaks.workspace import installed_package_dir, sha256_bytes
@@ -423,18 +423,92 @@ def test_start_refuses_foreign_folders_unless_forced(capsys, tmp_path):
     code, _, _ = cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(busy), "--force",
                      "--learner-dir", learner)
     assert code == 0 and (busy / "mine.txt").read_text() == "keep me"
-    # a workspace of another break is refused too; the same break may be restarted
+    # a workspace of another break is refused too; the same break is rebuilt only when forced
     code, _, err = cli(capsys, "break", "start", "fresh-model-loss-44", "--workdir", str(busy),
                        "--learner-dir", learner)
     assert code == 2 and "tied-model-too-large" in err
     write_predictions(busy)
-    code, out, _ = cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(busy), "--lang", "es",
-                       "--learner-dir", learner)
+    code, out, _ = cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(busy),
+                       "--lang", "es", "--force", "--learner-dir", learner)
     assert code == 0 and "NOTES.md" in out and "Creo que falla" not in (busy / "NOTES.md").read_text()
-    assert "My guess" in (busy / "NOTES.md").read_text()  # kept on restart
+    assert "My guess" in (busy / "NOTES.md").read_text()  # kept on a forced rebuild
     code, _, err = cli(capsys, "break", "start", "no-such-break", "--workdir", str(tmp_path / "x"),
                        "--learner-dir", learner)
     assert code == 2 and "loss-crash-after-merge" in err
+
+
+def test_starting_the_same_break_again_keeps_the_learners_edits(capsys, tmp_path):
+    """`break start ID` on ID's own workspace used to rebuild the copy, deleting the learner's
+    edits with exit 0. Now nothing is written: it says the break is started and how to go on."""
+    work, learner = tmp_path / "ws", str(tmp_path / "learner")
+    assert cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(work),
+               "--learner-dir", learner)[0] == 0
+    write_predictions(work)
+    edited = work / "minimodel" / "nn" / "lm_head.py"
+    edited.write_text(edited.read_text() + "# my fix in progress\n")
+    (work / "minimodel" / "mine.py").write_text("x = 1\n")
+    before = tree_hashes(work)
+    code, out, err = cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(work),
+                         "--learner-dir", learner)
+    assert code == 0 and err == "" and tree_hashes(work) == before
+    assert "already started" in out and "nothing was changed" in out
+    for verb in ("run", "check", "reset"):
+        assert f"  minimodel break {verb} --workdir {work} --learner-dir {learner}" \
+            in out.splitlines()
+    code, out, _ = cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(work),
+                       "--json", "--learner-dir", learner)
+    assert code == 0 and json.loads(out)["already_started"] is True
+    assert tree_hashes(work) == before
+    # `break reset`, the documented way to put the bug back, keeps NOTES.md and files outside
+    # the copy; only --force rebuilds the copy
+    (work / "scratch.txt").write_text("mine")
+    code, out, _ = cli(capsys, "break", "reset", "--workdir", str(work), "--learner-dir", learner)
+    assert code == 0 and "minimodel/mine.py" in out and "minimodel/nn/lm_head.py" in out
+    assert "my fix" not in edited.read_text() and "My guess" in (work / "NOTES.md").read_text()
+    assert (work / "scratch.txt").read_text() == "mine"
+    edited.write_text(edited.read_text() + "# again\n")
+    code, out, _ = cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(work),
+                       "--force", "--learner-dir", learner)
+    assert code == 0 and "# again" not in edited.read_text()
+    assert "My guess" in (work / "NOTES.md").read_text()
+
+
+def test_start_of_the_same_break_needs_force_in_the_engine(tmp_path):
+    brk = load_break("tied-model-too-large")
+    ws = start(brk, tmp_path / "ws")
+    with pytest.raises(AlreadyStarted) as raised:
+        start(brk, tmp_path / "ws")
+    assert raised.value.workspace.root == ws.root
+    assert start(brk, tmp_path / "ws", force=True).restarted
+
+
+def test_printed_commands_are_never_wrapped(capsys, tmp_path, monkeypatch):
+    """In 80 columns a long workspace folder used to split `minimodel break check --workdir
+    .../frequent-tokens-` / `learn-slowly` at the hyphen: commands now stand on their own line."""
+    monkeypatch.setenv("COLUMNS", "80")
+    work = tmp_path / ("a-long-folder-name-" * 3) / "frequent-tokens-learn-slowly"
+    learner = str(tmp_path / "learner")
+    assert cli(capsys, "break", "start", "frequent-tokens-learn-slowly", "--workdir", str(work),
+               "--learner-dir", learner)[0] == 0
+    command = f"minimodel break check --workdir {work} --learner-dir {learner}"
+    assert len(command) > 80
+    from minimodel.commands._break_handlers import _para
+    from minimodel.messages import say
+
+    for key in ("no_symptom", "partial_fix"):
+        text = _para(say(f"break.{key}", "en", check=command, hint=command.replace("check", "hint")))
+        assert "  " + command in text.splitlines()
+        assert all(len(line) <= 80 for line in text.splitlines() if "minimodel break" not in line)
+    text = _para(say("break.already_started", "es", id="x", root=work, run=command,
+                     check=command, reset=command))
+    assert text.splitlines().count("  " + command) == 3
+    assert "minimodel break" not in text.replace("  " + command, "")
+    # the whole flow: every printed command line is whole
+    code, out, _ = cli(capsys, "break", "run", "--workdir", str(work), "--skip-predictions",
+                       "--learner-dir", learner)
+    assert code == 0
+    hint = f"  minimodel break hint --workdir {work} --learner-dir {learner}"
+    assert out.splitlines()[-1] == hint
 
 
 def test_a_workspace_never_overlaps_the_package(tmp_path):

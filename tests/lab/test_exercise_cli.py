@@ -133,12 +133,46 @@ def test_syntax_error_names_the_learners_file_and_skips_the_empty_table(learner,
     assert "solution.py" not in out and "not run" not in out
 
 
-def test_spanish_check_translates_case_names_labels_and_statuses(learner, capsys):
+def test_visible_cases_are_not_mistaken_for_the_statements_example(learner, capsys, monkeypatch):
+    """A cross-entropy without the max shift returns inf on the statement's own example
+    ([[2, 0, 0], [1000, 0, 1000]]), yet passed the judge's first visible case, which was
+    shown as "example 1 ... passed". Visible cases are named so, with their inputs."""
+    monkeypatch.setenv("COLUMNS", "200")
+    naive = learner / "naive.py"
+    naive.write_text(
+        "import numpy as np\n\n\n"
+        "def cross_entropy(logits, targets, ignore_index=-100):\n"
+        "    V = logits.shape[-1]\n"
+        "    x, t = logits.reshape(-1, V), targets.reshape(-1)\n"
+        "    x, t = x[t != ignore_index], t[t != ignore_index]\n"
+        "    return np.mean(np.log(np.exp(x).sum(-1)) - x[np.arange(len(t)), t])\n",
+        encoding="utf-8")
+    namespace: dict = {}
+    exec(naive.read_text(encoding="utf-8"), namespace)
+    import numpy as np
+    with np.errstate(over="ignore", invalid="ignore"):
+        on_statement = namespace["cross_entropy"](
+            np.array([[2.0, 0.0, 0.0], [1000.0, 0.0, 1000.0]]), np.array([0, 2]))
+    assert not np.isfinite(on_statement)          # wrong on the statement's example
+    assert main(["exercise", "check", "cross-entropy", "--file", str(naive), "--json"]) == 1
+    cases = json.loads(capsys.readouterr().out)["cases"]
+    visible = [c for c in cases if not c["hidden"]]
+    assert [c["name"] for c in visible] == ["visible 1", "visible 2"]
+    assert visible[0]["status"] == "passed" and visible[0]["inputs"]["logits"] == "float64 (4, 5)"
+    assert main(["exercise", "check", "cross-entropy", "--file", str(naive)]) == 1
+    out = capsys.readouterr().out
+    assert "example" not in out
+    row = next(line for line in out.splitlines() if "visible case 1" in line)
+    assert "passed" in row and "logits float64 (4, 5)" in row
+
+
+def test_spanish_check_translates_case_names_labels_and_statuses(learner, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")   # the visible cases' inputs widen the detail column
     ex = get_exercise("mlm-with-tied-output-head")
     assert main(["exercise", "check", ex.id, "--file", str(ex.reference_path), "--lang", "es",
                  "--seed", "3"]) == 0
     out = capsys.readouterr().out
-    assert "ejemplo 1" in out and "oculto 6" in out and "superado" in out
+    assert "caso visible 1" in out and "oculto 6" in out and "superado" in out
     assert "varios bloques" in out and "several blocks" not in out
     assert "example 1" not in out and "hidden" not in out and " passed " not in out
     from minimodel.lab.i18n import case_label

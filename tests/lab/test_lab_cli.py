@@ -92,16 +92,22 @@ def test_next_walks_lesson_questions_break_exercise(capsys, tmp_path, one_lesson
     report = next_json(capsys, learner)
     workdir = learner / "work" / "breaks" / "frequent-tokens-learn-slowly"
     assert report["step"] == {"kind": "break", "id": "frequent-tokens-learn-slowly",
-                              "lesson": "gather", "workdir": str(workdir), "started": True}
+                              "lesson": "gather", "workdir": str(workdir), "started": True,
+                              "already_open": False}
     assert (workdir / "minimodel" / "nn" / "embedding.py").is_file()
-    # Not fixed yet: the next call names the open workspace instead of restarting it.
-    assert next_json(capsys, learner)["step"]["started"] is False
+    # Not fixed yet: the next call names the open workspace instead of restarting it, and
+    # the JSON says so as the text does ("already open"), not "started": false.
+    again = next_json(capsys, learner)["step"]
+    assert again["started"] is True and again["already_open"] is True
+    code, out = run(capsys, "lab", "next", "--learner-dir", str(learner))
+    assert code == 0 and "already open" in out
     Progress(learner).record("break", "frequent-tokens-learn-slowly", "fixed")
 
     report = next_json(capsys, learner)
     stub = learner / "work" / "exercises" / "embedding-lookup.py"
     assert report["step"] == {"kind": "exercise", "id": "embedding-lookup",
-                              "lesson": "gather", "file": str(stub), "started": True}
+                              "lesson": "gather", "file": str(stub), "started": True,
+                              "already_open": False}
     assert "def embed(" in stub.read_text(encoding="utf-8")
     Progress(learner).record("exercise", "embedding-lookup", "passed")
     assert next_json(capsys, learner)["step"] is None

@@ -36,10 +36,10 @@ def test_counts_are_grouped_the_way_each_language_writes_them():
     # say() groups a template's {n:,} in the reader's language, and only there
     assert say("train.eval_line", "es", step=1, total=2, train_loss=1.0, val_loss=2.0,
                ppl="7.39", lr=1e-3, tokens_per_s=58262.4, elapsed=1.5).endswith(
-        "58\u00a0262 tok/s  1.5 s")
+        "58\u00a0262 tok/s  1.5 s transcurridos")
     assert say("train.eval_line", "en", step=1, total=2, train_loss=1.0, val_loss=2.0,
                ppl="7.39", lr=1e-3, tokens_per_s=58262.4, elapsed=1.5).endswith(
-        "58,262 tok/s  1.5s")
+        "58,262 tok/s  1.5s elapsed")
 
 
 def test_a_missing_key_language_or_field_fails_loudly():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from minimodel.cli import main
 
@@ -30,6 +31,11 @@ def test_compare_writes_table_json_md_png(tiny_corpus, tmp_path, capsys):
     assert tied["unigram_baseline"] == untied["unigram_baseline"]  # same data
     md = (out / "compare.md").read_text()
     assert "| tied |" in md and "| untied |" in md
+    # the table's time is the time in training steps, the step lines' the time elapsed: each
+    # is labelled for what it measures, so the two do not read as one number disagreeing
+    assert "| step time (s) |" in md and "| time (s) |" not in md
+    assert re.search(r"tok/s  [\d.]+s elapsed$", text, re.M)
+    assert all(run["train_time_s"] <= run["elapsed_s"] for run in (tied, untied))
     assert (out / "compare.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "tied/model.safetensors").is_file() and (out / "untied/metrics.jsonl").is_file()
 

@@ -40,7 +40,7 @@ def test_a_spanish_run_prints_every_line_in_spanish_with_the_same_figures(
     lines = spanish.splitlines()
     assert lines[0] == "hilos de BLAS: 1"
     assert re.fullmatch(r"paso  5/20  entrenamiento \d\.\d{4}  validación \d\.\d{4}  ppl [\d.]+  "
-                        r"lr [\d.]+e-0\d  [\d\u00a0]+ tok/s  [\d.]+ s", lines[3])
+                        r"lr [\d.]+e-0\d  [\d\u00a0]+ tok/s  [\d.]+ s transcurridos", lines[3])
     # counts grouped as Spanish writes them (a no-break space; a comma would read as a decimal
     # comma), as English groups them with commas
     assert "12\u00a0000 caracteres" in spanish and "12,000 chars" in english
@@ -52,6 +52,15 @@ def test_a_spanish_run_prints_every_line_in_spanish_with_the_same_figures(
     # the commands it suggests carry --lang es, as the lab's do
     assert f"  minimodel doctor {tmp_path / 'es'} --lang es " in spanish
     assert "  minimodel lab next --lang es " in spanish
+
+    # the times say what they measure, and agree: the last step line's elapsed time is at
+    # most the run's elapsed time, of which the training steps are a part
+    last = float(re.findall(r"tok/s  ([\d.]+)s elapsed$", english, re.M)[-1])
+    steps, elapsed = map(float, re.search(r"([\d.]+)s in training steps of ([\d.]+)s elapsed",
+                                          english).groups())
+    assert steps <= last <= elapsed
+    assert "train time" not in english
+    assert re.search(r"[\d.]+ s en pasos de entrenamiento de [\d.]+ s transcurridos", spanish)
 
     def figures(text: str) -> list[str]:  # the losses of the evaluation lines, as printed
         return re.findall(r"(?:train|entrenamiento) (\d\.\d{4})  (?:val|validación) (\d\.\d{4})",

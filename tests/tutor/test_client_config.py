@@ -29,3 +29,20 @@ def test_the_default_language_and_folder_add_no_arguments():
     out = subprocess.run([sys.executable, "-m", "minimodel", "tutor", "--print-config"],
                          capture_output=True, text=True, timeout=120, check=True).stdout
     assert json.loads(out)["mcpServers"]["minimodel"]["args"] == ["tutor"]
+
+
+def test_a_learner_folder_from_the_environment_reaches_the_client(tmp_path):
+    """A desktop client does not inherit the shell's MINIMODEL_LEARNER_DIR: without "env" in
+    the printed entry, its tutor would read and record progress in ~/.minimodel."""
+    env = {**os.environ, "MINIMODEL_LEARNER_DIR": str(tmp_path / "me")}
+    out = subprocess.run([sys.executable, "-m", "minimodel", "tutor", "--print-config"], env=env,
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    server = json.loads(out)["mcpServers"]["minimodel"]
+    assert server["args"] == ["tutor"]
+    assert server["env"] == {"MINIMODEL_LEARNER_DIR": str((tmp_path / "me").resolve())}
+    # --learner-dir names the folder in "args"; no second, possibly different, one in "env"
+    out = subprocess.run([sys.executable, "-m", "minimodel", "tutor", "--print-config",
+                          "--learner-dir", str(tmp_path / "other")], env=env,
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    server = json.loads(out)["mcpServers"]["minimodel"]
+    assert "env" not in server and server["args"][-1] == str((tmp_path / "other").resolve())

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
@@ -94,7 +95,12 @@ def test_prompts_resources_and_errors(lang, tmp_path):
                 unknown.value)
 
             first_break = list_breaks()[0]["id"]   # an invisible prediction is no prediction
-            await tutor.call("break_start", break_id=first_break)
+            started = await tutor.call("break_start", break_id=first_break)
+            # starting again continues the workspace: the learner's edits stay
+            edited = Path(started["workdir"]) / "minimodel" / "mine.py"
+            edited.write_text("x = 1\n", encoding="utf-8")
+            again = await tutor.call("break_start", break_id=first_break)
+            assert again["continued"] is True and edited.read_text(encoding="utf-8") == "x = 1\n"
             questions = len(load_break(first_break).texts("predict", lang))
             with pytest.raises(ToolFailed) as invisible:
                 await tutor.call("break_predict", break_id=first_break,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import textwrap
@@ -20,10 +21,28 @@ from minimodel.lab.i18n import DEFAULT_LANG
 from minimodel.messages import say
 
 
+# A command quoted for the learner to copy: `minimodel ...` (not a path like `minimodel/nn`).
+COMMAND = re.compile(r"`(minimodel [^`]+)`")
+
+
 def _para(text: str) -> str:
-    """A paragraph wrapped to the terminal (at most 100 columns)."""
-    width = min(100, shutil.get_terminal_size((100, 24)).columns)
-    return textwrap.fill(" ".join(text.split()), width=max(40, width))
+    """A paragraph wrapped to the terminal (at most 100 columns), every quoted command on a
+    line of its own, indented and never wrapped: a command split across lines (at a hyphen of
+    a folder name, say) no longer pastes. Punctuation that only closed the command's sentence
+    is dropped with it."""
+    width = max(40, min(100, shutil.get_terminal_size((100, 24)).columns))
+    pieces = COMMAND.split(" ".join(text.split()))  # prose, command, prose, command, ...
+    lines: list[str] = []
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            lines.append("  " + piece)
+            continue
+        prose = re.sub(r"^[.,;:](\s|$)", "", piece.strip()) if i else piece.strip()
+        if not prose:
+            continue
+        lines += textwrap.wrap(prose, width=width, break_on_hyphens=False,
+                               break_long_words=False)
+    return "\n".join(lines)
 
 
 def _show(text: str, style: str | None = None) -> None:
@@ -88,16 +107,20 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_start(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks import load_break, start
+    from minimodel.lab.breaks import AlreadyStarted, load_break, start
 
     lang = args.lang or DEFAULT_LANG
     brk = load_break(args.break_id, lang=lang)
-    ws = start(brk, args.workdir, lang=lang, force=args.force, learner_dir=args.learner_dir)
+    try:
+        ws = start(brk, args.workdir, lang=lang, force=args.force, learner_dir=args.learner_dir)
+    except AlreadyStarted as already:  # may hold the learner's edits: touch nothing
+        return _already_started(args, already.workspace, brk)
     from minimodel.lab.breaks.flow import started
     started(_progress(args), brk.id, workdir=str(ws.root), lang=lang)
     if args.json:
         _print_json({"break": brk.id, "workdir": str(ws.root), "notes": str(ws.notes_path),
-                     "lang": lang, "files": len(ws.manifest), "restarted": ws.restarted})
+                     "lang": lang, "files": len(ws.manifest), "restarted": ws.restarted,
+                     "already_started": False})
         return OK
     print(say("break.started", lang, id=brk.id, title=brk.text("title", lang), root=ws.root))
     if ws.restarted:
@@ -106,6 +129,19 @@ def cmd_start(args: argparse.Namespace) -> int:
     print()
     print(say("break.next_steps", lang, notes=ws.notes_path, root=ws.root,
               **_commands(args, ws.root)))
+    return OK
+
+
+def _already_started(args: argparse.Namespace, ws, brk) -> int:
+    """``start`` again on this break's workspace: say how to go on; nothing is written."""
+    lang = args.lang or ws.lang
+    if args.json:
+        _print_json({"break": brk.id, "workdir": str(ws.root), "notes": str(ws.notes_path),
+                     "lang": ws.lang, "files": len(ws.manifest), "restarted": False,
+                     "already_started": True})
+        return OK
+    print(_para(say("break.already_started", lang, id=brk.id, root=ws.root,
+                    **_commands(args, ws.root))))
     return OK
 
 
@@ -146,8 +182,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(say("break.timed_out", lang, seconds=run.seconds), file=sys.stderr)
     ok, symptom = seen["ok"], seen["symptom"]
     if not ok:
-        print(say("break.experiment_failed", lang, code=run.returncode,
-                  expected=0, **_commands(args, ws.root)), file=sys.stderr)
+        print(_para(say("break.experiment_failed", lang, code=run.returncode,
+                        expected=0, **_commands(args, ws.root))), file=sys.stderr)
         return FAILED
     if not symptom:  # after a fix, full or partial: the "what to look at" text would describe
         print()          # a symptom that is no longer there
@@ -157,7 +193,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(say("break.observe", lang))
     print(_para(brk.text("observe", lang)))
     print()
-    print(say("break.after_run", lang, **_commands(args, ws.root)))
+    print(_para(say("break.after_run", lang, **_commands(args, ws.root))))
     return OK
 
 
@@ -173,7 +209,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     _show(say("break.hint", lang, n=number, total=total) + ":", "bold cyan")
     print(_para(shown["text"]))
     if number == total:
-        print(say("break.hint_last", lang, **_commands(args, ws.root)))
+        print(_para(say("break.hint_last", lang, **_commands(args, ws.root))))
     return OK
 
 
@@ -203,8 +239,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print()
         _show(say("break.fixed", lang, passed=len(details), total=len(details)), "bold green")
         if result["revealed"]:
-            _show(say("break.fixed_revealed", lang, reset=_commands(args, ws.root)["reset"]),
-                  "yellow")
+            _show(_para(say("break.fixed_revealed", lang,
+                            reset=_commands(args, ws.root)["reset"])), "yellow")
         print(say("break.why", lang))
         print(_para(brk.text("explanation", lang)))
         if brk.references:
@@ -217,8 +253,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     print()
     _show(say("break.not_fixed", lang, failed=failed, total=len(details)), "bold red")
     replay = _commands(args, ws.root)["check"] + f" --seed {run.seed}"
-    print(say("break.replay_seed", lang, seed=run.seed, command=replay))
-    print(say("break.not_fixed_next", lang, **_commands(args, ws.root)))
+    print(_para(say("break.replay_seed", lang, seed=run.seed, command=replay)))
+    print(_para(say("break.not_fixed_next", lang, **_commands(args, ws.root))))
     return FAILED
 
 
@@ -227,11 +263,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     diff, edited = reveal_fix(_progress(args), ws, brk)
-    print(say("break.diff_recorded", lang, reset=_commands(args, ws.root)["reset"]),
+    print(_para(say("break.diff_recorded", lang, reset=_commands(args, ws.root)["reset"])),
           file=sys.stderr)   # stdout is the diff alone (`break diff | patch -p1 -d DIR`)
     if edited:
-        print(say("break.diff_edited", lang, files=", ".join(edited), **_commands(args, ws.root)),
-              file=sys.stderr)
+        print(_para(say("break.diff_edited", lang, files=", ".join(edited),
+                        **_commands(args, ws.root))), file=sys.stderr)
     sys.stdout.write(diff)
     return OK
 

@@ -80,17 +80,18 @@ def register(subparsers) -> None:
              "Copy the installed minimodel source to DIR/minimodel (without __pycache__ and\n"
              "lab/content), apply the break's bug patch there, and write DIR/NOTES.md (your\n"
              "predictions) and DIR/.break.json (state and the sha256 manifest of the start\n"
-             "state). The installed package is only read. A non-empty DIR is refused unless it\n"
-             "is already a workspace of this break (then the copy is rebuilt and NOTES.md kept)\n"
-             "or --force is given.",
+             "state). The installed package is only read. A non-empty DIR is refused unless\n"
+             "--force is given. If DIR is already this break's workspace, nothing is touched\n"
+             "(it may hold your edits): the commands to go on are shown; `break reset` puts the\n"
+             "bug back, --force rebuilds the copy (keeping NOTES.md).",
              ["minimodel break start loss-crash-after-merge --workdir /tmp/b1",
               "minimodel break start tied-model-too-large --workdir ~/breaks/copy --lang es",
               "minimodel break start tied-model-too-large --workdir /tmp/old --force"], handlers.cmd_start)
     p.add_argument("break_id", metavar="ID", help="break id (see `minimodel break list`)")
     _workdir(p, required=True)
     p.add_argument("--force", action="store_true",
-                   help="use a non-empty DIR anyway (replaces DIR/minimodel, NOTES.md and "
-                        ".break.json there)")
+                   help="use a non-empty DIR anyway: replaces DIR/minimodel and .break.json "
+                        "there, and NOTES.md unless DIR was this break's workspace")
     p.add_argument("--json", action="store_true", help='print {"break", "workdir", ...}')
 
     p = _sub(sub, "run", "run the experiment that shows the symptom (predict first)",

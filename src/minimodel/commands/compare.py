@@ -36,7 +36,7 @@ examples:
 COLUMNS = [("parameters", "parameters"), ("train_loss", "train loss"), ("val_loss", "val loss"),
            ("val_ppl", "val ppl"), ("erank_embedding", "erank E"), ("pr_embedding", "PR E"),
            ("erank_head", "erank W"),
-           ("train_time_s", "time (s)")]
+           ("train_time_s", "step time (s)")]  # in training steps: less than the elapsed time
 
 
 def register(subparsers) -> None:

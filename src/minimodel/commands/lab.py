@@ -180,19 +180,19 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
             if not args.json:
                 print(say("lab.break_open", lang, id=step.id, root=place,
                           command=suggest("break", "run", "--workdir", place)))
-            return OK, {"workdir": str(place), "started": False}
+            return OK, {"workdir": str(place), "started": True, "already_open": True}
         json_flag = ["--json"] if args.json else []
         code, _ = _cli(["break", "start", step.id, "--workdir", str(place), "--force",
                         *json_flag, *learner], args.json)
-        return code, {"workdir": str(place), "started": code == OK}
+        return code, {"workdir": str(place), "started": code == OK, "already_open": False}
     if place.exists():
         if not args.json:
             print(say("lab.exercise_open", lang, id=step.id, path=place,
                       command=suggest("exercise", "check", step.id, "--file", place)))
-        return OK, {"file": str(place), "started": False}
+        return OK, {"file": str(place), "started": True, "already_open": True}
     place.parent.mkdir(parents=True, exist_ok=True)
     code, _ = _cli(["exercise", "start", step.id, "--file", str(place), *learner], args.json)
-    return code, {"file": str(place), "started": code == OK}
+    return code, {"file": str(place), "started": code == OK, "already_open": False}
 
 
 def cmd_next(args: argparse.Namespace) -> int:
@@ -344,7 +344,9 @@ def register(subparsers) -> None:
         epilog="examples:\n  minimodel lab next\n  minimodel lab next --skip\n"
                "  minimodel lab next --answers my-answers.yaml --json\n"
                '      -> {"moved_on", "skipped", "step": {"kind", "id", "lesson", ...}}\n'
-               '         (+ "open": ["quiz:<lesson>", ...] when a skipped step is offered again)',
+               '         (+ "open": ["quiz:<lesson>", ...] when a skipped step is offered again)\n'
+               '      a break or exercise step adds "started" (it is open now) and "already_open"\n'
+               '      (it was open before this call, so nothing was created or changed)',
         formatter_class=fmt)
     p.add_argument("--skip", action="store_true",
                    help="skip the current step (it stays not done) and start the one after")

@@ -13,6 +13,7 @@ from pathlib import Path
 from minimodel.commands._exit import EPILOG as EXIT_CODES
 from minimodel.commands._exit import OK, guarded
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS
+from minimodel.lab.progress import ENV_VAR
 
 ORDER = 85
 
@@ -37,7 +38,7 @@ an IDE's mcp.json, ...) what `minimodel tutor --print-config` prints, e.g.
 The full path matters: a client started outside your virtualenv (a desktop app) does not
 have the virtualenv's bin/ on its PATH and would not find a bare "minimodel".
 --print-config --lang es writes "args": ["tutor", "--lang", "es"]; with --learner-dir DIR,
-the folder too. To try it by hand: npx @modelcontextprotocol/inspector minimodel
+the folder too; with $MINIMODEL_LEARNER_DIR set instead, "env" carries it to the client. To try it by hand: npx @modelcontextprotocol/inspector minimodel
 tutor. It needs the mcp SDK: pip install "minimodel[tutor]". The server stops when the
 client closes its stdin (or on Ctrl-C)."""
 
@@ -73,7 +74,10 @@ def client_config(lang: str, learner_dir: str | None) -> dict:
     """The ``mcpServers`` entry that starts this very installation's tutor.
 
     The command is the ``minimodel`` script beside the running interpreter (the virtualenv's
-    ``bin/``), as an absolute path: a desktop client does not inherit the venv's PATH.
+    ``bin/``), as an absolute path: a desktop client does not inherit the venv's PATH. Nor
+    does it inherit the shell's ``$MINIMODEL_LEARNER_DIR``: when that names the learner
+    folder (no ``--learner-dir``), the entry carries it in ``"env"``, or the tutor would read
+    and record progress in ``~/.minimodel``.
     """
     script = Path(sys.executable).parent / ("minimodel.exe" if os.name == "nt" else "minimodel")
     command = str(script) if script.is_file() else (shutil.which("minimodel") or "minimodel")
@@ -82,7 +86,11 @@ def client_config(lang: str, learner_dir: str | None) -> dict:
         args += ["--lang", lang]
     if learner_dir:
         args += ["--learner-dir", str(Path(learner_dir).expanduser().resolve())]
-    return {"mcpServers": {"minimodel": {"command": command, "args": args}}}
+    server: dict = {"command": command, "args": args}
+    from_env = os.environ.get(ENV_VAR)
+    if not learner_dir and from_env:
+        server["env"] = {ENV_VAR: str(Path(from_env).expanduser().resolve())}
+    return {"mcpServers": {"minimodel": server}}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -43,9 +43,10 @@ def case_label(label: str, lang: str) -> str:
 
 
 def case_name(name: str, lang: str) -> str:
-    """``example 2`` / ``hidden 3`` in ``lang``."""
+    """``visible 2`` / ``hidden 3`` in ``lang`` ("visible case 2": not the statement's
+    example)."""
     kind, _, number = name.partition(" ")
-    if kind in ("example", "hidden"):
+    if kind in ("visible", "hidden"):
         return f"{say(f'exercise.{kind}', lang)} {number}"
     return name
 

@@ -164,7 +164,7 @@ class Verdict:
         lines = [self._headline()]
         for case in self.result.get("cases", []):
             if case["status"] != "passed":
-                name = case_name(case["name"], self.lang)   # "ejemplo 1", "oculto 1"
+                name = case_name(case["name"], self.lang)   # "caso visible 1", "oculto 1"
                 lines.append(f"  {name}: {case_status_label(case['status'], self.lang)}"
                              f" {case['message']}")
         return "\n".join(lines[:8])

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from minimodel.lab.breaks.catalog import Break, list_breaks, load_all, load_break
 from minimodel.lab.breaks.validate import validate_all
-from minimodel.lab.breaks.workspace import Workspace, WorkspaceError, start
+from minimodel.lab.breaks.workspace import AlreadyStarted, Workspace, WorkspaceError, start
 
-__all__ = ["Break", "Workspace", "WorkspaceError", "list_breaks", "load_all", "load_break",
-           "start", "validate_all"]
+__all__ = ["AlreadyStarted", "Break", "Workspace", "WorkspaceError", "list_breaks", "load_all",
+           "load_break", "start", "validate_all"]

@@ -51,6 +51,16 @@ class WorkspaceError(ValueError):
     """A workspace that cannot be created or used (the message says what to do)."""
 
 
+class AlreadyStarted(WorkspaceError):
+    """``start`` on a workspace already started for the same break, without ``force``: it
+    may hold the learner's edits, so nothing is touched (``workspace`` is the open one)."""
+
+    def __init__(self, workspace: "Workspace") -> None:
+        super().__init__(f"{workspace.root} is already a workspace of the break "
+                         f"{workspace.break_id!r}; pass force=True to rebuild its copy")
+        self.workspace = workspace
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -259,9 +269,11 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
           learner_dir: str | os.PathLike | None = None) -> Workspace:
     """Create (or re-create) the workspace of ``brk`` in ``workdir``.
 
-    A non-empty folder is refused unless it is already a workspace of this break (then its
-    minimodel copy is rebuilt and NOTES.md kept) or ``force`` is given. The installed package
-    is read, never written.
+    A non-empty folder is refused unless ``force`` is given: a workspace of this break raises
+    :class:`AlreadyStarted` (its copy may hold the learner's edits; ``reset`` is the way to put
+    the bug back), any other folder :class:`WorkspaceError`. With ``force``, a workspace of this
+    break has its minimodel copy rebuilt and keeps NOTES.md and the hints climbed. The
+    installed package is read, never written.
     """
     package_dir = (package_dir or installed_package_dir()).resolve()
     root = Path(workdir).expanduser().resolve()
@@ -274,6 +286,8 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
             previous = Workspace.open(root)
         except WorkspaceError:
             pass
+        if previous is not None and previous.break_id == brk.id and not force:
+            raise AlreadyStarted(previous)
         if previous is None or previous.break_id != brk.id:
             if not force:
                 what = (f"a workspace of the break {previous.break_id!r}" if previous

@@ -5,8 +5,9 @@ clauses, each tested by some kinds of case. A generator declares its kinds and b
 case of a given kind: ``gen(rng, kind, params) -> args`` (NumPy arrays or Python scalars, keyed
 by argument name; a missing optional argument is simply absent). The hidden cases are exactly
 one case of each kind, with sizes and values drawn from the seed the judge prints — so every
-seed tests every clause, and any failure is reproducible with ``--seed``. Visible examples
-("example" kind) use a fixed seed so a learner always sees the same ones.
+seed tests every clause, and any failure is reproducible with ``--seed``. The visible cases
+("visible 1", ...; "example" kind) use a fixed seed so a learner always sees the same ones;
+they are not the statement's example (a doctest checked by ``lab validate``).
 """
 
 from __future__ import annotations
@@ -409,13 +410,15 @@ def _get(name: str) -> CaseGenerator:
 
 def make_cases(generator_name: str, seed: int, examples: int = 2,
                params: dict | None = None) -> list[Case]:
-    """Visible examples (fixed seed) followed by one hidden case of every kind (``seed``)."""
+    """Visible cases (fixed seed) followed by one hidden case of every kind (``seed``)."""
     gen, params = _get(generator_name), params or {}
     cases = []
     for k in range(examples):
         args = gen.build(np.random.default_rng([EXAMPLE_SEED, k]), "example" if k == 0
                          else gen.kinds[0], params)
-        cases.append(Case(f"example {k + 1}", False, _label("example", args), args))
+        # "visible", not "example": the statement's own example is another call, and a pass
+        # here must not read as "the statement's example passed"
+        cases.append(Case(f"visible {k + 1}", False, _label("example", args), args))
     rng = np.random.default_rng(seed)
     for k, kind in enumerate(gen.kinds):
         args = gen.build(rng, kind, params)

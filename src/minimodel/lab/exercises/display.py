@@ -88,6 +88,9 @@ def _case_table(cases: list[dict[str, Any]], lang: str):
             detail = say("exercise.same", lang)  # a run of identical failures reads as one
         else:
             previous = detail
+        if not case.get("hidden") and case.get("inputs"):  # which call it was: not the statement's
+            detail = ", ".join(f"{k} {v}" for k, v in case["inputs"].items()) \
+                + (f"\n{detail}" if detail else "")
         table.add_row(case_name(case["name"], lang), escape(case_label(case["label"], lang)),
                       f"[{style}]{case_status_label(case['status'], lang)}[/]", escape(detail))
     return table
