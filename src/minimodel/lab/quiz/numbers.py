@@ -353,7 +353,11 @@ def _read_note(note: str, raw: str, answer: dict[str, Any], prompt: dict[str, st
     listed = _ID_LIST.fullmatch(note)
     if listed and (not listed.group(1) or listed.group(1) in LIST_LABELS
                    or listed.group(1) in declared_units(answer, prompt)):
-        return [], [], len(set(re.findall(r"\d+", listed.group(2))))
+        ids = set(re.findall(r"\d+", listed.group(2)))
+        # the listed ids are working only if the question names them: "4 (rows 1, 2, 3, 4)"
+        # for ids 3, 7, 9, 1 counts four, but not the rows asked about
+        if ids <= {n for text in prompt.values() for n in re.findall(r"\d+", text)}:
+            return [], [], len(ids)
     raise Unreadable(say("quiz.reask.note", lang, answer=raw, note=note))
 
 
