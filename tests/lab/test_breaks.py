@@ -344,6 +344,24 @@ def test_a_textually_different_fix_passes(capsys, tmp_path):
     assert Workspace.open(work).changes()["modified"] == ["minimodel/nn/embedding.py"]
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_fix_only_for_small_batches_fails(capsys, tmp_path, seed):
+    """The bug kept above 64 ids: the checks draw sizes up to a few thousand ids on every seed."""
+    work = tmp_path / "ws"
+    learner = str(tmp_path / "learner")
+    assert cli(capsys, "break", "start", "frequent-tokens-learn-slowly", "--workdir", str(work),
+               "--learner-dir", learner)[0] == 0
+    ops = work / "minimodel" / "nn" / "embedding.py"
+    text = ops.read_text()
+    buggy = "        uses = np.maximum("
+    assert buggy in text
+    ops.write_text(text.replace(buggy, "        if ids.size <= 64:\n"
+                                       "            return dW.reshape(vocab, d), None\n" + buggy))
+    code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--json",
+                       "--seed", str(seed), "--learner-dir", learner)
+    assert code != 0 and json.loads(out)["fixed"] is False
+
+
 def test_a_fix_elsewhere_that_behaves_correctly_passes(capsys, tmp_path):
     work = tmp_path / "ws"
     learner = str(tmp_path / "learner")

@@ -29,8 +29,8 @@ def verdict(exercise: str, source: str) -> dict:
      "    g, loss = torch.func.grad_and_value(lambda w: w.sum())(w_in)\n    return loss, g\n",
      "torch.func"),
     ("cbow-step", "import torch\n\ndef cbow_step(c, t, w_in, w_out):\n"
-     "    w = torch.tensor(w_in, requires_grad=True)\n    return w.sum(), w_in\n",
-     ".requires_grad"),
+     "    return w_in.sum(), torch.mkldnn_linear_backward_weights(w_in, w_in, w_in, False)\n",
+     "torch.mkldnn_linear_backward_weights"),
     ("cross-entropy", "import torch\nFRAMEWORK = 'torch'\n\ndef cross_entropy(logits, t, "
      "ignore_index=-100):\n    return torch.nn.modules.loss.CrossEntropyLoss("
      "ignore_index=ignore_index)(logits, t)\n", "torch.nn.modules.loss.CrossEntropyLoss"),
@@ -188,3 +188,140 @@ def test_torchs_autograd_is_refused_at_the_call_in_every_mode(reach, api):
     first = result["forbidden"][0]
     assert first["name"] == api and first["how"] == "call"
     assert first["line"] == (line - 1 if api.endswith("dual_level") else line)
+
+
+# An ATen gradient kernel computes the gradient the exercise asks for: in an exercise without
+# autograd every op of torch's registry named *_backward is refused, reached by any name.
+ATEN_GRAD = """import torch
+
+FRAMEWORK = "torch"
+A = getattr(torch, "op" + "s").aten
+
+
+def cbow_step(context_ids, target_ids, w_in, w_out):
+    B, C = context_ids.shape
+    lp = torch.log_softmax(w_in[context_ids].mean(dim=1) @ w_out.T, dim=-1)
+    loss = -lp[torch.arange(B), target_ids].mean()
+    g = lp.exp()
+    g[torch.arange(B), target_ids] -= 1.0
+    slot = ((g / B) @ w_out / C).unsqueeze(1).expand(B, C, -1)
+    {line}
+"""
+
+
+@needs_torch
+@pytest.mark.parametrize("line, api", [
+    ("return loss, A.embedding_dense_backward(slot, context_ids, w_in.shape[0], -1, False)",
+     "torch.ops.aten.embedding_dense_backward"),
+    ("return loss, A.nll_loss_backward(torch.ones((), dtype=lp.dtype), lp, target_ids, None, "
+     "1, -100, torch.tensor(float(B), dtype=lp.dtype)) @ w_out.T",
+     "torch.ops.aten.nll_loss_backward"),
+])
+def test_every_aten_gradient_kernel_is_refused_at_the_call(line, api):
+    source = ATEN_GRAD.replace("{line}", line)
+    result = verdict("cbow-step", source)
+    assert result["status"] == "forbidden", result["message"]
+    first = result["forbidden"][0]
+    assert (first["name"], first["how"], first["line"]) == (api, "call", 14)
+
+
+@needs_torch
+def test_the_gradient_kernels_come_from_torchs_op_registry():
+    import torch
+    listed = set(aliases.aten_backward())
+    registry = {n.split("::")[1].split(".")[0] for n in torch._C._dispatch_get_all_op_names()
+                if n.startswith("aten::") and "backward" in n}
+    assert {"embedding_dense_backward", "nll_loss_backward", "_log_softmax_backward_data",
+            "convolution_backward"} <= listed
+    assert listed == {op for op in registry if "backward" in op.split("_")}
+
+
+OWN_TENSOR = """import numpy as np
+
+
+class Leaf:
+    \"\"\"A NumPy array that remembers whether it wants a gradient.\"\"\"
+
+    def __init__(self, data, requires_grad=False):
+        self.data, self.requires_grad = data, requires_grad
+        self.grad = np.zeros_like(data) if self.requires_grad else None
+
+
+def cbow_step(context_ids, target_ids, w_in, w_out):
+    w = Leaf(w_in, requires_grad=True)
+    B, C = context_ids.shape
+    h = w.data[context_ids].mean(1)
+    z = h @ w_out.T
+    m = z.max(1, keepdims=True)
+    p = np.exp(z - m)
+    p /= p.sum(1, keepdims=True)
+    loss = -np.log(p[np.arange(B), target_ids]).mean()
+    p[np.arange(B), target_ids] -= 1
+    np.add.at(w.grad, context_ids.reshape(-1), np.repeat((p / B) @ w_out / C, C, axis=0))
+    return w_in.dtype.type(loss), w.grad
+"""
+
+
+@needs_torch
+@pytest.mark.parametrize("source", [
+    OWN_TENSOR,
+    # torch's own flag is harmless: grad mode is off while the solution runs
+    OWN_TENSOR.replace("import numpy as np", "import numpy as np\nimport torch").replace(
+        "    w = Leaf(w_in, requires_grad=True)\n",
+        "    w = Leaf(w_in, requires_grad=True)\n"
+        "    assert not torch.tensor(1.0, requires_grad=True).mul(2).requires_grad\n"),
+])
+def test_an_attribute_called_requires_grad_is_honest(source):
+    result = verdict("cbow-step", source)
+    assert result["status"] == "passed", result["message"]
+
+
+CE_NUMPY = """import numpy as np
+{head}
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    z = logits.reshape(-1, logits.shape[-1])
+    t = targets.reshape(-1)
+    z, t = z[t != ignore_index], t[t != ignore_index]
+    m = z.max(axis=1, keepdims=True)
+    lse = m[:, 0] + np.log(np.exp(z - m).sum(axis=1))
+    return (lse - z[np.arange(len(t)), t]).mean()
+{tail}"""
+
+
+@needs_torch
+@pytest.mark.parametrize("head, tail", [
+    ("", '\nif __name__ == "__main__":\n    import torch\n    import torch.nn.functional as F\n'
+         '    x, y = np.random.randn(4, 5), np.array([0, 1, -100, 3])\n'
+         '    print(cross_entropy(x, y), F.cross_entropy(torch.tensor(x), torch.tensor(y)))\n'),
+    ("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+     "    import torch.nn.functional as F\n", ""),
+    ("import typing\n\nif typing.TYPE_CHECKING:\n    from torch.nn import CrossEntropyLoss\n"
+     "else:\n    pass\n", ""),
+])
+def test_code_that_never_runs_on_import_is_not_scanned(head, tail):
+    result = verdict("cross-entropy", CE_NUMPY.replace("{head}", head).replace("{tail}", tail))
+    assert result["status"] == "passed", result["message"]
+
+
+@needs_torch
+def test_the_run_time_rule_still_covers_a_guard_made_true():
+    source = ("import torch\nFRAMEWORK = 'torch'\nTYPE_CHECKING = True\nif TYPE_CHECKING:\n"
+              "    import torch.nn.functional as F\n\n\n"
+              "def cross_entropy(logits, targets, ignore_index=-100):\n"
+              "    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), "
+              "targets.reshape(-1), ignore_index=ignore_index)\n")
+    result = verdict("cross-entropy", source)
+    assert result["status"] == "forbidden" and result["forbidden"][0]["how"] == "call", \
+        result["message"]
+
+
+def test_the_hidden_cases_reach_every_rank_the_statement_allows():
+    """Cross-entropy's logits are (..., V): a solution written for 2-d and 3-d only fails."""
+    source = CE_NUMPY.replace("{head}", "").replace("{tail}", "").replace(
+        "    z = logits.reshape(-1, logits.shape[-1])\n",
+        "    if logits.ndim not in (2, 3):\n        raise ValueError(logits.ndim)\n"
+        "    z = logits.reshape(-1, logits.shape[-1])\n")
+    result = verdict("cross-entropy", source)
+    failed = {c["kind"] for c in result["cases"] if c["status"] != "passed"}
+    assert result["status"] != "passed" and failed == {"1-d", "4-d"}, failed

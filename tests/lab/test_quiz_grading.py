@@ -91,6 +91,20 @@ def test_short_term_with_other_words_is_asked_again_never_graded(typed):
         quiz.is_correct(make("short", SHORT), typed, "en")
 
 
+@pytest.mark.parametrize("typed", ["un-effective rank", "un effective rank",
+                                   "effective rank (un)", "non-effective rank",
+                                   "in-effective rank", "effective rank (non)"])
+def test_a_negating_prefix_before_the_term_is_asked_again(typed):
+    with pytest.raises(quiz.Unreadable, match="type only the term"):
+        quiz.is_correct(make("short", SHORT), typed, "en")
+
+
+def test_un_is_the_spanish_article_in_a_spanish_answer():
+    assert quiz.is_correct(make("short", SHORT), "un rango efectivo", "es") is True
+    with pytest.raises(quiz.Unreadable):
+        quiz.is_correct(make("short", SHORT), "un-rango efectivo", "es")
+
+
 def test_short_needs_a_word():
     with pytest.raises(TypeError, match="short-answer question"):
         quiz.is_correct(make("short", SHORT), " ?! ", "en")
@@ -156,6 +170,15 @@ def test_numbers_are_read_with_their_locale_scale_and_notation(typed, value, lan
 def test_text_that_is_not_one_number_is_asked_again(typed):
     with pytest.raises(quiz.Unreadable, match="not one number|changes what the number means"):
         quiz.check_answer(make("numeric", {"value": 4, "tolerance": 0}), typed, "en")
+
+
+def test_a_note_listing_ids_the_question_never_names_is_asked_again():
+    """"4 (rows 1, 2, 3, 4)" counts four ids, but not the ones the prompt gives."""
+    question = quiz.load_quiz("phase-13-embeddings").question("q-13-03")
+    assert quiz.check_answer(question, "4 (rows 1, 3, 7 and 9)", "en") is not None
+    for typed in ("4 (rows 1, 2, 3, 4)", "4 (ids 1, 3, 7, 8)"):
+        with pytest.raises(quiz.Unreadable):
+            quiz.check_answer(question, typed, "en")
 
 
 @pytest.mark.parametrize("typed", ["4!", "\u2074", "2\u00b2\u00b9", "\u00bd", "\u2463",

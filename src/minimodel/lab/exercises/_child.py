@@ -111,7 +111,8 @@ def main():
             pass  # hidden: a NumPy-only exercise
     enforce = load_beside("_enforce")
     enforce.enforce(rule["entries"], rule["refused"], enforce.reporter(shown_as, emit),
-                    load_beside("family"), rule.get("allowed"), shown_as)
+                    load_beside("family"), rule.get("allowed"), shown_as,
+                    bool(rule.get("grad_off")))
     emit(event="ready")
     faulthandler.dump_traceback_later(cfg["dump_after"], exit=False)
     try:

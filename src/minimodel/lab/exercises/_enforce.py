@@ -112,7 +112,7 @@ class Enforcer:
     """Replaces the forbidden callables; ``report(api)`` is called by any of them (and must
     not return)."""
 
-    def __init__(self, entries, refused, report, family):
+    def __init__(self, entries, refused, report, family, backward_kernels=False):
         self.entries = entries      # [{"api": name, "paths": [names], "family": last or None}]
         self.refused = refused      # packages whose import is refused (minimodel)
         self.report = report
@@ -130,6 +130,11 @@ class Enforcer:
         self.replaced = {}  # "module.name" -> api: what was replaced (for the tests)
         self.walked = set()  # modules already covered: a later import walks only new ones
         self.torch_covered = False
+        # "without autograd": every ATen op whose name holds the word backward, read from
+        # torch's own op registry when torch is loaded (a gradient kernel computes the
+        # gradient the exercise asks for, whatever Python name reaches it)
+        self.backward_kernels = backward_kernels
+        self.backward_ops = set()
 
     # -- the stubs ---------------------------------------------------------------------------
     def stub(self, api):
@@ -164,6 +169,8 @@ class Enforcer:
     # -- what is forbidden -------------------------------------------------------------------
     def family_of(self, name, obj, top):
         """The api whose family ``name`` belongs to, for a callable of library ``top``."""
+        if top == "torch" and name in self.backward_ops:
+            return f"torch.ops.aten.{name}"
         lower = name.lower().replace("_", "")
         for api, fam_top, last, word in self.families:
             if fam_top == top and word in lower and self.same_family(name, last):
@@ -211,6 +218,10 @@ class Enforcer:
             self._install()
 
     def _install(self):
+        torch = sys.modules.get("torch")
+        if self.backward_kernels and not self.backward_ops and torch is not None \
+                and hasattr(torch, "_C"):
+            self.backward_ops = backward_op_names(torch)
         families = {}
         for entry in self.entries:
             for path in entry["paths"]:
@@ -234,7 +245,6 @@ class Enforcer:
                 except TypeError:
                     continue
                 self.cover(module, items, top)
-        torch = sys.modules.get("torch")
         if "torch" in self.tops and not self.torch_covered and torch is not None \
                 and hasattr(torch, "Tensor"):
             self.torch_covered = True
@@ -433,11 +443,22 @@ def importer_file(getframe=sys._getframe):
     return None
 
 
-def enforce(entries, refused, report, family, allowed=None, shown_as=None):
+def backward_op_names(torch):
+    """The ATen operators that compute a gradient: every op in torch's registry whose name
+    holds the word ``backward`` (``embedding_dense_backward``, ``nll_loss_backward``,
+    ``_log_softmax_backward_data``), without namespace or overload."""
+    names = getattr(torch._C, "_dispatch_get_all_op_names", lambda: [])()
+    ops = {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}
+    return {op for op in ops if "backward" in op.split("_")}
+
+
+def enforce(entries, refused, report, family, allowed=None, shown_as=None,
+            backward_kernels=False):
     """Install the stubs now and for every later import (``family``: the module
     ``family.py``) and, given ``allowed`` top-level modules, the import allow-list
-    (:class:`AllowList`); returns the :class:`Enforcer`."""
-    enforcer = Enforcer(entries, refused, report, family)
+    (:class:`AllowList`); with ``backward_kernels`` (an exercise without autograd), every
+    ATen gradient kernel too; returns the :class:`Enforcer`."""
+    enforcer = Enforcer(entries, refused, report, family, backward_kernels)
     enforcer.install()
     sys.meta_path.insert(0, enforcer)
     if allowed is not None:

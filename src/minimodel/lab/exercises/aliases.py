@@ -65,7 +65,16 @@ def build_table(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, object]:
         canonical = named.get(key) or min(members, key=lambda p: (p.count("._"),
                                                                   p.count("."), p))
         paths.update({p: canonical for p in members if p != canonical})
-    return {"paths": paths, "modules": sorted(modules)}
+    return {"paths": paths, "modules": sorted(modules), "aten_backward": aten_backward()}
+
+
+def aten_backward() -> list[str]:
+    """The ATen gradient kernels of the installed torch: every op in its registry whose name
+    holds the word ``backward`` (``embedding_dense_backward``); none without torch."""
+    torch = sys.modules.get("torch")
+    names = getattr(getattr(torch, "_C", None), "_dispatch_get_all_op_names", lambda: [])()
+    ops = {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}
+    return sorted(op for op in ops if "backward" in op.split("_"))
 
 
 def _walk(lib: str, groups: dict[int, list[str]], keep: list[object], modules: set[str],
@@ -104,7 +113,8 @@ def table(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, object]:
     path = cache_dir() / f"aliases-py{sys.version_info[0]}.{sys.version_info[1]}-{versions}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(data, dict) and isinstance(data.get("paths"), dict):
+        if isinstance(data, dict) and isinstance(data.get("paths"), dict) \
+                and "aten_backward" in data:  # a table cached before it listed them: rebuilt
             return data
     except (OSError, ValueError):
         pass

@@ -11,7 +11,9 @@ the same family is the same computation (``torch.embedding`` for
 ``torch.nn.functional.embedding``, ``torch._native_multi_head_attention`` for
 ``torch.nn.MultiheadAttention``). An entry that starts with a dot (``.requires_grad``) forbids
 that attribute or keyword on anything (``w.requires_grad``, ``requires_grad=True``).
-``numpy.testing`` is allowed inside ``if __name__ == "__main__":`` (a self-test).
+The scan reads the code that runs when the judge imports the file: the bodies of
+``if __name__ == "__main__":`` and ``if TYPE_CHECKING:`` are skipped (the run-time rule still
+applies to everything).
 
 Imports of top-level modules outside the allowed list are reported too (``import os``): the
 libraries of the exercise and the standard library's modules for computing and diagnostics
@@ -68,7 +70,14 @@ DEFAULT_FORBIDDEN += FENCE_FORBIDDEN
 # Forbidden by rule where the statement says "without autograd".
 # A method called ``backward`` is not forbidden by name: the learner's own layers may have one
 # (hand-written backprop is the exercise); torch's ``Tensor.backward`` is refused at the call.
-AUTOGRAD_FORBIDDEN = ["torch.autograd", "torch.func", ".requires_grad", ".requires_grad_"]
+# ATEN_BACKWARD stands for every ATen gradient kernel (an op whose name holds the word
+# ``backward``), read from torch's op registry: the alias table for the scan, torch itself in
+# the child.
+ATEN_BACKWARD = "torch.ops.aten.*_backward"
+# ``requires_grad`` is not a rule by name: an object of the learner's own may have such an
+# attribute; torch's is harmless while grad mode is off (the child turns it off), and
+# ``Tensor.requires_grad_`` is refused at the call.
+AUTOGRAD_FORBIDDEN = ["torch.autograd", "torch.func", ATEN_BACKWARD]
 # ... and replaced at run time (modules cannot be: torch itself uses them): the calls that
 # compute a gradient, reverse mode (backward, grad), forward mode (forward_ad's dual numbers)
 # and by finite differences (gradcheck's numerical Jacobian).
@@ -85,8 +94,6 @@ AUTOGRAD_CALLABLES = ["torch.Tensor.backward", "torch.Tensor.requires_grad_",
                       *(f"torch.func.{f}" for f in ("grad", "grad_and_value", "vjp", "jvp",
                                                      "jacrev", "jacfwd", "hessian",
                                                      "linearize"))]
-# Allowed inside `if __name__ == "__main__":` (a learner's self-test), forbidden elsewhere.
-MAIN_ONLY = ("numpy.testing",)
 # What a solution may import (top-level names); the exercise may add to it. The rule: the
 # libraries of the exercise, and the standard library's modules for computing and for
 # diagnostics. Every other module is refused, by name: those that reach outside the function
@@ -125,8 +132,10 @@ class _Rule:
         self.paths = (aliases or {}).get("paths", {})
         modules = set((aliases or {}).get("modules", []))
         self.attributes = {f[1:] for f in forbidden if f.startswith(".")}
+        self.backward_ops = (set((aliases or {}).get("aten_backward", []))
+                             if ATEN_BACKWARD in forbidden else set())
         self.entries = [(bad, canonical(bad, self.paths)) for bad in forbidden
-                        if not bad.startswith(".")]
+                        if not bad.startswith(".") and bad != ATEN_BACKWARD]
         # the family rule is for functions and classes, not for whole modules
         self.family = [bad for bad, canon in self.entries
                        if "." in bad and canon not in modules and bad not in modules]
@@ -137,6 +146,8 @@ class _Rule:
             if any(n == b or n.startswith(b + ".") for n in names for b in (bad, canon)):
                 return bad
         parts = dotted.split(".")
+        if parts[0] == "torch" and parts[-1] in self.backward_ops:
+            return f"torch.ops.aten.{parts[-1]}"
         for bad in self.family:
             top, last = bad.split(".")[0], bad.split(".")[-1]
             if parts[0] == top and any(same_family(p, last) for p in parts[1:]):
@@ -150,13 +161,9 @@ class _Scanner(ast.NodeVisitor):
         self.rule, self.allowed = _Rule(forbidden, aliases), allowed
         self.aliases: dict[str, str] = {}
         self.findings: list[Finding] = []
-        self.in_main = 0  # inside `if __name__ == "__main__":`
 
     def _flag(self, dotted: str | None, node: ast.AST, how: str) -> None:
         bad = self.rule.match(dotted) if dotted else None
-        if bad and self.in_main and any(bad == m or bad.startswith(m + ".")
-                                        for m in MAIN_ONLY):
-            bad = None
         top = dotted.split(".")[0] if dotted else ""
         if how in ("import", "dynamic import") and self.allowed is not None and top \
                 and top not in self.allowed:
@@ -169,17 +176,13 @@ class _Scanner(ast.NodeVisitor):
             self.findings.append(Finding("." + name, getattr(node, "lineno", 0), how))
 
     def visit_If(self, node: ast.If) -> None:
-        test = node.test
-        main = (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
-                and test.left.id == "__name__" and len(test.ops) == 1
-                and isinstance(test.ops[0], ast.Eq) and isinstance(test.comparators[0],
-                                                                   ast.Constant)
-                and test.comparators[0].value == "__main__")
+        """The judge imports the file: the body of ``if __name__ == "__main__":`` (a
+        self-test) and of ``if TYPE_CHECKING:`` (imports for type hints) never runs when it is
+        judged, so the scan reads only their ``else``. The run-time rule still covers them."""
         self.visit(node.test)
-        self.in_main += main
-        for child in node.body:
-            self.visit(child)
-        self.in_main -= main
+        if not never_runs_on_import(node.test):
+            for child in node.body:
+                self.visit(child)
         for child in node.orelse:
             self.visit(child)
 
@@ -241,6 +244,19 @@ class _Scanner(ast.NodeVisitor):
                 isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             self._flag(node.args[0].value, node, "dynamic import")
         self.generic_visit(node)
+
+
+def never_runs_on_import(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either order), ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``:
+    a condition that is false when the judge imports the file."""
+    if isinstance(test, ast.Name) or isinstance(test, ast.Attribute):
+        name = test.id if isinstance(test, ast.Name) else test.attr
+        return name == "TYPE_CHECKING"
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        sides = [test.left, test.comparators[0]]
+        return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
+            isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
+    return False
 
 
 def _is_getattr(node: ast.Call) -> bool:

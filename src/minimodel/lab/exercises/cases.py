@@ -119,13 +119,14 @@ def gen_tied_head(rng, kind, params):
 
 
 # ----------------------------------------------------------------------------- activations
-@generator("elementwise", ("float64", "float32", "large values", "0-d", "3-d"))
+@generator("elementwise", ("float64", "float32", "large values", "0-d", "3-d", "4-d"))
 def gen_elementwise(rng, kind, params):
     """x of any shape, values across GELU's range; "large values" reach |x| = 30 (where a
-    tanh written with exp overflows); "0-d" is a single number; "3-d" any shape."""
+    tanh written with exp overflows); "0-d" is a single number; "3-d" and "4-d" any shape."""
     if kind == "example":
         return {"x": np.linspace(-3, 3, 7)}
-    shape = {"0-d": (), "3-d": tuple(rng.integers(1, 5, size=3))}.get(
+    shape = {"0-d": (), "3-d": tuple(rng.integers(1, 5, size=3)),
+             "4-d": tuple(rng.integers(1, 4, size=4))}.get(
         kind, tuple(rng.integers(1, 7, size=_ints(rng, 1, 3))))
     x = rng.normal(scale=3.0, size=shape)
     if kind == "large values":
@@ -133,14 +134,16 @@ def gen_elementwise(rng, kind, params):
     return {"x": np.asarray(x, dtype=_dtype(kind))}
 
 
-@generator("layer_norm", ("float64", "float32", "affine", "weight only", "bias only",
-                          "tiny variance", "eps", "default eps"))
+@generator("layer_norm", ("float64", "float32", "1-d", "4-d", "affine", "weight only",
+                          "bias only", "tiny variance", "eps", "default eps"))
 def gen_layer_norm(rng, kind, params):
     """x (..., d). "affine": weight and bias; "weight only"/"bias only": one of them;
     "tiny variance": rows whose variance (~1e-6) is comparable to eps; "eps": eps = 0.1;
     "default eps": rows of variance ~3e-6 and no eps argument, so the function's own default
-    decides (1e-5; BERT's 1e-12 is off by about 1 there). Every other case passes eps."""
-    shape = (2, 4) if kind == "example" else tuple(rng.integers(1, 5, size=_ints(rng, 0, 3))) \
+    decides (1e-5; BERT's 1e-12 is off by about 1 there); "1-d": one vector (d,), "4-d":
+    (A, B, C, d). Every other case passes eps."""
+    leading = {"1-d": 0, "4-d": 3}.get(kind, _ints(rng, 0, 3))
+    shape = (2, 4) if kind == "example" else tuple(rng.integers(1, 5, size=leading)) \
         + (_ints(rng, 2, 33),)
     dt = _dtype(kind)
     x = rng.normal(size=shape) * 3 + 1
@@ -161,18 +164,21 @@ def gen_layer_norm(rng, kind, params):
 
 # ----------------------------------------------------------------------------- losses
 @generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
-                             "large logits", "mixed scales", "3-d", "default ignore_index",
-                             "logits near 5e4 past long double"))
+                             "large logits", "mixed scales", "3-d", "1-d", "4-d",
+                             "default ignore_index", "logits near 5e4 past long double"))
 def gen_cross_entropy(rng, kind, params):
     """logits (..., V), targets with ignored positions. "large logits": every row near 1e4
     (exp overflows without a max shift), no position ignored; "logits near 5e4 past long
     double": the same near 5e4, where exp overflows even np.longdouble (past about 11356), so
     computing in a wider float is no substitute for the shift; "mixed scales": one row near +1e3 and one near
-    -1e3 (a single global max shift underflows the low row); "3-d": (N, T, V), none ignored; "ignore_index": a custom index;
+    -1e3 (a single global max shift underflows the low row); "3-d": (N, T, V), "1-d": one row (V,)
+    with a 0-d target, "4-d": (N, T, U, V), none ignored; "ignore_index": a custom index;
     "default ignore_index": targets with -100 and no ignore_index argument (the default)."""
     shape = (4,) if kind == "example" else (_ints(rng, 2, 6),)
-    if kind == "3-d":
-        shape = (_ints(rng, 2, 4), _ints(rng, 2, 5))
+    if kind in ("3-d", "4-d"):
+        shape = tuple(rng.integers(2, 5, size=int(kind[0]) - 1))
+    if kind == "1-d":
+        shape = ()
     v = 5 if kind == "example" else _ints(rng, 3, 30)
     logits = rng.normal(size=(*shape, v)) * 2.0
     if kind == "large logits":  # every row near 1e4: a single global shift would do here
@@ -188,7 +194,8 @@ def gen_cross_entropy(rng, kind, params):
         ignore = int(rng.integers(0, v))  # a real class id, used as the ignore marker
         targets.flat[:] = np.where(targets.flat == ignore, (ignore + 1) % v, targets.flat)
         targets.flat[1] = ignore
-    elif kind not in ("mixed scales", "large logits", "3-d", "logits near 5e4 past long double"):
+    elif kind not in ("mixed scales", "large logits", "3-d", "1-d", "4-d",
+                      "logits near 5e4 past long double"):
         # those ignore no position
         targets[rng.random(shape) < 0.4] = -100
         if kind == "ignored positions" or kind == "example":

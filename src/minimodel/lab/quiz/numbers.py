@@ -36,8 +36,9 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   (``4 (rows)`` is ``4 rows``, ``0.408 (in bits)`` is ``0.408 in bits``: a wrong unit; ``4
   (not)`` and ``2,097,152 (in millions)`` are asked again, and so is a scale word, which in a
   note could be the number's scale or a remark); the natural log a question declares
-  (``0.408 (natural log)``); or a list of ids, which must name as many distinct ids as the
-  answer (``4 (ids 1, 3, 7, 9)``; ``5 (ids 1, 3, 7, 9)`` is asked again). Anything else, a
+  (``0.408 (natural log)``); or a list of ids the question's prompt names, which must name as
+  many distinct ids as the answer (``4 (ids 1, 3, 7, 9)``; ``5 (ids 1, 3, 7, 9)`` and
+  ``4 (rows 1, 2, 3, 4)``, ids the prompt never gives, are asked again). Anything else, a
   nested or unbalanced bracket included, is asked again. A bracket after a space is never a
   factor: the grader has no implicit product.
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
@@ -353,7 +354,13 @@ def _read_note(note: str, raw: str, answer: dict[str, Any], prompt: dict[str, st
     listed = _ID_LIST.fullmatch(note)
     if listed and (not listed.group(1) or listed.group(1) in LIST_LABELS
                    or listed.group(1) in declared_units(answer, prompt)):
-        return [], [], len(set(re.findall(r"\d+", listed.group(2))))
+        ids = set(re.findall(r"\d+", listed.group(2)))
+        # the listed ids are working only if the question names them: "4 (rows 1, 2, 3, 4)"
+        # for ids 3, 7, 9, 1 counts four, but not the rows asked about
+        named = {n for key, text in prompt.items() if not key.endswith("_hash")
+                 for n in re.findall(r"\d+", str(text))}
+        if ids <= named:
+            return [], [], len(ids)
     raise Unreadable(say("quiz.reask.note", lang, answer=raw, note=note))
 
 

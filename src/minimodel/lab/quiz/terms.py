@@ -13,6 +13,10 @@ dropping what only adds detail, it is one accepted form (in either language):
 * aliases separated by ``/``, ``,``, ``or``/``o``, each an accepted form:
   ``rango efectivo / effective rank``.
 
+A negating prefix before the term (``un-effective rank``, ``non-effective rank``,
+``effective rank (un)``, and in English a leading ``un effective rank``, where ``un`` is no
+article) is a negation: the answer is asked again, never right.
+
 It is **wrong** when no accepted form appears in it (``rank``, ``stable rank``, ``rango``). An
 answer that contains an accepted form next to other words (``not the effective rank``,
 ``effective rank or stable rank``) is neither: it is asked again, naming those words.
@@ -34,10 +38,26 @@ LEADING_FILLER = ("it is", "it s", "its", "this is", "called", "es", "se llama",
 _PARENTHETICAL = re.compile(r"\(([^()]*)\)")
 _EXPLANATION = re.compile(r"[,;:]?\s*\b(?:i\.?\s?e\.?|that is|namely|es decir|o sea)\b(.*)$")
 _ALTERNATIVES = re.compile(r"[/,;]| or | o ")
+PREFIXES = ("un", "non", "in")  # negating prefixes typed as a word of their own
+_JOINED_PREFIX = re.compile(rf"\b(?:{'|'.join(PREFIXES)})\s*-")         # "un-effective"
+_PREFIX_ALONE = re.compile(rf"\(\s*(?:{'|'.join(PREFIXES)})\s*-?\s*\)")  # "(un)"
 
 
 def _has_negation(text: str) -> bool:
     return bool(NEGATIONS & set(canonical_phrase(text).split()))
+
+
+def _negating_prefix(raw: str, lang: str) -> str | None:
+    """The negating prefix typed beside the term, or None. ``un`` at the start is the Spanish
+    article in a Spanish answer (``un rango efectivo``) and a prefix in an English one."""
+    text = normalise(raw)
+    found = _JOINED_PREFIX.search(text) or _PREFIX_ALONE.search(text)
+    if found:
+        return found.group(0)
+    first = re.sub(r"[\W_]+", " ", text).split()[:1]
+    if first and first[0] in PREFIXES and (first[0] != "un" or lang != "es"):
+        return first[0]
+    return None
 
 
 def _drop_detail(text: str) -> str:
@@ -76,6 +96,14 @@ MAX_OTHER_WORDS = 6
 def read_short(raw: str, forms: dict[str, list[str]], lang: str) -> bool:
     """Right or wrong under the rules above; Unreadable when the term is there with other words."""
     accepted = {canonical_phrase(f) for lang_forms in forms.values() for f in lang_forms}
+    prefix = _negating_prefix(raw, lang)
+    if prefix:
+        words = f" {canonical_phrase(raw)} "
+        for form in sorted(accepted, key=len, reverse=True):
+            if f" {form} " in words:
+                raise Unreadable(say("quiz.reask.term_and_words", lang, answer=raw, term=form,
+                                     words=prefix))
+        return False
     if _variants(_drop_detail(raw)) & accepted:
         return True
     parts = [_drop_detail(p) for p in _ALTERNATIVES.split(f" {normalise(raw)} ")]

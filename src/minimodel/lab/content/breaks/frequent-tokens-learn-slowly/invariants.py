@@ -54,15 +54,40 @@ def ids_with_repeats(V: int, shape: tuple[int, ...]) -> np.ndarray:
     return rng.permuted(rows, axis=1).reshape(shape)
 
 
+def spread_sizes(count: int, low: int = 2, high: int = 4000) -> list[int]:
+    """``count`` total sizes drawn log-uniformly from ``low`` to ``high``, sorted, the first
+    at most 40 and the last at least 1000: a fix that behaves differently above or below
+    some batch size meets both sides on every seed."""
+    sizes = np.exp(rng.uniform(np.log(low), np.log(high), size=count))
+    sizes[0] = rng.integers(low, 41)
+    sizes[-1] = rng.integers(1000, high + 1)
+    return sorted(int(n) for n in sizes)
+
+
+def shape_of(total: int, ndim: int) -> tuple[int, ...]:
+    """A random shape with ``ndim`` axes holding about ``total`` ids (the last axis >= 2)."""
+    shape = []
+    for left in range(ndim - 1, 0, -1):
+        axis = int(rng.integers(1, max(2, round(total ** (1 / (left + 1)))) + 1))
+        shape.append(axis)
+        total = max(2, total // axis)
+    return tuple(shape) + (max(2, total),)
+
+
 @checks.case("scatter-add",
-             "for random V, d, ids of 1, 2 and 3 dimensions with repeats and a random upstream "
-             "gradient, the lookup's gradient equals onehot(ids).T @ g",
-             "para V, d aleatorios, ids de 1, 2 y 3 dimensiones con repeticiones y un gradiente "
-             "de entrada aleatorio, el gradiente de la indexación es onehot(ids).T @ g")
+             "for random V, d, ids of 1, 2 and 3 dimensions with repeats (from a few ids to a few "
+             "thousand) and a random upstream gradient, the lookup's gradient equals "
+             "onehot(ids).T @ g",
+             "para V, d aleatorios, ids de 1, 2 y 3 dimensiones con repeticiones (de unos pocos "
+             "ids a unos miles) y un gradiente de entrada aleatorio, el gradiente de la "
+             "indexación es onehot(ids).T @ g")
 def _():
-    for shape in ((int(rng.integers(4, 40)),), (int(rng.integers(2, 5)), int(rng.integers(3, 9))),
-                  (2, int(rng.integers(2, 4)), int(rng.integers(2, 6)))):
-        V, d = int(rng.integers(2, 30)), int(rng.integers(1, 7))
+    totals = spread_sizes(4)
+    for total, ndim in zip(rng.permuted(totals), (1, 2, 3, int(rng.integers(1, 4)))):
+        shape = shape_of(int(total), ndim)
+        n = int(np.prod(shape))
+        # V from 2 to 3000, capped so the dense one-hot reference (N, V) stays small.
+        V, d = int(rng.integers(2, max(3, min(3000, 4_000_000 // n)))), int(rng.integers(1, 7))
         ids = ids_with_repeats(V, shape)
         g = rng.standard_normal(shape + (d,))
         compare(lookup_grad(rng.standard_normal((V, d)), ids, g), dense_reference(V, ids, g),
@@ -129,7 +154,7 @@ def _():
              "una matriz atada recibe la suma por índices de la indexación más el dlogits.T @ h "
              "de la cabeza")
 def _():
-    V, d, n = int(rng.integers(3, 12)), int(rng.integers(2, 6)), int(rng.integers(4, 12))
+    V, d, n = int(rng.integers(3, 300)), int(rng.integers(2, 6)), spread_sizes(2, 4)[-1]
     emb = nn.Embedding(V, d, rng=rng)
     emb.weight.data = rng.standard_normal((V, d))
     head = nn.TiedHead(emb)
