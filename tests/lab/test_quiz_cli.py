@@ -606,5 +606,23 @@ def test_wrong_numeric_feedback_shows_the_value_on_the_expected_line_without_a_t
     lines = [line.rstrip() for line in console.export_text().splitlines()]
     heading = "Expected:" if lang == "en" else "Se esperaba:"
     at = next(i for i, line in enumerate(lines) if line.startswith(heading))
-    assert expected_value(question, lang) in lines[at]   # the value on the heading's own line
+    # the value alone on the heading's own line: no "Se esperaba: Valor: 65 536" label twice
+    assert lines[at] == f"{heading} {expected_value(question, lang)}"
     assert "✓" not in "\n".join(lines) and lines[at + 1].strip() != ""
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_wrong_short_feedback_lists_the_accepted_forms_under_one_label(lang):
+    from rich.console import Console
+
+    from minimodel.lab.quiz.session import feedback
+
+    question = next(q for qz in quiz.load_all() for q in qz.questions if q.kind == "short")
+    console = Console(record=True, width=400)
+    feedback(console, question, False, lang, "zzz")
+    lines = [line.rstrip() for line in console.export_text().splitlines()]
+    heading = "Expected:" if lang == "en" else "Se esperaba:"
+    [line] = [line for line in lines if line.startswith(heading)]
+    assert line.startswith(f"{heading} {question.answer[lang][0]}")   # this language's first
+    assert "Accepted answers" not in line and "Respuestas aceptadas" not in line
+    assert "✓" not in line
