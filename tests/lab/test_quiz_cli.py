@@ -206,7 +206,9 @@ def test_take_reports_an_unreadable_answer_with_its_reason_not_as_wrong(capsys, 
     flat = " ".join(out.split())
     assert "unreadable: '65536 each': the word 'each'" in flat
     assert "Your answer: 4 columns" in flat and "The question asks for rows, not columns." in flat
-    assert "Value: 65,536 parameters" in flat and "Value: 6.238 ± 0.001" in flat
+    # the expected value under one label (not "Expected: Value: ...")
+    assert "Expected: 65,536 parameters" in flat and "Expected: 6.238 ± 0.001" in flat
+    assert "Value:" not in flat
     assert "could not be read one way, so this take was not recorded" in flat
 
 
