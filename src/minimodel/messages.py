@@ -117,14 +117,38 @@ def grouped(value: object, spec: str, lang: str) -> str:
     return text.replace(",", separator)
 
 
+def decimal(value: float, spec: str, lang: str) -> str:
+    """``value`` as a sentence in ``lang`` writes it: :func:`grouped`, and in Spanish a decimal
+    comma (``decimal(5.82914, ".4f", "es")`` -> ``"5,8291"``; English keeps ``"5.8291"``)."""
+    text = grouped(value, spec, lang)
+    return text.replace(".", ",") if check_lang(lang) == "es" else text
+
+
+@dataclass(frozen=True)
+class Prose:
+    """A number said in a message's sentence, not a code value: ``say`` writes it with
+    :func:`decimal` (``phrase("train.erank", erank=Prose(55.93))`` -> ``55,9`` in Spanish).
+    Plain numbers keep Python's decimal point (flags, tolerances, terminal tables). A tuple
+    is a list of numbers: ``0.1, 0`` in English, ``0,1; 0`` in Spanish (a comma there would
+    read as a decimal one), ``-`` when empty."""
+
+    value: float | tuple[float, ...]
+
+
 class _Formatter(string.Formatter):
-    """``str.format`` whose thousands groups (``{n:,}``) are the reader's language's."""
+    """``str.format`` whose thousands groups (``{n:,}``) are the reader's language's, and whose
+    :class:`Prose` numbers are written with the reader's decimal mark."""
 
     def __init__(self, lang: str) -> None:
         super().__init__()
         self.lang = lang
 
     def format_field(self, value: Any, format_spec: str) -> str:
+        if isinstance(value, Prose) and isinstance(value.value, tuple):
+            joint = "; " if self.lang == "es" else ", "
+            return joint.join(decimal(v, format_spec, self.lang) for v in value.value) or "-"
+        if isinstance(value, Prose):
+            return decimal(value.value, format_spec, self.lang)
         if "," in format_spec and isinstance(value, numbers.Number):
             return grouped(value, format_spec, self.lang)
         return super().format_field(value, format_spec)
@@ -143,7 +167,7 @@ def say(key: str, lang: str, **values: object) -> str:
     if missing:
         raise ValueError(f"message {key!r} needs the field(s) {', '.join(sorted(missing))}; "
                          f"got {', '.join(sorted(values)) or 'none'}")
-    return text.format(**values) if lang == DEFAULT_LANG else _Formatter(lang).format(text, **values)
+    return _Formatter(lang).format(text, **values)
 
 
 @dataclass(frozen=True)

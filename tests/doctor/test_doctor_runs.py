@@ -14,6 +14,7 @@ import pytest
 from minimodel.cli import main
 from minimodel.doctor import diagnose
 from minimodel.doctor.ledger import frequency_buckets, gradient_ledger, shares
+from minimodel.doctor.texts import words
 from minimodel.models import GPT, GPTConfig
 
 TINY = ["--tokenizer", "byte", "--d-model", "16", "--n-layer", "1", "--n-head", "2",
@@ -121,7 +122,12 @@ def test_an_optimizer_holding_the_tied_matrix_twice_is_a_problem(tmp_path, corpu
     problems = [f for f in report.findings if f.status == "problem"]
     assert [f.key for f in problems] == ["optimizer.twice"]
     if how == "a second entry":
-        assert problems[0].values["entries"] == 2 and problems[0].values["decays"] == "0.1, 0.1"
+        assert problems[0].values["entries"] == 2
+        found_en = words(problems[0].key, problems[0].values, "en")[0]
+        found_es = words(problems[0].key, problems[0].values, "es")[0]
+        assert found_en.endswith("weight decay 0.1, 0.1.")
+        # a Spanish decimal comma; the list then takes '; ' (a comma would read as a decimal)
+        assert found_es.endswith("decaimiento de pesos 0,1; 0,1.")
     else:
         assert problems[0].data["repeated_indices"] == [E_index]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -627,6 +628,8 @@ def test_spanish_run_list_and_check_have_no_english_left(capsys, tmp_path):
     assert code == 1
     assert "is not the embedding's Parameter" not in out and "differ by" not in out
     assert "no es el Parameter del embedding" in out and "difieren en" in out
+    # the difference rounded to three significant digits, with a Spanish decimal comma
+    assert re.search(r"difieren en \d+,\d{1,4}(?:e-\d+)?\)", out), out
     assert "semilla" in out and "seed" not in out.replace("--seed", "")
     _, out, _ = cli(capsys, "break", "list", "--lang", "es", "--learner-dir", learner)
     assert "averías de minimodel" in out and "estado" in out and "intentado" in out

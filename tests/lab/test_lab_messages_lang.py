@@ -44,6 +44,17 @@ def test_quiz_unknown_question_ids(learner, capsys):
     assert "ids de pregunta desconocidos: q-13-99" in error_of(capsys, *review)
 
 
+def test_quiz_unknown_question_id_of_a_one_question_quiz_names_the_one(learner, capsys):
+    # embedding-lookup's quiz is the one question q-13-01: no "q-13-01..q-13-01" range
+    (learner / "a.json").write_text(json.dumps({"q-13-99": 1}))
+    args = ("quiz", "take", "embedding-lookup", "--answers", "a.json")
+    assert error_of(capsys, *args) == (
+        "error: unknown question ids q-13-99 (quiz embedding-lookup has one question, q-13-01)")
+    assert error_of(capsys, *args, "--lang", "es") == (
+        "error: ids de pregunta desconocidos: q-13-99 (el cuestionario embedding-lookup tiene "
+        "una sola pregunta, q-13-01)")
+
+
 def test_quiz_malformed_answer_and_unknown_quiz(learner, capsys):
     (learner / "a.json").write_text(json.dumps({"q-13-01": "x"}))
     err = error_of(capsys, "quiz", "take", QUIZ_ID, "--answers", "a.json", "--lang", "es")

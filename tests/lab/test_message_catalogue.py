@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from minimodel.messages import catalogue, check_catalogue, grouped, say
+from minimodel.messages import Prose, catalogue, check_catalogue, decimal, grouped, phrase, say
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "minimodel"
 # Helpers that say a message under a fixed area prefix: (module, name) -> prefix.
@@ -40,6 +40,21 @@ def test_counts_are_grouped_the_way_each_language_writes_them():
     assert say("train.eval_line", "en", step=1, total=2, train_loss=1.0, val_loss=2.0,
                ppl="7.39", lr=1e-3, tokens_per_s=58262.4, elapsed=1.5).endswith(
         "58,262 tok/s  1.5s elapsed")
+
+
+def test_a_prose_number_takes_the_readers_decimal_mark_and_a_plain_one_does_not():
+    assert decimal(5.829137, ".4f", "es") == "5,8291" and decimal(5.829137, ".4f", "en") == "5.8291"
+    assert decimal(1234567.25, ",.1f", "es") == "1\u00a0234\u00a0567,2"
+    erank = phrase("train.erank", erank=Prose(55.93), most=64, head="")
+    assert erank.in_lang("es") == "rango efectivo de E: 55,9 de 64"
+    assert erank.in_lang("en") == "effective rank of E 55.9 of 64"
+    # a list of numbers: '; ' between Spanish decimals, '-' when there is none
+    assert say("doctor.optimizer.twice.found", "es", entries=2, shape="64x8", matrices=1,
+               repeated=0, decays=Prose((0.1, 0.0))).endswith("decaimiento de pesos 0,1; 0.")
+    assert say("doctor.optimizer.twice.found", "en", entries=2, shape="64x8", matrices=1,
+               repeated=0, decays=Prose(())).endswith("weight decay -.")
+    # a plain float keeps Python's point: flags and tolerances are code
+    assert say("config.lr_positive", "es", lr=0.5).count("0.5") == 1
 
 
 def test_a_missing_key_language_or_field_fails_loudly():

@@ -206,7 +206,9 @@ def test_take_reports_an_unreadable_answer_with_its_reason_not_as_wrong(capsys, 
     flat = " ".join(out.split())
     assert "unreadable: '65536 each': the word 'each'" in flat
     assert "Your answer: 4 columns" in flat and "The question asks for rows, not columns." in flat
-    assert "Value: 65,536 parameters" in flat and "Value: 6.238 ± 0.001" in flat
+    # the expected value under one label (not "Expected: Value: ...")
+    assert "Expected: 65,536 parameters" in flat and "Expected: 6.238 ± 0.001" in flat
+    assert "Value:" not in flat
     assert "could not be read one way, so this take was not recorded" in flat
 
 
@@ -606,5 +608,23 @@ def test_wrong_numeric_feedback_shows_the_value_on_the_expected_line_without_a_t
     lines = [line.rstrip() for line in console.export_text().splitlines()]
     heading = "Expected:" if lang == "en" else "Se esperaba:"
     at = next(i for i, line in enumerate(lines) if line.startswith(heading))
-    assert expected_value(question, lang) in lines[at]   # the value on the heading's own line
+    # the value alone on the heading's own line: no "Se esperaba: Valor: 65 536" label twice
+    assert lines[at] == f"{heading} {expected_value(question, lang)}"
     assert "✓" not in "\n".join(lines) and lines[at + 1].strip() != ""
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_wrong_short_feedback_lists_the_accepted_forms_under_one_label(lang):
+    from rich.console import Console
+
+    from minimodel.lab.quiz.session import feedback
+
+    question = next(q for qz in quiz.load_all() for q in qz.questions if q.kind == "short")
+    console = Console(record=True, width=400)
+    feedback(console, question, False, lang, "zzz")
+    lines = [line.rstrip() for line in console.export_text().splitlines()]
+    heading = "Expected:" if lang == "en" else "Se esperaba:"
+    [line] = [line for line in lines if line.startswith(heading)]
+    assert line.startswith(f"{heading} {question.answer[lang][0]}")   # this language's first
+    assert "Accepted answers" not in line and "Respuestas aceptadas" not in line
+    assert "✓" not in line

@@ -49,6 +49,13 @@ def test_a_spanish_run_prints_every_line_in_spanish_with_the_same_figures(
     assert 1000 <= n < 10_000 and f"{n} parámetros" in spanish   # four digits: not grouped (RAE)
     assert "evaluando con toda la partición de validación ..." in lines
     assert any(line.startswith("rango efectivo de E: ") for line in lines)
+    # figures in a sentence carry the decimal comma, as the rest of the Spanish lab writes them
+    assert re.search(r"^rango efectivo de E: \d+,\d de \d+", spanish, re.M)
+    assert re.search(r"^effective rank of E \d+\.\d of \d+", english, re.M)
+    assert re.search(r"referencias: unigrama \d,\d{4}, uniforme ln V \d,\d{4}", spanish)
+    assert re.search(r"unigram \d\.\d{4}", english)
+    assert re.search(r"tiempo de entrenamiento \d+,\d s, total \d+,\d s", spanish)
+    assert re.search(r"train time \d+\.\ds, total \d+\.\ds", english)
     # the commands it suggests carry --lang es, as the lab's do
     assert f"  minimodel doctor {tmp_path / 'es'} --lang es " in spanish
     assert "  minimodel lab next --lang es " in spanish

@@ -14,13 +14,15 @@ from minimodel.commands._train_options import (add_train_options, clamp_threads,
                                                config_from_args, explicit_options)
 from minimodel.data import public_domain
 from minimodel.lab.suggest import Suggest
-from minimodel.messages import DEFAULT_LANG, LANGS, Phrase, PhraseError, in_lang, phrase, say
+from minimodel.messages import (DEFAULT_LANG, LANGS, Phrase, PhraseError, Prose, in_lang, phrase,
+                                say)
 
 ORDER = 10
 
 DESCRIPTION = """\
-Train a model on a text corpus (default: a tied GPT on the bundled Shakespeare plays, about
-a minute on a 2-core CPU).
+Train a model on a text corpus (default: a tied GPT on the bundled Shakespeare plays: 1 min
+06 s measured on an idle 2-core AMD EPYC (Zen 4), 2-3.5 min when other jobs keep the cores
+busy; see docs/results.md).
 
 DIR (--out, default runs/<model>-<tied|untied>) receives model.safetensors, tokenizer.json,
 metrics.jsonl (one JSON object per evaluation), loss.png, summary.json and the training state.
@@ -32,7 +34,7 @@ error, 130 stopped before the end: interrupted, or the reader of the output went
 
 EPILOG = """\
 examples:
-  minimodel train                                  # tied GPT, BPE-1024, about a minute
+  minimodel train                                  # tied GPT, BPE-1024, 1-3.5 min on 2 cores
   minimodel train --untied --out runs/untied
   minimodel train --tokenizer byte --steps 500 --d-model 64
   minimodel train --model mlm --steps 300
@@ -80,8 +82,8 @@ def register(subparsers) -> None:
 
 def gap_words(val: float, baseline: float) -> Phrase:
     gap = baseline - val
-    return (phrase("train.below_unigram", gap=gap) if gap > 0
-            else phrase("train.above_unigram", gap=-gap))
+    return (phrase("train.below_unigram", gap=Prose(gap)) if gap > 0
+            else phrase("train.above_unigram", gap=Prose(-gap)))
 
 
 def format_summary(s: dict, lang: str = DEFAULT_LANG) -> str:
@@ -95,17 +97,17 @@ def format_summary(s: dict, lang: str = DEFAULT_LANG) -> str:
     else:
         comparison = phrase("train.comparison", gap=gap_words(s["val_loss"],
                                                               s["unigram_baseline"]))
-    erank_head = (phrase("train.erank_head", erank=s["erank_head"]) if s.get("erank_head")
+    erank_head = (phrase("train.erank_head", erank=Prose(s["erank_head"])) if s.get("erank_head")
                   else "")
     lines = [phrase("train.final", train_loss=s["train_loss"], val_loss=s["val_loss"],
                     ppl=format_perplexity(s["val_ppl"])),
-             phrase("train.baselines", unigram=s["unigram_baseline"],
-                    uniform=s["uniform_baseline"], comparison=comparison),
+             phrase("train.baselines", unigram=Prose(s["unigram_baseline"]),
+                    uniform=Prose(s["uniform_baseline"]), comparison=comparison),
              phrase("train.speed", parameters=s["parameters"],
                     tie=phrase("train.tied" if s["tied"] else "train.untied"),
-                    tokens_per_s=s["tokens_per_s"], train_time=s["train_time_s"],
-                    elapsed=s["elapsed_s"]),
-             phrase("train.erank", erank=s["erank_embedding"],
+                    tokens_per_s=s["tokens_per_s"], train_time=Prose(s["train_time_s"]),
+                    elapsed=Prose(s["elapsed_s"])),
+             phrase("train.erank", erank=Prose(s["erank_embedding"]),
                     most=min(s["vocab_size"], s["d_model"]), head=erank_head)]
     return "\n".join(line.in_lang(lang) for line in lines)
 

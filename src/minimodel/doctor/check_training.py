@@ -21,6 +21,7 @@ import numpy as np
 from minimodel.doctor.findings import INFO, OK, PROBLEM, SKIPPED, Finding
 from minimodel.doctor.ledger import SUM_TOLERANCE, frequency_buckets, gradient_ledger, shares
 from minimodel.doctor.subject import Subject
+from minimodel.messages import Prose
 
 LEDGER_TEXT_CHARS = 200_000  # enough text for token frequencies, quick to encode
 
@@ -96,7 +97,7 @@ def _optimizer_finding(s: Subject, opt_sd: dict[str, Any]) -> Finding:
     holding = [(i, wd) for i, wd in entries
                if moments.get(int(i)) is not None and tuple(moments[int(i)].shape) == shape]
     values = {"shape": "x".join(map(str, shape)), "entries": len(holding),
-              "matrices": matrices, "decays": ", ".join(f"{wd:g}" for _, wd in holding) or "-",
+              "matrices": matrices, "decays": Prose(tuple(wd for _, wd in holding)),
               "repeated": len(repeated)}
     data = {"entries_holding_vd": [int(i) for i, _ in holding], "repeated_indices": repeated}
     if len(holding) > matrices or repeated:

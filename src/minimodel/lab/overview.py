@@ -64,7 +64,8 @@ def status(learner_dir: str | None = None, lang: str = DEFAULT_LANG) -> dict[str
 VALIDATE_STEPS = {
     "quiz": "schema, answers and labelled answers of every quiz file",
     "links": "the path file against the lesson files, every lesson's links to its questions, "
-             "breaks and exercises, both ways, no TODO left, and no hand-written 'Next:'",
+             "breaks and exercises, both ways, no TODO left, no hand-written 'Next:', "
+             "and no $maths$ in a heading",
     "translations": "both languages present and made from the current English",
     "exercises": "judging every reference, alternative and known-wrong solution",
     "breaks": "applying every bug patch to the current library, running experiments and checks, "
@@ -84,11 +85,13 @@ def _quiz() -> list[str]:
 
 def _links() -> list[str]:
     from minimodel.lab.authoring import todo_problems
+    from minimodel.lab.headings import math_heading_problems
     from minimodel.lab.items import link_problems
     from minimodel.lab.lessons import path_problems
     from minimodel.lab.next_links import order_problems
 
-    return path_problems() + link_problems() + todo_problems() + order_problems()
+    return (path_problems() + link_problems() + todo_problems() + order_problems()
+            + math_heading_problems())
 
 
 def _translations() -> list[str]:

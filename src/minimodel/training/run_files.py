@@ -33,7 +33,7 @@ from minimodel.data.corpus import BUNDLED_CORPUS
 from minimodel.diagnostics import effective_rank, parameter_accounting, participation_ratio
 from minimodel.evaluation import evaluate_cbow
 from minimodel.io import load, read_metadata, save
-from minimodel.messages import Phrase, PhraseError, phrase
+from minimodel.messages import Phrase, PhraseError, Prose, phrase
 from minimodel.models import CBOW, GPT, CBOWConfig, GPTConfig, MaskedLM, MLMConfig
 from minimodel.plotting import plot_losses
 from minimodel.training import checkpoint
@@ -234,7 +234,8 @@ def prepare_run(cfg: TrainConfig, out_dir: Path, log: Callable[[Phrase], None],
                train_tokens=info["train_tokens"], val_tokens=info["val_tokens"]))
     log(phrase("train.model_line", model=cfg.model,
                tie=phrase("train.tied" if cfg.tied else "train.untied"),
-               parameters=model.num_params(), unigram=baseline, uniform=math.log(V)))
+               parameters=model.num_params(), unigram=Prose(baseline),
+               uniform=Prose(math.log(V))))
     return Run(tokenizer, task, model, baseline, sha)
 
 

@@ -230,8 +230,11 @@ def check_answers(quiz: Quiz, answers: Any, lang: str,
     unknown = [str(k) for k in answers if k not in quiz.ids]
     problems = []
     if unknown:
-        problems.append(say("quiz.error.unknown_ids", lang, ids=", ".join(unknown), quiz=quiz.id,
-                          first=quiz.ids[0], last=quiz.ids[-1]))
+        ids = ", ".join(unknown)
+        problems.append(say("quiz.error.unknown_ids", lang, ids=ids, quiz=quiz.id,
+                            first=quiz.ids[0], last=quiz.ids[-1]) if len(quiz.ids) > 1
+                        else say("quiz.error.unknown_ids_one", lang, ids=ids, quiz=quiz.id,
+                                 first=quiz.ids[0]))
     checked: dict[str, Any] = {}
     for qid, answer in answers.items():
         if qid in unknown:

@@ -62,14 +62,21 @@ def answer_lines(question: Question, lang: str) -> list[str]:
             "", f"{say('quiz.right_order', lang)}: **"
             + ", ".join(str(i + 1) for i in question.answer) + f"** {CHECK}"]
     if kind == "numeric":
-        return [f"{say('quiz.value', lang)}: **{expected_value(question, lang)}** {CHECK}"]
+        return [f"{say('quiz.value', lang)}: {bare_answer(question, lang)} {CHECK}"]
     if kind == "short":
-        forms = question.answer[lang] + [f for code in LANGS if code != lang
-                                         for f in question.answer[code]]
-        return [f"{say('quiz.accepted', lang)}: "
-                + " · ".join(f"**{f}**" for f in dict.fromkeys(forms)) + f" {CHECK}"]
+        return [f"{say('quiz.accepted', lang)}: {bare_answer(question, lang)} {CHECK}"]
     return [f"{say('quiz.model_answer', lang)}: {pick(question.answer, lang).strip()}", "",
             f"{say('quiz.rubric', lang)}:", ""] + rubric_lines(question, lang)
+
+
+def bare_answer(question: Question, lang: str) -> str:
+    """A numeric or short question's answer in bold, with no label: the value, or the
+    accepted forms (this language's first) joined by ' · '. Labelled by its caller, once."""
+    if question.kind == "numeric":
+        return f"**{expected_value(question, lang)}**"
+    forms = question.answer[lang] + [f for code in LANGS if code != lang
+                                     for f in question.answer[code]]
+    return " · ".join(f"**{f}**" for f in dict.fromkeys(forms))
 
 
 def rubric_lines(question: Question, lang: str) -> list[str]:

@@ -32,7 +32,7 @@ from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_c
                                         read_yes_no, repeated)
 from minimodel.lab.quiz.numbers import Number, Unreadable, unit_name
 from minimodel.lab.quiz.loader import Question, Quiz
-from minimodel.lab.quiz.render import CHECK, answer_lines, how_to_answer, rubric_lines
+from minimodel.lab.quiz.render import answer_lines, bare_answer, how_to_answer, rubric_lines
 from minimodel.lab.quiz.schema import AUTO_GRADED
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
@@ -251,10 +251,9 @@ def expected(question: Question, lang: str) -> str:
             lines.insert(0, f"{say('quiz.right_order', lang)}: **"
                          + ", ".join(str(i + 1) for i in ids) + "**\n")
         return heading + "\n\n" + "\n".join(lines)
-    lines = answer_lines(question, lang)
-    if len(lines) == 1:
-        return f"{heading} {lines[0].removesuffix(' ' + CHECK)}"
-    return heading + "\n\n" + "\n".join(lines)
+    if kind in ("numeric", "short"):   # "Expected: **65 536**", not "Expected: Value: ..."
+        return f"{heading} {bare_answer(question, lang)}"
+    return heading + "\n\n" + "\n".join(answer_lines(question, lang))   # recall: model answer
 
 
 def feedback(console: Console, question: Question, correct: bool, lang: str,

@@ -55,10 +55,13 @@ def require_one(model, what: str) -> None:
     if W is not E:
         gap = (float(np.abs(W.data - E.data).max()) if W.shape == E.shape
                else f"shapes {W.shape} vs {E.shape}")
+        # a few significant digits: 0.0541, not 0.054088447242975235
+        gap_en, gap_es = ((f"{gap:.3g}", es_num(gap, ".3g")) if isinstance(gap, float)
+                          else (gap, gap.replace("shapes", "formas").replace("vs", "frente a")))
         raise CheckFailed(f"{what}: lm_head.weight is not the embedding's Parameter (values "
-                          f"differ by {gap})",
+                          f"differ by {gap_en})",
                           f"{what}: lm_head.weight no es el Parameter del embedding (los valores "
-                          f"difieren en {gap})")
+                          f"difieren en {gap_es})")
 
 
 @checks.case("same-object",
