@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import minimodel
 import minimodel.lab.exercises.sandbox as sandbox_module
 from minimodel.lab.pyparse import parse_python
 
@@ -72,3 +73,14 @@ def test_a_spurious_depth_error_from_a_parse_outside_the_lock_is_retried(monkeyp
     monkeypatch.setattr(ast, "parse", broken_parse)
     with pytest.raises(SystemError, match="some other"):
         parse_python("x = 1\n")
+
+
+def test_the_library_parses_python_only_through_parse_python():
+    """Every parse in the package goes through the lock: a raw ``ast.parse`` in code that a
+    thread pool reaches (``lab validate``) failed CI once with the gh-106905 SystemError."""
+    src = Path(minimodel.__file__).parent
+    raw = [f"{path.relative_to(src)}:{n}" for path in src.rglob("*.py")
+           if path.name != "pyparse.py"
+           for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+           if "ast.parse(" in line and not line.lstrip().startswith("#")]
+    assert raw == []

@@ -24,6 +24,7 @@ from minimodel.lab.lessons import (Lesson, code_blocks, split_front_matter,
                                    without_output_blocks)
 from minimodel.lab.next_links import next_markdown
 from minimodel.lab.output_check import compare, parse_mark
+from minimodel.lab.pyparse import parse_python
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
@@ -75,7 +76,7 @@ def _stub_without_header(exercise_id: str, lang: str) -> str:
     """The exercise's starter file without its module docstring (which speaks of files and
     commands; in a notebook the check cell follows)."""
     text = stub_text(get_exercise(exercise_id, lang), lang)
-    first = ast.parse(text).body[0]
+    first = parse_python(text).body[0]
     if isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant):
         text = "\n".join(text.splitlines()[first.end_lineno:])
     return text.strip("\n") + "\n"

@@ -40,6 +40,7 @@ from typing import Any
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 from minimodel.lab.items import FOLDERS, item_files, read_yaml, text_problems
 from minimodel.lab.lessons import lesson_positions, path_order
+from minimodel.lab.pyparse import parse_python
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
@@ -219,7 +220,7 @@ def _assert_problems(brk: Break) -> list[str]:
 
     script = brk.path("check")
     try:
-        tree = ast.parse(script.read_text(encoding="utf-8"))
+        tree = parse_python(script.read_text(encoding="utf-8"))
     except (OSError, SyntaxError):
         return []               # a missing file or a syntax error is reported when it runs
     lines = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)]

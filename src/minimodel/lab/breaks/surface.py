@@ -30,6 +30,7 @@ from minimodel.lab.lessons import (LESSONS_DIR, Lesson, load_lessons, split_fron
                                    with_output_notes)
 from minimodel.lab.pages import break_page, practice_section
 from minimodel.lab.patching import parse_patch
+from minimodel.lab.pyparse import parse_python
 
 # src/minimodel/lab/breaks/surface.py -> parents[4] is the repository root in a checkout.
 REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -158,7 +159,7 @@ def comments_and_docstrings(source: str) -> list[tuple[int, str]]:
     except (tokenize.TokenError, SyntaxError):
         pass
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return sorted(out)
     for node in ast.walk(tree):
