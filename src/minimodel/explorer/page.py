@@ -46,7 +46,7 @@ WORDS = {
            "near_at": "vecinos en {step}", "near_nearest": "vecinos en {step}, la instantánea más cercana cuyos vectores lleva la página",
            "no_vectors": "vecinos: matriz demasiado grande para incluirla en la página",
            "probe_loss": "pérdida de sondeo (nats)", "erank": "rango efectivo",
-           "lookup_share": "fracción del gradiente de E que viene de la consulta",
+           "lookup_share": "fracción del gradiente de E que viene de la indexación",
            "churn": "rotación de vecinos (fracción del top-10 que cambia)",
            "norm": "norma media de las filas por frecuencia",
            "buckets": ["nunca vistos", "poco frecuentes", "intermedios", "frecuentes"],
