@@ -300,7 +300,8 @@ def test_the_run_time_allow_list_is_derived_from_the_installed_metadata():
         assert not {"sklearn", "scipy", "minimodel", "matplotlib"} & with_torch
 
 
-ENFORCE_PROBE = """
+# What both probes run first in a child: load the judge's own files, then torch.
+PROBE_PRELUDE = """
 import importlib.util, json, sys
 here = sys.argv[1]
 
@@ -313,6 +314,10 @@ def load(name):
 import numpy, torch
 rule = json.loads(sys.argv[2])
 calls = []
+"""
+
+
+ENFORCE_PROBE = PROBE_PRELUDE + """
 enforcer = load("_enforce").enforce(rule["entries"], rule["refused"], calls.append,
                                     load("family"))
 x = torch.randn(3, 4)
@@ -357,19 +362,7 @@ def test_the_stubs_cover_every_namespace_and_leave_honest_calls_alone():
                             "torch.nn.functional.scaled_dot_product_attention"]
 
 
-OP_STUB_PROBE = """
-import importlib.util, json, sys
-here = sys.argv[1]
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, f"{here}/{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-import numpy, torch
-rule = json.loads(sys.argv[2])
-calls = []
+OP_STUB_PROBE = PROBE_PRELUDE + """
 load("_enforce").enforce(rule["entries"], rule["refused"], calls.append, load("family"))
 import torch.distributed.tensor  # reads the schema of every op it registers, gelu's too
 gelu = torch.ops.aten.gelu
