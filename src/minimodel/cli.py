@@ -20,6 +20,7 @@ import sys
 from minimodel import __version__
 from minimodel._console import stdout_to_devnull
 from minimodel.commands._exit import EPILOG, INTERRUPTED, OK
+from minimodel.commands._parser import Parser
 
 DESCRIPTION = """\
 minimodel: a from-scratch NumPy deep-learning library and a terminal lab for learning how
@@ -64,7 +65,8 @@ def _remember_parsers(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    # Parser: a bad value in one line of the reader's language (commands/_parser.py)
+    parser = Parser(
         prog="minimodel",
         description=DESCRIPTION,
         epilog=EPILOG,

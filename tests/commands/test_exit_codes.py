@@ -100,12 +100,14 @@ def test_user_errors_across_commands_exit_2_with_one_line(argv, needle, capsys, 
 
 @pytest.mark.parametrize("argv, needle", [
     (["generate", "/nonexistent/run", "--prompt", "hi", "--seed", "-1"],
-     "--seed must be between 0 and 2147483647, got -1"),
+     "--seed expects a whole number from 0 to 2147483647, got '-1'"),
     (["generate", "/nonexistent/run", "--prompt", "hi", "--seed", "one"],
-     "--seed must be a whole number, got 'one'"),
-    (["bench", "--cases", "foo"], "unknown case foo; choose from step, memory"),
+     "--seed expects a whole number from 0 to 2147483647, got 'one'"),
+    (["bench", "--cases", "foo"],
+     "--cases expects a comma-separated list drawn from step, memory, mlm, util, generate "
+     "(or all), got 'foo'"),
     (["exercise", "check", "gelu-tanh", "--file", "x.py", "--seed", "-1"],
-     "--seed must be between 0 and 2147483647, got -1"),
+     "--seed expects a whole number from 0 to 2147483647, got '-1'"),
 ])
 def test_bad_option_values_are_refused_by_argparse_naming_the_value(argv, needle, capsys):
     with pytest.raises(SystemExit) as stop:

@@ -538,8 +538,12 @@ def test_ctrl_c_during_review_keeps_reviewed_answers(capsys, monkeypatch, tmp_pa
 
 
 def test_review_limit_must_be_positive(capsys):
-    code, _, err = run(capsys, "quiz", "review", QUIZ_ID, "--json", "--limit", "0")
-    assert code == 2 and "--limit must be at least 1, got 0" in err
+    with pytest.raises(SystemExit) as stop:   # refused while the words are parsed
+        run(capsys, "quiz", "review", QUIZ_ID, "--json", "--limit", "0")
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert err == ("minimodel quiz review: --limit expects a whole number ≥ 1, got '0'\n"
+                   "see minimodel quiz review --help\n")
 
 
 # --- render -------------------------------------------------------------------------------

@@ -1,12 +1,19 @@
 """argparse ``type=`` functions shared by the commands and the benchmark scripts.
 
 Each turns the typed text into a value or raises ``argparse.ArgumentTypeError`` with the
-value and what is allowed, which argparse prints as ``error: argument --x: ...`` (exit 2).
+value and what is allowed, which a plain argparse parser prints as ``error: argument --x: ...``
+(exit 2). Each also carries ``expects``, what it accepts as a Phrase: the parser of the
+``minimodel`` commands (:mod:`minimodel.commands._parser`) says a refused value with it in one
+line of the reader's language.
 """
 
 from __future__ import annotations
 
 import argparse
+
+from minimodel.messages import phrase
+
+SEED_LIMIT = 2**31  # NumPy's generators take seeds below it
 
 
 def seed(text: str) -> int:
@@ -15,9 +22,13 @@ def seed(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--seed must be a whole number, got {text!r}") from None
-    if not 0 <= value < 2**31:
-        raise argparse.ArgumentTypeError(f"--seed must be between 0 and {2**31 - 1}, got {value}")
+    if not 0 <= value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"--seed must be between 0 and {SEED_LIMIT - 1}, "
+                                         f"got {value}")
     return value
+
+
+seed.expects = phrase("cli.expects.seed", maximum=SEED_LIMIT - 1)
 
 
 def at_least(minimum: int):
@@ -30,6 +41,7 @@ def at_least(minimum: int):
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{value} is too small: the least is {minimum}")
         return value
+    parse.expects = phrase("cli.expects.at_least", minimum=minimum)
     return parse
 
 
@@ -44,4 +56,5 @@ def comma_choices(choices: tuple[str, ...], what: str):
             raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(bad) or '(none)'}; "
                                               f"choose from {', '.join(choices)} or all")
         return tuple(c for c in choices if c in items)
+    parse.expects = phrase("cli.expects.list", choices=", ".join(choices))
     return parse

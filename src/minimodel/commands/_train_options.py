@@ -95,6 +95,9 @@ def threads_option(text: str) -> str | int:
     return n
 
 
+threads_option.expects = phrase("cli.expects.threads")
+
+
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity where the OS tells, else all)."""
     try:

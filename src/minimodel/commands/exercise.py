@@ -11,7 +11,7 @@ from typing import Any
 from minimodel.commands import _argtypes as argtypes
 from minimodel.commands._exit import EPILOG as EXIT_CODES
 from minimodel.commands._exit import FAILED, OK, guarded
-from minimodel.messages import say
+from minimodel.messages import phrase, say
 
 ORDER = 50
 MAX_TIMEOUT = 3600.0  # seconds; the exercises' own limits are 20-60 s
@@ -121,6 +121,9 @@ def timeout_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"--timeout must be more than 0 and at most "
                                          f"{MAX_TIMEOUT:g} seconds, got {text}")
     return value
+
+
+timeout_seconds.expects = phrase("cli.expects.seconds", maximum=f"{MAX_TIMEOUT:g}")
 
 
 def cmd_check(args) -> int:

@@ -19,6 +19,7 @@ from minimodel.commands._exit import FAILED, OK, USAGE, guarded
 from minimodel.commands._lab_authoring import register_authoring
 from minimodel.commands._lab_lessons import register_check_lessons
 from minimodel.commands._lab_notebook import register_notebook
+from minimodel.commands._parser import Parser
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, status_label
 from minimodel.lab.revealed import shown
 from minimodel.lab.suggest import Suggest
@@ -106,7 +107,7 @@ def _cli(argv: list[str], capture: bool) -> tuple[int, str]:
     the same parsers; returns the exit code and, if ``capture``, what it printed."""
     from minimodel.commands import break_, exercise, quiz
 
-    parser = argparse.ArgumentParser(prog="minimodel")
+    parser = Parser(prog="minimodel")
     subparsers = parser.add_subparsers()
     for module in (quiz, break_, exercise):
         module.register(subparsers)

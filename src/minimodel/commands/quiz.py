@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from minimodel.commands._argtypes import at_least
 from minimodel.commands._exit import FAILED, OK, USAGE, guarded, user_error
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 from minimodel.messages import say
@@ -177,8 +178,6 @@ def cmd_review(args: argparse.Namespace) -> int:
     from minimodel.lab.quiz import review
     from minimodel.lab.quiz.session import interactive_review, record_review
 
-    if args.limit is not None and args.limit < 1:
-        raise ValueError(f"--limit must be at least 1, got {args.limit}")
     quiz = load_quiz(args.quiz_id, lang=args.lang)
     progress = _progress(args)
 
@@ -340,7 +339,7 @@ def register(subparsers) -> None:
     p.add_argument("--answers", metavar="FILE", help="grade this answers file (JSON or YAML)")
     p.add_argument("--json", action="store_true", help="print queue / results as JSON")
     p.add_argument("--all", action="store_true", help="include questions that are not due yet")
-    p.add_argument("--limit", type=int, default=None, metavar="N",
+    p.add_argument("--limit", type=at_least(1), default=None, metavar="N",
                    help="review at most N questions")
     _lang(p)
     _learner(p)
