@@ -1,5 +1,6 @@
-"""Terminal output that ends quietly when its reader goes away (``minimodel ... | head``), and
-keeps a number grouped with no-break spaces on one line.
+"""Terminal output that ends quietly when its reader goes away (``minimodel ... | head``),
+keeps a number grouped with no-break spaces on one line, and writes no trailing blanks into a
+pipe or a file.
 
 A reader that stops early closes the pipe; the next write raises ``BrokenPipeError``. Unix
 tools then end without an error, and so do we: ``cli.main`` catches it, points stdout at
@@ -25,12 +26,30 @@ NO_BREAK_SPACE = "\u00a0"
 rich._wrap.re_word = re.compile(rf"[^\S{NO_BREAK_SPACE}]*(?:\S|{NO_BREAK_SPACE})+[^\S{NO_BREAK_SPACE}]*")
 
 
+# Blanks that end a line: spaces and tabs before a newline, with the style codes that follow
+# them (ESC [ ... m) kept. Rich pads panels, tables and padded text to the console's width,
+# which leaves up to 80 spaces at the end of a line.
+TRAILING_BLANKS = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)(?=\n)")
+
+
 class Console(rich.console.Console):
-    """Rich's console, except that a closed pipe raises ``BrokenPipeError`` for the caller."""
+    """Rich's console, except that a closed pipe raises ``BrokenPipeError`` for the caller,
+    and that output to a pipe or a file has no blanks at the ends of its lines."""
 
     def on_broken_pipe(self) -> None:
         self.quiet = True  # nothing more to write through this console
         raise BrokenPipeError("the reader of the output went away")
+
+    def _render_buffer(self, buffer) -> str:
+        """Rich's text to write, each line's trailing blanks dropped when the output is not a
+        terminal (a file, ``| grep``, a diff then sees only the text).
+
+        Why not at a terminal: a live display (training's progress) overwrites its previous
+        lines, and its padding blanks are what erase their ends. Only blanks before a newline
+        go: a prompt's ("Your answer: ") stays, the typed answer follows it.
+        """
+        text = super()._render_buffer(buffer)
+        return text if self.is_terminal else TRAILING_BLANKS.sub(r"\1", text)
 
 
 def add_name_column(table, header: str, names) -> None:
