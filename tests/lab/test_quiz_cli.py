@@ -537,6 +537,37 @@ def test_ctrl_c_during_review_keeps_reviewed_answers(capsys, monkeypatch, tmp_pa
     assert (boxes["q-13-01"]["box"], boxes["q-13-02"]["box"]) == (2, 1)
 
 
+@pytest.mark.parametrize("word, lang, said", [
+    ("q", "en", "Saved: 1 reviewed answer(s); 1 question(s) left for next time."),
+    ("QUIT", "en", "Saved: 1 reviewed answer(s); 1 question(s) left for next time."),
+    ("salir", "es", "Guardado: 1 respuesta(s) de repaso; 1 pregunta(s) quedan para la "
+                    "próxima vez."),
+])
+def test_a_quit_word_saves_the_review_and_leaves(capsys, monkeypatch, tmp_path, learner,
+                                                   word, lang, said):
+    answers = correct_answers()
+    answers["q-13-01"], answers["q-13-02"] = 0, 0
+    run(capsys, "quiz", "take", QUIZ_ID, "--answers", write_answers(tmp_path, answers), "--json")
+    monkeypatch.setattr("sys.stdin", Keyboard(["4", f" {word} "]))   # right, then leave
+    code, out, _ = run(capsys, "quiz", "review", QUIZ_ID, "--lang", lang)
+    hint = "one number; q saves and leaves" if lang == "en" else "un número; q guarda y sale"
+    assert code == 0 and out.count(hint) == 2       # the prompt says how to leave
+    assert said in " ".join(out.split())
+    boxes = quiz_entry(learner)["boxes"]
+    assert (boxes["q-13-01"]["box"], boxes["q-13-02"]["box"]) == (2, 1)   # the rest stays due
+
+
+def test_a_quit_word_is_no_answer_a_quiz_accepts():
+    # a short answer "q" would be taken as leaving the review: no quiz may accept one
+    from minimodel.lab.quiz.session import QUIT_WORDS
+
+    shorts = [q for each in quiz.load_all() for q in each.questions if q.kind == "short"]
+    assert shorts
+    for q in shorts:
+        accepted = {a.strip().lower() for lang in ("en", "es") for a in q.answer[lang]}
+        assert not accepted & QUIT_WORDS, q.id
+
+
 def test_review_limit_must_be_positive(capsys):
     with pytest.raises(SystemExit) as stop:   # refused while the words are parsed
         run(capsys, "quiz", "review", QUIZ_ID, "--json", "--limit", "0")

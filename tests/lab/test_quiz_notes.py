@@ -179,3 +179,39 @@ def test_quiz_take_asks_again_for_a_note_it_cannot_check(capsys, monkeypatch):
                    "the word 'negative' changes", "names choice 2 more than once"):
         assert reason in flat, reason
     assert "27/27" in flat
+
+
+# --- choice numbers as people type them ---------------------------------------------------
+
+
+@pytest.mark.parametrize("qid, typed, lang, read", [
+    ("q-13-01", "4.", "en", 3), ("q-13-01", "(4)", "en", 3), ("q-13-01", "four", "en", 3),
+    ("q-13-01", "Cuatro", "es", 3), ("q-13-01", "cuatro.", "es", 3), ("q-13-01", " (2) ", "en", 1),
+    ("q-13-05", "1. 2. 4.", "en", [0, 1, 3]), ("q-13-05", "(1), (2), (4)", "es", [0, 1, 3]),
+    ("q-13-05", "one, two, four", "en", [0, 1, 3]), ("q-13-05", "uno dos cuatro", "es", [0, 1, 3]),
+])
+def test_a_choice_number_with_a_dot_in_parentheses_or_in_words_is_read(qid, typed, lang, read):
+    assert parse_input(quiz.load_quiz(QUIZ_ID).question(qid), typed, lang) == read
+
+
+@pytest.mark.parametrize("qid, typed", [
+    ("q-13-01", "(4"), ("q-13-01", "4)"), ("q-13-01", "4.)"), ("q-13-01", "(4)."),
+    ("q-13-01", "4.0"), ("q-13-01", "1.5"), ("q-13-01", "(+4)"), ("q-13-01", "five"),
+    ("q-13-01", "eleven"), ("q-13-01", "(four"), ("q-13-01", "()"), ("q-13-01", "."),
+    ("q-13-05", "(1) 1."), ("q-13-05", "two, 2"), ("q-13-05", "dos (2)"),   # repeats
+])
+def test_other_forms_and_repeats_are_still_asked_again(qid, typed):
+    with pytest.raises(ValueError):
+        parse_input(quiz.load_quiz(QUIZ_ID).question(qid), typed, "en")
+
+
+def test_a_numeric_answer_is_still_the_numeric_readers():
+    # choice_number is for choice indices only: a numeric answer stays the typed text, graded
+    # by the numeric reader (which reads "four" itself), never turned into a choice index
+    numeric = quiz.load_quiz(QUIZ_ID).question("q-13-03")
+    assert numeric.kind == "numeric" and numeric.answer["value"] == 4
+    for typed in ("4", "four", "(4)", "4."):
+        assert parse_input(numeric, typed, "en") == typed
+    for typed in ("four or five", "1,2,3"):
+        with pytest.raises(ValueError):
+            parse_input(numeric, typed, "en")

@@ -28,6 +28,7 @@ from rich.text import Text
 from minimodel.lab.i18n import pick
 from minimodel.lab.progress import Progress
 from minimodel.lab.quiz import review
+from minimodel.lab.quiz.choices import choice_number
 from minimodel.lab.quiz.grading import (check_answer, check_answers, grade, is_correct, outcomes,
                                         read_yes_no, repeated)
 from minimodel.lab.quiz.numbers import Number, Unreadable, unit_name
@@ -97,6 +98,19 @@ def saved_partial(progress: Progress, quiz: Quiz, lang: str) -> dict[str, Any]:
 
 # --- interactive -------------------------------------------------------------------------
 
+# What leaves a review at any answer prompt, answers so far saved (in either language).
+QUIT_WORDS = {"q", "quit", "salir"}
+
+
+class Quit(Exception):
+    """The learner typed a quit word: save what was answered and leave (not an interruption)."""
+
+
+def with_quit_hint(prompt: str, lang: str) -> str:
+    """``prompt`` saying that q leaves: "Your answer (one number; q saves and leaves)"."""
+    hint = say("quiz.ask.quit", lang)
+    return f"{prompt[:-1]}; {hint})" if prompt.endswith(")") else f"{prompt} ({hint})"
+
 
 def parse_input(question: Question, raw: str, lang: str = "en") -> Any:
     """Turn what the learner typed into an answer; ValueError when it does not parse
@@ -104,7 +118,8 @@ def parse_input(question: Question, raw: str, lang: str = "en") -> Any:
 
     Choices are numbered from 1 on screen (people count from 1), answers are 0-based inside;
     commas, semicolons and spaces all separate them (``1,3`` = ``1 3``: a choice number is one
-    number, so a space cannot join two); a choice typed twice (``2,4,2,4``) is asked again: a
+    number, so a space cannot join two); each is read by :func:`choice_number` (``2``, ``2.``,
+    ``(2)``, ``two``, ``dos``); a choice typed twice (``2,4,2,4``) is asked again: a
     repeat is a slip or a guess, never an answer to read one way. A numeric or short answer is
     kept as typed: it is graded from the text (the same way as in an answers file) and the end
     screen shows it.
@@ -115,7 +130,7 @@ def parse_input(question: Question, raw: str, lang: str = "en") -> Any:
     kind = question.kind
     if kind in ("single", "multi", "order"):
         parts = [p for p in raw.replace(";", ",").replace(" ", ",").split(",") if p]
-        indices = [int(p) - 1 for p in parts]  # int() raises ValueError on junk
+        indices = [choice_number(p) - 1 for p in parts]  # ValueError on junk
         if not indices or any(not 0 <= i < n for i in indices):
             raise ValueError(raw)
         if kind != "single" and (twice := repeated(indices)) is not None:
@@ -165,14 +180,24 @@ def show_question(console: Console, question: Question, number: int, total: int,
                         subtitle=Text(pick(question.title, lang)), expand=False))
 
 
-def ask(console: Console, question: Question, lang: str) -> Any:
-    """Prompt until the input parses. Ctrl-C / end of input propagate to the caller.
+def ask(console: Console, question: Question, lang: str, can_quit: bool = False) -> Any:
+    """Prompt until the input parses. Ctrl-C / end of input propagate to the caller; with
+    ``can_quit``, a quit word (:data:`QUIT_WORDS`) at any prompt raises :class:`Quit`, and the
+    prompt says so.
 
     A recall question first waits while the learner answers in their head or on paper, then
     shows the model answer and its rubric and asks for the learner's own yes/no mark.
     """
+    def quits(typed: str) -> bool:
+        return can_quit and typed.strip().lower() in QUIT_WORDS
+
+    how = how_to_answer(question, lang)
+    if can_quit:
+        how = with_quit_hint(how, lang)
     if question.kind == "recall":
         typed = read_recall_answer(console, say("quiz.ask.recall.think", lang) + " ")
+        if len(typed) == 1 and quits(typed[0]):
+            raise Quit
         if typed:
             console.print(Text(f"{say('quiz.recall.typed', lang)}:", style="bold"))
             console.print(Padding(Text("\n".join(typed)), (0, 0, 0, 4)))
@@ -181,7 +206,9 @@ def ask(console: Console, question: Question, lang: str) -> Any:
                                f"**{say('quiz.rubric', lang)}:**\n\n"
                                + "\n".join(rubric_lines(question, lang))))
     while True:
-        raw = read_line(console, Text(how_to_answer(question, lang) + ": ", style="bold"))
+        raw = read_line(console, Text(how + ": ", style="bold"))
+        if quits(raw):
+            raise Quit
         try:
             return parse_input(question, raw, lang)
         except Unreadable as exc:
@@ -292,8 +319,9 @@ def wrong_unit(question: Question, answer: Any, lang: str) -> str:
 def ask_all(console: Console, questions: list[Question], lang: str,
             answers: dict[str, Any], notes: dict[str, str] | None = None,
             on_answer: Callable[[Question, Any, bool], None] | None = None,
-            quiz: Quiz | None = None) -> None:
-    """Ask ``questions`` in order, filling ``answers`` in place as each one is given.
+            quiz: Quiz | None = None, can_quit: bool = False) -> None:
+    """Ask ``questions`` in order, filling ``answers`` in place as each one is given (with
+    ``can_quit``, a quit word raises :class:`Quit`, see :func:`ask`).
 
     Filling in place is what lets the caller save the answers so far when Ctrl-C interrupts.
     With ``quiz``, questions are numbered by their place in the whole quiz (a resumed take
@@ -305,7 +333,7 @@ def ask_all(console: Console, questions: list[Question], lang: str,
             number, total = quiz.ids.index(question.id) + 1, len(quiz.questions)
         show_question(console, question, number, total, lang,
                       (notes or {}).get(question.id, ""))
-        answer = ask(console, question, lang)
+        answer = ask(console, question, lang, can_quit)
         correct = is_correct(question, answer, lang)
         answers[question.id] = answer
         if on_answer:
@@ -390,7 +418,9 @@ def show_summary(console: Console, quiz: Quiz, report: dict[str, Any], lang: str
 
 def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Console,
                        include_all: bool = False, limit: int | None = None) -> int:
-    """Review due questions (missed first) in the terminal, updating Leitner boxes."""
+    """Review due questions (missed first) in the terminal, updating Leitner boxes. Typing
+    q, quit or salir at a prompt saves the questions reviewed so far and leaves (exit 0); the
+    others stay due."""
     boxes = (progress.get("quiz", quiz.id) or {}).get("boxes", {})
     queue = review.review_queue(quiz, boxes, include_all=include_all)[:limit]
     if not queue:
@@ -405,13 +435,16 @@ def interactive_review(quiz: Quiz, progress: Progress, lang: str, console: Conso
     code = 0
     try:
         ask_all(console, [quiz.question(item["id"]) for item in queue], lang, answers, notes,
-                on_answer=lambda q, _a, ok: results.__setitem__(q.id, ok))
+                on_answer=lambda q, _a, ok: results.__setitem__(q.id, ok), can_quit=True)
+    except Quit:
+        console.print(Text(say("quiz.review.left", lang, n=len(results),
+                               rest=len(queue) - len(results)), style="cyan"))
     except (KeyboardInterrupt, EOFError):
         code = stopped(console, say("quiz.review.saved", lang, n=len(results)))
     if results:
         record_review(progress, quiz, results)
-    if code == 0:
-        graded = [qid for qid in results if quiz.question(qid).kind in AUTO_GRADED]
+    graded = [qid for qid in results if quiz.question(qid).kind in AUTO_GRADED]
+    if code == 0 and (graded or len(results) == len(queue)):
         console.print(Text(say("quiz.score", lang, score=sum(results[q] for q in graded),
                              total=len(graded)), style="bold"))
     return code
