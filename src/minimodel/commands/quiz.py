@@ -305,6 +305,7 @@ def register(subparsers) -> None:
     p = _sub(sub, "take", "answer a quiz, interactively or from a file",
              "Take a quiz. Interactively: one question at a time with feedback and the\n"
              "explanation; Ctrl-C saves your answers so far and the next run resumes.\n"
+             "A choice is its number: 2, 2. or (2), or the word (two, dos).\n"
              "With --answers FILE: grade a whole answers file at once.\n\n" + ANSWER_FORMAT,
              "examples:\n  minimodel quiz take phase-13-embeddings\n"
              "  minimodel quiz take --lesson 05          (one lesson's questions; also: "
@@ -329,6 +330,8 @@ def register(subparsers) -> None:
              "Review with Leitner boxes: a wrong answer sends a question back to box 1 (due\n"
              "today), a right one moves it up a box (due again after 1, 3, 7, 14 days).\n"
              "Missed questions come first, then new ones, then those whose time is up.\n"
+             "Interactively, type q (or quit, salir) at any answer to save what you reviewed\n"
+             "and leave; the other questions stay due.\n"
              "With --json alone: print the review queue. With --answers FILE: grade those\n"
              "answers (same format as take; unanswered questions are left alone).",
              "examples:\n  minimodel quiz review phase-13-embeddings\n"
