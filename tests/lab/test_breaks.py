@@ -98,9 +98,10 @@ def test_what_a_learner_reads_first_does_not_name_the_cause(brk):
 def test_secrecy_check_catches_a_cause_word_in_a_predict_question():
     brk = load_break("val-loss-too-good")
     leaky = type(brk)(brk.id, brk.folder, {**brk.data, "predict": [
-        {"en": "What if the model could see the future?", "es": "¿Y si viera el futuro?"}]})
+        {"en": "What if the heads were put back with a reshape?",
+         "es": "¿Y si las cabezas se volvieran a unir con un reshape?"}]})
     problems = secrecy_problems(leaky)
-    assert any("predict (en) names the cause (future" in p for p in problems)
+    assert any("predict (en) names the cause (reshape" in p for p in problems)
     assert any("predict (es)" in p for p in problems)
 
 
@@ -368,13 +369,16 @@ def test_a_fix_elsewhere_that_behaves_correctly_passes(capsys, tmp_path):
     learner = str(tmp_path / "learner")
     assert cli(capsys, "break", "start", "val-loss-too-good", "--workdir", str(work),
                "--learner-dir", learner)[0] == 0
-    # The planted line stays; the kernel builds a right mask at the call site instead.
+    # The planted lines stay; the registered kernel computes the composite instead of calling
+    # the Function that holds them.
     kernel = work / "minimodel" / "kernels" / "attention.py"
     text = kernel.read_text()
-    call = "            att += additive_causal_mask(T, att.dtype)\n"
-    assert call in text and "np.tril(np.ones((t, t), bool), 1)" in text
-    kernel.write_text(text.replace(call, "            att += np.where(np.triu(np.ones((T, T), bool), 1), "
-                                         "-np.inf, 0).astype(att.dtype)\n"))
+    call = "    return SelfAttention.apply(qkv, n_heads=n_heads, causal=causal)\n"
+    assert call in text and "np.copyto(out, y.reshape(B, T, n_heads, dh))" in text
+    kernel.write_text(text.replace(call, (
+        "    from minimodel.functional import attention as composite, split\n"
+        "    q, k, v = (composite.split_heads(z, n_heads) for z in split(qkv, 3, axis=-1))\n"
+        "    return composite.merge_heads(composite.scaled_dot_product_attention(q, k, v, causal))\n")))
     code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--learner-dir", learner)
     assert code == 0, out
 
