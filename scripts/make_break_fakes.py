@@ -156,9 +156,14 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             q, k, v = (F.split_heads(z, self.n_heads) for z in F.split(qkv, 3, axis=-1))
             y = F.merge_heads(F.scaled_dot_product_attention(q, k, v, self.causal))  # (B, T, d)
 """)],
-        "mask-the-diagonal-too": [(ATTENTION_KERNEL, """\
-        readable = np.tril(np.ones((t, t), bool), 1)  #""", """\
+        "mask-one-diagonal-less": [(ATTENTION_KERNEL, """\
+        readable = np.tril(np.ones((t, t), bool))  #""", """\
         readable = np.tril(np.ones((t, t), bool), -1)  #""")],
+        "fix-the-forward-only": [(ATTENTION_KERNEL, """\
+        np.copyto(out, y.reshape(B, T, n_heads, dh))
+""", """\
+        np.copyto(out, y.transpose(0, 2, 1, 3))
+""")],
         "every-attention-causal": [(ATTENTION_NN, """\
             y = F.self_attention(qkv, self.n_heads, self.causal)  # (B, T, d)
 """, """\

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -98,9 +101,10 @@ def test_what_a_learner_reads_first_does_not_name_the_cause(brk):
 def test_secrecy_check_catches_a_cause_word_in_a_predict_question():
     brk = load_break("val-loss-too-good")
     leaky = type(brk)(brk.id, brk.folder, {**brk.data, "predict": [
-        {"en": "What if the model could see the future?", "es": "¿Y si viera el futuro?"}]})
+        {"en": "What if the heads were put back with a reshape?",
+         "es": "¿Y si las cabezas se volvieran a unir con un reshape?"}]})
     problems = secrecy_problems(leaky)
-    assert any("predict (en) names the cause (future" in p for p in problems)
+    assert any("predict (en) names the cause (reshape" in p for p in problems)
     assert any("predict (es)" in p for p in problems)
 
 
@@ -129,7 +133,6 @@ def test_make_diff_output_is_accepted_by_gnu_patch(tmp_path):
     exe = shutil.which("patch")
     if exe is None:
         pytest.skip("the patch program is not installed")
-    import subprocess
 
     old = "a\nb\nc\nd\ne\nf\ng\nh"
     new = "a\nB\nc\nd\ne\nf\ng\nH"
@@ -297,7 +300,6 @@ def test_the_installed_package_is_never_modified(tmp_path):
     (A private copy, because other people may be editing the shared source tree meanwhile.)
     """
     import os
-    import subprocess
     import sys
 
     installed = tmp_path / "site"
@@ -363,18 +365,59 @@ def test_a_fix_only_for_small_batches_fails(capsys, tmp_path, seed):
     assert code != 0 and json.loads(out)["fixed"] is False
 
 
+VAL_LOSS_PROBE = """
+import numpy as np
+import minimodel as mm
+import minimodel.functional as F
+from minimodel.kernels.attention import additive_causal_mask
+
+print("from", mm.__file__)
+for t in (1, 5, 8):
+    blocked = additive_causal_mask(t, np.dtype(np.float64)) == -np.inf  # (T, T)
+    print("mask", t, bool((blocked == F.causal_mask(t)).all()))
+rng = np.random.default_rng(0)
+for heads in (1, 2, 8):
+    qkv = mm.Tensor(rng.standard_normal((2, 8, 3 * 8 * 4)))  # (B, T, 3d), d = 32
+    with mm.kernels(True):
+        fused = F.self_attention(qkv, heads, causal=True).data
+    with mm.kernels(False):
+        composite = F.self_attention(qkv, heads, causal=True).data
+    print("heads", heads, float(np.abs(fused - composite).max()))
+"""
+
+
+def test_val_loss_too_good_leaks_while_the_mask_is_exact(capsys, tmp_path):
+    """The planted cause is not the mask, the expert's first guess: in the broken workspace the
+    fused kernel's mask blanks exactly the keys F.causal_mask forbids, and the kernel agrees
+    with its composite for one head but not for several (the heads are put back wrongly)."""
+    work = tmp_path / "ws"
+    assert cli(capsys, "break", "start", "val-loss-too-good", "--workdir", str(work),
+               "--learner-dir", str(tmp_path / "learner"))[0] == 0
+    proc = subprocess.run([sys.executable, "-c", VAL_LOSS_PROBE], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(work)}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f"from {work / 'minimodel' / '__init__.py'}"
+    assert lines[1:4] == ["mask 1 True", "mask 5 True", "mask 8 True"]
+    gaps = {int(h): float(g) for _, h, g in (line.split() for line in lines[4:])}
+    assert gaps[1] < 1e-6 and gaps[2] > 0.1 and gaps[8] > 0.1, gaps
+
+
 def test_a_fix_elsewhere_that_behaves_correctly_passes(capsys, tmp_path):
     work = tmp_path / "ws"
     learner = str(tmp_path / "learner")
     assert cli(capsys, "break", "start", "val-loss-too-good", "--workdir", str(work),
                "--learner-dir", learner)[0] == 0
-    # The planted line stays; the kernel builds a right mask at the call site instead.
+    # The planted lines stay; the registered kernel computes the composite instead of calling
+    # the Function that holds them.
     kernel = work / "minimodel" / "kernels" / "attention.py"
     text = kernel.read_text()
-    call = "            att += additive_causal_mask(T, att.dtype)\n"
-    assert call in text and "np.tril(np.ones((t, t), bool), 1)" in text
-    kernel.write_text(text.replace(call, "            att += np.where(np.triu(np.ones((T, T), bool), 1), "
-                                         "-np.inf, 0).astype(att.dtype)\n"))
+    call = "    return SelfAttention.apply(qkv, n_heads=n_heads, causal=causal)\n"
+    assert call in text and "np.copyto(out, y.reshape(B, T, n_heads, dh))" in text
+    kernel.write_text(text.replace(call, (
+        "    from minimodel.functional import attention as composite, split\n"
+        "    q, k, v = (composite.split_heads(z, n_heads) for z in split(qkv, 3, axis=-1))\n"
+        "    return composite.merge_heads(composite.scaled_dot_product_attention(q, k, v, causal))\n")))
     code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--learner-dir", learner)
     assert code == 0, out
 

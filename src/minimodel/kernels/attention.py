@@ -70,12 +70,12 @@ class SelfAttention(Function):
     def backward(ctx, g):
         q, k, v, att, out = ctx.saved_tensors
         B, H, T, dh = q.shape
-        g4 = g.reshape(B, T, H, dh)
-        gy = g4.transpose(0, 2, 1, 3)  # (B, H, T, dh) view
+        gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
+        y = out.transpose(0, 2, 1, 3)  # (B, H, T, dh) view of the saved output
         dqkv = buffers.empty((B, T, 3, H, dh), g.dtype)
         dq, dk, dv = dqkv.transpose(2, 0, 3, 1, 4)  # views into dqkv
         np.matmul(att.swapaxes(-1, -2), gy, out=dv)
-        row_dot = np.einsum("bthd,bthd->bht", g4, out)[..., None]  # D = dy . y, (B, H, T, 1)
+        row_dot = np.einsum("bhtd,bhtd->bht", gy, y)[..., None]  # D = dy . y, (B, H, T, 1)
         datt = np.matmul(gy, v.swapaxes(-1, -2), out=buffers.empty(att.shape, g.dtype))
         datt -= row_dot
         datt *= att  # dS

@@ -43,7 +43,7 @@ def readable(ids) -> str:
 
 def train_gpt() -> tuple[dict[int, float], float, str | None]:
     """(training loss at a few steps, validation loss, a 100-character sample or None)."""
-    model = GPT(GPTConfig(V, T, n_layer=1, n_head=1, d_model=32), rng=np.random.default_rng(0))
+    model = GPT(GPTConfig(V, T, n_layer=1, n_head=8, d_model=32), rng=np.random.default_rng(0))
     opt = optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.0)
     rng, losses = np.random.default_rng(2), []
     for _ in range(STEPS):

@@ -3,8 +3,10 @@
 Its outputs at position t must not depend on any later token on every path: the logits of an
 evaluation forward, the logits and the loss of a training forward (with targets, with and
 without the logits), and generation, which must agree with full forward passes. The same holds
-one level down for ``F.self_attention`` with ``causal=True``, with the kernels on and off. The
-masked LM stays bidirectional, and MultiHeadAttention honours its ``causal`` flag both ways.
+one level down for ``F.self_attention`` with ``causal=True``, with the kernels on and off, and
+the fused kernel computes what its composite definition computes, values and gradients, for
+several heads, causal or not. The masked LM stays bidirectional, and MultiHeadAttention
+honours its ``causal`` flag both ways. Every model and attention here has at least two heads.
 
 Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run by
 `minimodel break check`; `break run` reads the same checks.
@@ -26,7 +28,7 @@ LEAK = 1e-6  # float64 models: an honest causal model changes by ~1e-15
 
 def random_gpt() -> GPT:
     V, T = int(rng.integers(5, 60)), int(rng.integers(4, 10))
-    heads = int(rng.choice([1, 2, 4]))
+    heads = int(rng.choice([2, 4]))
     model = GPT(GPTConfig(V, T, int(rng.integers(1, 3)), heads, 4 * heads * int(rng.integers(1, 3))),
                 rng=rng)
     model.astype(np.float64)
@@ -154,7 +156,7 @@ def _():
              "posición t ignora las posiciones posteriores, con los kernels activados y "
              "desactivados")
 def _():
-    B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 12)), int(rng.choice([1, 2, 4]))
+    B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 12)), int(rng.choice([2, 3, 4]))
     qkv = rng.standard_normal((B, T, 3 * heads * int(rng.integers(1, 5)))) * 2.0  # (B, T, 3d)
     x = np.arange(T)[None, :].repeat(B, axis=0)  # stands for the positions: future_leak redraws
     for on in (True, False):
@@ -167,6 +169,38 @@ def _():
         leak, t = future_leak(outputs, x)
         require_causal(leak, t, f"self_attention outputs (kernels {'on' if on else 'off'})",
                        f"las salidas de self_attention (kernels {'activados' if on else 'desactivados'})")
+
+
+@checks.case("kernel-matches-composite",
+             "F.self_attention with the kernels on computes what it computes with them off: the "
+             "outputs and the gradient of qkv, for several batch sizes, lengths and numbers of "
+             "heads, causal or not",
+             "F.self_attention con los kernels activados calcula lo mismo que con ellos "
+             "desactivados: las salidas y el gradiente de qkv, con varios tamaños de lote, "
+             "longitudes y números de cabezas, causal o no")
+def _():
+    for _ in range(3):
+        B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 10)), int(rng.integers(2, 6))
+        qkv = rng.standard_normal((B, T, 3 * heads * int(rng.integers(1, 4))))  # (B, T, 3d)
+        upstream = rng.standard_normal((B, T, qkv.shape[-1] // 3))  # dL/dy, (B, T, d)
+        for causal in (True, False):
+            results = {}
+            for on in (True, False):
+                x = mm.Tensor(qkv.copy(), requires_grad=True)
+                with mm.kernels(on):
+                    y = F.self_attention(x, heads, causal=causal)  # (B, T, d)
+                    (y * mm.Tensor(upstream)).sum().backward()
+                results[on] = (y.data, x.grad)
+            for what_en, what_es, i in (("outputs", "las salidas", 0),
+                                        ("gradients of qkv", "los gradientes de qkv", 1)):
+                gap = float(np.abs(results[True][i] - results[False][i]).max())
+                if not gap <= 1e-9:
+                    raise CheckFailed(f"B={B}, T={T}, {heads} heads, causal={causal}: the "
+                                      f"{what_en} of the kernel and of the composite differ by "
+                                      f"{gap:.3g}",
+                                      f"B={B}, T={T}, {heads} cabezas, causal={causal}: "
+                                      f"{what_es} del kernel y de la versión compuesta difieren "
+                                      f"{es_num(gap, '.3g')}")
 
 
 @checks.case("mlm-bidirectional", "MaskedLM still looks both ways (only GPT is causal)",
@@ -187,7 +221,7 @@ def _():
 @checks.case("attention-flag", "MultiHeadAttention honours causal=True and causal=False",
              "MultiHeadAttention respeta causal=True y causal=False")
 def _():
-    T, heads = int(rng.integers(3, 8)), int(rng.choice([1, 2]))
+    T, heads = int(rng.integers(3, 8)), int(rng.choice([2, 4]))
     d = 4 * heads
     x = rng.standard_normal((1, T, d))
     x2 = x.copy()
