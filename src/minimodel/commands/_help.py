@@ -36,10 +36,6 @@ from minimodel.messages import DEFAULT_LANG, say, template
 
 AREA = "help"   # the catalogue area of the help texts: help.<key>
 
-# argparse's own words (it writes them with gettext's ``_``), by their English text.
-ARGPARSE_WORDS = {"usage: ": "argparse.usage", "options": "argparse.options",
-                  "positional arguments": "argparse.positionals",
-                  "show this help message and exit": "argparse.help"}
 
 
 @dataclass(frozen=True)
@@ -96,6 +92,12 @@ def help_text(key: str, **values: Any) -> HelpText:
     return HelpText(_Key(key, values))
 
 
+# argparse's own words (it writes them with gettext's ``_``), by their English text.
+ARGPARSE_WORDS = {"usage: ": help_text("argparse.usage"), "options": help_text("argparse.options"),
+                  "positional arguments": help_text("argparse.positionals"),
+                  "show this help message and exit": help_text("argparse.help")}
+
+
 def catalogued(parser: argparse.ArgumentParser) -> bool:
     """Whether ``parser``'s help is written in the catalogue (its description is a HelpText)."""
     return isinstance(parser.description, HelpText)
@@ -111,7 +113,7 @@ class SaidHelp(argparse.HelpFormatter):
         if isinstance(text, HelpText):
             return text.in_lang(self.lang)
         if isinstance(text, str) and text in ARGPARSE_WORDS:
-            return template(f"{AREA}.{ARGPARSE_WORDS[text]}", self.lang)
+            return ARGPARSE_WORDS[text].in_lang(self.lang)
         return text
 
     def _format_text(self, text: str) -> str:              # description, epilog

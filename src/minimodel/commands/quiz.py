@@ -16,8 +16,9 @@ from minimodel.messages import say
 
 ORDER = 50
 
-# The answers file's format (help.quiz.answer_format in messages.yaml), ending `quiz take --help`
-ANSWER_FORMAT = help_text("quiz.answer_format")
+# The answers file's format, ending `quiz take --help`: the table (help.quiz.answer_format in
+# messages.yaml: a sample of the file, code), then the notes under it.
+ANSWER_FORMAT = help_text("quiz.answer_format") + "\n" + help_text("quiz.answer_notes")
 
 
 def _print_json(obj: Any) -> None:
