@@ -200,3 +200,13 @@ def test_the_top_level_help_stays_english_with_the_pointer(capsys):
     page = help_page(capsys, ["--help", "--lang", "es"])
     assert page.startswith("Documentación en español: docs/index.es.md")
     assert "take and review the bilingual quizzes" in page   # not half Spanish, half English
+
+
+def test_a_usage_error_keeps_its_usage_block_in_english_as_its_message(capsys):
+    """argparse's own errors are English: the usage above one is too, so the names agree."""
+    with pytest.raises(SystemExit) as stop:
+        main(["lab", "done", "--lang", "es"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert err.startswith("usage: minimodel lab done [-h] [--json] [--lang {en,es}]")
+    assert err.endswith("error: the following arguments are required: LESSON\n")

@@ -87,8 +87,9 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # Errors reach parse_known_args below as exceptions, where a BadValue is told apart
         kwargs.setdefault("exit_on_error", False)
-        self.lang = DEFAULT_LANG   # the reader's, once the words are parsed; argparse's
-        super().__init__(*args, **kwargs)   # __init__ already formats (the -h option)
+        self.lang = DEFAULT_LANG   # the reader's, once the words are parsed
+        self.help_lang = DEFAULT_LANG   # the help page's, while format_help writes it
+        super().__init__(*args, **kwargs)   # (argparse's __init__ already formats: -h)
 
     def parse_known_args(self, args: Sequence[str] | None = None,
                          namespace: argparse.Namespace | None = None):
@@ -120,17 +121,23 @@ class Parser(argparse.ArgumentParser):
         super()._check_value(action, value)
 
     def _get_formatter(self) -> argparse.HelpFormatter:
-        """argparse's formatter, saying a catalogued help in the reader's language (_help.py);
-        a help not catalogued stays English."""
+        """argparse's formatter, saying a catalogued help in ``help_lang`` (_help.py)."""
         formatter = said_in_lang(self.formatter_class)(prog=self.prog)
-        formatter.lang = self.lang if catalogued(self) else DEFAULT_LANG
+        formatter.lang = self.help_lang
         return formatter
 
     def format_help(self) -> str:
-        """argparse's help; in Spanish (``--lang es``) a help not catalogued yet starts with the
-        lines that say where the Spanish documentation is: its options are described in
-        English."""
-        text = super().format_help()
+        """argparse's help in the reader's language when it is catalogued; in Spanish
+        (``--lang es``) a help not catalogued yet starts with the lines that say where the
+        Spanish documentation is: its options are described in English.
+
+        Only the help page: the usage block above a usage error stays English, as the error
+        under it is argparse's English ("the following arguments are required: ...")."""
+        self.help_lang = self.lang if catalogued(self) else DEFAULT_LANG
+        try:
+            text = super().format_help()
+        finally:
+            self.help_lang = DEFAULT_LANG
         if self.lang == "es" and not catalogued(self):
             return say("cli.help_in_spanish", "es") + "\n\n" + text
         return text
