@@ -191,8 +191,8 @@ def test_a_value_in_a_help_text_is_filled_in_in_each_language(capsys):
 def test_a_help_text_joined_to_others_is_said_part_by_part():
     joined = "> " + help_text("--lang") + "\n" + help_text("exit_codes")
     assert isinstance(joined, HelpText)
-    assert joined == "> language (default en)\nexit codes: 0 ok; 1 what was checked failed " \
-                     "(not passed, not fixed, problems found); 2 usage or user error; 130 interrupted"
+    assert joined == ("> language (default en)\nexit codes: 0 ok; 1 what was checked failed (not "
+                      "passed, not fixed, problems found); 2 usage or user error; 130 interrupted")
     assert joined.in_lang("es").startswith("> idioma (por defecto: en)\ncódigos de salida: 0 bien;")
 
 

@@ -37,7 +37,6 @@ from minimodel.messages import DEFAULT_LANG, say, template
 AREA = "help"   # the catalogue area of the help texts: help.<key>
 
 
-
 @dataclass(frozen=True)
 class _Key:
     """One catalogue text of a help page, with the values its ``{fields}`` need (if any)."""
@@ -104,7 +103,10 @@ def catalogued(parser: argparse.ArgumentParser) -> bool:
 
 
 class SaidHelp(argparse.HelpFormatter):
-    """Mixed into a parser's formatter class: every text of the page said in ``lang``."""
+    """Mixed into a parser's formatter class: every text of the page said in ``lang``.
+
+    It overrides argparse's formatting hooks (underscored names, the same since Python 3.2;
+    tests/commands/test_help_spanish.py compares whole pages, English and Spanish)."""
 
     lang = DEFAULT_LANG
 
@@ -128,7 +130,8 @@ class SaidHelp(argparse.HelpFormatter):
         return lambda size: tuple(self.said(metavar) for metavar in shown(size))
 
     def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
-        super().add_usage(usage, actions, groups, self.said("usage: ") if prefix is None else prefix)
+        prefix = self.said("usage: ") if prefix is None else prefix
+        super().add_usage(usage, actions, groups, prefix)
 
     def start_section(self, heading: str | None) -> None:   # "options", "positional arguments"
         super().start_section(self.said(heading))
