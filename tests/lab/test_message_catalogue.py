@@ -13,7 +13,7 @@ from minimodel.messages import Prose, catalogue, check_catalogue, decimal, group
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "minimodel"
 # Helpers that say a message under a fixed area prefix: (module, name) -> prefix.
-PREFIXED: dict[tuple[str, str], str] = {}
+PREFIXED: dict[tuple[str, str], str] = {("minimodel.commands._help", "help_text"): "help."}
 
 
 def test_say_fills_fields_in_english_and_spanish():
@@ -115,7 +115,7 @@ def scan_source() -> tuple[dict[str, str], dict[str, str], set[str], set[str]]:
         # only modules that use the catalogue (break experiments and the profiler have a `say`
         # of their own)
         says = "content" not in path.parts and any(
-            name in text for name in ("minimodel.messages import",))
+            name in text for name in ("minimodel.messages import", "commands._help import"))
         # the prefixing helpers themselves build "quiz." + anything: their callers are read
         helpers = {id(node) for fn in ast.walk(tree)
                    if isinstance(fn, ast.FunctionDef) and fn.name in {n for _, n in PREFIXED}
@@ -123,6 +123,8 @@ def scan_source() -> tuple[dict[str, str], dict[str, str], set[str], set[str]]:
         prefixed = {alias.asname or alias.name: PREFIXED[node.module, alias.name]
                     for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                     for alias in node.names if (node.module, alias.name) in PREFIXED}
+        module = "minimodel." + where.removesuffix(".py").replace("/", ".")
+        prefixed |= {name: prefix for (home, name), prefix in PREFIXED.items() if home == module}
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 constants.add(node.value)

@@ -177,6 +177,7 @@ def test_spanish_typography_is_checked_in_prose_only():
              ("formula.es", "GELU = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."),
              ("version.es", "Python 3.11.7, NumPy 2.4 y CC0 1.0; el 15 % y 6,238."),
              ("indented.es", "Ejemplo:\n\n    >>> f(2.0)\n    4.0"),
+             ("json.es", 'Con --json: muestra {"fixed": bool, "break", "seed"} y {"id", "ok"}.'),
              ("exercise.yaml.stub_doc.es", "Devuelve 0.5 * x."),
              ("front.es.md:2", 'title: "Un embedding es una indexación"'),
              ("admonition.es.md:9", '!!! note "Idea equivocada frecuente"')]

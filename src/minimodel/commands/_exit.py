@@ -24,6 +24,7 @@ import sys
 from typing import Callable
 
 from minimodel._fileio import error_paths, plain_reason
+from minimodel.commands._help import help_text
 from minimodel.messages import catalogue, say
 
 OK = 0
@@ -31,9 +32,9 @@ FAILED = 1
 USAGE = 2
 INTERRUPTED = 130
 
-# The short form for a command's --help epilog.
-EPILOG = ("exit codes: 0 ok; 1 what was checked failed (not passed, not fixed, problems "
-          "found); 2 usage or user error; 130 interrupted")
+# The short form for a command's --help epilog ("exit codes: 0 ok; 1 what was checked failed
+# ...", help.exit_codes in messages.yaml): said in Spanish in a Spanish help page.
+EPILOG = help_text("exit_codes")
 
 # What a user can cause: bad values (ValueError, incl. UnicodeDecodeError), wrong kinds of
 # values (TypeError), files that are missing or unreadable (OSError), a model that diverged

@@ -1,7 +1,8 @@
 """``minimodel lab new`` and ``minimodel lab sync``: adding content without touching code.
 
 Registered by :mod:`minimodel.commands.lab` into its subcommands; the work is in
-:mod:`minimodel.lab.authoring` (the authoring page: ``docs/authoring.md``).
+:mod:`minimodel.lab.authoring` (the authoring page: ``docs/authoring.md``). The help texts are
+``help.lab.new.*`` and ``help.lab.sync.*`` in messages.yaml.
 """
 
 from __future__ import annotations
@@ -10,35 +11,11 @@ import argparse
 import json
 
 from minimodel.commands._exit import OK, guarded
+from minimodel.commands._help import help_text
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS
 from minimodel.messages import say
 
 KINDS = ("lesson", "question", "break", "exercise")
-
-NEW_EPILOG = """\
-examples:
-  minimodel lab new lesson example-softmax-temperature --after softmax-cross-entropy
-  minimodel lab new question q-example-softmax-temperature-1 --lesson example-softmax-temperature
-  minimodel lab new break example-flat-rows-blow-up --lesson layer-norm
-  minimodel lab new exercise example-softmax-with-temperature --lesson example-softmax-temperature
-  minimodel lab new lesson x --json    -> {"kind", "name", "files": [...]}
-
-Every text is written as TODO in English and Spanish: `minimodel lab validate` names each one
-until it is written. Then `minimodel lab sync`. The format of each kind: docs/authoring.md.
-"""
-
-SYNC_EPILOG = """\
-examples:
-  minimodel lab sync
-  minimodel lab sync --json
-      -> {"stamped": {item: [texts]}, "mirrors_written": [...], "mirrors_deleted": [...],
-          "manifest": path, "counts": {"lessons", "questions", "breaks", "exercises"}}
-
-Writes the quiz mirrors (docs/quizzes/), stamps the Spanish texts that have no
-es_source_hash yet (never a stale one: after updating a Spanish text whose English changed,
-`minimodel lab rehash ITEM --key NAME`), and the integrity manifest (content/MANIFEST.json).
-"""
-
 
 def cmd_new(args: argparse.Namespace) -> int:
     from minimodel.lab import authoring
@@ -75,25 +52,22 @@ def cmd_sync(args: argparse.Namespace) -> int:
 def register_authoring(sub) -> None:
     """Add ``new`` and ``sync`` to the ``lab`` subcommands ``sub``."""
     fmt = argparse.RawDescriptionHelpFormatter
-    p = sub.add_parser("new", help="scaffold a lesson, question, break or exercise (authors)",
-                       description="Write a new item's files in English and Spanish with every "
-                                   "required field, and link it: a lesson into path.yaml, an "
-                                   "item into its lesson's front matter.",
-                       epilog=NEW_EPILOG, formatter_class=fmt)
+    p = sub.add_parser("new", help=help_text("lab.new.summary"),
+                       description=help_text("lab.new.description"),
+                       epilog=help_text("lab.new.epilog"), formatter_class=fmt)
     p.add_argument("kind", choices=KINDS)
-    p.add_argument("name", help="the new slug or id (lowercase, '-'; a question: q-<lesson>-<n>)")
-    p.add_argument("--after", metavar="LESSON", help="lesson: insert after this lesson "
-                   "(number or slug; default: last)")
-    p.add_argument("--lesson", metavar="LESSON", help="question, break, exercise: the lesson "
-                   "that lists it (number or slug)")
-    p.add_argument("--json", action="store_true", help="print the files written as JSON")
-    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help="language (default en)")
+    p.add_argument("name", metavar=help_text("metavar.name"), help=help_text("lab.new.NAME"))
+    p.add_argument("--after", metavar=help_text("metavar.LESSON"),
+                   help=help_text("lab.new.--after"))
+    p.add_argument("--lesson", metavar=help_text("metavar.LESSON"),
+                   help=help_text("lab.new.--lesson"))
+    p.add_argument("--json", action="store_true", help=help_text("lab.new.--json"))
+    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help=help_text("--lang"))
     p.set_defaults(func=guarded(cmd_new))
 
-    p = sub.add_parser("sync", help="regenerate quiz mirrors, new Spanish stamps, manifest "
-                                    "(authors)",
-                       description="The bookkeeping after editing content, in one command.",
-                       epilog=SYNC_EPILOG, formatter_class=fmt)
-    p.add_argument("--json", action="store_true", help="print what was done as JSON")
-    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help="language (default en)")
+    p = sub.add_parser("sync", help=help_text("lab.sync.summary"),
+                       description=help_text("lab.sync.description"),
+                       epilog=help_text("lab.sync.epilog"), formatter_class=fmt)
+    p.add_argument("--json", action="store_true", help=help_text("lab.sync.--json"))
+    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help=help_text("--lang"))
     p.set_defaults(func=guarded(cmd_sync))

@@ -15,27 +15,15 @@ import sys
 from pathlib import Path
 
 from minimodel.commands._exit import FAILED, OK, guarded
+from minimodel.commands._help import help_text
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 DEFAULT_OUT = Path("minimodel-notebooks")
 NOTEBOOK_EXTRA = 'pip install -e ".[notebook]"'
 
-EPILOG = """\
-examples:
-  minimodel lab notebook 05                  # lesson 5 -> minimodel-notebooks/SLUG.ipynb, open it
-  minimodel lab notebook all --no-open       # every lesson (links between lessons then work)
-  minimodel lab notebook layer-norm --lang es
-  minimodel lab notebook 01 --out ~/notes --no-open
-  minimodel lab notebook 01 --json --no-open
-      -> {"lesson", "lang", "path", "written", "opened", "open_with"}
-         (with all: {"lang", "folder", "notebooks": [{"lesson", "path", "written"}], ...})
-
-The notebook is generated from the lesson's source: its code cells are the lesson's code
-blocks, and each exercise of the lesson ends it with a cell that checks your function through
-the same judge as `minimodel exercise check` (ex.check(fn), ex.hint(), ex.solution()); your
-progress is the same progress. An existing notebook is your work: it is kept unless --force.
-Needs the notebook extra: """ + NOTEBOOK_EXTRA + "\n"
+# help.lab.notebook.epilog in messages.yaml, then the extra to install
+EPILOG = help_text("lab.notebook.epilog") + NOTEBOOK_EXTRA + "\n"
 
 
 def _has(module: str) -> bool:
@@ -125,18 +113,15 @@ def open_jupyterlab(command: list[str], lang: str) -> int:
 def register_notebook(sub) -> None:
     """Add ``notebook`` to the ``lab`` subcommands ``sub``."""
     p = sub.add_parser(
-        "notebook", help="write a lesson as a Jupyter notebook and open it",
-        description="Generate the lesson's notebook (code cells from its code blocks, then "
-                    "one check cell per exercise) and open it in JupyterLab if installed.",
+        "notebook", help=help_text("lab.notebook.summary"),
+        description=help_text("lab.notebook.description"),
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("lesson", help="the lesson: its number on the path (5, 05) or its slug "
-                                  "(lm-head-and-logits); all: every lesson")
-    p.add_argument("--lang", choices=["en", "es"], default="en", help="language (default en)")
-    p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
-                   help=f"folder for the notebook (default ./{DEFAULT_OUT}/)")
-    p.add_argument("--force", action="store_true",
-                   help="rewrite the notebook even if it exists (your edits are lost)")
-    p.add_argument("--no-open", action="store_true", help="write it, do not open JupyterLab")
-    p.add_argument("--json", action="store_true",
-                   help="print where it was written as JSON (never opens it)")
+    p.add_argument("lesson", metavar=help_text("metavar.lesson"),
+                   help=help_text("lab.notebook.LESSON"))
+    p.add_argument("--lang", choices=["en", "es"], default="en", help=help_text("--lang"))
+    p.add_argument("--out", default=str(DEFAULT_OUT), metavar=help_text("metavar.DIR"),
+                   help=help_text("lab.notebook.--out", folder=str(DEFAULT_OUT)))
+    p.add_argument("--force", action="store_true", help=help_text("lab.notebook.--force"))
+    p.add_argument("--no-open", action="store_true", help=help_text("lab.notebook.--no-open"))
+    p.add_argument("--json", action="store_true", help=help_text("lab.notebook.--json"))
     p.set_defaults(func=guarded(cmd_notebook))

@@ -1,5 +1,5 @@
 """The argument parser of every ``minimodel`` command: argparse, with a bad value said in one
-line of the reader's language, and a Spanish ``--help`` that says where the Spanish docs are.
+line of the reader's language, and ``--help`` in the reader's language.
 
 argparse answers ``minimodel train --steps abc`` with the whole usage block of the command
 (a dozen lines) and then ``error: argument --steps: invalid int value: 'abc'``. Here it is::
@@ -17,6 +17,10 @@ Why one subclass: ``add_subparsers`` builds every subcommand's parser of the sam
 parent, so each command of :func:`minimodel.cli.build_parser` gets this without a line of its
 own. The language is read from the words typed (``--lang es`` / ``--lang=es``), since the
 error or the help comes before the parsed namespace exists.
+
+``--help``: a command whose help texts are in the message catalogue (:mod:`._help`) shows it
+all in the reader's language; the others show their English help, in Spanish after two lines
+that say where the Spanish documentation is.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import sys
 from typing import Any, Sequence
 
 from minimodel.commands._exit import USAGE
+from minimodel.commands._help import catalogued, said_in_lang
 from minimodel.messages import DEFAULT_LANG, LANGS, Phrase, phrase, say
 
 # What a plain int or float option expects; a type function says it with an ``expects``.
@@ -77,13 +82,14 @@ class BadValue(argparse.ArgumentError):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse's parser with the one-line bad value and the Spanish pointer in ``--help``."""
+    """argparse's parser with the one-line bad value and ``--help`` in the reader's language."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # Errors reach parse_known_args below as exceptions, where a BadValue is told apart
         kwargs.setdefault("exit_on_error", False)
-        super().__init__(*args, **kwargs)
-        self.lang = DEFAULT_LANG
+        self.lang = DEFAULT_LANG   # the reader's, once the words are parsed
+        self.help_lang = DEFAULT_LANG   # the help page's, while format_help writes it
+        super().__init__(*args, **kwargs)   # (argparse's __init__ already formats: -h)
 
     def parse_known_args(self, args: Sequence[str] | None = None,
                          namespace: argparse.Namespace | None = None):
@@ -114,10 +120,24 @@ class Parser(argparse.ArgumentParser):
             raise BadValue(action, str(value), f"invalid choice: {value!r}")
         super()._check_value(action, value)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """argparse's formatter, saying a catalogued help in ``help_lang`` (_help.py)."""
+        formatter = said_in_lang(self.formatter_class)(prog=self.prog)
+        formatter.lang = self.help_lang
+        return formatter
+
     def format_help(self) -> str:
-        """argparse's help; in Spanish (``--lang es``) first the lines that say where the
-        Spanish documentation is: the options below are described in English."""
-        text = super().format_help()
-        if self.lang == "es":
+        """argparse's help in the reader's language when it is catalogued; in Spanish
+        (``--lang es``) a help not catalogued yet starts with the lines that say where the
+        Spanish documentation is: its options are described in English.
+
+        Only the help page: the usage block above a usage error stays English, as the error
+        under it is argparse's English ("the following arguments are required: ...")."""
+        self.help_lang = self.lang if catalogued(self) else DEFAULT_LANG
+        try:
+            text = super().format_help()
+        finally:
+            self.help_lang = DEFAULT_LANG
+        if self.lang == "es" and not catalogued(self):
             return say("cli.help_in_spanish", "es") + "\n\n" + text
         return text

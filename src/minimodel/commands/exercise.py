@@ -11,24 +11,14 @@ from typing import Any
 from minimodel.commands import _argtypes as argtypes
 from minimodel.commands._exit import EPILOG as EXIT_CODES
 from minimodel.commands._exit import FAILED, OK, guarded
+from minimodel.commands._help import help_text
 from minimodel.messages import phrase, say
 
 ORDER = 50
 MAX_TIMEOUT = 3600.0  # seconds; the exercises' own limits are 20-60 s
 
-EPILOG = """\
-examples:
-  minimodel exercise list
-  minimodel exercise show mlm-with-tied-output-head --lang es
-  minimodel exercise start gelu-tanh --file gelu.py
-  minimodel exercise hint gelu-tanh                 # next hint of the ladder
-  minimodel exercise check gelu-tanh --file gelu.py
-  minimodel exercise check gelu-tanh --file gelu.py --seed 123 --json
-  minimodel exercise solution gelu-tanh --yes
-
-check exits 0 when every case passes and 1 otherwise. Solutions run in a separate, isolated
-Python process with CPU, memory and time limits.
-""" + EXIT_CODES + "\n"
+# help.exercise.epilog in messages.yaml (examples, how check ends), then the exit codes
+EPILOG = help_text("exercise.epilog") + EXIT_CODES + "\n"
 
 
 # The lab is imported inside the handlers: `minimodel --help` stays fast.
@@ -190,85 +180,66 @@ def cmd_solution(args) -> int:
 
 
 def _common(p: argparse.ArgumentParser, learner: bool = True) -> None:
-    p.add_argument("--lang", choices=["en", "es"], default="en", help="language (default en)")
+    p.add_argument("--lang", choices=["en", "es"], default="en", help=help_text("--lang"))
     if learner:
-        p.add_argument("--learner-dir", metavar="DIR", default=None,
-                       help="progress folder (default $MINIMODEL_LEARNER_DIR or ~/.minimodel)")
+        p.add_argument("--learner-dir", metavar=help_text("metavar.DIR"), default=None,
+                       help=help_text("exercise.--learner-dir"))
 
 
 def register(subparsers) -> None:
+    """Add ``minimodel exercise`` and its subcommands; their help texts are help.exercise.*
+    in messages.yaml."""
     fmt = argparse.RawDescriptionHelpFormatter
     parser = subparsers.add_parser(
-        "exercise", help="judged coding exercises: embeddings, attention, tied heads",
-        description="Write a function, then let the judge run it against a reference on "
-                    "visible examples and hidden randomised cases.",
-        epilog=EPILOG, formatter_class=fmt)
+        "exercise", help=help_text("exercise.summary"),
+        description=help_text("exercise.description"), epilog=EPILOG, formatter_class=fmt)
     parser.set_defaults(func=lambda args: (parser.print_help(), 0)[1])
-    sub = parser.add_subparsers(dest="exercise_command", metavar="ACTION")
+    sub = parser.add_subparsers(dest="exercise_command", metavar=help_text("metavar.ACTION"))
 
-    p = sub.add_parser("list", help="list the exercises and your status",
-                       description="List the exercises with your status (from the learner "
-                                   "folder).", epilog=EPILOG,
-                       formatter_class=fmt)
-    p.add_argument("--json", action="store_true", help='print [{"id", "title", ...}]')
+    def add(name: str):
+        return sub.add_parser(name, help=help_text(f"exercise.{name}.summary"),
+                              description=help_text(f"exercise.{name}.description"),
+                              epilog=EPILOG, formatter_class=fmt)
+
+    exercise_id = help_text("exercise.ID")
+    p = add("list")
+    p.add_argument("--json", action="store_true", help=help_text("exercise.list.--json"))
     _common(p)
     p.set_defaults(func=guarded(cmd_list))
 
-    p = sub.add_parser("show", help="print an exercise's statement",
-                       description="Print the statement and signature of an exercise.",
-                       epilog=EPILOG,
-                       formatter_class=fmt)
-    p.add_argument("id", help="exercise id (see `minimodel exercise list`)")
+    p = add("show")
+    p.add_argument("id", help=help_text("exercise.show.ID"))
     _common(p, learner=False)
     p.set_defaults(func=guarded(cmd_show))
 
-    p = sub.add_parser("start", help="write a starter file (signature, docstring, stub)",
-                       description="Print the statement and write a starter file with the "
-                                   "signature, a docstring with the shapes and a stub that "
-                                   "raises NotImplementedError.",
-                       epilog=EPILOG, formatter_class=fmt)
-    p.add_argument("id", help="exercise id")
-    p.add_argument("--file", default=None, help="where to write it (default ./<id>.py)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p = add("start")
+    p.add_argument("id", help=exercise_id)
+    p.add_argument("--file", default=None, metavar=help_text("metavar.FILE"),
+                   help=help_text("exercise.start.--file"))
+    p.add_argument("--force", action="store_true", help=help_text("exercise.start.--force"))
     _common(p)
     p.set_defaults(func=guarded(cmd_start))
 
-    p = sub.add_parser("hint", help="show the next hint (the level is remembered)",
-                       description="Show the next hint of the exercise's ladder; the level "
-                                   "reached is kept in your learner folder.",
-                       epilog=EPILOG, formatter_class=fmt)
-    p.add_argument("id", help="exercise id")
+    p = add("hint")
+    p.add_argument("id", help=exercise_id)
     _common(p)
     p.set_defaults(func=guarded(cmd_hint))
 
-    p = sub.add_parser("check", help="judge your solution file",
-                       description="Run your function in a sandboxed process (bubblewrap "
-                                   "namespaces and read-only mounts where available, scrubbed "
-                                   "environment, CPU/memory/time limits) on the visible "
-                                   "examples and on hidden cases drawn from a seed, and compare "
-                                   "with the reference within the stated tolerance. A failed "
-                                   "hidden case names the rule of the statement it tests and "
-                                   "the size of the error. Status: passed, wrong (values, shape "
-                                   "or dtype), error, timeout or forbidden.",
-                       epilog=EPILOG, formatter_class=fmt)
-    p.add_argument("id", help="exercise id")
-    p.add_argument("--file", required=True, help="your solution (.py)")
-    p.add_argument("--json", action="store_true", help="machine-readable result (the keys are listed in docs/judge.md)")
+    p = add("check")
+    p.add_argument("id", help=exercise_id)
+    p.add_argument("--file", required=True, metavar=help_text("metavar.FILE"),
+                   help=help_text("exercise.check.--file"))
+    p.add_argument("--json", action="store_true", help=help_text("exercise.check.--json"))
     p.add_argument("--seed", type=argtypes.seed, default=None, metavar="N",
-                   help="seed of the hidden cases, to replay a check while debugging (a "
-                        "practice run: a pass with a chosen seed is not recorded)")
-    p.add_argument("--timeout", type=timeout_seconds, default=None, metavar="SECONDS",
-                   help="wall-clock limit for your function, more than 0 and at most "
-                        f"{MAX_TIMEOUT:g} (default: the exercise's own, 20 s for most; "
-                        "importing torch is not counted)")
+                   help=help_text("exercise.check.--seed"))
+    p.add_argument("--timeout", type=timeout_seconds, default=None,
+                   metavar=help_text("metavar.SECONDS"),
+                   help=help_text("exercise.check.--timeout", maximum=f"{MAX_TIMEOUT:g}"))
     _common(p)
     p.set_defaults(func=guarded(cmd_check))
 
-    p = sub.add_parser("solution", help="print the reference solution",
-                       description="Print the reference solution (asks first unless you "
-                                   "passed the exercise or give --yes).",
-                       epilog=EPILOG, formatter_class=fmt)
-    p.add_argument("id", help="exercise id")
-    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p = add("solution")
+    p.add_argument("id", help=exercise_id)
+    p.add_argument("--yes", action="store_true", help=help_text("exercise.solution.--yes"))
     _common(p)
     p.set_defaults(func=guarded(cmd_solution))

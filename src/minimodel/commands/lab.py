@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, USAGE, guarded
+from minimodel.commands._help import help_text
 from minimodel.commands._lab_authoring import register_authoring
 from minimodel.commands._lab_lessons import register_check_lessons
 from minimodel.commands._lab_notebook import register_notebook
@@ -311,116 +312,62 @@ def cmd_rehash(args: argparse.Namespace) -> int:
 
 
 def _learner(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help="language (default en)")
-    p.add_argument("--learner-dir", metavar="DIR", default=None,
-                   help="learner folder (default: $MINIMODEL_LEARNER_DIR or ~/.minimodel)")
+    p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG, help=help_text("--lang"))
+    p.add_argument("--learner-dir", metavar=help_text("metavar.DIR"), default=None,
+                   help=help_text("lab.--learner-dir"))
 
 
 def register(subparsers) -> None:
-    """Add ``minimodel lab next|done|status|validate|rehash|notebook|new|sync``."""
+    """Add ``minimodel lab next|done|status|validate|rehash|notebook|new|sync``; every help
+    text is ``help.lab.*`` in messages.yaml (commands/_help.py)."""
     from minimodel.lab.overview import SECTIONS
 
     fmt = argparse.RawDescriptionHelpFormatter
     lab = subparsers.add_parser(
-        "lab", help="the learning path: what next, what is done; check the lab content",
-        description="The learning path, lessons in order; for each lesson: read it, take its "
-                    "questions (minimodel quiz), fix its break (minimodel break), pass its "
-                    "exercise (minimodel exercise).",
-        epilog="examples:\n  minimodel lab next\n  minimodel lab status --lang es\n"
-               "  minimodel lab done 05\n  minimodel lab validate --section links",
-        formatter_class=fmt)
+        "lab", help=help_text("lab.summary"), description=help_text("lab.description"),
+        epilog=help_text("lab.epilog"), formatter_class=fmt)
     lab.set_defaults(func=lambda _args: (lab.print_help(), 0)[1])
-    sub = lab.add_subparsers(dest="lab_command", metavar="SUBCOMMAND")
+    sub = lab.add_subparsers(dest="lab_command", metavar=help_text("metavar.SUBCOMMAND"))
 
-    p = sub.add_parser(
-        "next", help="name the next step of the path and start it",
-        description="Find the first step not done (nor skipped; once every other step is done, "
-                    "the skipped ones again) and start it:\n"
-                    "  lesson   -> where to read it and its notebook command; asking for\n"
-                    "              `lab next` again marks it read (you moved on)\n"
-                    "  quiz     -> `quiz take <lesson>` (interactive), or grades --answers FILE\n"
-                    "  break    -> `break start` in <learner dir>/work/breaks/<id>\n"
-                    "  exercise -> `exercise start`, file <learner dir>/work/exercises/<id>.py\n"
-                    "A started break or exercise is not restarted: its next command is shown.",
-        epilog="examples:\n  minimodel lab next\n  minimodel lab next --skip\n"
-               "  minimodel lab next --answers my-answers.yaml --json\n"
-               '      -> {"moved_on", "skipped", "step": {"kind", "id", "lesson", ...}}\n'
-               '         (+ "open": ["quiz:<lesson>", ...] when a skipped step is offered again)\n'
-               '      a break or exercise step adds "started" (it is open now) and "already_open"\n'
-               '      (it was open before this call, so nothing was created or changed)',
-        formatter_class=fmt)
-    p.add_argument("--skip", action="store_true",
-                   help="skip the current step (it stays not done) and start the one after")
-    p.add_argument("--answers", metavar="FILE",
-                   help="for a questions step: grade this answers file instead of asking")
-    p.add_argument("--json", action="store_true", help="print what was started as JSON")
+    def add(name: str):   # a subcommand with its texts help.lab.<name>.*
+        return sub.add_parser(name, help=help_text(f"lab.{name}.summary"),
+                              description=help_text(f"lab.{name}.description"),
+                              epilog=help_text(f"lab.{name}.epilog"), formatter_class=fmt)
+
+    p = add("next")
+    p.add_argument("--skip", action="store_true", help=help_text("lab.next.--skip"))
+    p.add_argument("--answers", metavar=help_text("metavar.FILE"),
+                   help=help_text("lab.next.--answers"))
+    p.add_argument("--json", action="store_true", help=help_text("lab.next.--json"))
     _learner(p)
     p.set_defaults(func=guarded(cmd_next))
 
-    p = sub.add_parser("done", help="mark a lesson read",
-                       description="Mark a lesson read (number, slug or file stem).",
-                       epilog="examples:\n  minimodel lab done 05\n"
-                              "  minimodel lab done lm-head-and-logits", formatter_class=fmt)
-    p.add_argument("lesson", metavar="LESSON")
-    p.add_argument("--json", action="store_true", help='print {"lesson", "status"}')
+    p = add("done")
+    p.add_argument("lesson", metavar=help_text("metavar.LESSON"))
+    p.add_argument("--json", action="store_true", help=help_text("lab.done.--json"))
     _learner(p)
     p.set_defaults(func=guarded(cmd_done))
 
-    p = sub.add_parser(
-        "status", help="the path lesson by lesson, with what is done",
-        description="For each lesson: read or not, its questions (attempts and best number "
-                    "right), its breaks (fixed?) and exercises (passed?); then the totals, what "
-                    "'done' means, and the next step.",
-        epilog="examples:\n  minimodel lab status\n  minimodel lab status --lang es\n"
-               "  minimodel lab status --json --learner-dir /tmp/learner\n"
-               '      -> {"learner_dir", "path": [{"lesson", "title", "steps": [...]}], '
-               '"totals", "next", "other_quizzes"}',
-        formatter_class=fmt)
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p = add("status")
+    p.add_argument("--json", action="store_true", help=help_text("lab.status.--json"))
     _learner(p)
     p.set_defaults(func=guarded(cmd_status))
 
-    p = sub.add_parser(
-        "validate", help="check the whole lab content (slow: runs every break and judge)",
-        description="The one content check: quiz files, lesson <-> item links (each item in "
-                    "exactly one lesson, or in lessonless.yaml), translations present and "
-                    "fresh, exercises judged, breaks applied and checked, Spanish against the "
-                    "glossary (lab texts, lessons, site pages), and the code of every lesson "
-                    "changed since it last passed run and compared with its page, strictly "
-                    "(as `lab check-lessons --strict`). Exit 1 on any problem.",
-        epilog="examples:\n  minimodel lab validate\n  minimodel lab validate --section links "
-               "--section glossary\n  minimodel lab validate --section lessons --all-lessons\n"
-               "  minimodel lab validate --json\n"
-               '      -> {"ok": bool, "sections": {"quiz": [...], "links": [...], ...}, '
-               '"warnings": {"breaks": [...]}}',
-        formatter_class=fmt)
+    p = add("validate")
     p.add_argument("--section", action="append", choices=list(SECTIONS), default=None,
-                   help="run only this section (repeatable)")
+                   help=help_text("lab.validate.--section"))
     p.add_argument("--all-lessons", action="store_true",
-                   help="run the code of every lesson, not only of those changed since they "
-                        "last passed (after changing the library itself)")
-    p.add_argument("--json", action="store_true", help="print the problems as JSON")
+                   help=help_text("lab.validate.--all-lessons"))
+    p.add_argument("--json", action="store_true", help=help_text("lab.validate.--json"))
     p.set_defaults(func=guarded(cmd_validate))
 
-    p = sub.add_parser(
-        "rehash", help="mark Spanish texts as translated from the current English (authors)",
-        description="Every bilingual text of a question or a break keeps es_source_hash, the\n"
-                    "hash of the English its Spanish was translated from; `lab validate` flags\n"
-                    "a text whose English changed since. After updating such a Spanish text,\n"
-                    "stamp it with --key NAME, as `lab validate` names it (title, prompt,\n"
-                    "choices[2], hints[3], answer.unit...). Without --key only the texts with no\n"
-                    "stamp yet (new ones, or TODO) are stamped: stamping a stale translation\n"
-                    "blindly would hide it.",
-        epilog="examples:\n  minimodel lab rehash q-layer-norm-2 --key prompt\n"
-               "  minimodel lab rehash tied-model-too-large --key intro --key 'hints[2]'\n"
-               "  minimodel lab rehash q-13-30        # a new question: stamp all its texts",
-        formatter_class=fmt)
-    p.add_argument("item_id", metavar="ITEM", help="a question id (q-...) or a break id")
-    p.add_argument("--key", action="append", default=None, metavar="NAME",
-                   help="the text to stamp (repeatable)")
-    p.add_argument("--json", action="store_true", help='print {"item", "stamped"}')
+    p = add("rehash")
+    p.add_argument("item_id", metavar=help_text("metavar.ITEM"), help=help_text("lab.rehash.ITEM"))
+    p.add_argument("--key", action="append", default=None, metavar=help_text("metavar.NAME"),
+                   help=help_text("lab.rehash.--key"))
+    p.add_argument("--json", action="store_true", help=help_text("lab.rehash.--json"))
     p.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG,
-                   help="language of the messages (default en)")
+                   help=help_text("lab.rehash.--lang"))
     p.set_defaults(func=guarded(cmd_rehash))
 
     register_notebook(sub)   # minimodel lab notebook (commands/_lab_notebook.py)

@@ -10,38 +10,15 @@ from typing import Any, Callable
 
 from minimodel.commands._argtypes import at_least
 from minimodel.commands._exit import FAILED, OK, USAGE, guarded, user_error
+from minimodel.commands._help import help_text
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 from minimodel.messages import say
 
 ORDER = 50
 
-DESCRIPTION = """\
-Bilingual (English/Spanish) quizzes on embeddings and weight tying.
-
-The canonical questions are YAML files shipped with minimodel; your answers and Leitner boxes
-for spaced review are kept in your learner folder (--learner-dir, default $MINIMODEL_LEARNER_DIR
-or ~/.minimodel)."""
-
-EPILOG = """\
-examples:
-  minimodel quiz list
-  minimodel quiz take phase-13-embeddings --lang es
-  minimodel quiz take phase-13-embeddings --answers answers.json --json
-  minimodel quiz review phase-13-embeddings
-  minimodel quiz export phase-13-embeddings --json
-  minimodel quiz render --check
-"""
-
-ANSWER_FORMAT = """\
-answers file (JSON or YAML), question id -> answer, choice indices 0-based:
-  single   "q-13-01": 1                  multi    "q-13-05": [0, 1, 3]
-  order    "q-13-27": [2, 0, 4, 1, 3]    (every choice index once, first to last)
-  numeric  "q-13-15": 6.238  or "6.238" ("6,238" with --lang es) or "4 rows" or "cuatro"
-  short    "q-13-19": "effective rank"  (a term; case, accents, hyphens ignored; EN or ES)
-  recall   "q-13-28": true   (self-marked against the rubric; not part of the score)
-The "answer" fields of `quiz export --json` are accepted as they are.
-Unknown ids or malformed answers stop with exit code 2; a missing answer counts as wrong.
-In the interactive form, choices are numbered from 1 on screen."""
+# The answers file's format, ending `quiz take --help`: the table (help.quiz.answer_format in
+# messages.yaml: a sample of the file, code), then the notes under it.
+ANSWER_FORMAT = help_text("quiz.answer_format") + "\n" + help_text("quiz.answer_notes")
 
 
 def _print_json(obj: Any) -> None:
@@ -256,110 +233,71 @@ def cmd_validate(args: argparse.Namespace) -> int:
 # --- parser --------------------------------------------------------------------------------
 
 
-def _sub(subparsers, name: str, help_text: str, description: str, epilog: str,
-         handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(name, help=help_text, description=description, epilog=epilog,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+def _sub(subparsers, name: str, handler: Callable[[argparse.Namespace], int],
+         description: str | None = None) -> argparse.ArgumentParser:
+    """``quiz NAME`` with its help texts, help.quiz.NAME.* in messages.yaml."""
+    parser = subparsers.add_parser(
+        name, help=help_text(f"quiz.{name}.summary"),
+        description=description or help_text(f"quiz.{name}.description"),
+        epilog=help_text(f"quiz.{name}.epilog"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.set_defaults(func=guarded(handler))
     return parser
 
 
 def _lang(parser: argparse.ArgumentParser, default: str | None = DEFAULT_LANG) -> None:
     parser.add_argument("--lang", choices=LANGS, default=default,
-                        help=f"language of the text (default: {default or 'all'})")
+                        help=help_text("quiz.--lang" if default else "quiz.--lang.all"))
 
 
 def _learner(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--learner-dir", metavar="DIR", default=None,
-                        help="learner folder with your progress "
-                             "(default: $MINIMODEL_LEARNER_DIR or ~/.minimodel)")
+    parser.add_argument("--learner-dir", metavar=help_text("metavar.DIR"), default=None,
+                        help=help_text("--learner-dir"))
 
 
 def register(subparsers) -> None:
     """Add ``minimodel quiz`` and its subcommands."""
-    quiz = subparsers.add_parser("quiz", help="take and review the bilingual quizzes",
-                                 description=DESCRIPTION, epilog=EPILOG,
+    quiz = subparsers.add_parser("quiz", help=help_text("quiz.summary"),
+                                 description=help_text("quiz.description"),
+                                 epilog=help_text("quiz.epilog"),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     quiz.set_defaults(func=lambda _args: (quiz.print_help(), 0)[1])
-    sub = quiz.add_subparsers(dest="quiz_command", metavar="SUBCOMMAND")
+    sub = quiz.add_subparsers(dest="quiz_command", metavar=help_text("metavar.SUBCOMMAND"))
+    quiz_id, file = help_text("metavar.QUIZ_ID"), help_text("metavar.FILE")
 
-    p = _sub(sub, "list", "list the quizzes", "List the available quizzes.",
-             "examples:\n  minimodel quiz list\n  minimodel quiz list --json --lang es", cmd_list)
-    p.add_argument("--json", action="store_true", help='print [{"id", "title", "questions"}]')
+    p = _sub(sub, "list", cmd_list)
+    p.add_argument("--json", action="store_true", help=help_text("quiz.list.--json"))
     _lang(p)
 
-    p = _sub(sub, "export", "print a quiz (JSON contract or Markdown)",
-             "Print a quiz. With --json: the stable machine-readable form\n"
-             '{"id", "questions": [{"id", "kind", "prompt": {"en","es"}, "choices": [{"en","es"}],'
-             '\n "answer", "explanation": {"en","es"}, "rubric" (recall only)}]}; answer is a 0-based\n'
-             "index (single), a list of indices (multi; order: in the right order),\n"
-             "{value, tolerance, unit?} (numeric), accepted forms {en: [...], es: [...]} (short)\n"
-             "or a model answer {en, es} (recall, self-marked against its rubric).\n"
-             "Without --json: the Markdown mirror in --lang.",
-             "examples:\n  minimodel quiz export phase-13-embeddings --json\n"
-             "  minimodel quiz export phase-13-embeddings --lang es", cmd_export)
-    p.add_argument("quiz_id", metavar="QUIZ_ID")
-    p.add_argument("--json", action="store_true", help="print the JSON contract")
+    p = _sub(sub, "export", cmd_export)
+    p.add_argument("quiz_id", metavar=quiz_id)
+    p.add_argument("--json", action="store_true", help=help_text("quiz.export.--json"))
     _lang(p)
 
-    p = _sub(sub, "take", "answer a quiz, interactively or from a file",
-             "Take a quiz. Interactively: one question at a time with feedback and the\n"
-             "explanation; Ctrl-C saves your answers so far and the next run resumes.\n"
-             "A choice is its number: 2, 2. or (2), or the word (two, dos).\n"
-             "With --answers FILE: grade a whole answers file at once.\n\n" + ANSWER_FORMAT,
-             "examples:\n  minimodel quiz take phase-13-embeddings\n"
-             "  minimodel quiz take --lesson 05          (one lesson's questions; also: "
-             "quiz take lm-head-and-logits)\n"
-             "  minimodel quiz take phase-13-embeddings --lang es --restart\n"
-             "  minimodel quiz take phase-13-embeddings --answers answers.json --json\n"
-             '      -> {"score": 26, "total": 27, "results": [{"id": "q-13-01", "correct": true}, ...],\n'
-             '          "recall": {"answered": 2, "recalled": 1, "total": 2, "results": [...]}}',
-             cmd_take)
-    p.add_argument("quiz_id", metavar="QUIZ_ID", nargs="?",
-                   help="a quiz file's id or a lesson (its number on the path or its slug)")
-    p.add_argument("--lesson", metavar="LESSON",
-                   help="take this lesson's questions, by number or slug (= QUIZ_ID LESSON)")
-    p.add_argument("--answers", metavar="FILE", help="grade this answers file (JSON or YAML)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON (needs --answers)")
-    p.add_argument("--restart", action="store_true",
-                   help="ignore answers saved by an interrupted run and start over")
+    p = _sub(sub, "take", cmd_take, help_text("quiz.take.description") + "\n\n" + ANSWER_FORMAT)
+    p.add_argument("quiz_id", metavar=quiz_id, nargs="?", help=help_text("quiz.take.QUIZ_ID"))
+    p.add_argument("--lesson", metavar=help_text("metavar.LESSON"),
+                   help=help_text("quiz.take.--lesson"))
+    p.add_argument("--answers", metavar=file, help=help_text("quiz.--answers"))
+    p.add_argument("--json", action="store_true", help=help_text("quiz.take.--json"))
+    p.add_argument("--restart", action="store_true", help=help_text("quiz.take.--restart"))
     _lang(p)
     _learner(p)
 
-    p = _sub(sub, "review", "spaced review: missed questions come back first",
-             "Review with Leitner boxes: a wrong answer sends a question back to box 1 (due\n"
-             "today), a right one moves it up a box (due again after 1, 3, 7, 14 days).\n"
-             "Missed questions come first, then new ones, then those whose time is up.\n"
-             "Interactively, type q (or quit, salir) at any answer to save what you reviewed\n"
-             "and leave; the other questions stay due.\n"
-             "With --json alone: print the review queue. With --answers FILE: grade those\n"
-             "answers (same format as take; unanswered questions are left alone).",
-             "examples:\n  minimodel quiz review phase-13-embeddings\n"
-             "  minimodel quiz review phase-13-embeddings --json\n"
-             "  minimodel quiz review phase-13-embeddings --answers review.json --json",
-             cmd_review)
-    p.add_argument("quiz_id", metavar="QUIZ_ID")
-    p.add_argument("--answers", metavar="FILE", help="grade this answers file (JSON or YAML)")
-    p.add_argument("--json", action="store_true", help="print queue / results as JSON")
-    p.add_argument("--all", action="store_true", help="include questions that are not due yet")
+    p = _sub(sub, "review", cmd_review)
+    p.add_argument("quiz_id", metavar=quiz_id)
+    p.add_argument("--answers", metavar=file, help=help_text("quiz.--answers"))
+    p.add_argument("--json", action="store_true", help=help_text("quiz.review.--json"))
+    p.add_argument("--all", action="store_true", help=help_text("quiz.review.--all"))
     p.add_argument("--limit", type=at_least(1), default=None, metavar="N",
-                   help="review at most N questions")
+                   help=help_text("quiz.review.--limit"))
     _lang(p)
     _learner(p)
 
-    p = _sub(sub, "render", "write the Markdown mirrors (docs/quizzes)",
-             "Render every quiz to <quiz-id>.<lang>.md in docs/quizzes of the source checkout\n"
-             "(or --out DIR). --check writes nothing and exits 1 when a mirror is missing or\n"
-             "differs from the YAML.",
-             "examples:\n  minimodel quiz render\n  minimodel quiz render --check\n"
-             "  minimodel quiz render --out /tmp/quizzes --lang es", cmd_render)
-    p.add_argument("--out", metavar="DIR", help="output folder (default: docs/quizzes)")
-    p.add_argument("--check", action="store_true", help="only compare; exit 1 on drift")
+    p = _sub(sub, "render", cmd_render)
+    p.add_argument("--out", metavar=help_text("metavar.DIR"), help=help_text("quiz.render.--out"))
+    p.add_argument("--check", action="store_true", help=help_text("quiz.render.--check"))
     _lang(p, default=None)
 
-    p = _sub(sub, "validate", "check the quiz files",
-             "Check every quiz file: YAML syntax, JSON schema, answer indices, unique ids,\n"
-             "non-blank English and Spanish texts (their freshness: `minimodel lab validate`).\n"
-             "Exit 1 when there is any problem.",
-             "examples:\n  minimodel quiz validate\n  minimodel quiz validate --json", cmd_validate)
-    p.add_argument("--json", action="store_true", help='print {"ok", "problems"}')
+    p = _sub(sub, "validate", cmd_validate)
+    p.add_argument("--json", action="store_true", help=help_text("quiz.validate.--json"))

@@ -35,21 +35,23 @@ _CODE_SPAN = re.compile(r"`[^`]*`")
 # (mask > 0.5, GELU = 0.5 x (1 + tanh(...)); ...).
 _CALL = re.compile(r"\b[A-Za-z_][\w.]*\([^()]*\)")
 _BRACKETS = re.compile(r"\[[^\[\]]*\]")
+_BRACES = re.compile(r"\{[^{}]*\}")   # a JSON object or a {field}: code, not prose
 _COMPARED = re.compile(r"(?:[<>]=?|==|=)\s*(?:[^;,.\n]|\.\d)*")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)|https?://\S+")
 # Markdown syntax that needs straight quotes: front matter (title: "...") and an admonition's
 # title (!!! note "...").
 _SYNTAX_LINE = re.compile(r"^(\w+: |[!?]{3})")
-# Texts that are code for the learner (Python docstrings of a stub), not prose.
-_CODE_KEYS = (".stub_doc.",)
+# Texts that are code for the learner (Python docstrings of a stub, the sample answers file of
+# `quiz take --help`), not prose.
+_CODE_KEYS = (".stub_doc.", ".help.quiz.answer_format.")
 
 
 def _prose(text: str) -> str:
     """``text`` without code: spans between backticks, link targets, indented code lines,
-    and the plain-text code above (calls and brackets removed from the inside out)."""
+    and the plain-text code above (calls, brackets and braces removed from the inside out)."""
     lines = [line for line in text.splitlines() if not line.startswith("    ")]
     prose = _LINK_TARGET.sub(" ", _CODE_SPAN.sub(" ", "\n".join(lines)))
-    for pattern in (_CALL, _BRACKETS):
+    for pattern in (_CALL, _BRACKETS, _BRACES):
         while (shorter := pattern.sub(" ", prose)) != prose:
             prose = shorter
     return _COMPARED.sub(" ", prose)
