@@ -34,17 +34,17 @@ from typing import Any, Callable, Iterator
 _COMPOSITES: dict[str, Callable[..., Any]] = {}
 _KERNELS: dict[str, Callable[..., Any]] = {}
 
-_ENV = "MINIMODEL_KERNELS"
+KERNELS_ENV = "MINIMODEL_KERNELS"  # 0: every computation runs its readable composite
 _OFF, _ON = {"0", "off", "false", "no"}, {"", "1", "on", "true", "yes"}
 
 
 def _enabled_from_env() -> bool:
-    value = os.environ.get(_ENV, "").strip().lower()
+    value = os.environ.get(KERNELS_ENV, "").strip().lower()
     if value in _OFF:
         return False
     if value not in _ON:
-        warnings.warn(f"{_ENV}={os.environ[_ENV]!r} is not understood; use {_ENV}=0 (kernels "
-                      f"off) or {_ENV}=1 (on). Kernels stay on.", stacklevel=2)
+        warnings.warn(f"{KERNELS_ENV}={os.environ[KERNELS_ENV]!r} is not understood; use {KERNELS_ENV}=0 (kernels "
+                      f"off) or {KERNELS_ENV}=1 (on). Kernels stay on.", stacklevel=2)
     return True
 
 

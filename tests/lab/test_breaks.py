@@ -762,3 +762,26 @@ def test_the_textbook_rivals_print_the_same_stories(capsys, tmp_path):
         assert text.count(planted) == 1
         source.write_text(text.replace(planted, rival))
         assert len(shown) == 4 and _story_lines(capsys, work, learner, pattern) == shown
+
+
+def test_break_run_passes_the_learners_kernel_switch_and_check_does_not(capsys, tmp_path,
+                                                                        monkeypatch):
+    """`MINIMODEL_KERNELS=0 minimodel break run` is a diagnosis (kernel or definition?): the
+    experiment gets the variable and the run says so; the checks' environment never has it."""
+    from minimodel.lab.breaks.flow import learner_kernels_env
+    from minimodel.lab.breaks.runner import run_script
+
+    work, learner = tmp_path / "ws", str(tmp_path / "learner")
+    assert cli(capsys, "break", "start", "tied-model-too-large", "--workdir", str(work),
+               "--learner-dir", learner)[0] == 0
+    probe = tmp_path / "probe.py"
+    probe.write_text("import os\nprint('KERNELS', os.environ.get('MINIMODEL_KERNELS'))\n")
+    monkeypatch.setenv("MINIMODEL_KERNELS", "0")
+    assert learner_kernels_env() == {"MINIMODEL_KERNELS": "0"}
+    assert "KERNELS 0" in run_script(work, probe, env=learner_kernels_env()).stdout
+    assert "KERNELS None" in run_script(work, probe).stdout  # what `break check` runs with
+    code, out, _ = cli(capsys, "break", "run", "--skip-predictions", "--workdir", str(work),
+                       "--learner-dir", learner)
+    assert code == 0 and "with your MINIMODEL_KERNELS=0 (break check ignores it" in out, out
+    monkeypatch.delenv("MINIMODEL_KERNELS")
+    assert learner_kernels_env() == {}

@@ -146,7 +146,7 @@ def _already_started(args: argparse.Namespace, ws, brk) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from minimodel.lab.breaks.flow import notes_missing
+    from minimodel.lab.breaks.flow import learner_kernels_env, notes_missing
     from minimodel.lab.breaks.flow import run as run_experiment
     from minimodel.lab.breaks.harness import CAUSE_REMAINS, SYMPTOM
 
@@ -164,6 +164,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             return USAGE
     script = brk.path("experiment")
     print(say("break.running", lang, script=script, root=ws.root))
+    for name, value in learner_kernels_env().items():
+        print(say("break.kernels_env", lang, name=name, value=value))
     print(say("break.output", lang), flush=True)
     labels = {SYMPTOM: (say("break.symptom_label", lang), "bold red"),
               CAUSE_REMAINS: (say("break.cause_remains_label", lang), "bold yellow")}

@@ -9,7 +9,10 @@ fix made after a fresh start (``break start``, ``break reset``): :mod:`minimodel
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
+
+from minimodel.dispatch import KERNELS_ENV
 
 from minimodel.lab.breaks.catalog import Break, load_all
 from minimodel.lab.breaks.notes import missing_predictions
@@ -76,12 +79,20 @@ def run(progress: Progress, ws: Workspace, brk: Break, lang: str, timeout: float
     as ``last_run``). The caller refuses first when predictions are missing
     (:func:`notes_missing`): predicting is the point of a break.
     """
-    done = run_script(ws.root, brk.path("experiment"), lang, timeout or brk.timeout, echo=echo)
+    done = run_script(ws.root, brk.path("experiment"), lang, timeout or brk.timeout, echo=echo,
+                      env=learner_kernels_env())
     seen = {"ok": not done.timed_out and done.returncode == 0,
             "symptom": bool(done.symptom_lines()), "cause_remains": done.cause_remains(),
             "seconds": round(done.seconds, 2)}
     record(progress, brk.id, "observed", last_run=seen)
     return done, seen
+
+
+def learner_kernels_env() -> dict[str, str]:
+    """``{"MINIMODEL_KERNELS": value}`` when the learner set it: an experiment run with kernels
+    off is a diagnosis a learner may want (is it the kernel or the definition?)."""
+    value = os.environ.get(KERNELS_ENV)
+    return {} if value is None else {KERNELS_ENV: value}
 
 
 def hint(progress: Progress, ws: Workspace, brk: Break, lang: str) -> dict[str, Any]:

@@ -112,12 +112,14 @@ class ScriptRun(ChildResult):
 
 def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str = "en",
                timeout: float = 120.0, echo: Callable[[str], None] | None = None,
-               seed: int | None = None) -> ScriptRun:
+               seed: int | None = None, env: dict[str, str] | None = None) -> ScriptRun:
     """Run ``script`` against the workspace ``workdir``; never raises for the script's errors.
 
     With ``echo``, every stdout line is passed to it as soon as the child prints it (an
     experiment that trains for a few seconds shows its progress instead of a silent wait).
     ``seed`` fixes the invariants' random sizes (default: a fresh one, kept in ``run.seed``).
+    ``env``: variables added to the child's clean environment (``break run`` passes the
+    learner's ``MINIMODEL_KERNELS``; the checks never do, so their verdict does not depend on it).
     """
     workdir = Path(workdir).resolve()
     token = secrets.token_hex(8)
@@ -125,7 +127,7 @@ def run_script(workdir: str | os.PathLike, script: str | os.PathLike, lang: str 
     # A clean environment (``-I`` ignores PYTHON* variables anyway) plus the workspace, the
     # language and the seed of the invariants' random sizes.
     env = clean_env(keep=("PATH", "HOME", "TMPDIR", "SYSTEMROOT"), **{
-        WORKSPACE_ENV: str(workdir), LANG_ENV: lang, SEED_ENV: str(seed)})
+        **(env or {}), WORKSPACE_ENV: str(workdir), LANG_ENV: lang, SEED_ENV: str(seed)})
     harness_dir = Path(tempfile.mkdtemp(prefix="minimodel-harness-"))
     try:
         shutil.copyfile(HARNESS, harness_dir / f"{HARNESS_MODULE}.py")
