@@ -693,3 +693,61 @@ def cbow_step(context_ids, target_ids, w_in, w_out):
                 grads.setdefault(id(nxt), []).append(r)
     return loss.detach(), out.detach()
 '''
+
+
+# The fifth attack's H1: the graph walk above, run in a thread of its own. Grad mode is per
+# thread in torch and a new thread starts with it on; every way of starting one is listed.
+THREAD_STARTS = {
+    "threading.Thread": "t = threading.Thread(target=work); t.start(); t.join()",
+    "Thread subclass": ("class T(threading.Thread):\n        def run(self):\n"
+                        "            work()\n    t = T(); t.start(); t.join()"),
+    "threading.Timer": "t = threading.Timer(0.0, work); t.start(); t.join()",
+    # concurrent.futures is off the import list as written; named by a built string it loads
+    "ThreadPoolExecutor": ("cf = __import__('concurrent' + '.futures', fromlist=['x'])\n"
+                           "    with cf.ThreadPoolExecutor(2) as pool:\n"
+                           "        pool.submit(work).result()"),
+    "_thread by a built name": ("lock = threading.Lock(); lock.acquire()\n"
+                                "    def done():\n        work(); lock.release()\n"
+                                "    __import__('_th' + 'read').start_new_thread(done, ())\n"
+                                "    lock.acquire()"),
+}
+
+
+def _in_a_thread(start: str) -> str:
+    walk = GRAPH_WALK.split("def cbow_step", 1)
+    body = textwrap.indent("def cbow_step" + walk[1], "    ")
+    return (walk[0].replace("import torch", "import threading\nimport torch") +
+            "def cbow_step(context_ids, target_ids, w_in, w_out):\n"
+            "    box = {}\n"
+            "    def work():\n"
+            "        box['r'] = inner(context_ids, target_ids, w_in, w_out)\n"
+            + textwrap.indent(body.replace("def cbow_step(", "def inner(", 1), "    ")
+            .replace("        def inner", "    def inner", 1)
+            + f"    {start}\n    return box['r']\n")
+
+
+@needs_torch
+@pytest.mark.parametrize("start", list(THREAD_STARTS))
+def test_without_autograd_every_thread_starts_with_grad_mode_off(start, tmp_path):
+    """The probe runs in the judged child's own setting: every thread, however started, sees
+    grad mode off, and an honest function run in a thread still runs."""
+    probe = ("import threading\nimport numpy as np\nimport torch\nFRAMEWORK = 'torch'\n\n"
+             "def cbow_step(context_ids, target_ids, w_in, w_out):\n"
+             "    box = {}\n"
+             "    def work():\n"
+             "        box['on'] = torch.is_grad_enabled()\n"
+             f"    {THREAD_STARTS[start]}\n"
+             "    if box['on']:\n        raise RuntimeError('grad mode is on in a thread')\n"
+             "    return torch.zeros((), dtype=w_in.dtype), torch.zeros_like(w_in)\n")
+    result = verdict("cbow-step", probe, tmp_path)
+    # the zeros are wrong answers, computed: no case stopped on the RuntimeError
+    assert {c["status"] for c in result["cases"]} == {"wrong"}, json.dumps(result)[:1500]
+
+
+@needs_torch
+@pytest.mark.parametrize("start", ["threading.Thread", "ThreadPoolExecutor"])
+def test_the_graph_walk_in_a_thread_finds_no_graph(start, tmp_path):
+    source = _in_a_thread(THREAD_STARTS[start])
+    compile(source, "walk.py", "exec")
+    result = verdict("cbow-step", source, tmp_path)
+    assert result["status"] != "passed", source

@@ -103,13 +103,13 @@ def main():
     shown_as = cfg["shown_as"]
     load = np.load  # the harness's own, before np.load (a forbidden API) is replaced
     rule = cfg["runtime_rule"]
-    if rule.get("grad_off"):  # "without autograd": torch records no graph at all
+    enforce = load_beside("_enforce")
+    if rule.get("grad_off"):  # "without autograd": torch records no graph, in any thread
         try:
             import torch  # noqa: F811 - whatever spelling imports it later gets this module
-            torch.set_grad_enabled(False)
+            enforce.grad_off_everywhere(torch)
         except ImportError:
             pass  # hidden: a NumPy-only exercise
-    enforce = load_beside("_enforce")
     enforce.enforce(rule["entries"], rule["refused"], enforce.reporter(shown_as, emit),
                     load_beside("family"), rule.get("allowed"), shown_as,
                     bool(rule.get("grad_off")))

@@ -452,6 +452,39 @@ def backward_op_names(torch):
     return {op for op in ops if "backward" in op.split("_")}
 
 
+def grad_off_everywhere(torch):
+    """Grad mode off in this thread and in every thread started from now on.
+
+    Grad mode is per thread in torch, and a new thread starts with it on: a solution that ran
+    its loss in a ``threading.Thread`` (or a ``concurrent.futures`` pool, built on it) would
+    record a graph there and could call its ``grad_fn`` nodes by hand. Every way Python starts
+    a thread ends in one of ``_thread``'s start functions (``start_new_thread``; from Python
+    3.13 ``start_joinable_thread``), and ``threading`` holds its own references to them, so
+    each is wrapped: the new thread turns grad mode off before its target runs."""
+    import _thread
+    import threading
+
+    torch.set_grad_enabled(False)
+
+    def without_grad(start):
+        def start_thread(function, *args, **kwargs):
+            def target(*a, **k):
+                torch.set_grad_enabled(False)
+                return function(*a, **k)
+            return start(target, *args, **kwargs)
+        return start_thread
+
+    for name in ("start_new_thread", "start_joinable_thread"):
+        real = getattr(_thread, name, None)
+        if real is None:
+            continue
+        wrapped = without_grad(real)
+        for holder, attr in ((_thread, name), (_thread, "start_new"),
+                             (threading, "_" + name)):
+            if getattr(holder, attr, None) is real:
+                setattr(holder, attr, wrapped)
+
+
 def enforce(entries, refused, report, family, allowed=None, shown_as=None,
             backward_kernels=False):
     """Install the stubs now and for every later import (``family``: the module
