@@ -98,7 +98,7 @@ class ForbiddenOp:
         value = getattr(real, name)
         overload = getattr(sys.modules.get("torch._ops"), "OpOverload", None)
         if overload is not None and isinstance(value, overload):
-            return ForbiddenOp(self._stub, value)
+            return forbidden_op(object.__getattribute__(self, "_stub"), value)
         return value
 
     def __iter__(self):
@@ -106,6 +106,24 @@ class ForbiddenOp:
 
     def __repr__(self):
         return f"<forbidden {object.__getattribute__(self, '_real')!r}>"
+
+
+_TYPED_OPS = {}  # torch's packet or overload class -> its ForbiddenOp subclass
+
+
+def forbidden_op(stub, real=None):
+    """A :class:`ForbiddenOp` for ``real``, and an instance of ``real``'s own class
+    (``OpOverloadPacket``, ``OpOverload``): torch code that checks the type of what it
+    registers (``torch.utils.flop_counter``'s ``register_flop_formula``, imported lazily by
+    ``flex_attention``) keeps working; only a call reports."""
+    kind = type(real)
+    if real is None or kind.__module__ != "torch._ops":
+        return ForbiddenOp(stub, real)
+    if kind not in _TYPED_OPS:
+        _TYPED_OPS[kind] = type("Forbidden" + kind.__name__, (ForbiddenOp, kind), {})
+    op = object.__new__(_TYPED_OPS[kind])  # torch's __init__ would build a real one
+    ForbiddenOp.__init__(op, stub, real)
+    return op
 
 
 class Enforcer:
@@ -282,8 +300,8 @@ class Enforcer:
                     real = getattr(aten, op)
                 except Exception:  # noqa: BLE001 - an op torch lists but cannot build here
                     real = None
-                packet = ForbiddenOp(self.stub(api), None if isinstance(real, ForbiddenOp)
-                                     else real)
+                packet = forbidden_op(self.stub(api), None if isinstance(real, ForbiddenOp)
+                                      else real)
                 self.stub_ids.add(id(packet))
                 setattr(aten, op, packet)
                 packets[op] = packet
