@@ -55,6 +55,7 @@ from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBID
                                              DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
                                              runtime_entries, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
+from minimodel.lab.exercises.concepts import whole_families
 from minimodel.lab.exercises.copies import is_lab_copy
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.requirements import runtime_allowed
@@ -107,10 +108,11 @@ class Verdict(NamedTuple):
 
 
 def forbidden_names(ex: Exercise) -> list[str]:
-    """Default forbidden APIs plus the exercise's own list (and the autograd rule when the
-    statement says "without autograd")."""
+    """Default forbidden APIs plus the exercise's own list, each member widened to its whole
+    family (:mod:`.concepts`), and the autograd rule when the statement says "without
+    autograd")."""
     rule = AUTOGRAD_FORBIDDEN if ex.no_autograd else []
-    return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden) + rule))
+    return whole_families(list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden) + rule)))
 
 
 def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
@@ -188,7 +190,8 @@ def expected_for(ex: Exercise, fn: Callable[..., Any], args: dict[str, Any]) -> 
     """:class:`Expected` for one case from the reference ``fn`` (run on copies, so it cannot
     alter the inputs): once as given, and in float64 when the case has float32 inputs."""
     def run(values: list[Any]) -> list[np.ndarray]:
-        out = fn(*values)
+        with np.errstate(all="ignore"):  # an inf or NaN a case holds on purpose (0 * inf)
+            out = fn(*values)
         return [np.asarray(o) for o in (list(out) if len(ex.outputs) > 1 else [out])]
 
     like = run(copy.deepcopy(list(args.values())))
