@@ -406,13 +406,17 @@ def test_the_cases_past_long_double_overflow_exp_in_every_float(generator, kind)
 ])
 def test_a_gather_is_not_the_one_hot_product(source, tmp_path):
     """onehot @ E reads every row of E: a NaN in a row no id selects reaches its column of
-    every output (0 * NaN = NaN); a gather never reads that row."""
+    every output (0 * NaN = NaN); a gather never reads that row. An inf in a selected row is NaN
+    in the product where another row is selected (0 * inf), so a gather fails that case too;
+    the statement's first clause it breaks is named first."""
     result = judge("embedding-onehot-matmul", source, tmp_path, seed=4)
     failed = [c for c in result["cases"] if c["status"] != "passed"]
     assert result["status"] == "wrong"
-    assert [c["label"] for c in failed] == ["float64, NaN in an unused row of E"]
+    assert [c["label"] for c in failed] == ["float64, NaN in an unused row of E",
+                                            "float64, inf in a used row of E"]
     assert "where the reference is NaN" in failed[0]["message"]
-    assert [b["id"] for b in result["blame"]] == ["product-not-gather"]
+    assert [b["id"] for b in result["blame"]] == ["product-not-gather",
+                                                  "each-position-its-product"]
 
 
 @pytest.mark.parametrize("body", [
