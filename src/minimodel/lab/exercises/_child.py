@@ -132,7 +132,13 @@ def main():
         emit(event="load_error", type="AttributeError", key="no_function",
              message=f"the file defines no function named {cfg['function']!r}", where=[])
         return
-    use_torch = getattr(module, "FRAMEWORK", "numpy") == "torch"
+    framework = getattr(module, "FRAMEWORK", "numpy")
+    if framework not in ("numpy", "torch"):  # "PyTorch", "np": say which values there are
+        value = framework if isinstance(framework, str) else repr(framework)
+        emit(event="load_error", type="ValueError", key="framework_unknown", value=value[:80],
+             message=f"FRAMEWORK = {value[:80]!r} is neither 'torch' nor 'numpy'", where=[])
+        return
+    use_torch = framework == "torch"
     torch = sys.modules.get("torch") if use_torch else None
     if use_torch and torch is None:
         emit(event="load_error", type="ImportError", key="needs_torch",

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 
 from minimodel.lab.exercises.aliases import canonical, same_family
 from minimodel.lab.exercises.concepts import ATTENTION, NORMALISATION
-from minimodel.lab.pyparse import parse_python
+from minimodel.lab.pyparse import is_main_test, parse_python
 
 # Forbidden in every exercise: the library calls that would do the learner's work (the whole
 # attention and normalisation families, :mod:`.concepts`), and minimodel itself (it ships the
@@ -171,7 +171,8 @@ class _Scanner(ast.NodeVisitor):
         self-test) and of ``if TYPE_CHECKING:`` (imports for type hints) never runs when it is
         judged, so the scan reads only their ``else``. The run-time rule still covers them."""
         self.visit(node.test)
-        if not never_runs_on_import(node.test):
+        if not (never_runs_on_import(node.test)
+                or self.resolve(node.test) == "typing.TYPE_CHECKING"):  # under another name
             for child in node.body:
                 self.visit(child)
         for child in node.orelse:
@@ -238,16 +239,13 @@ class _Scanner(ast.NodeVisitor):
 
 
 def never_runs_on_import(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (either order), ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``:
-    a condition that is false when the judge imports the file."""
+    """``__name__ == "__main__"`` (either order, or ``__name__ in ("__main__",)``),
+    ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``: a condition that is false when the judge
+    imports the file (``TYPE_CHECKING`` imported under another name: the scanner resolves it)."""
     if isinstance(test, ast.Name) or isinstance(test, ast.Attribute):
         name = test.id if isinstance(test, ast.Name) else test.attr
         return name == "TYPE_CHECKING"
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-        sides = [test.left, test.comparators[0]]
-        return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
-            isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
-    return False
+    return is_main_test(test)
 
 
 def _is_getattr(node: ast.Call) -> bool:
