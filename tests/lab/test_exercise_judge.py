@@ -406,13 +406,17 @@ def test_the_cases_past_long_double_overflow_exp_in_every_float(generator, kind)
 ])
 def test_a_gather_is_not_the_one_hot_product(source, tmp_path):
     """onehot @ E reads every row of E: a NaN in a row no id selects reaches its column of
-    every output (0 * NaN = NaN); a gather never reads that row."""
+    every output (0 * NaN = NaN); a gather never reads that row. An inf in a selected row is NaN
+    in the product where another row is selected (0 * inf), so a gather fails that case too;
+    the statement's first clause it breaks is named first."""
     result = judge("embedding-onehot-matmul", source, tmp_path, seed=4)
     failed = [c for c in result["cases"] if c["status"] != "passed"]
     assert result["status"] == "wrong"
-    assert [c["label"] for c in failed] == ["float64, NaN in an unused row of E"]
+    assert [c["label"] for c in failed] == ["float64, NaN in an unused row of E",
+                                            "float64, inf in a used row of E"]
     assert "where the reference is NaN" in failed[0]["message"]
-    assert [b["id"] for b in result["blame"]] == ["product-not-gather"]
+    assert [b["id"] for b in result["blame"]] == ["product-not-gather",
+                                                  "each-position-its-product"]
 
 
 @pytest.mark.parametrize("body", [
@@ -435,3 +439,40 @@ def test_the_nan_case_is_only_in_the_one_hot_exercise():
                 if c.kind == "NaN in an unused row of E")
     ids, E = case.args["ids"], case.args["E"]
     assert np.isnan(E).sum() == 1 and np.isnan(E[-1]).any() and (ids < E.shape[0] - 1).all()
+
+
+# The fifth attack's H4: a gather plus 0 times something computed from E's columns copied the
+# product's NaN column. Each position is its own product: an inf in a selected row and a
+# column whose sum overflows tell them apart.
+ONEHOT_TRICKS = [
+    "E[ids] + 0 * E.sum(axis=0)",
+    "np.take(E, ids, axis=0) + 0 * E.mean(axis=0)",
+    "E[ids] + (0 * E).sum(axis=0)",
+    "E[ids] + 0 * E.max(axis=0)",
+]
+ONEHOT_HONEST = [
+    "np.eye(E.shape[0], dtype=E.dtype)[ids] @ E",
+    "np.einsum('ntv,vd->ntd', (ids[..., None] == np.arange(E.shape[0])).astype(E.dtype), E)",
+    "((ids[..., None] == np.arange(E.shape[0])).astype(np.float64) @ E.astype(np.float64))"
+    ".astype(E.dtype)",
+    "np.tensordot(np.eye(E.shape[0], dtype=E.dtype)[ids], E, axes=([2], [0]))",
+]
+
+
+@pytest.mark.parametrize("body", ONEHOT_TRICKS)
+def test_a_gather_plus_a_column_statistic_is_not_the_product(body, tmp_path):
+    result = judge("embedding-onehot-matmul",
+                   f"import numpy as np\n\ndef embed_onehot(ids, E):\n    return {body}\n",
+                   tmp_path, seed=4)
+    assert result["status"] == "wrong", result["message"]
+    failed = {c["label"] for c in result["cases"] if c["status"] != "passed"}
+    assert failed & {"float64, inf in a used row of E", "float64, a column sum overflows"}
+
+
+@pytest.mark.parametrize("body", ONEHOT_HONEST)
+def test_every_honest_product_passes_the_inf_and_overflow_cases(body, tmp_path):
+    for seed in (1, 4):
+        result = judge("embedding-onehot-matmul",
+                       f"import numpy as np\n\ndef embed_onehot(ids, E):\n    return {body}\n",
+                       tmp_path, seed=seed)
+        assert result["status"] == "passed", result["message"]

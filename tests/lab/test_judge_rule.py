@@ -298,6 +298,14 @@ def cross_entropy(logits, targets, ignore_index=-100):
      "    import torch.nn.functional as F\n", ""),
     ("import typing\n\nif typing.TYPE_CHECKING:\n    from torch.nn import CrossEntropyLoss\n"
      "else:\n    pass\n", ""),
+    # the fifth attack's H9: the same guards spelt another way are the same guards
+    ("", '\nif __name__ in ("__main__",):\n    import torch.nn.functional as F\n'
+         '    print(F.cross_entropy)\n'),
+    ("", '\nif __name__ in ["__main__"]:\n    import numpy.testing as npt\n'
+         '    npt.assert_allclose(1.0, 1.0)\n'),
+    ("from typing import TYPE_CHECKING as TYPING\n\nif TYPING:\n"
+     "    import torch.nn.functional as F\n", ""),
+    ("import typing as t\n\nif t.TYPE_CHECKING:\n    from torch.nn import CrossEntropyLoss\n", ""),
 ])
 def test_code_that_never_runs_on_import_is_not_scanned(head, tail):
     result = verdict("cross-entropy", CE_NUMPY.replace("{head}", head).replace("{tail}", tail))
@@ -325,3 +333,50 @@ def test_the_hidden_cases_reach_every_rank_the_statement_allows():
     result = verdict("cross-entropy", source)
     failed = {c["kind"] for c in result["cases"] if c["status"] != "passed"}
     assert result["status"] != "passed" and failed == {"1-d", "4-d"}, failed
+
+
+def test_a_guard_that_runs_on_import_is_still_scanned():
+    """Only a guard that is false on import is skipped: ``__name__ in ("__main__", "solution")``
+    is true when the judge imports the file (as ``solution``)."""
+    tail = ('\nif __name__ in ("__main__", "solution"):\n    import torch.nn.functional as F\n'
+            '    print(F.cross_entropy)\n')
+    result = verdict("cross-entropy", CE_NUMPY.replace("{head}", "").replace("{tail}", tail))
+    assert result["status"] == "forbidden", result["message"]
+
+
+def test_a_module_of_ones_own_beside_the_file_is_named_as_such(tmp_path):
+    """The judge runs the one file alone: a helper module next to it is not found there, so the
+    refusal says that (not the files-and-network wording of os or socket)."""
+    (tmp_path / "helpers.py").write_text("def f(x):\n    return x\n", encoding="utf-8")
+    path = tmp_path / "ce.py"
+    path.write_text("import helpers\n" + CE_NUMPY.replace("{head}", "").replace("{tail}", ""),
+                    encoding="utf-8")
+    for lang, words in (("en", "a module of your own"), ("es", "un módulo tuyo")):
+        result = check_solution("cross-entropy", path, seed=1, lang=lang)
+        assert result["status"] == "forbidden" and words in result["message"], result["message"]
+        assert ("runs your one file alone" if lang == "en" else "ejecuta tu archivo solo") \
+            in result["message"]
+    path.write_text("import helpers_elsewhere\n" + CE_NUMPY.replace("{head}", "")
+                    .replace("{tail}", ""), encoding="utf-8")
+    assert "a module of your own" not in check_solution("cross-entropy", path, seed=1)["message"]
+
+
+def test_numpy_testing_in_the_function_says_precisely_why_not():
+    source = CE_NUMPY.replace("{head}", "").replace("{tail}", "").replace(
+        "    return (lse", "    np.testing.assert_allclose(lse, lse)\n    return (lse")
+    result = verdict("cross-entropy", source)
+    assert result["status"] == "forbidden", result["message"]
+    assert "numpy.testing holds, besides its asserts" in result["message"]
+    assert "assert np.allclose(a, b)" in result["message"]
+
+
+@pytest.mark.parametrize("value", ["PyTorch", "Torch", "np", "jax"])
+def test_an_unknown_framework_gets_one_line_naming_the_values(value, tmp_path):
+    source = (f"import numpy as np\nFRAMEWORK = {value!r}\n"
+              + CE_NUMPY.replace("{head}", "").replace("{tail}", "").replace(
+                  "import numpy as np\n", "", 1))
+    result = verdict("cross-entropy", source)
+    assert result["status"] == "error", result["message"]
+    assert f"FRAMEWORK = {value!r} is not a framework the judge knows" in result["message"]
+    assert 'FRAMEWORK = "torch"' in result["message"] and 'FRAMEWORK = "numpy"' in \
+        result["message"]

@@ -693,3 +693,143 @@ def cbow_step(context_ids, target_ids, w_in, w_out):
                 grads.setdefault(id(nxt), []).append(r)
     return loss.detach(), out.detach()
 '''
+
+
+# The fifth attack's H1: the graph walk above, run in a thread of its own. Grad mode is per
+# thread in torch and a new thread starts with it on; every way of starting one is listed.
+THREAD_STARTS = {
+    "threading.Thread": "t = threading.Thread(target=work); t.start(); t.join()",
+    "Thread subclass": ("class T(threading.Thread):\n        def run(self):\n"
+                        "            work()\n    t = T(); t.start(); t.join()"),
+    "threading.Timer": "t = threading.Timer(0.0, work); t.start(); t.join()",
+    # concurrent.futures is off the import list as written; named by a built string it loads
+    "ThreadPoolExecutor": ("cf = __import__('concurrent' + '.futures', fromlist=['x'])\n"
+                           "    with cf.ThreadPoolExecutor(2) as pool:\n"
+                           "        pool.submit(work).result()"),
+    "_thread by a built name": ("lock = threading.Lock(); lock.acquire()\n"
+                                "    def done():\n        work(); lock.release()\n"
+                                "    __import__('_th' + 'read').start_new_thread(done, ())\n"
+                                "    lock.acquire()"),
+}
+
+
+def _in_a_thread(start: str) -> str:
+    walk = GRAPH_WALK.split("def cbow_step", 1)
+    body = textwrap.indent("def cbow_step" + walk[1], "    ")
+    return (walk[0].replace("import torch", "import threading\nimport torch") +
+            "def cbow_step(context_ids, target_ids, w_in, w_out):\n"
+            "    box = {}\n"
+            "    def work():\n"
+            "        box['r'] = inner(context_ids, target_ids, w_in, w_out)\n"
+            + textwrap.indent(body.replace("def cbow_step(", "def inner(", 1), "    ")
+            .replace("        def inner", "    def inner", 1)
+            + f"    {start}\n    return box['r']\n")
+
+
+@needs_torch
+@pytest.mark.parametrize("start", list(THREAD_STARTS))
+def test_without_autograd_every_thread_starts_with_grad_mode_off(start, tmp_path):
+    """The probe runs in the judged child's own setting: every thread, however started, sees
+    grad mode off, and an honest function run in a thread still runs."""
+    probe = ("import threading\nimport numpy as np\nimport torch\nFRAMEWORK = 'torch'\n\n"
+             "def cbow_step(context_ids, target_ids, w_in, w_out):\n"
+             "    box = {}\n"
+             "    def work():\n"
+             "        box['on'] = torch.is_grad_enabled()\n"
+             f"    {THREAD_STARTS[start]}\n"
+             "    if box['on']:\n        raise RuntimeError('grad mode is on in a thread')\n"
+             "    return torch.zeros((), dtype=w_in.dtype), torch.zeros_like(w_in)\n")
+    result = verdict("cbow-step", probe, tmp_path)
+    # the zeros are wrong answers, computed: no case stopped on the RuntimeError
+    assert {c["status"] for c in result["cases"]} == {"wrong"}, json.dumps(result)[:1500]
+
+
+@needs_torch
+@pytest.mark.parametrize("start", ["threading.Thread", "ThreadPoolExecutor"])
+def test_the_graph_walk_in_a_thread_finds_no_graph(start, tmp_path):
+    source = _in_a_thread(THREAD_STARTS[start])
+    compile(source, "walk.py", "exec")
+    result = verdict("cbow-step", source, tmp_path)
+    assert result["status"] != "passed", source
+
+
+# --- the fifth attack's H2/H3: a concept is forbidden as a whole family --------------------
+
+MHA_SIGNATURE = "multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads)"
+MLM_SIGNATURE = EXERCISES["mlm-forward-pass"][0]
+
+
+@needs_torch
+@pytest.mark.parametrize("exercise, call, api", [
+    # the fused encoder-layer kernel runs attention (it passed multi-head-self-attention)
+    ("multi-head-self-attention", "torch._transformer_encoder_layer_fwd(x)",
+     "torch._transformer_encoder_layer_fwd"),
+    ("multi-head-self-attention", "vars(torch)['_transformer_' + 'encoder_layer_fwd'](x)",
+     "torch._transformer_encoder_layer_fwd"),
+    ("multi-head-self-attention",
+     "vars(torch.nn)['Transformer' + 'DecoderLayer'](4, 2)", "torch.nn.TransformerDecoderLayer"),
+    ("multi-head-self-attention", "vars(torch)['_scaled_dot_product_' + 'attention_math'](x, x, x)",
+     "torch._scaled_dot_product_attention_math"),
+    # a response window over the whole row divides by sqrt(var + eps) (it passed the MLM)
+    ("mlm-forward-pass", "torch.nn.functional.local_response_norm(w_emb, 3)",
+     "torch.nn.functional.local_response_norm"),
+    ("mlm-forward-pass", "vars(torch.nn.functional)['local_response' + '_norm'](w_emb, 3)",
+     "torch.nn.functional.local_response_norm"),
+    ("mlm-forward-pass", "getattr(torch.nn, 'Local' + 'ResponseNorm')(3)",
+     "torch.nn.LocalResponseNorm"),
+    # the two halves of a batch norm, statistics then (x - mean) * invstd: in any exercise
+    ("multi-head-self-attention", "getattr(torch, 'batch_norm_' + 'stats')(x, 1e-5)",
+     "torch.batch_norm_stats"),
+    ("cross-entropy", "getattr(torch, 'batch_norm_' + 'elemt')(logits, None, None, "
+     "logits, logits, 1e-5)", "torch.batch_norm_elemt"),
+    ("mlm-forward-pass", "getattr(torch.nn, 'Lazy' + 'BatchNorm1d')()",
+     "torch.nn.LazyBatchNorm1d"),
+    # flex attention: its module imports, calling it is refused
+    ("multi-head-self-attention", "__import__('torch.nn.attention.flex_' + 'attention', "
+     "fromlist=['x']).flex_attention(x, x, x)",
+     "torch.nn.attention.flex_attention.flex_attention"),
+])
+def test_every_member_of_a_forbidden_family_is_refused(exercise, call, api, tmp_path):
+    signature = {"multi-head-self-attention": MHA_SIGNATURE, "mlm-forward-pass": MLM_SIGNATURE,
+                 "cross-entropy": EXERCISES["cross-entropy"][0]}[exercise]
+    source = (f"import torch\nFRAMEWORK = 'torch'\n\n\ndef {signature}:\n"
+              f"    return {call}\n")
+    result = verdict(exercise, source, tmp_path)
+    assert result["status"] == "forbidden", json.dumps(result)[:1500]
+    assert [(f["name"], f["line"]) for f in result["forbidden"]] == [(api, 6)], result["forbidden"]
+
+
+def test_naming_one_member_of_a_family_names_the_whole_family():
+    from minimodel.lab.exercises.astscan import DEFAULT_FORBIDDEN
+    from minimodel.lab.exercises.concepts import ATTENTION, GELU, NORMALISATION, whole_families
+
+    assert set(ATTENTION) | set(NORMALISATION) <= set(DEFAULT_FORBIDDEN)
+    assert {"torch._transformer_encoder_layer_fwd", "torch.nn.TransformerEncoderLayer",
+            "torch.nn.attention.flex_attention.flex_attention"} <= set(ATTENTION)
+    assert {"torch.nn.functional.local_response_norm", "torch.nn.functional.group_norm",
+            "torch.nn.functional.instance_norm", "torch.batch_norm_elemt",
+            "torch._fused_rms_norm", "torch.native_layer_norm"} <= set(NORMALISATION)
+    widened = whole_families(["torch.nn.GELU", "torch.nn.functional.cross_entropy"])
+    assert widened[:2] == ["torch.nn.GELU", "torch.nn.functional.cross_entropy"]
+    assert set(GELU) <= set(widened) and not set(ATTENTION) & set(widened)
+    # honest tools stay out: a norm and a division is not a normalisation layer
+    assert not {"torch.nn.functional.normalize", "torch.linalg.vector_norm",
+                "torch.norm"} & set(DEFAULT_FORBIDDEN)
+
+
+@needs_torch
+@pytest.mark.parametrize("line", ["import torch.nn.attention",
+                                  "import torch.nn.attention.flex_attention",
+                                  "from torch.nn.attention import sdpa_kernel, SDPBackend",
+                                  "from torch.nn.attention import flex_attention as fa_module",
+                                  # registers a formula for every stubbed attention packet
+                                  "_flops = __import__('torch.utils.' + 'flop_counter')"])
+def test_importing_a_torch_module_is_never_refused_only_calling_a_member(line, tmp_path):
+    """The stubs of the attention family do not break importing torch's attention modules
+    (flop_counter registers formulas for the stubbed ATen packets, which keep torch's type),
+    and an honest solution that imports one passes."""
+    reference = get_exercise("multi-head-self-attention").reference_path.read_text()
+    source = reference.replace("import numpy as np", f"import numpy as np\n{line}\n", 1)
+    source = source.replace("dh = d // num_heads", "dh = d // num_heads  # my own copy")
+    result = verdict("multi-head-self-attention", source, tmp_path)
+    assert result["status"] == "passed", json.dumps(result)[:1500]

@@ -420,13 +420,14 @@ def test_unreadable_input_is_asked_again_with_the_reason(capsys, monkeypatch):
     code, out, _ = _take_with(capsys, monkeypatch, {
         "q-13-08": ["65536 each", "65536 twice", "65536"],
         "q-13-15": ["6.24", "6.238"],
-        "q-13-19": ["effective rank is big", "erank(E)"]})
+        "q-13-19": ["effective rank is big", "effective rank (stable rank)", "erank"]})
     flat = " ".join(out.split())
     assert code == 0 and "Not quite." not in out
     assert "the word 'each' changes what the number means" in flat
     assert "the word 'twice' changes" in flat
     assert "'6.24': the question asks for 3 decimals" in flat
     assert "has the term 'effective rank' and also 'is big'; type only the term" in flat
+    assert "your answer holds '()': a symbol or a bracket may mean" in flat
 
 
 def test_a_wrong_answer_shows_what_was_chosen_and_the_end_screen_what_was_typed(capsys,

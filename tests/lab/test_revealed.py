@@ -2,7 +2,10 @@
 after viewing the solution", a fix after `break diff` is "fixed after viewing the fix", in
 `exercise list`, `break list`, `lab status`, `lab next`'s end of the path and their `--json`,
 in both languages. It completes the step (counted apart); an own pass before viewing stays
-own; a pass after a fresh start (`exercise start`, `break reset`) clears the mark."""
+own. The rule is sticky: once the answer was shown, every later pass or fix is revealed. (It
+replaced "a pass after a fresh start clears the mark": the fifth attack recorded the answer as
+own work after `break diff`, `break reset`, the patch plus `if False: pass`, and after
+`exercise solution` with the reference plus a future import or `** 2.0`.)"""
 
 from __future__ import annotations
 
@@ -44,17 +47,21 @@ def flat(text: str) -> str:
 
 @pytest.mark.parametrize("prev, done_now, expected", [
     ({}, True, False),                                                   # own pass
-    ({"status": "attempted", "seen_since_start": True}, True, True),     # pass after viewing
-    ({"status": "passed", "revealed": False, "seen_since_start": True}, True, False),  # own first
-    ({"status": "passed", "revealed": True, "seen_since_start": True}, False, True),   # failing
-    ({"status": "passed", "revealed": True, "seen_since_start": False}, True, False),  # fresh
-    ({"status": "attempted", "seen_since_start": False, "solution_viewed": True}, True, False),
+    ({"status": "attempted", "viewed": True}, True, True),               # pass after viewing
+    ({"status": "passed", "revealed": False, "viewed": True}, True, False),  # own first
+    ({"status": "passed", "revealed": True, "viewed": True}, False, True),   # failing
+    # the old rule's "fresh start clears the mark" (seen_since_start False): sticky now
+    ({"status": "passed", "revealed": True, "viewed": True, "seen_since_start": False}, True,
+     True),
+    ({"status": "attempted", "viewed": True, "seen_since_start": False}, True, True),
 ])
 def test_the_mark_after_an_attempt(prev, done_now, expected):
-    assert after_attempt("exercise", prev, done_now) is expected
-    fix_prev = {**prev, "status": {"passed": "fixed"}.get(prev.get("status"), prev.get("status"))}
-    assert after_attempt("break", {k: v for k, v in fix_prev.items() if v is not None},
-                         done_now) is expected
+    for kind, field, done in (("exercise", "solution_viewed", "passed"),
+                              ("break", "revealed_fix", "fixed")):
+        entry = {(field if k == "viewed" else k): v for k, v in prev.items()}
+        if entry.get("status") == "passed":
+            entry["status"] = done
+        assert after_attempt(kind, entry, done_now) is expected, (kind, entry)
 
 
 def learner_solution(tmp_path: Path, name: str) -> Path:
@@ -100,16 +107,17 @@ def test_a_pass_after_viewing_the_solution_is_shown_as_such_everywhere(capsys, l
     es = flat(run(capsys, "lab", "status", "--lang", "es")[1])
     assert "superado tras ver la solución" in es and "de ellos, 1 tras ver la solución" in es
 
-    # a fresh start, then a pass: the learner's own again
-    assert run(capsys, "exercise", "start", EXERCISE, "--file", "again.py")[0] == 0
+    # a fresh start, then a pass: still after viewing the solution (the rule is sticky; the
+    # old rule made this the learner's own again)
+    assert run(capsys, "exercise", "start", EXERCISE, "--file", "again.py", "--force")[0] == 0
     again = learner_solution(tmp_path, "again.py")
     result = json.loads(run(capsys, "exercise", "check", EXERCISE, "--file", str(again),
                             "--json")[1])
-    assert result["passed"] is True and result["revealed"] is False
+    assert result["passed"] is True and result["revealed"] is True
     entry = Progress().get("exercise", EXERCISE)
-    assert entry["status"] == "passed" and entry["revealed"] is False
-    assert entry["solution_viewed"] is True                      # the history stays
-    assert "passed after viewing" not in flat(run(capsys, "exercise", "list")[1])
+    assert entry["status"] == "passed" and entry["revealed"] is True
+    assert entry["solution_viewed"] is True
+    assert "passed after viewing" in flat(run(capsys, "exercise", "list")[1])
 
 
 def test_viewing_the_solution_after_an_own_pass_leaves_it_own(capsys, learner, tmp_path):
@@ -130,7 +138,8 @@ def apply_diff(root: Path, diff: str) -> None:
         (root / rel).write_text(text, encoding="utf-8")
 
 
-def test_a_fix_after_break_diff_is_shown_as_such_until_a_reset(capsys, learner, tmp_path):
+def test_a_fix_after_break_diff_is_shown_as_such_even_after_a_reset(capsys, learner,
+                                                                    tmp_path):
     work = tmp_path / "ws"
     assert run(capsys, "break", "start", BREAK, "--workdir", str(work))[0] == 0
     code, diff = run(capsys, "break", "diff", "--workdir", str(work))
@@ -156,7 +165,7 @@ def test_a_fix_after_break_diff_is_shown_as_such_until_a_reset(capsys, learner, 
 
     code, out = run(capsys, "break", "check", "--workdir", str(work))
     assert code == 0 and "Recorded as fixed after viewing the fix" in flat(out)
-    assert "break reset --workdir" in flat(out)
+    assert "after a reset too" in flat(out)
 
     # reset, then the diff seen before pasted back (the third attack: diff, reset, patch,
     # check): the fix is the one the lab showed, so it stays revealed
@@ -168,7 +177,8 @@ def test_a_fix_after_break_diff_is_shown_as_such_until_a_reset(capsys, learner, 
     assert result["fixed"] is True and result["revealed"] is True   # a comment changes nothing
     assert "fixed after viewing the fix" in flat(run(capsys, "break", "list")[1])
 
-    # reset, then a fix of the learner's own making (here, its own message): own work
+    # reset, then a fix with a change of the learner's own (here, its own message): still
+    # after viewing the fix (the old rule made this own work; the sticky rule does not compare)
     assert run(capsys, "break", "reset", "--workdir", str(work))[0] == 0
     apply_diff(work, diff)
     text = head.read_text(encoding="utf-8")
@@ -177,10 +187,10 @@ def test_a_fix_after_break_diff_is_shown_as_such_until_a_reset(capsys, learner, 
                                  "The tied head is the embedding matrix, so "),
                     encoding="utf-8")
     result = json.loads(run(capsys, "break", "check", "--workdir", str(work), "--json")[1])
-    assert result["fixed"] is True and result["revealed"] is False
+    assert result["fixed"] is True and result["revealed"] is True
     entry = Progress().get("break", BREAK)
-    assert entry["revealed"] is False and entry["revealed_fix"] is True
-    assert "after viewing" not in flat(run(capsys, "break", "list")[1])
+    assert entry["revealed"] is True and entry["revealed_fix"] is True
+    assert "fixed after viewing the fix" in flat(run(capsys, "break", "list")[1])
 
 
 def test_a_fix_made_before_viewing_stays_own_when_pasted_back_after_viewing(capsys, learner,
@@ -245,3 +255,50 @@ def test_a_notebook_pass_after_the_solution_says_so(capsys, learner, tmp_path):
     assert verdict.passed and "PASSED (passed after viewing the solution)" in repr(verdict)
     assert "passed after viewing the solution" in verdict._repr_html_()
     assert Progress(learner).get("exercise", EXERCISE)["revealed"] is True
+
+
+# The fifth attack (H6b, H7): the answer shown, then a no-op edit recorded as own work. Each
+# edit below is a different program from the answer, so no comparison of content could catch
+# all of them; the sticky rule does not compare.
+NO_OP_EDITS = {
+    "a future import": lambda text: "from __future__ import annotations\n" + text,
+    "pass after return": lambda text: text + "    pass\n",
+    "a square written ** 2.0 and a cube x*x*x": lambda text: text.replace("x**3", "x * x * x"),
+    "an if False block": lambda text: text + "\nif False:\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("edit", list(NO_OP_EDITS))
+def test_the_shown_solution_with_a_no_op_edit_is_recorded_after_viewing(edit, capsys, learner,
+                                                                        tmp_path):
+    assert run(capsys, "exercise", "solution", EXERCISE, "--yes")[0] == 0
+    assert run(capsys, "exercise", "start", EXERCISE, "--file", "mine.py")[0] == 0
+    mine = tmp_path / "mine.py"
+    reference = get_exercise(EXERCISE).reference_path.read_text(encoding="utf-8")
+    mine.write_text(NO_OP_EDITS[edit](reference), encoding="utf-8")
+    result = json.loads(run(capsys, "exercise", "check", EXERCISE, "--file", str(mine),
+                            "--json")[1])
+    assert result["passed"] is True and result["practice"] is False, result["message"]
+    assert result["revealed"] is True
+    es = flat(run(capsys, "exercise", "list", "--lang", "es")[1])
+    assert "superado tras ver la solución" in es
+
+
+@pytest.mark.parametrize("edit", ["none", "if False: pass", "a comment"])
+def test_diff_reset_then_the_patch_again_is_fixed_after_viewing(edit, capsys, learner,
+                                                                tmp_path):
+    work = tmp_path / "ws"
+    assert run(capsys, "break", "start", BREAK, "--workdir", str(work))[0] == 0
+    diff = run(capsys, "break", "diff", "--workdir", str(work))[1]
+    assert run(capsys, "break", "reset", "--workdir", str(work))[0] == 0
+    apply_diff(work, diff)
+    head = work / "minimodel" / "nn" / "lm_head.py"
+    text = head.read_text(encoding="utf-8")
+    head.write_text({"none": text, "if False: pass": text + "\nif False:\n    pass\n",
+                     "a comment": "# mine\n" + text}[edit], encoding="utf-8")
+    result = json.loads(run(capsys, "break", "check", "--workdir", str(work), "--json")[1])
+    assert result["fixed"] is True and result["revealed"] is True
+    status = json.loads(run(capsys, "lab", "status", "--json")[1])
+    step = next(s for lesson in status["path"] for s in lesson["steps"]
+                if s["kind"] == "break" and s["id"] == BREAK)
+    assert step["done"] is True and step["revealed"] is True   # done, shown apart

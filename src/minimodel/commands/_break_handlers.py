@@ -241,8 +241,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print()
         _show(say("break.fixed", lang, passed=len(details), total=len(details)), "bold green")
         if result["revealed"]:
-            _show(_para(say("break.fixed_revealed", lang,
-                            reset=_commands(args, ws.root)["reset"])), "yellow")
+            _show(_para(say("break.fixed_revealed", lang)), "yellow")
         print(say("break.why", lang))
         print(_para(brk.text("explanation", lang)))
         if brk.references:
@@ -265,7 +264,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     ws, brk, lang = _open(args)
     diff, edited = reveal_fix(_progress(args), ws, brk)
-    print(_para(say("break.diff_recorded", lang, reset=_commands(args, ws.root)["reset"])),
+    print(_para(say("break.diff_recorded", lang)),
           file=sys.stderr)   # stdout is the diff alone (`break diff | patch -p1 -d DIR`)
     if edited:
         print(_para(say("break.diff_edited", lang, files=", ".join(edited),

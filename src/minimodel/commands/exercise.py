@@ -147,10 +147,7 @@ def cmd_check(args) -> int:
     else:
         print_result(result, args.lang)
         if result["passed"] and result["revealed"]:
-            from minimodel.lab.suggest import Suggest
-            start = Suggest(args.lang, args.learner_dir)("exercise", "start", ex.id, "--file",
-                                                         "NEW.py")
-            print(say("exercise.passed_revealed", args.lang, command=start))
+            print(say("exercise.passed_revealed", args.lang))
     return OK if result["passed"] else FAILED
 
 

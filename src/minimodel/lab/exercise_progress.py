@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from minimodel.lab.progress import Progress
-from minimodel.lab.revealed import SEEN, after_attempt
+from minimodel.lab.revealed import after_attempt
 
 
 def record_check(progress: Progress, exercise_id: str, result: dict[str, Any],
@@ -29,11 +29,10 @@ def record_check(progress: Progress, exercise_id: str, result: dict[str, Any],
 
 
 def record_start(progress: Progress, exercise_id: str, file: str) -> None:
-    """Record a fresh start (a new starter file written): a pass from now on is the
-    learner's own until the solution is viewed again."""
+    """Record a start (a new starter file written). It does not clear a viewed solution:
+    once shown, every later pass is a pass after viewing it (:mod:`minimodel.lab.revealed`)."""
     prev = progress.get("exercise", exercise_id) or {}
-    progress.record("exercise", exercise_id, prev.get("status", "started"), file=file,
-                    **{SEEN: False})
+    progress.record("exercise", exercise_id, prev.get("status", "started"), file=file)
 
 
 def climb_hint(progress: Progress, exercise_id: str, hint_count: int) -> int:
@@ -45,8 +44,8 @@ def climb_hint(progress: Progress, exercise_id: str, hint_count: int) -> int:
 
 
 def record_solution_viewed(progress: Progress, exercise_id: str) -> None:
-    """Record that the reference solution was shown: a pass from now on, until a fresh
-    start, is a pass after viewing the solution."""
+    """Record that the reference solution was shown: every pass from now on is a pass after
+    viewing the solution."""
     prev = progress.get("exercise", exercise_id) or {}
     progress.record("exercise", exercise_id, prev.get("status", "started"),
-                    solution_viewed=True, **{SEEN: True})
+                    solution_viewed=True)

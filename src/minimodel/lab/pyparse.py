@@ -37,12 +37,24 @@ def _is_docstring(node: ast.stmt) -> bool:
         and isinstance(node.value.value, str)
 
 
+def is_main_test(test: ast.expr | None) -> bool:
+    """Is ``test`` true only when the file runs as a script: ``__name__ == "__main__"`` (either
+    order) or ``__name__`` in a literal tuple, list or set holding only ``"__main__"``?"""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    left, right = test.left, test.comparators[0]
+    if isinstance(test.ops[0], ast.Eq):
+        sides = [left, right]
+        return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
+            isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
+    return isinstance(test.ops[0], ast.In) and isinstance(left, ast.Name) \
+        and left.id == "__name__" and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \
+        and bool(right.elts) and all(isinstance(e, ast.Constant) and e.value == "__main__"
+                                     for e in right.elts)
+
+
 def _is_main_block(node: ast.stmt) -> bool:
-    test = getattr(node, "test", None)
-    return isinstance(node, ast.If) and isinstance(test, ast.Compare) \
-        and isinstance(test.left, ast.Name) and test.left.id == "__name__" \
-        and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant) \
-        and test.comparators[0].value == "__main__"
+    return isinstance(node, ast.If) and is_main_test(node.test)
 
 
 class _Strip(ast.NodeTransformer):

@@ -9,25 +9,23 @@ a step they gave up on), and it is counted and shown apart: "exercises passed: 5
 viewing the solution"; ``--json`` outputs carry ``"revealed": true`` beside the status (which
 stays ``passed``/``fixed``, so a script that asks "is the step done?" keeps its answer).
 
-The fields of a progress entry (``progress/exercise.json``, ``progress/break.json``):
+The rule is one and sticky. The fields of a progress entry (``progress/exercise.json``,
+``progress/break.json``):
 
-* ``solution_viewed`` / ``revealed_fix``: the answer was shown at least once (history);
-* ``seen_since_start``: the answer was shown since the work last started afresh. A fresh start
-  is ``exercise start`` writing a new starter file (also ``lab next`` and the tutor's
-  ``exercise_show`` when they write one) and ``break start`` or ``break reset`` putting the
-  bug back into the workspace;
-* ``revealed``: the recorded pass or fix came while ``seen_since_start`` was set.
+* ``solution_viewed`` / ``revealed_fix``: the answer was shown (``exercise solution``, the
+  notebook's ``solution()``, ``break diff``, the tutor's ``break_give_up``);
+* ``revealed``: the recorded pass or fix came after the answer was shown.
 
-So an own pass or fix made before viewing the answer stays own (viewing it afterwards, to
-compare, changes nothing); a pass after viewing is revealed; and a later pass or fix after a
-fresh start clears the mark, unless it *is* the answer shown. The answer is recognised by its
-content, as a program (:func:`minimodel.lab.pyparse.normalised`: comments and layout do not
-count): a checked exercise file that is the reference or an alternative is practice, never a
-recorded pass (:mod:`minimodel.lab.exercises.copies`); and a break fix checked after a fresh
-start, when the fix was viewed before (``revealed_fix``), whose patched files equal the fix
-the lab showed (``Workspace.holds_shown_fix``), is revealed. What the lab cannot see is an
-answer retyped in the learner's own way (that is their work again). Records written before
-these fields existed read as own work.
+Once the answer of an item has been shown, every later pass or fix of that item is revealed:
+a fresh start (``exercise start``, ``break reset``) does not clear it, and nothing about the
+file that passes is compared. Telling a learner's own later work from the answer pasted back
+with a no-op edit (a ``pass``, a future import, ``** 2.0`` for a square, a comment) cannot be
+done by comparing content, and a rule that tried would record one of them wrongly; the fact
+that the answer was seen is certain. A pass or fix recorded *before* the answer was first
+shown stays own (viewing it afterwards, to compare, changes nothing). A copy of the lab's
+own solution is never a recorded pass at all, viewed or not
+(:mod:`minimodel.lab.exercises.copies`). Records written before these fields existed read as
+own work.
 """
 
 from __future__ import annotations
@@ -35,7 +33,8 @@ from __future__ import annotations
 from typing import Any
 
 DONE = {"break": "fixed", "exercise": "passed"}
-SEEN = "seen_since_start"
+# The field that says the answer of a ``kind`` step was shown (history, never cleared).
+VIEWED = {"break": "revealed_fix", "exercise": "solution_viewed"}
 # The status keys shown for revealed work (``status.*`` in the message catalogue).
 SHOWN = {"passed": "passed-revealed", "fixed": "fixed-revealed"}
 
@@ -43,11 +42,11 @@ SHOWN = {"passed": "passed-revealed", "fixed": "fixed-revealed"}
 def after_attempt(kind: str, prev: dict[str, Any], done_now: bool) -> bool:
     """The ``revealed`` mark after an attempt of a ``kind`` step whose entry was ``prev``: an
     own pass (or fix) already recorded stays own; a pass now is revealed when the answer was
-    seen since the last fresh start; a failed attempt keeps the mark as it was."""
+    ever shown; a failed attempt keeps the mark as it was."""
     if prev.get("status") == DONE[kind] and not prev.get("revealed"):
         return False
     if done_now:
-        return bool(prev.get(SEEN))
+        return bool(prev.get(VIEWED[kind]))
     return bool(prev.get("revealed"))
 
 

@@ -2,9 +2,9 @@
 end (``minimodel break`` in a terminal, ``minimodel tutor`` for an AI assistant).
 
 Each function does the step and records it; printing is the caller's. The statuses a break goes
-through: started -> observed (ran) -> attempted (checked) -> fixed; "fixed" is sticky. A fix
-checked after ``break diff`` (the tutor's ``break_give_up``) is recorded as revealed until a
-fix made after a fresh start (``break start``, ``break reset``): :mod:`minimodel.lab.revealed`.
+through: started -> observed (ran) -> attempted (checked) -> fixed; "fixed" is sticky. Once
+``break diff`` (the tutor's ``break_give_up``) has shown the fix, every later fix is recorded
+as revealed, a reset or a restart included: :mod:`minimodel.lab.revealed`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from minimodel.lab.breaks.notes import missing_predictions
 from minimodel.lab.breaks.runner import ScriptRun, check_details, is_fixed, run_script
 from minimodel.lab.breaks.workspace import Workspace
 from minimodel.lab.progress import Progress
-from minimodel.lab.revealed import SEEN, after_attempt, is_revealed
+from minimodel.lab.revealed import after_attempt, is_revealed
 from minimodel.lab.suggest import Suggest, break_commands
 from minimodel.messages import say
 
@@ -41,14 +41,14 @@ def record(progress: Progress, break_id: str, status: str | None, count: str | N
 
 
 def started(progress: Progress, break_id: str, **detail: Any) -> None:
-    """Record a (re)start: the workspace holds the bug again, so a fix from now on is the
-    learner's own until the fix is shown again."""
-    record(progress, break_id, "started", **detail, **{SEEN: False})
+    """Record a (re)start: the workspace holds the bug again. It does not clear a viewed fix:
+    once shown, every later fix is a fix after viewing it (:mod:`minimodel.lab.revealed`)."""
+    record(progress, break_id, "started", **detail)
 
 
 def was_reset(progress: Progress, break_id: str) -> None:
-    """Record a ``reset`` (the bug is back in the workspace): counted, and a fresh start."""
-    record(progress, break_id, None, count="resets", **{SEEN: False})
+    """Record a ``reset`` (the bug is back in the workspace): counted."""
+    record(progress, break_id, None, count="resets")
 
 
 def listing(progress: Progress, lang: str) -> list[dict[str, Any]]:
@@ -142,11 +142,7 @@ def check(progress: Progress, ws: Workspace, brk: Break, lang: str, seed: int | 
                 "exit_code": done.returncode, "seed": done.seed,
                 "seconds": round(done.seconds, 2)}, None
     fixed = is_fixed(done)
-    revealed = after_attempt("break", prev, fixed)
-    own_before = prev.get("status") == "fixed" and not prev.get("revealed")
-    if fixed and not revealed and not own_before and prev.get("revealed_fix") \
-            and ws.holds_shown_fix():
-        revealed = True  # the fix viewed before a fresh start, pasted back: still the lab's
+    revealed = after_attempt("break", prev, fixed)   # the fix shown once: every later fix
     record(progress, brk.id, "fixed" if fixed else "attempted", count="checks_run",
            last_check=fixed, hints_used=ws.hints_shown, revealed=revealed)
     return {"fixed": fixed, "revealed": revealed and fixed, "break": brk.id,
@@ -160,5 +156,5 @@ def reveal_fix(progress: Progress, ws: Workspace, brk: Break) -> tuple[str, list
     edited since the start (the diff is from the start state, so it may not apply)."""
     diff = ws.fix_diff()
     edited = [p for p in ws.changes()["modified"] if p in ws.patched_files()]
-    record(progress, brk.id, None, revealed_fix=True, **{SEEN: True})
+    record(progress, brk.id, None, revealed_fix=True)
     return diff, edited

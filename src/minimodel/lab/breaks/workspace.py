@@ -34,7 +34,6 @@ from minimodel._fileio import atomic_write_bytes, atomic_write_json, atomic_writ
 from minimodel.lab.breaks.catalog import Break, load_break
 from minimodel.lab.breaks.notes import render_notes
 from minimodel.lab.patching import apply_patch_to_texts, make_diff, parse_patch
-from minimodel.lab.pyparse import normalised
 
 STATE_FILE = ".break.json"
 STATE_DIR = ".break"
@@ -190,20 +189,6 @@ class Workspace:
         """The fix: broken text (at start) -> library text, for every patched file."""
         broken, fixed = self._broken_and_fixed()
         return "".join(make_diff(rel, broken[rel], fixed[rel]) for rel in sorted(broken))
-
-    def holds_shown_fix(self) -> bool:
-        """Do the patched files now hold the fix ``break diff`` shows? Compared as programs
-        (:func:`minimodel.lab.pyparse.normalised`: comments, docstrings and layout do
-        not count), so the diff applied with ``patch`` or pasted in by hand both match."""
-        _, fixed = self._broken_and_fixed()
-        for rel, text in fixed.items():
-            try:
-                now = (self.root / rel).read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError):
-                return False
-            if normalised(now) is None or normalised(now) != normalised(text):
-                return False
-        return True
 
     def reset(self, notes: bool = False) -> dict[str, list[str]]:
         """Put DIR/minimodel back to its just-started state, byte for byte.

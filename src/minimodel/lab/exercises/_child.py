@@ -103,13 +103,13 @@ def main():
     shown_as = cfg["shown_as"]
     load = np.load  # the harness's own, before np.load (a forbidden API) is replaced
     rule = cfg["runtime_rule"]
-    if rule.get("grad_off"):  # "without autograd": torch records no graph at all
+    enforce = load_beside("_enforce")
+    if rule.get("grad_off"):  # "without autograd": torch records no graph, in any thread
         try:
             import torch  # noqa: F811 - whatever spelling imports it later gets this module
-            torch.set_grad_enabled(False)
+            enforce.grad_off_everywhere(torch)
         except ImportError:
             pass  # hidden: a NumPy-only exercise
-    enforce = load_beside("_enforce")
     enforce.enforce(rule["entries"], rule["refused"], enforce.reporter(shown_as, emit),
                     load_beside("family"), rule.get("allowed"), shown_as,
                     bool(rule.get("grad_off")))
@@ -132,7 +132,13 @@ def main():
         emit(event="load_error", type="AttributeError", key="no_function",
              message=f"the file defines no function named {cfg['function']!r}", where=[])
         return
-    use_torch = getattr(module, "FRAMEWORK", "numpy") == "torch"
+    framework = getattr(module, "FRAMEWORK", "numpy")
+    if framework not in ("numpy", "torch"):  # "PyTorch", "np": say which values there are
+        value = framework if isinstance(framework, str) else repr(framework)
+        emit(event="load_error", type="ValueError", key="framework_unknown", value=value[:80],
+             message=f"FRAMEWORK = {value[:80]!r} is neither 'torch' nor 'numpy'", where=[])
+        return
+    use_torch = framework == "torch"
     torch = sys.modules.get("torch") if use_torch else None
     if use_torch and torch is None:
         emit(event="load_error", type="ImportError", key="needs_torch",

@@ -98,7 +98,7 @@ class ForbiddenOp:
         value = getattr(real, name)
         overload = getattr(sys.modules.get("torch._ops"), "OpOverload", None)
         if overload is not None and isinstance(value, overload):
-            return ForbiddenOp(self._stub, value)
+            return forbidden_op(object.__getattribute__(self, "_stub"), value)
         return value
 
     def __iter__(self):
@@ -106,6 +106,24 @@ class ForbiddenOp:
 
     def __repr__(self):
         return f"<forbidden {object.__getattribute__(self, '_real')!r}>"
+
+
+_TYPED_OPS = {}  # torch's packet or overload class -> its ForbiddenOp subclass
+
+
+def forbidden_op(stub, real=None):
+    """A :class:`ForbiddenOp` for ``real``, and an instance of ``real``'s own class
+    (``OpOverloadPacket``, ``OpOverload``): torch code that checks the type of what it
+    registers (``torch.utils.flop_counter``'s ``register_flop_formula``, imported lazily by
+    ``flex_attention``) keeps working; only a call reports."""
+    kind = type(real)
+    if real is None or kind.__module__ != "torch._ops":
+        return ForbiddenOp(stub, real)
+    if kind not in _TYPED_OPS:
+        _TYPED_OPS[kind] = type("Forbidden" + kind.__name__, (ForbiddenOp, kind), {})
+    op = object.__new__(_TYPED_OPS[kind])  # torch's __init__ would build a real one
+    ForbiddenOp.__init__(op, stub, real)
+    return op
 
 
 class Enforcer:
@@ -282,8 +300,8 @@ class Enforcer:
                     real = getattr(aten, op)
                 except Exception:  # noqa: BLE001 - an op torch lists but cannot build here
                     real = None
-                packet = ForbiddenOp(self.stub(api), None if isinstance(real, ForbiddenOp)
-                                     else real)
+                packet = forbidden_op(self.stub(api), None if isinstance(real, ForbiddenOp)
+                                      else real)
                 self.stub_ids.add(id(packet))
                 setattr(aten, op, packet)
                 packets[op] = packet
@@ -450,6 +468,39 @@ def backward_op_names(torch):
     names = getattr(torch._C, "_dispatch_get_all_op_names", lambda: [])()
     ops = {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}
     return {op for op in ops if "backward" in op.split("_")}
+
+
+def grad_off_everywhere(torch):
+    """Grad mode off in this thread and in every thread started from now on.
+
+    Grad mode is per thread in torch, and a new thread starts with it on: a solution that ran
+    its loss in a ``threading.Thread`` (or a ``concurrent.futures`` pool, built on it) would
+    record a graph there and could call its ``grad_fn`` nodes by hand. Every way Python starts
+    a thread ends in one of ``_thread``'s start functions (``start_new_thread``; from Python
+    3.13 ``start_joinable_thread``), and ``threading`` holds its own references to them, so
+    each is wrapped: the new thread turns grad mode off before its target runs."""
+    import _thread
+    import threading
+
+    torch.set_grad_enabled(False)
+
+    def without_grad(start):
+        def start_thread(function, *args, **kwargs):
+            def target(*a, **k):
+                torch.set_grad_enabled(False)
+                return function(*a, **k)
+            return start(target, *args, **kwargs)
+        return start_thread
+
+    for name in ("start_new_thread", "start_joinable_thread"):
+        real = getattr(_thread, name, None)
+        if real is None:
+            continue
+        wrapped = without_grad(real)
+        for holder, attr in ((_thread, name), (_thread, "start_new"),
+                             (threading, "_" + name)):
+            if getattr(holder, attr, None) is real:
+                setattr(holder, attr, wrapped)
 
 
 def enforce(entries, refused, report, family, allowed=None, shown_as=None,

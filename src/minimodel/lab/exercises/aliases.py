@@ -32,6 +32,11 @@ from minimodel._fileio import atomic_write_text
 from minimodel.lab.exercises.family import same_family, words  # noqa: F401 - re-exported
 
 LIBRARIES = ("numpy", "torch")
+# torch modules that ``import torch`` does not load but a solution may import: walked too, so
+# the scan knows them as modules (``from torch.nn.attention import flex_attention`` names a
+# module, and imports; calling its ``flex_attention`` is refused)
+TORCH_MODULES = ("torch.nn.functional", "torch.nn.attention.flex_attention")
+LAYOUT = 2  # bumped when the table's content changes: a cached table of another layout is rebuilt
 
 
 def cache_dir() -> Path:
@@ -65,7 +70,8 @@ def build_table(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, object]:
         canonical = named.get(key) or min(members, key=lambda p: (p.count("._"),
                                                                   p.count("."), p))
         paths.update({p: canonical for p in members if p != canonical})
-    return {"paths": paths, "modules": sorted(modules), "aten_backward": aten_backward()}
+    return {"paths": paths, "modules": sorted(modules), "aten_backward": aten_backward(),
+            "layout": LAYOUT}
 
 
 def aten_backward() -> list[str]:
@@ -83,8 +89,9 @@ def _walk(lib: str, groups: dict[int, list[str]], keep: list[object], modules: s
     hold, to ``groups`` (object id -> the paths that reach it)."""
     try:
         __import__(lib)
-        if lib == "torch":
-            __import__("torch.nn.functional")
+        if lib == "torch":  # and the modules a solution may import that torch loads lazily
+            for module in TORCH_MODULES:
+                __import__(module)
     except ImportError:
         return
     for name, module in list(sys.modules.items()):
@@ -114,7 +121,7 @@ def table(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, object]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(data, dict) and isinstance(data.get("paths"), dict) \
-                and "aten_backward" in data:  # a table cached before it listed them: rebuilt
+                and data.get("layout") == LAYOUT:  # a table cached by an older judge: rebuilt
             return data
     except (OSError, ValueError):
         pass

@@ -34,28 +34,13 @@ import ast
 from dataclasses import asdict, dataclass
 
 from minimodel.lab.exercises.aliases import canonical, same_family
-from minimodel.lab.pyparse import parse_python
+from minimodel.lab.exercises.concepts import ATTENTION, NORMALISATION
+from minimodel.lab.pyparse import is_main_test, parse_python
 
-# Forbidden in every exercise: the library calls that would do the learner's work, and
-# minimodel itself (it ships the reference solutions).
-DEFAULT_FORBIDDEN = [
-    "minimodel",
-    "torch.nn.MultiheadAttention",
-    "torch.nn.modules.activation.MultiheadAttention",
-    "torch.nn.functional.multi_head_attention_forward",
-    "torch.nn.functional.scaled_dot_product_attention",
-    "torch.nn.LayerNorm",
-    "torch.nn.modules.normalization.LayerNorm",
-    "torch.nn.functional.layer_norm",
-    "torch.layer_norm",
-    "torch.native_layer_norm",
-    # normalisations that compute a layer norm in disguise (e.g. group_norm with one group)
-    "torch.nn.functional.group_norm", "torch.group_norm", "torch.native_group_norm",
-    "torch.nn.GroupNorm", "torch.nn.functional.instance_norm", "torch.instance_norm",
-    "torch.nn.functional.batch_norm", "torch.batch_norm", "torch.native_batch_norm",
-    # an RMS norm of a centred input is a layer norm
-    "torch.nn.functional.rms_norm", "torch.rms_norm", "torch.nn.RMSNorm",
-]
+# Forbidden in every exercise: the library calls that would do the learner's work (the whole
+# attention and normalisation families, :mod:`.concepts`), and minimodel itself (it ships the
+# reference solutions).
+DEFAULT_FORBIDDEN = ["minimodel", *ATTENTION, *NORMALISATION]
 # The ways around any fence: internals, operator registries, Python re-implementations of
 # torch's ops, compilers, loaders. Not computations: the family rule does not apply to them at
 # run time (``_enforce.py`` replaces ``torch.load`` itself, not every private ``_load``).
@@ -130,7 +115,7 @@ class _Rule:
 
     def __init__(self, forbidden: list[str], aliases: dict | None) -> None:
         self.paths = (aliases or {}).get("paths", {})
-        modules = set((aliases or {}).get("modules", []))
+        modules = self.modules = set((aliases or {}).get("modules", []))
         self.attributes = {f[1:] for f in forbidden if f.startswith(".")}
         self.backward_ops = (set((aliases or {}).get("aten_backward", []))
                              if ATEN_BACKWARD in forbidden else set())
@@ -140,7 +125,11 @@ class _Rule:
         self.family = [bad for bad, canon in self.entries
                        if "." in bad and canon not in modules and bad not in modules]
 
-    def match(self, dotted: str) -> str | None:
+    def match(self, dotted: str, module: bool = False) -> str | None:
+        """The entry ``dotted`` is or lies inside, else None; a ``module`` (a name an
+        ``import`` statement names) is never judged by the family rule, which is for
+        functions and classes: ``import torch.nn.attention.flex_attention`` imports, only
+        calling its ``flex_attention`` is refused."""
         names = {dotted, canonical(dotted, self.paths)}
         for bad, canon in self.entries:
             if any(n == b or n.startswith(b + ".") for n in names for b in (bad, canon)):
@@ -148,6 +137,8 @@ class _Rule:
         parts = dotted.split(".")
         if parts[0] == "torch" and parts[-1] in self.backward_ops:
             return f"torch.ops.aten.{parts[-1]}"
+        if module or dotted in self.modules:
+            return None
         for bad in self.family:
             top, last = bad.split(".")[0], bad.split(".")[-1]
             if parts[0] == top and any(same_family(p, last) for p in parts[1:]):
@@ -162,8 +153,8 @@ class _Scanner(ast.NodeVisitor):
         self.aliases: dict[str, str] = {}
         self.findings: list[Finding] = []
 
-    def _flag(self, dotted: str | None, node: ast.AST, how: str) -> None:
-        bad = self.rule.match(dotted) if dotted else None
+    def _flag(self, dotted: str | None, node: ast.AST, how: str, module: bool = False) -> None:
+        bad = self.rule.match(dotted, module) if dotted else None
         top = dotted.split(".")[0] if dotted else ""
         if how in ("import", "dynamic import") and self.allowed is not None and top \
                 and top not in self.allowed:
@@ -180,7 +171,8 @@ class _Scanner(ast.NodeVisitor):
         self-test) and of ``if TYPE_CHECKING:`` (imports for type hints) never runs when it is
         judged, so the scan reads only their ``else``. The run-time rule still covers them."""
         self.visit(node.test)
-        if not never_runs_on_import(node.test):
+        if not (never_runs_on_import(node.test)
+                or self.resolve(node.test) == "typing.TYPE_CHECKING"):  # under another name
             for child in node.body:
                 self.visit(child)
         for child in node.orelse:
@@ -205,7 +197,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            self._flag(alias.name, node, "import")
+            self._flag(alias.name, node, "import", module=True)
             if alias.asname:
                 self.aliases[alias.asname] = alias.name
             else:
@@ -215,7 +207,7 @@ class _Scanner(ast.NodeVisitor):
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level or not node.module:
             return
-        self._flag(node.module, node, "import")
+        self._flag(node.module, node, "import", module=True)
         for alias in node.names:
             full = f"{node.module}.{alias.name}"
             self._flag(full, node, "import")
@@ -247,16 +239,13 @@ class _Scanner(ast.NodeVisitor):
 
 
 def never_runs_on_import(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (either order), ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``:
-    a condition that is false when the judge imports the file."""
+    """``__name__ == "__main__"`` (either order, or ``__name__ in ("__main__",)``),
+    ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``: a condition that is false when the judge
+    imports the file (``TYPE_CHECKING`` imported under another name: the scanner resolves it)."""
     if isinstance(test, ast.Name) or isinstance(test, ast.Attribute):
         name = test.id if isinstance(test, ast.Name) else test.attr
         return name == "TYPE_CHECKING"
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-        sides = [test.left, test.comparators[0]]
-        return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
-            isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
-    return False
+    return is_main_test(test)
 
 
 def _is_getattr(node: ast.Call) -> bool:

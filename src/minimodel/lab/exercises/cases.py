@@ -88,18 +88,37 @@ def gen_embedding(rng, kind, params):
     return {"ids": ids, "E": E}
 
 
-@generator("embedding_onehot", (*GENERATORS["embedding"].kinds, "NaN in an unused row of E"))
+ONEHOT_ONLY = ("NaN in an unused row of E", "inf in a used row of E", "a column sum overflows")
+
+
+@generator("embedding_onehot", (*GENERATORS["embedding"].kinds, *ONEHOT_ONLY))
 def gen_embedding_onehot(rng, kind, params):
-    """The embedding cases, and one where the product and a gather differ: "NaN in an unused
-    row of E": one NaN at E[V - 1, j], a row no id selects. onehot @ E multiplies that NaN by 0
-    for every position, and 0 * NaN = NaN, so column j of every output is NaN (the product
-    touches every row of E); E[ids] never reads the row and stays finite."""
-    if kind != "NaN in an unused row of E":
+    """The embedding cases, and three where the product onehot @ E differs from a gather, or
+    from a gather plus something computed from E's columns (``E[ids] + 0 * E.sum(0)``):
+
+    * "NaN in an unused row of E": one NaN at E[V - 1, j], a row no id selects. The product
+      multiplies it by 0 for every position, and 0 * NaN = NaN, so column j of every output
+      is NaN; E[ids] never reads the row and stays finite.
+    * "inf in a used row of E": E[V - 1, j] = inf, a row position [0, 1] selects, while
+      position [0, 0] selects row 0. The product gives 1 * inf = inf where row V - 1 is
+      selected and 0 * inf = NaN elsewhere in column j; a gather is finite there, and a column
+      sum times 0 is NaN everywhere, inf nowhere.
+    * "a column sum overflows": column j holds values between half the largest float64 and
+      the largest, in every row. Each output picks one of them (1 * x + 0 * the others: finite),
+      while the column's sum is inf, and 0 * inf = NaN."""
+    if kind not in ONEHOT_ONLY:
         return gen_embedding(rng, kind, params)
     args = gen_embedding(rng, "float64", params)
     v, d = args["E"].shape
-    args["ids"] = rng.integers(0, v - 1, size=args["ids"].shape)   # (N, T), never V - 1
-    args["E"][v - 1, int(rng.integers(0, d))] = np.nan
+    j = int(rng.integers(0, d))
+    if kind == "NaN in an unused row of E":
+        args["ids"] = rng.integers(0, v - 1, size=args["ids"].shape)   # (N, T), never V - 1
+        args["E"][v - 1, j] = np.nan
+    elif kind == "inf in a used row of E":
+        args["ids"].flat[0] = 0          # [0, 0] selects row 0, [0, 1] selects row V - 1
+        args["E"][v - 1, j] = np.inf
+    else:
+        args["E"][:, j] = rng.uniform(0.5, 1.0, size=v) * np.finfo(np.float64).max
     return args
 
 

@@ -55,6 +55,7 @@ from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBID
                                              DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
                                              runtime_entries, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
+from minimodel.lab.exercises.concepts import whole_families
 from minimodel.lab.exercises.copies import is_lab_copy
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.requirements import runtime_allowed
@@ -63,7 +64,7 @@ from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
 
 # Load errors the sandboxed child reports with a "key" (it knows no language).
-LOAD_ERRORS = ("no_function", "needs_torch")
+LOAD_ERRORS = ("no_function", "needs_torch", "framework_unknown")
 
 # How many times the reference's own float32 rounding error an honest float32 solution may make
 # on a case (a different summation order or softmax form rounds differently, by the same order).
@@ -107,10 +108,11 @@ class Verdict(NamedTuple):
 
 
 def forbidden_names(ex: Exercise) -> list[str]:
-    """Default forbidden APIs plus the exercise's own list (and the autograd rule when the
-    statement says "without autograd")."""
+    """Default forbidden APIs plus the exercise's own list, each member widened to its whole
+    family (:mod:`.concepts`), and the autograd rule when the statement says "without
+    autograd")."""
     rule = AUTOGRAD_FORBIDDEN if ex.no_autograd else []
-    return list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden) + rule))
+    return whole_families(list(dict.fromkeys(DEFAULT_FORBIDDEN + list(ex.forbidden) + rule)))
 
 
 def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
@@ -188,7 +190,8 @@ def expected_for(ex: Exercise, fn: Callable[..., Any], args: dict[str, Any]) -> 
     """:class:`Expected` for one case from the reference ``fn`` (run on copies, so it cannot
     alter the inputs): once as given, and in float64 when the case has float32 inputs."""
     def run(values: list[Any]) -> list[np.ndarray]:
-        out = fn(*values)
+        with np.errstate(all="ignore"):  # an inf or NaN a case holds on purpose (0 * inf)
+            out = fn(*values)
         return [np.asarray(o) for o in (list(out) if len(ex.outputs) > 1 else [out])]
 
     like = run(copy.deepcopy(list(args.values())))
@@ -423,7 +426,8 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
                                                                     ""), entries
     if load_error:
         key = load_error.get("key")  # the child's own messages, in English: said in lang here
-        message = (say(f"judge.{key}", lang, function=ex.function) if key in LOAD_ERRORS
+        message = (say(f"judge.{key}", lang, function=ex.function,
+                       value=str(load_error.get("value", ""))) if key in LOAD_ERRORS
                    else load_error.get("message"))
         return "error", say("judge.load_error", lang, type=load_error.get("type"),
                             message=message), entries
@@ -484,6 +488,25 @@ def python_text(data: bytes) -> str:
     return data.decode(encoding).removeprefix("\ufeff")
 
 
+def refusal_message(ex: Exercise, first: Any, file: Path | None, lang: str) -> str:
+    """The line that says why the static rule refused ``first`` (a :class:`Finding`): a module
+    of the learner's own beside the file (the judge runs the one file alone), ``numpy.testing``
+    (what else it holds), another module off the list, or a forbidden API."""
+    name, line = first.name, first.line
+    top = name.split(".")[0]
+    module = first.how in ("import", "dynamic import") and name == top \
+        and name not in allowed_modules(ex) and name not in forbidden_names(ex)
+    folder = file.parent if file is not None else None
+    if module and folder is not None and ((folder / f"{top}.py").is_file()
+                                          or (folder / top / "__init__.py").is_file()):
+        return say("judge.own_module", lang, name=name, line=line, folder=folder)
+    if name == "numpy.testing" or name.startswith("numpy.testing."):
+        return say("judge.numpy_testing", lang, name=name, line=line)
+    if module:
+        return say("judge.module_refused", lang, name=name, line=line)
+    return say("judge.forbidden_static", lang, name=name, line=line)
+
+
 def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                    source: str | None = None, seed: int | None = None,
                    timeout: float | None = None, lang: str = "en",
@@ -530,11 +553,7 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     findings = scan_source(source, forbidden_names(ex), allowed_modules(ex), table)
     if findings:
         first = findings[0]
-        module = first.how in ("import", "dynamic import") and first.name == \
-            first.name.split(".")[0] and first.name not in allowed_modules(ex) \
-            and first.name not in forbidden_names(ex)
-        message = say("judge.module_refused", lang, name=first.name, line=first.line) \
-            if module else say("judge.forbidden_static", lang, name=first.name, line=first.line)
+        message = refusal_message(ex, first, Path(file) if file is not None else None, lang)
         result.update(status="forbidden", reason="forbidden",
                       forbidden=[f.as_dict() for f in findings], message=message)
         return result

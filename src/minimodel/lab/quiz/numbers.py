@@ -5,7 +5,8 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
 * **Separators follow the language of the quiz.** English: a comma groups thousands
   (``2,097,152``, ``4,000`` is four thousand) and a point is the decimal mark. Spanish: a comma
   is the decimal mark (``6,238``) and a point groups thousands (``2.097.152``). A space groups
-  thousands in both (``2 097 152``). A mark that cannot group (not followed by groups of exactly
+  thousands in both (``2 097 152``), and so does an apostrophe (``2'097'152``, as in
+  Switzerland). A mark that cannot group (not followed by groups of exactly
   three digits, or after a leading ``0``: ``6,24``, ``0.004``) is a decimal mark in both.
   One case stays ambiguous: in Spanish a single point followed by three digits (``65.536``,
   ``6.238``) is a thousands point in Spain and a decimal point in Mexico and on most keyboards;
@@ -50,7 +51,9 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   nearest float is). A decimal digit of any script counts (``𝟒``, read after NFKD
   normalisation); a character that is numeric without being a decimal digit (a superscript
   ``⁴``, ``2²¹``, a fraction ``½``, a circled ``④``) is asked again: normalised, it would read
-  as a plain digit and change the number.
+  as a plain digit and change the number. So is a combining mark that is not an accent over
+  any character (a strike-through ``4\u0336``, a slash ``4\u0338``): it says the number is not
+  meant.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ from decimal import Decimal
 from typing import Any
 
 from minimodel.lab.quiz.arithmetic import FUNCTIONS, evaluate
-from minimodel.lab.quiz.text import normalise
+from minimodel.lab.quiz.text import normalise, stray_marks
 from minimodel.messages import grouped, say
 
 NUMBER_WORDS = {
@@ -100,7 +103,7 @@ _QUALIFIER = re.compile(r"^(?:about|around|approximately|approx|roughly|exactly|
                         r"[≈~=])\s*")
 _NATURAL_LOG = re.compile(r"natural log|logaritmo natural|\bnats?\b")
 _DECIMALS_ASKED = re.compile(r"\b(\d+|[a-z]+) decimal(?:e?s)?\b")
-_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?=$|[.,]\d)")
+_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f\u2009'\u2019]\d{3})+(?=$|[.,]\d)")
 _PLAIN = re.compile(r"[+-]?\d[\d.,]*")
 # Brackets a note may be written in; "ln (2)" and "exp (ln 4)" are calculations, not notes.
 _CLOSING = {")": "(", "]": "[", "}": "{"}
@@ -247,7 +250,7 @@ def _values(number: str, lang: str, raw: str) -> list[tuple[Decimal | float, int
     (read exactly, as ``Decimal``), or a calculation (a float; ``None`` decimals)."""
     if number in NUMBER_WORDS:
         return [(Decimal(NUMBER_WORDS[number]), 0)]
-    joined = _SPACE_GROUPED.sub(lambda m: re.sub(r"\s", "", m.group(0)), number)
+    joined = _SPACE_GROUPED.sub(lambda m: re.sub(r"[\s'\u2019]", "", m.group(0)), number)
     if _PLAIN.fullmatch(joined):
         readings = _plain_readings(joined, lang)
         if readings:
@@ -267,6 +270,10 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
     ``a = b ≈ c``) is set aside; each left side must agree with the answer within the
     question's tolerance, so ``512 × 128 = 65,000`` is asked again, not graded.
     """
+    marks = stray_marks(raw)
+    if marks:  # "4\u0336": a strike-through (or a slash) over the number changes what it says
+        raise Unreadable(say("quiz.reask.marks", lang, answer=raw,
+                             marks=" ".join(f"U+{ord(m):04X}" for m in dict.fromkeys(marks))))
     if any(ch.isnumeric() and not ch.isdecimal() for ch in raw):
         # "⁴", "2²¹", "½", "①": a digit that means more than a digit (a power, a fraction)
         # would be read as a plain digit once normalised; "𝟒" (a decimal digit) is fine

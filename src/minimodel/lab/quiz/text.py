@@ -9,7 +9,20 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_ARTICLES = {"the", "a", "an", "el", "la", "los", "las", "un", "una", "unos", "unas", "lo"}
+ARTICLES = {"the", "a", "an", "el", "la", "los", "las", "un", "una", "unos", "unas", "lo"}
+
+
+# The combining marks that are accents of a letter (ignored, as the accents of "rángo"): acute,
+# grave, circumflex, tilde, diaeresis, ring, caron, cedilla. Any other combining mark over a
+# letter or a digit (a strike-through U+0336, a slash U+0338, an underline U+0332) changes
+# what was typed, so an answer holding one is asked again (:func:`stray_marks`).
+ACCENTS = {"\u0300", "\u0301", "\u0302", "\u0303", "\u0308", "\u030a", "\u030c", "\u0327"}
+
+
+def stray_marks(text: str) -> str:
+    """The combining marks of ``text`` that are not accents (``"4\u0336"`` -> ``"\u0336"``)."""
+    return "".join(ch for ch in unicodedata.normalize("NFD", text)
+                   if unicodedata.combining(ch) and ch not in ACCENTS)
 
 
 def normalise(text: str) -> str:
@@ -26,6 +39,6 @@ def canonical_phrase(text: str) -> str:
     (English or Spanish) is dropped; the words and their order must match exactly.
     """
     words = re.sub(r"[\W_]+", " ", normalise(text)).split()
-    if len(words) > 1 and words[0] in _ARTICLES:
+    if len(words) > 1 and words[0] in ARTICLES:
         words = words[1:]
     return " ".join(words)

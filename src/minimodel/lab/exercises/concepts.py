@@ -1,0 +1,86 @@
+"""The forbidden families: every API that computes one concept.
+
+An exercise that forbids a concept forbids all of it, not one spelling: a fused encoder-layer
+kernel runs attention as surely as ``F.scaled_dot_product_attention`` does, and
+``F.local_response_norm`` whose window covers the whole row divides by ``sqrt(var + eps)``
+as surely as ``F.layer_norm``. So the lists below name each family's members (the public
+function, the module class, the ``torch.*`` binding, the private fused kernels and the ATen
+operators; a member missing from an installed torch is simply absent), and
+:func:`whole_families` widens an exercise's list: naming one member names its family. The
+family rule of :mod:`.family` then adds every other name with the same words.
+
+What is *not* a member, on purpose (honest code uses it, and it does not compute the
+concept): vector norms and an L2 normalisation (``torch.linalg.vector_norm``, ``torch.norm``,
+``F.normalize``, ``torch._weight_norm``, ``torch.renorm``): a norm and a division, with no
+mean, no variance and no ``eps`` under the square root; the masked softmax
+(``torch._masked_softmax``) and the input projections (``F._in_projection_packed``): parts of
+an attention the learner still has to assemble. ``torch.nn.Transformer`` is refused through
+its parts (it builds a ``TransformerEncoder``); naming it would also name ``torch.fx``'s
+unrelated ``Transformer``.
+"""
+
+from __future__ import annotations
+
+# Attention: the scaled dot-product kernels, multi-head attention, the fused encoder and
+# decoder layers (each runs attention inside), flex attention.
+ATTENTION = [
+    "torch.nn.MultiheadAttention",
+    "torch.nn.modules.activation.MultiheadAttention",
+    "torch.nn.functional.multi_head_attention_forward",
+    "torch.nn.functional.scaled_dot_product_attention",
+    "torch.nn.attention.flex_attention.flex_attention",
+    "torch.nn.TransformerEncoderLayer", "torch.nn.TransformerEncoder",
+    "torch.nn.TransformerDecoderLayer", "torch.nn.TransformerDecoder",
+    "torch._transformer_encoder_layer_fwd",
+    "torch._native_multi_head_attention", "torch._triton_multi_head_attention",
+    "torch._triton_scaled_dot_attention",
+    "torch._scaled_dot_product_attention_math",
+    "torch._scaled_dot_product_flash_attention",
+    "torch._scaled_dot_product_efficient_attention",
+    "torch._scaled_dot_product_cudnn_attention",
+    "torch._scaled_dot_product_fused_attention_overrideable",
+    "torch._flash_attention_forward", "torch._efficient_attention_forward",
+    "torch._cudnn_attention_forward",
+]
+
+# Normalisation: each of these computes a layer norm in disguise on a suitable input (one
+# group, one instance, the batch axis transposed, an RMS norm of a centred row, a response
+# window covering the row) or is a layer norm.
+NORMALISATION = [
+    "torch.nn.LayerNorm", "torch.nn.modules.normalization.LayerNorm",
+    "torch.nn.functional.layer_norm", "torch.layer_norm", "torch.native_layer_norm",
+    "torch.nn.GroupNorm", "torch.nn.functional.group_norm", "torch.group_norm",
+    "torch.native_group_norm",
+    "torch.nn.InstanceNorm1d", "torch.nn.InstanceNorm2d", "torch.nn.InstanceNorm3d",
+    "torch.nn.LazyInstanceNorm1d", "torch.nn.LazyInstanceNorm2d",
+    "torch.nn.LazyInstanceNorm3d",
+    "torch.nn.functional.instance_norm", "torch.instance_norm",
+    "torch.nn.BatchNorm1d", "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d",
+    "torch.nn.LazyBatchNorm1d", "torch.nn.LazyBatchNorm2d", "torch.nn.LazyBatchNorm3d",
+    "torch.nn.SyncBatchNorm",
+    "torch.nn.functional.batch_norm", "torch.batch_norm", "torch.native_batch_norm",
+    "torch._native_batch_norm_legit", "torch._native_batch_norm_legit_no_training",
+    "torch._batch_norm_impl_index", "torch._batch_norm_with_update",
+    "torch._batch_norm_no_update",
+    # the two halves of a batch norm: the statistics, then (x - mean) * invstd * w + b
+    "torch.batch_norm_stats", "torch.batch_norm_elemt", "torch.batch_norm_gather_stats",
+    "torch.batch_norm_gather_stats_with_counts", "torch.batch_norm_update_stats",
+    "torch.cudnn_batch_norm", "torch.miopen_batch_norm", "torch.quantized_batch_norm",
+    "torch.nn.RMSNorm", "torch.nn.functional.rms_norm", "torch.rms_norm",
+    "torch._fused_rms_norm",
+    "torch.nn.LocalResponseNorm", "torch.nn.functional.local_response_norm",
+]
+
+GELU = ["torch.nn.functional.gelu", "torch.nn.GELU", "torch.nn.modules.activation.GELU",
+        "torch._C._nn.gelu"]
+
+FAMILIES = {"attention": ATTENTION, "normalisation": NORMALISATION, "gelu": GELU}
+
+
+def whole_families(names: list[str]) -> list[str]:
+    """``names`` with every family one of them belongs to, in order, without repeats."""
+    out = list(names)
+    for members in FAMILIES.values():
+        if any(name in members for name in names):
+            out += members
+    return list(dict.fromkeys(out))
