@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -55,18 +56,23 @@ def test_a_healthy_run_reports_nothing(tmp_path, corpus, tied):
 
 def test_a_run_stopped_at_step_0_is_not_healthy_and_says_how_to_train_it(tmp_path, corpus,
                                                                         capsys):
-    # `train --json | head -1`: the reader leaves at the start event; the run saves a step-0
+    # `train --json | head -1`: the reader leaves at the start; the run saves a step-0
     # checkpoint and a model whose weights are the initialisation, which the tie, size and
-    # row checks all find healthy. The doctor once said "0 problem(s)" on it.
+    # row checks all find healthy. The doctor once said "0 problem(s)" on it. The pipe's
+    # reader is gone before the run writes anything: a reader that reads one line and then
+    # closes races the run's next write, which a busy machine can let through (the run then
+    # trains up to its next event).
     run = tmp_path / "run"
     options = [o for o in TINY if o != "--quiet"]
-    proc = subprocess.Popen([sys.executable, "-m", "minimodel", "train", "--corpus",
-                             str(corpus), "--out", str(run), *options, "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert json.loads(proc.stdout.readline())["event"] == "start"
-    proc.stdout.close()
-    proc.communicate(timeout=300)
-    assert proc.returncode == 130 and (run / "model.safetensors").is_file()
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "minimodel", "train", "--corpus",
+                               str(corpus), "--out", str(run), *options, "--json"],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=300)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 130 and (run / "model.safetensors").is_file(), proc.stderr
 
     report = diagnose(run)
     first = report.findings[0]
