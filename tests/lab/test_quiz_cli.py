@@ -541,8 +541,8 @@ def test_ctrl_c_during_review_keeps_reviewed_answers(capsys, monkeypatch, tmp_pa
 @pytest.mark.parametrize("word, lang, said", [
     ("q", "en", "Saved: 1 reviewed answer(s); 1 question(s) left for next time."),
     ("QUIT", "en", "Saved: 1 reviewed answer(s); 1 question(s) left for next time."),
-    ("salir", "es", "Guardado: 1 respuesta(s) de repaso; 1 pregunta(s) quedan para la "
-                    "próxima vez."),
+    ("salir", "es", "Guardado: 1 respuesta(s) de repaso; 1 pregunta(s) pendiente(s) para "
+                    "la próxima vez."),
 ])
 def test_a_quit_word_saves_the_review_and_leaves(capsys, monkeypatch, tmp_path, learner,
                                                    word, lang, said):

@@ -200,7 +200,7 @@ def _():
                                       f"{gap:.3g}",
                                       f"B={B}, T={T}, {heads} cabezas, causal={causal}: "
                                       f"{what_es} del kernel y de la versión compuesta difieren "
-                                      f"{es_num(gap, '.3g')}")
+                                      f"en {es_num(gap, '.3g')}")
 
 
 @checks.case("mlm-bidirectional", "MaskedLM still looks both ways (only GPT is causal)",
