@@ -664,3 +664,11 @@ def test_wrong_short_feedback_lists_the_accepted_forms_under_one_label(lang):
     assert line.startswith(f"{heading} {question.answer[lang][0]}")   # this language's first
     assert "Accepted answers" not in line and "Respuestas aceptadas" not in line
     assert "✓" not in line
+
+
+@pytest.mark.parametrize("lang, words", [("en", "name one quiz"),
+                                         ("es", "indica un cuestionario")])
+def test_take_without_a_quiz_says_so_in_the_readers_language(capsys, lang, words):
+    assert main(["quiz", "take", "--lang", lang]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "--lesson NN" in err and "Traceback" not in err

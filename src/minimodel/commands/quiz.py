@@ -103,14 +103,14 @@ def cmd_take(args: argparse.Namespace) -> int:
     from minimodel.lab.quiz.session import interactive_take
 
     if (args.quiz_id is None) == (args.lesson is None):
-        return user_error("name one quiz: QUIZ_ID (see `minimodel quiz list`) or --lesson NN")
+        return user_error(say("quiz.name_one", args.lang))
     # --lesson is a lesson, never a quiz file: an unknown one is answered with the lessons
     quiz = (lesson_quiz(args.lesson, lang=args.lang) if args.lesson is not None
             else load_quiz(args.quiz_id, lang=args.lang))
     progress = _progress(args)
     if args.answers is None:
         if args.json:
-            return user_error("--json needs --answers FILE (the interactive form prints for people)")
+            return user_error(say("quiz.json_needs_answers", args.lang))
         return interactive_take(quiz, progress, args.lang, _console(), restart=args.restart)
     answers = read_answers(args.answers, lang=args.lang)
     report = grade_answers(quiz, answers, progress, args.lang, show=not args.json)
