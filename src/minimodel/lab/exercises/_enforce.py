@@ -153,6 +153,9 @@ class Enforcer:
         # gradient the exercise asks for, whatever Python name reaches it)
         self.backward_kernels = backward_kernels
         self.backward_ops = set()
+        # "without autograd": id(original) -> (original, replacement) for torch's C switches
+        # that turn gradient recording on (grad_switches), replaced wherever they are held
+        self.switches = {}
 
     # -- the stubs ---------------------------------------------------------------------------
     def stub(self, api):
@@ -216,6 +219,13 @@ class Enforcer:
         """Replace the forbidden callables among ``items`` (name, object) of ``holder``."""
         where = getattr(holder, "__name__", "?")
         for name, obj in items:
+            switch = self.switches.get(id(obj))
+            if switch is not None and switch[0] is obj:
+                try:
+                    setattr(holder, name, switch[1])
+                except (AttributeError, TypeError):
+                    pass
+                continue
             api = self.verdict(name, obj, top)
             if api is None:
                 continue
@@ -240,6 +250,8 @@ class Enforcer:
         if self.backward_kernels and not self.backward_ops and torch is not None \
                 and hasattr(torch, "_C"):
             self.backward_ops = backward_op_names(torch)
+            self.switches = {id(real): (real, guard)
+                             for real, guard in grad_switches(torch, self.report)}
         families = {}
         for entry in self.entries:
             for path in entry["paths"]:
@@ -464,14 +476,60 @@ def importer_file(getframe=sys._getframe):
 def backward_op_names(torch):
     """The ATen operators that compute a gradient: every op in torch's registry whose name
     holds the word ``backward`` (``embedding_dense_backward``, ``nll_loss_backward``,
-    ``_log_softmax_backward_data``), without namespace or overload."""
+    ``_log_softmax_backward_data``), and forward mode's dual numbers, every op holding the
+    word ``dual`` (``_make_dual``, ``_unpack_dual``), without namespace or overload."""
     names = getattr(torch._C, "_dispatch_get_all_op_names", lambda: [])()
     ops = {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}
-    return {op for op in ops if "backward" in op.split("_")}
+    return {op for op in ops if {"backward", "dual"} & set(op.split("_"))}
+
+
+# The names a "without autograd" verdict gives to gradient recording switched on: reverse mode
+# (grad mode: torch.enable_grad, set_grad_enabled(True), inference_mode(False)) and forward mode
+# (a dual level, or forward gradients switched back on).
+GRAD_MODE_ON = "torch.autograd.grad_mode"
+FORWARD_AD_ON = "torch.autograd.forward_ad"
+
+
+def grad_switches(torch, report):
+    """``[(original, replacement)]`` for torch's C entry points that turn gradient recording on.
+
+    Every Python route to a graph goes through one of them: ``torch.enable_grad``,
+    ``set_grad_enabled`` (a context, a decorator or a call) and torch's own code that uses them
+    (``Optimizer.step(closure)``, ``torch.distributions``' lazy properties) end in
+    ``torch._C._set_grad_enabled``; ``inference_mode(False)`` in ``torch._C._InferenceMode``,
+    which turns grad mode on; forward mode needs a dual level (``torch._C._enter_dual_level``)
+    and forward gradients on (``torch._C._set_fwd_grad_enabled``). The replacement reports
+    when asked to turn recording on and passes everything else (turning it off, which torch's
+    own code does everywhere, and ``inference_mode(True)``) to the original."""
+    C = torch._C
+    set_grad, set_fwd = C._set_grad_enabled, C._set_fwd_grad_enabled
+    inference, enter_level = C._InferenceMode, C._enter_dual_level
+
+    def set_grad_enabled(mode):
+        if mode:
+            report(GRAD_MODE_ON)
+        return set_grad(mode)
+
+    def set_fwd_grad_enabled(mode):
+        if mode:
+            report(FORWARD_AD_ON)
+        return set_fwd(mode)
+
+    def inference_mode(mode=True):
+        if not mode:  # inference mode off turns grad mode on
+            report(GRAD_MODE_ON)
+        return inference(mode)
+
+    def enter_dual_level(*args, **kwargs):
+        report(FORWARD_AD_ON)
+
+    return [(set_grad, set_grad_enabled), (set_fwd, set_fwd_grad_enabled),
+            (inference, inference_mode), (enter_level, enter_dual_level)]
 
 
 def grad_off_everywhere(torch):
-    """Grad mode off in this thread and in every thread started from now on.
+    """Grad mode (and forward gradients) off in this thread and in every thread started from
+    now on; turning them back on is refused (:func:`grad_switches`).
 
     Grad mode is per thread in torch, and a new thread starts with it on: a solution that ran
     its loss in a ``threading.Thread`` (or a ``concurrent.futures`` pool, built on it) would
@@ -482,12 +540,15 @@ def grad_off_everywhere(torch):
     import _thread
     import threading
 
-    torch.set_grad_enabled(False)
+    set_grad, set_fwd = torch._C._set_grad_enabled, torch._C._set_fwd_grad_enabled
+    set_grad(False)
+    set_fwd(False)  # forward mode too: grad mode off does not stop dual numbers
 
     def without_grad(start):
         def start_thread(function, *args, **kwargs):
             def target(*a, **k):
-                torch.set_grad_enabled(False)
+                set_grad(False)
+                set_fwd(False)
                 return function(*a, **k)
             return start(target, *args, **kwargs)
         return start_thread

@@ -51,6 +51,7 @@ import numpy as np
 
 from minimodel.lab import integrity
 from minimodel.lab.exercises import aliases, blame, isolation
+from minimodel.lab.exercises._enforce import FORWARD_AD_ON, GRAD_MODE_ON
 from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBIDDEN,
                                              DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
                                              runtime_entries, scan_source)
@@ -126,8 +127,9 @@ def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
     if ex.no_autograd:
         entries += [{"api": name, "paths": [name], "family": None}
                     for name in AUTOGRAD_CALLABLES]
-    # "without autograd": torch records no graph at all while the solution runs, so no
-    # gradient can be read off a graph by any spelling (grad_fn nodes called by hand...)
+    # "without autograd": torch records no graph at all while the solution runs (grad mode
+    # and forward gradients off, and every switch that turns them on refused), so no gradient
+    # can be read off a graph by any spelling (grad_fn nodes called by hand...)
     return {"entries": entries, "refused": [n for n in names if "." not in n],
             "grad_off": ex.no_autograd,
             "allowed": runtime_allowed(not numpy_only(ex), allowed_modules(ex))}
@@ -370,6 +372,9 @@ def runtime_message(forbidden: dict[str, Any], lang: str) -> str:
     """The verdict line of a call the run-time rule stopped (a package import, or an API)."""
     if "." not in forbidden["name"]:
         return say("judge.forbidden_import_runtime", lang, name=forbidden["name"],
+                   line=forbidden["line"])
+    if forbidden["name"] in (GRAD_MODE_ON, FORWARD_AD_ON):  # a switch, not a function's name
+        return say("judge.forbidden_grad_on", lang, name=forbidden["name"],
                    line=forbidden["line"])
     return say("judge.forbidden_runtime", lang, name=forbidden["name"], line=forbidden["line"])
 
