@@ -371,18 +371,127 @@ def test_a_wider_float_is_no_substitute_for_the_max_shift(ex_id, source, clause,
     result = judge(ex_id, source, tmp_path, seed=seed)
     failed = [c for c in result["cases"] if c["status"] != "passed"]
     assert result["status"] == "wrong", result["message"]
+    what = "logits" if ex_id == "cross-entropy" else "scores"
     assert [c["label"].split(", ", 1)[1] for c in failed] == [
-        ("logits" if ex_id == "cross-entropy" else "scores") + " near 5e4 past long double"]
+        f"{what} near 5e4 past long double", f"{what} near 1e7 past Decimal"]
     assert failed[0]["nonfinite"] and [b["id"] for b in result["blame"]][:1] == [clause]
 
 
-@pytest.mark.parametrize("generator, kind", [
-    ("cross_entropy", "logits near 5e4 past long double"),
-    ("mlm", "scores near 5e4 past long double")])
-def test_the_cases_past_long_double_overflow_exp_in_every_float(generator, kind):
+# The sixth attack: no max shift, exp in Python's decimal (whose exponent range holds exp(1e5)).
+# Its default context overflows past about 2.3e6: the hidden cases near 1e7 are past it.
+DECIMAL_CROSS_ENTROPY = """\
+import numpy as np
+from decimal import Decimal, getcontext
+getcontext().prec = 40
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    logits = np.asarray(logits)
+    V = logits.shape[-1]
+    total, n = Decimal(0), 0
+    for row, t in zip(logits.reshape(-1, V), np.asarray(targets).reshape(-1)):
+        if int(t) == ignore_index:
+            continue
+        s = sum(Decimal(float(v)).exp() for v in row)   # no max shift
+        total += s.ln() - Decimal(float(row[int(t)]))
+        n += 1
+    return np.asarray(float(total / n), dtype=logits.dtype)
+"""
+
+DECIMAL_SOFTMAX_MLM = FLOAT64_SOFTMAX_MLM.replace("import math\n", "import math\nfrom decimal import Decimal\n").replace(
+    """    e = torch.exp(s.double())                 # float64 inside, no max shift
+    a = (e / e.sum(-1, keepdim=True)).to(s.dtype)
+""", """    rows = []
+    for r in s.double().reshape(-1, T).tolist():   # decimal inside, no max shift
+        e = [Decimal(v).exp() for v in r]
+        rows.append([float(x / sum(e)) for x in e])
+    a = torch.tensor(rows, dtype=s.dtype).reshape(s.shape)
+""")
+
+
+@pytest.mark.parametrize("ex_id, source, clause", [
+    pytest.param("cross-entropy", DECIMAL_CROSS_ENTROPY, "stable", id="cross-entropy"),
+    pytest.param("mlm-forward-pass", DECIMAL_SOFTMAX_MLM, "stable-softmax", id="mlm",
+                 marks=pytest.mark.skipif(not HAS_TORCH, reason="torch not installed")),
+])
+def test_arbitrary_precision_is_no_substitute_for_the_max_shift(ex_id, source, clause,
+                                                                 tmp_path):
+    assert "Decimal" in source and "torch.exp(s.double())" not in source
+    result = judge(ex_id, source, tmp_path, seed=1)
+    failed = [c for c in result["cases"] if c["status"] != "passed"]
+    what = "logits" if ex_id == "cross-entropy" else "scores"
+    assert [c["label"].split(", ", 1)[1] for c in failed] == [f"{what} near 1e7 past Decimal"], \
+        result["message"]
+    assert [b["id"] for b in result["blame"]][:1] == [clause]
+
+
+# Honest stable variants pass the cases near 1e7 (float64 with the shift is exact there).
+STABLE_CROSS_ENTROPY = {
+    "numpy max shift": """\
+import numpy as np
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    V = logits.shape[-1]
+    z = logits.reshape(-1, V)
+    t = targets.reshape(-1)
+    keep = t != ignore_index
+    z, t = z[keep], t[keep]
+    m = z.max(-1, keepdims=True)
+    lse = m[:, 0] + np.log(np.exp(z - m).sum(-1))
+    return np.asarray((lse - z[np.arange(len(t)), t]).mean(), dtype=logits.dtype)
+""",
+    "torch logsumexp": """\
+import torch
+FRAMEWORK = "torch"
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    z = logits.reshape(-1, logits.shape[-1])
+    t = targets.reshape(-1)
+    keep = t != ignore_index
+    z, t = z[keep], t[keep].long()
+    return (torch.logsumexp(z, -1) - z.gather(1, t[:, None])[:, 0]).mean()
+""",
+    "torch log_softmax": """\
+import torch
+FRAMEWORK = "torch"
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    z = torch.log_softmax(logits.reshape(-1, logits.shape[-1]), -1)
+    t = targets.reshape(-1)
+    keep = t != ignore_index
+    return -z[keep].gather(1, t[keep].long()[:, None]).mean()
+""",
+}
+
+
+@pytest.mark.parametrize("style", list(STABLE_CROSS_ENTROPY))
+def test_honest_stable_cross_entropy_passes_the_cases_near_1e7(style, tmp_path):
+    if "torch" in style and not HAS_TORCH:
+        pytest.skip("torch not installed")
+    for seed in (1, 2):
+        result = judge("cross-entropy", STABLE_CROSS_ENTROPY[style], tmp_path, seed=seed)
+        assert result["passed"] is True, result["message"]
+        assert any(c["label"].endswith("near 1e7 past Decimal") for c in result["cases"])
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="torch not installed")
+def test_an_honest_float64_mlm_with_the_shift_passes_the_scores_near_1e7(tmp_path):
+    shifted = FLOAT64_SOFTMAX_MLM.replace("e = torch.exp(s.double())",
+                                          "e = torch.exp((s - s.amax(-1, keepdim=True)).double())")
+    assert shifted != FLOAT64_SOFTMAX_MLM
+    result = judge("mlm-forward-pass", shifted, tmp_path, seed=1)
+    assert result["passed"] is True, result["message"]
+
+
+@pytest.mark.parametrize("generator, kind, limit", [
+    ("cross_entropy", "logits near 5e4 past long double", np.log(np.finfo(np.longdouble).max)),
+    ("mlm", "scores near 5e4 past long double", np.log(np.finfo(np.longdouble).max)),
+    # decimal's default context: Emax = 999999, so exp overflows past ln(10) * 1e6
+    ("cross_entropy", "logits near 1e7 past Decimal", np.log(10.0) * 1e6),
+    ("mlm", "scores near 1e7 past Decimal", np.log(10.0) * 1e6)])
+def test_the_cases_past_long_double_overflow_exp_in_every_float(generator, kind, limit):
     """Every seed: the largest logit (or attention score of the one block) is past
-    log(max long double) ~ 11356, so exp without the shift is inf even in np.longdouble."""
-    limit = np.log(np.finfo(np.longdouble).max)
+    log(max long double) ~ 11356, so exp without the shift is inf even in np.longdouble; and
+    the cases near 1e7 are past what exp reaches in Python's decimal (default context)."""
     for seed in range(10):
         case = next(c for c in make_cases(generator, seed) if c.kind == kind)
         args = case.args

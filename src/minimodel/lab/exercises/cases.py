@@ -184,12 +184,16 @@ def gen_layer_norm(rng, kind, params):
 # ----------------------------------------------------------------------------- losses
 @generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
                              "large logits", "mixed scales", "3-d", "1-d", "4-d",
-                             "default ignore_index", "logits near 5e4 past long double"))
+                             "default ignore_index", "logits near 5e4 past long double",
+                             "logits near 1e7 past Decimal"))
 def gen_cross_entropy(rng, kind, params):
     """logits (..., V), targets with ignored positions. "large logits": every row near 1e4
     (exp overflows without a max shift), no position ignored; "logits near 5e4 past long
     double": the same near 5e4, where exp overflows even np.longdouble (past about 11356), so
-    computing in a wider float is no substitute for the shift; "mixed scales": one row near +1e3 and one near
+    computing in a wider float is no substitute for the shift; "logits near 1e7 past
+    Decimal": the same near 1e7, past what Python's decimal holds in its default context
+    (exp overflows past about 2.3e6), so arbitrary-precision numbers are no substitute
+    either (float64 with the shift is exact there: the differences stay small); "mixed scales": one row near +1e3 and one near
     -1e3 (a single global max shift underflows the low row); "3-d": (N, T, V), "1-d": one row (V,)
     with a 0-d target, "4-d": (N, T, U, V), none ignored; "ignore_index": a custom index;
     "default ignore_index": targets with -100 and no ignore_index argument (the default)."""
@@ -204,6 +208,8 @@ def gen_cross_entropy(rng, kind, params):
         logits += 1e4
     if kind == "logits near 5e4 past long double":  # exp(5e4) is inf in every float
         logits += 5e4
+    if kind == "logits near 1e7 past Decimal":  # exp(1e7) overflows decimal's default context
+        logits += 1e7
     if kind == "mixed scales":
         logits.reshape(-1, v)[0] += 1000.0
         logits.reshape(-1, v)[-1] -= 1000.0
@@ -214,7 +220,7 @@ def gen_cross_entropy(rng, kind, params):
         targets.flat[:] = np.where(targets.flat == ignore, (ignore + 1) % v, targets.flat)
         targets.flat[1] = ignore
     elif kind not in ("mixed scales", "large logits", "3-d", "1-d", "4-d",
-                      "logits near 5e4 past long double"):
+                      "logits near 5e4 past long double", "logits near 1e7 past Decimal"):
         # those ignore no position
         targets[rng.random(shape) < 0.4] = -100
         if kind == "ignored positions" or kind == "example":
@@ -261,16 +267,25 @@ def gen_attention(rng, kind, params):
             "w_v": w[2].astype(dt), "w_o": w[3].astype(dt), "num_heads": heads}
 
 
+# The MLM's cases whose attention scores no float (5e4) or decimal (1e7) can exp without the
+# row-max shift: kind -> the std of w_q and w_k.
+HUGE_SCORES = {"scores near 5e4 past long double": 80.0, "scores near 1e7 past Decimal": 1200.0}
+
+
 @generator("mlm", ("float64", "float32", "heads", "mask at 0.5", "mask above 0.5",
                    "no masked rows", "several blocks", "large scores", "one position",
-                   "zero blocks", "normalised output", "scores near 5e4 past long double"))
+                   "zero blocks", "normalised output", "scores near 5e4 past long double",
+                   "scores near 1e7 past Decimal"))
 def gen_mlm(rng, kind, params):
     """The seed pipeline's inputs; params.tied drops w_head. "no masked rows": M = 0;
     "several blocks": L = 3; "large scores": float32 block weights of std 4, so attention
     scores reach the hundreds and a softmax without the row-max shift overflows to NaN;
     "scores near 5e4 past long double": float64, w_q and w_k of std 80, so the scores reach
     tens of thousands and exp overflows even np.longdouble (past about 11356) and float64
-    inside: computing in a wider float is no substitute for the shift.
+    inside: computing in a wider float is no substitute for the shift; "scores near 1e7 past
+    Decimal": the same with w_q and w_k of std 1200, so the scores reach about 1e7, past what
+    Python's decimal holds in its default context (exp overflows past about 2.3e6):
+    arbitrary-precision numbers are no substitute either.
     "mask at 0.5": indicators 0, 0.5 and 1 only (0.5 is not selected; no value strictly
     between 0.5 and 1); "mask above 0.5": 0, 0.3, 0.7 and 1 (no 0.5). Cases that hold other
     clauses at their simplest: "heads": H >= 2, one block whose feed-forward adds 0 (w_mlp2
@@ -310,8 +325,8 @@ def gen_mlm(rng, kind, params):
         dt, t, d = np.float32, max(t, 4), heads * max(d // heads, 8 // heads)
         ids = rng.integers(0, v, size=(n, t))
         mask = np.ones((n, t), dtype=dt)  # every row is returned: none can hide a NaN
-    huge = kind == "scores near 5e4 past long double"
-    if huge:  # one block, every row returned; scores of std about 80^2 d (see the docstring)
+    huge = HUGE_SCORES.get(kind)  # the std of w_q and w_k
+    if huge:  # one block, every row returned; scores of std about huge^2 d (docstring)
         layers, t, d = 1, max(t, 4), heads * max(d // heads, 8 // heads)
         ids = rng.integers(0, v, size=(n, t))
         mask = np.ones((n, t), dtype=dt)
@@ -319,7 +334,7 @@ def gen_mlm(rng, kind, params):
     pos_embed = rng.normal(scale=0.5, size=(t, d))
     blocks = rng.normal(scale=block_std, size=(layers, 6, d, d))   # [w_q, w_k, w_v, w_o,
     if huge:
-        blocks[:, :2] *= 80.0 / block_std
+        blocks[:, :2] *= huge / block_std
     if kind in ("heads", "one position"):                           #  w_mlp1, w_mlp2]
         blocks[:, 5] = 0.0          # w_mlp2 = 0: the feed-forward adds 0
     if kind == "zero blocks":
