@@ -193,6 +193,40 @@ def test_a_fix_after_break_diff_is_shown_as_such_even_after_a_reset(capsys, lear
     assert "fixed after viewing the fix" in flat(run(capsys, "break", "list")[1])
 
 
+def test_a_fix_shown_through_another_learner_folder_marks_the_workspace(capsys, learner,
+                                                                       tmp_path):
+    """The sixth attack: `break diff --learner-dir OTHER` showed the fix while the learner's own
+    folder recorded nothing, so the fix checked from it was recorded as the learner's own.
+    The mark lives in the workspace too (`.break.json`): any check of it reads it, a restart
+    with --force keeps it."""
+    work = tmp_path / "ws"
+    other = tmp_path / "other-learner"
+    assert run(capsys, "break", "start", BREAK, "--workdir", str(work))[0] == 0
+    code, diff = run(capsys, "break", "diff", "--workdir", str(work),
+                     "--learner-dir", str(other))
+    assert code == 0 and diff.startswith("--- a/minimodel/")
+    assert not (Progress().get("break", BREAK) or {}).get("revealed_fix")   # own folder: none
+    assert Workspace.open(work).fix_shown is True
+    assert json.loads((work / ".break.json").read_text(encoding="utf-8"))["fix_shown"] is True
+    apply_diff(work, diff)
+    result = json.loads(run(capsys, "break", "check", "--workdir", str(work), "--json")[1])
+    assert result["fixed"] is True and result["revealed"] is True
+    entry = Progress().get("break", BREAK)
+    assert entry["revealed"] is True and entry["revealed_fix"] is True
+    # a restart of the same workspace keeps the mark
+    assert run(capsys, "break", "start", BREAK, "--workdir", str(work), "--force")[0] == 0
+    assert Workspace.open(work).fix_shown is True
+
+
+def test_a_workspace_whose_fix_was_never_shown_is_unmarked(capsys, learner, tmp_path):
+    work = tmp_path / "ws"
+    assert run(capsys, "break", "start", BREAK, "--workdir", str(work))[0] == 0
+    apply_diff(work, Workspace.open(work).fix_diff())   # the fix, without recording a view
+    assert Workspace.open(work).fix_shown is False
+    result = json.loads(run(capsys, "break", "check", "--workdir", str(work), "--json")[1])
+    assert result["fixed"] is True and result["revealed"] is False
+
+
 def test_a_fix_made_before_viewing_stays_own_when_pasted_back_after_viewing(capsys, learner,
                                                                             tmp_path):
     """Own first: a fix checked before the diff was ever shown stays own, even if the same

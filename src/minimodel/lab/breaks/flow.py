@@ -142,9 +142,10 @@ def check(progress: Progress, ws: Workspace, brk: Break, lang: str, seed: int | 
                 "exit_code": done.returncode, "seed": done.seed,
                 "seconds": round(done.seconds, 2)}, None
     fixed = is_fixed(done)
-    revealed = after_attempt("break", prev, fixed)   # the fix shown once: every later fix
+    shown = {"revealed_fix": True} if ws.fix_shown else {}  # shown from another learner folder
+    revealed = after_attempt("break", {**prev, **shown}, fixed)  # shown once: every later fix
     record(progress, brk.id, "fixed" if fixed else "attempted", count="checks_run",
-           last_check=fixed, hints_used=ws.hints_shown, revealed=revealed)
+           last_check=fixed, hints_used=ws.hints_shown, revealed=revealed, **shown)
     return {"fixed": fixed, "revealed": revealed and fixed, "break": brk.id,
             "workdir": str(ws.root),
             "details": check_details(done, lang), "exit_code": done.returncode,
@@ -152,9 +153,12 @@ def check(progress: Progress, ws: Workspace, brk: Break, lang: str, seed: int | 
 
 
 def reveal_fix(progress: Progress, ws: Workspace, brk: Break) -> tuple[str, list[str]]:
-    """Our fix as a unified diff, recorded as revealed; and the patched files the learner
-    edited since the start (the diff is from the start state, so it may not apply)."""
+    """Our fix as a unified diff, recorded as revealed, in the learner folder and in the
+    workspace itself (a check of it from another learner folder reads the mark there); and
+    the patched files the learner edited since the start (the diff is from the start state,
+    so it may not apply)."""
     diff = ws.fix_diff()
     edited = [p for p in ws.changes()["modified"] if p in ws.patched_files()]
     record(progress, brk.id, None, revealed_fix=True)
+    ws.mark_fix_shown()
     return diff, edited

@@ -5,8 +5,10 @@ Layout of a workspace ``DIR``::
     DIR/minimodel/          copy of the installed package source (no __pycache__, no
                             lab/content), with the break's bug patch applied
     DIR/NOTES.md            the learner's predictions (template from the break's questions)
-    DIR/.break.json         {"break", "lang", "manifest": {path: sha256}, "hints_shown", ...};
-                            the manifest is the just-started state
+    DIR/.break.json         {"break", "lang", "manifest": {path: sha256}, "hints_shown",
+                            "fix_shown", ...}; the manifest is the just-started state;
+                            ``fix_shown``: ``break diff`` showed the fix for this workspace
+                            (whatever learner folder it was recorded in)
     DIR/.break/start.zip    the just-started files ("workspace/...") and the first NOTES.md
 
 Nothing in the workspace names the file the bug was planted in: finding it is the exercise. The
@@ -227,6 +229,18 @@ class Workspace:
                                  "start the break again with --force")
         return {"restored": restored, "removed": sorted(removed)}
 
+    # ------------------------------------------------------------------ the fix shown
+    @property
+    def fix_shown(self) -> bool:
+        """Has ``break diff`` shown the fix of this workspace's break? Kept in the workspace as
+        well as in the learner folder, so a check of this workspace from any learner folder
+        knows it (:mod:`minimodel.lab.revealed`); a restart (``--force``) keeps it."""
+        return bool(self.state.get("fix_shown", False))
+
+    def mark_fix_shown(self) -> None:
+        self.state["fix_shown"] = True
+        self.save_state()
+
     # ------------------------------------------------------------------ hints
     @property
     def hints_shown(self) -> int:
@@ -315,6 +329,7 @@ def start(brk: Break, workdir: str | os.PathLike, lang: str = "en", force: bool 
         "minimodel_version": getattr(minimodel, "__version__", "?"),
         "source": str(package_dir),
         "hints_shown": previous.hints_shown if previous is not None else 0,
+        "fix_shown": previous.fix_shown if previous is not None else False,
         "manifest": {rel: sha256_bytes(data) for rel, data in files.items()},
     }
     ws = Workspace(root, state, restarted=previous is not None)
