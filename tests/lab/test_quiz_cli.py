@@ -197,7 +197,7 @@ def test_take_reports_an_unreadable_answer_with_its_reason_not_as_wrong(capsys, 
     report = json.loads(out)
     by_id = {r["id"]: r for r in report["results"]}
     # Asked again, never graded: nothing is recorded while the file holds an unclear answer.
-    assert code == 2 and report["recorded"] is False
+    assert code == 1 and report["recorded"] is False   # asked again: no usage error
     assert not (learner / "progress" / "quiz.json").exists()
     assert by_id["q-13-08"]["status"] == by_id["q-13-15"]["status"] == "unreadable"
     assert "the word 'each' changes what the number means" in by_id["q-13-08"]["reason"]
@@ -219,7 +219,7 @@ def test_an_answers_file_asks_again_where_a_live_take_would(capsys, tmp_path, le
     # live; from a file they stop the take the same way instead of being marked wrong.
     path = write_answers(tmp_path, {**correct_answers(), "q-13-15": answer})
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", path, "--json")
-    assert code == 2 and json.loads(out)["recorded"] is False
+    assert code == 1 and json.loads(out)["recorded"] is False
     path = write_answers(tmp_path, {**correct_answers(), "q-13-15": "ln 512 ≈ 6.238"})
     code, out, _ = run(capsys, "quiz", "take", QUIZ_ID, "--answers", path, "--json")
     assert code == 0 and json.loads(out)["score"] == N_GRADED == quiz_entry(learner)["score"]

@@ -143,7 +143,7 @@ def test_an_answers_file_with_a_repeated_choice_is_not_graded(capsys, tmp_path, 
     path.write_text(json.dumps(answers), encoding="utf-8")
     code = main(["quiz", "take", QUIZ_ID, "--answers", str(path), "--json"])
     report = json.loads(capsys.readouterr().out)
-    assert code == 2 and report["recorded"] is False
+    assert code == 1 and report["recorded"] is False
     assert not (learner / "progress" / "quiz.json").exists()
 
 
@@ -215,3 +215,53 @@ def test_a_numeric_answer_is_still_the_numeric_readers():
     for typed in ("four or five", "1,2,3"):
         with pytest.raises(ValueError):
             parse_input(numeric, typed, "en")
+
+
+# --- approximation signs and unit abbreviations (the sixth attack) -------------------------
+
+DIRECTIONS = "q-13-20"  # 4 directions; its units list holds "dimensions"
+
+
+@pytest.mark.parametrize("qid, typed, lang, expected", [
+    # an exact count with an approximation sign was graded right: asked again now
+    (ROWS, "≈4", "en", "reask"), (ROWS, "~4", "en", "reask"), (ROWS, "~ 4 rows", "en", "reask"),
+    (ROWS, "≃4", "en", "reask"), (ROWS, "~=4", "en", "reask"), (ROWS, "≈4", "es", "reask"),
+    (PARAMS, "~2,097,152", "en", "reask"),
+    # a value with a tolerance may carry one; working in a chain is still checked
+    (LOSS, "≈ 6.238", "en", "right"), (LOSS, "~6.238", "en", "right"),
+    (LOSS, "ln 512 ≈ 6.238", "en", "right"), (ROWS, "2 + 2 = 4", "en", "right"),
+    # working the grader can check stays an answer (documented rule)
+    (ROWS, "3 + 1", "en", "right"), (PARAMS, "8192*256", "en", "right"),
+    (ROWS, "exactly 4", "en", "right"),
+    # the usual abbreviation of a unit the question accepts is that unit
+    (DIRECTIONS, "4 dims", "en", "right"), (DIRECTIONS, "4 dim", "en", "right"),
+    (DIRECTIONS, "4 dimensions", "en", "right"), (DIRECTIONS, "3 dims", "en", "wrong"),
+    # ... and of a unit of another quantity, a wrong unit (as "4 columns" is)
+    (ROWS, "4 cols", "en", "wrong"), (ROWS, "4 columns", "en", "wrong"),
+])
+def test_approximation_signs_and_unit_abbreviations(qid, typed, lang, expected):
+    assert outcome(qid, typed, lang) == expected
+
+
+def test_an_approximate_count_names_the_sign():
+    question = quiz.load_quiz(QUIZ_ID).question(ROWS)
+    with pytest.raises(quiz.Unreadable) as en:
+        quiz.check_answer(question, "~4", "en")
+    assert "the sign ~ says the number is approximate" in en.value.reason
+    with pytest.raises(quiz.Unreadable) as es:
+        quiz.check_answer(question, "≈4", "es")
+    assert "el signo ≈ dice que el número es aproximado" in es.value.reason
+
+
+@pytest.mark.parametrize("typed", ["≈4", "4 or 5", "4 dims!"])
+def test_an_answer_asked_again_in_a_file_is_no_usage_error(typed, tmp_path, capsys, learner):
+    """Exit 2 is for a malformed file (unknown ids, a list for a number); an answer the grader
+    asks again about is reported with its reason, not recorded, and exits 1."""
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps({ROWS: typed}, ensure_ascii=False), encoding="utf-8")
+    capsys.readouterr()
+    code = main(["quiz", "take", QUIZ_ID, "--answers", str(path), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and report["recorded"] is False
+    assert next(r for r in report["results"] if r["id"] == ROWS)["status"] == "unreadable"
+    assert not (learner / "progress" / "quiz.json").exists()

@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from minimodel.commands._exit import FAILED, OK, USAGE, guarded
+from minimodel.commands._exit import FAILED, OK, guarded
 from minimodel.commands._help import help_text
 from minimodel.commands._lab_authoring import register_authoring
 from minimodel.commands._lab_lessons import register_check_lessons
@@ -163,7 +163,7 @@ def _start(step, progress, args: argparse.Namespace) -> tuple[int, dict[str, Any
     if step.kind == "quiz":
         if args.answers:
             graded = _grade_step_answers(step, progress, args)
-            return (OK if graded["result"]["recorded"] else USAGE), graded
+            return (OK if graded["result"]["recorded"] else FAILED), graded
         if sys.stdin.isatty() and not args.json:
             return _cli(["quiz", "take", step.id, *learner], False)[0], {}
         take = suggest("quiz", "take", step.id)

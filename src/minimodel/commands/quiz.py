@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from minimodel.commands._argtypes import at_least
-from minimodel.commands._exit import FAILED, OK, USAGE, guarded, user_error
+from minimodel.commands._exit import FAILED, OK, guarded, user_error
 from minimodel.commands._help import help_text
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 from minimodel.messages import say
@@ -116,7 +116,8 @@ def cmd_take(args: argparse.Namespace) -> int:
     report = grade_answers(quiz, answers, progress, args.lang, show=not args.json)
     if args.json:
         _print_json(report)
-    return OK if report["recorded"] else USAGE
+    # an answer asked again is not a usage error: the take is not recorded (1, as a failed check)
+    return OK if report["recorded"] else FAILED
 
 
 def grade_answers(quiz, answers: dict[str, Any], progress, lang: str, show: bool

@@ -44,8 +44,14 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   factor: the grader has no implicit product.
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
   arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
-  leading ``about``/``exactly``/``≈`` (and Spanish forms) and a trailing point (``2.``) are
-  ignored; nothing else is (``4!`` is asked again).
+  leading ``about``/``exactly`` (and Spanish forms) and a trailing point (``2.``) are
+  ignored; nothing else is (``4!`` is asked again). A leading approximation sign (``≈``,
+  ``~``) is ignored before a value with a tolerance (``≈ 6.238``) and asked again before an
+  exact count (``≈4``, ``~4``): like any other symbol, it says something about the number
+  that the number alone does not.
+* **Unit abbreviations**: the usual short forms of a unit belong to its family (``dims``
+  for ``dimensions``, ``cols`` for ``columns``, ``params`` for ``parameters``), so they are
+  accepted where the unit is and graded wrong where another unit is asked for.
 * **Digits are read exactly.** Typed digits and number words are read as ``Decimal``, never
   through a float, and graded exactly (``3.9999999999999999`` is not the count 4, though its
   nearest float is). A decimal digit of any script counts (``𝟒``, read after NFKD
@@ -88,12 +94,12 @@ UNIT_FAMILIES = [
     {"row", "rows", "fila", "filas"},
     {"parameter", "parameters", "param", "params", "parametro", "parametros"},
     {"nat", "nats"},
-    {"column", "columns", "columna", "columnas"},
+    {"column", "columns", "col", "cols", "columna", "columnas"},
     {"byte", "bytes", "kb", "mb", "gb"},
     {"bit", "bits"},
     {"token", "tokens"},
-    {"dimension", "dimensions", "dimensiones"},
-    {"percent", "%", "porciento"},
+    {"dimension", "dimensions", "dim", "dims", "dimensiones"},
+    {"percent", "%", "pct", "porciento"},
 ]
 KNOWN_UNITS = set().union(*UNIT_FAMILIES)
 MODIFIERS = {"distinct", "different", "unique", "in", "total", "en", "de", "distintas", "distintos",
@@ -112,6 +118,9 @@ _AFTER_FUNCTION = re.compile(r"\b(?:ln|log|exp|sqrt)\s*$")
 _ID_LIST = re.compile(r"(?:([a-z]+)\s*:?\s+)?(\d+(?:\s*(?:,|\band\b|\by\b|\s)\s*\d+)*)")
 LIST_LABELS = {"id", "ids", "index", "indices", "indexes", "indice", "token", "tokens"}
 _CHAIN = re.compile(r"\s*(?:=|≈|~=)\s*")      # "512 x 128 = 65,536": sides of a chain
+# A leading approximation sign ("≈4", "~4", "≃ 4"): for an exact count it says the number is
+# not the count, so it is asked again (a value with a tolerance may carry one: "≈ 6.238").
+_APPROXIMATE = re.compile(r"^\s*(?:~=|[≈~∼≃≅])")
 
 
 class Unreadable(ValueError):
@@ -279,6 +288,9 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
         # would be read as a plain digit once normalised; "𝟒" (a decimal digit) is fine
         raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
     text, notes = _trailing_notes(normalise(raw).strip().rstrip("."))
+    if _APPROXIMATE.match(text) and effective_tolerance(answer, prompt) == 0:
+        raise Unreadable(say("quiz.reask.approximate", lang, answer=raw,
+                             sign=_APPROXIMATE.match(text).group(0).strip()))
     while (stripped := _QUALIFIER.sub("", text)) != text:  # "≈ 6.238" is no chain
         text = stripped
     *working, last = _CHAIN.split(text)
