@@ -1,4 +1,4 @@
-"""Without autograd, the switches that turn gradient recording on are refused.
+"""Without autograd, gradient recording stays off whatever asks for it.
 
 cbow-step is an exercise "without autograd": the judged child turns grad mode (and forward
 gradients) off in every thread. The sixth attack turned it back on through torch's own code
@@ -6,8 +6,9 @@ gradients) off in every thread. The sixth attack turned it back on through torch
 ``torch.distributions.utils.lazy_property``), built a graph from a ``torch.nn.Parameter`` and
 called its ``grad_fn`` nodes by hand; or entered a forward-mode dual level through
 ``torch._functorch.predispatch``. The rule now sits at the switches themselves
-(``_enforce.grad_switches``): whatever Python route turns recording on ends in one of them and
-gets ``forbidden``; turning it off, which torch's own code does everywhere, is never refused.
+(``_enforce.grad_switches``), where every Python route ends: grad mode asked on stays off (so
+the walk finds no graph, and torch's own helpers that ask for it keep working in honest code),
+and forward mode switched on gets ``forbidden``. Turning recording off is never refused.
 """
 
 from __future__ import annotations
@@ -167,16 +168,21 @@ def marked_line(source: str) -> int:
     return next(i for i, text in enumerate(source.splitlines(), 1) if "# MARK" in text)
 
 
-@pytest.mark.parametrize("attack", list(ATTACKS))
-def test_turning_gradient_recording_on_is_refused_at_the_switch(attack, tmp_path):
+@pytest.mark.parametrize("attack", [a for a in ATTACKS if a in NAMES])
+def test_turning_forward_mode_on_is_refused_at_the_switch(attack, tmp_path):
     source = HEAD + ATTACKS[attack]
     result = check(source, tmp_path)
     assert result["status"] == "forbidden", json.dumps(result)[:1500]
-    assert result["forbidden"] == [{"name": NAMES.get(attack, "torch.autograd.grad_mode"),
-                                    "line": marked_line(source), "how": "call"}]
-    if attack not in NAMES:
-        assert "turned torch's gradient recording on (torch.autograd.grad_mode" \
-            in result["message"]
+    assert result["forbidden"] == [{"name": NAMES[attack], "line": marked_line(source),
+                                    "how": "call"}]
+
+
+@pytest.mark.parametrize("attack", [a for a in ATTACKS if a not in NAMES])
+def test_grad_mode_asked_on_stays_off_and_the_walk_finds_no_graph(attack, tmp_path):
+    result = check(HEAD + ATTACKS[attack], tmp_path)
+    assert result["passed"] is False and result["status"] in ("error", "wrong"), \
+        json.dumps(result)[:1500]
+    assert "grad_fn" in json.dumps(result) or result["status"] == "wrong"
 
 
 def test_the_grad_mode_path_written_plainly_is_refused_before_it_runs(tmp_path):
@@ -190,7 +196,7 @@ def test_the_grad_mode_path_written_plainly_is_refused_before_it_runs(tmp_path):
 
 def test_the_refusal_speaks_spanish(tmp_path):
     path = tmp_path / "solution.py"
-    path.write_text(HEAD + ATTACKS["inference_mode(False)"], encoding="utf-8")
+    path.write_text(HEAD + ATTACKS["forward gradients on by a built name"], encoding="utf-8")
     result = check_solution("cbow-step", path, seed=3, lang="es")
     assert "activó el registro de gradientes de torch" in result["message"]
 
@@ -232,10 +238,21 @@ def cbow_step(context_ids, target_ids, w_in, w_out):
 '''
 
 
-@pytest.mark.parametrize("style", ["torch, grad mode turned off", "numpy"])
+HONEST_CATEGORICAL = HONEST_TORCH.replace(
+    "        loss = -torch.log_softmax(logits, -1)[torch.arange(B), target_ids.long()].mean()",
+    "        probs = torch.softmax(logits, -1)\n"
+    "        loss = -torch.distributions.Categorical(probs=probs).log_prob(target_ids.long()).mean()")
+
+
+@pytest.mark.parametrize("style", ["torch, grad mode turned off", "numpy",
+                                   "Categorical(probs=...), whose logits torch computes "
+                                   "under enable_grad"])
 def test_honest_solutions_without_autograd_pass(style, tmp_path):
     if style == "numpy":
         source = retyped(get_exercise("cbow-step").reference_path.read_text(encoding="utf-8"))
+    elif style.startswith("Categorical"):
+        assert HONEST_CATEGORICAL != HONEST_TORCH
+        source = HONEST_CATEGORICAL
     else:
         source = HONEST_TORCH
     result = check(source, tmp_path)

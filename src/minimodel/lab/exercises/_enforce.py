@@ -483,10 +483,8 @@ def backward_op_names(torch):
     return {op for op in ops if {"backward", "dual"} & set(op.split("_"))}
 
 
-# The names a "without autograd" verdict gives to gradient recording switched on: reverse mode
-# (grad mode: torch.enable_grad, set_grad_enabled(True), inference_mode(False)) and forward mode
-# (a dual level, or forward gradients switched back on).
-GRAD_MODE_ON = "torch.autograd.grad_mode"
+# The name a "without autograd" verdict gives to forward-mode recording switched on (a dual
+# level, or forward gradients switched back on). Grad mode asked on just stays off.
 FORWARD_AD_ON = "torch.autograd.forward_ad"
 
 
@@ -498,17 +496,19 @@ def grad_switches(torch, report):
     (``Optimizer.step(closure)``, ``torch.distributions``' lazy properties) end in
     ``torch._C._set_grad_enabled``; ``inference_mode(False)`` in ``torch._C._InferenceMode``,
     which turns grad mode on; forward mode needs a dual level (``torch._C._enter_dual_level``)
-    and forward gradients on (``torch._C._set_fwd_grad_enabled``). The replacement reports
-    when asked to turn recording on and passes everything else (turning it off, which torch's
-    own code does everywhere, and ``inference_mode(True)``) to the original."""
+    and forward gradients on (``torch._C._set_fwd_grad_enabled``).
+
+    Grad mode asked on stays off, silently: torch's own helpers ask for it (a distribution
+    built from ``probs`` computes its ``logits`` under ``enable_grad``) and must keep working
+    in honest code, and with recording off a ``grad_fn`` walk finds no graph. Forward mode
+    has no such honest use here, so entering a dual level or turning forward gradients on is
+    reported (``forbidden``, naming ``torch.autograd.forward_ad``)."""
     C = torch._C
     set_grad, set_fwd = C._set_grad_enabled, C._set_fwd_grad_enabled
     inference, enter_level = C._InferenceMode, C._enter_dual_level
 
     def set_grad_enabled(mode):
-        if mode:
-            report(GRAD_MODE_ON)
-        return set_grad(mode)
+        return set_grad(False)
 
     def set_fwd_grad_enabled(mode):
         if mode:
@@ -516,9 +516,10 @@ def grad_switches(torch, report):
         return set_fwd(mode)
 
     def inference_mode(mode=True):
-        if not mode:  # inference mode off turns grad mode on
-            report(GRAD_MODE_ON)
-        return inference(mode)
+        guard = inference(mode)
+        if not mode:  # inference mode off turns grad mode on: back off inside the guard
+            set_grad(False)
+        return guard
 
     def enter_dual_level(*args, **kwargs):
         report(FORWARD_AD_ON)
@@ -529,7 +530,8 @@ def grad_switches(torch, report):
 
 def grad_off_everywhere(torch):
     """Grad mode (and forward gradients) off in this thread and in every thread started from
-    now on; turning them back on is refused (:func:`grad_switches`).
+    now on; asked back on, grad mode stays off and forward gradients are refused
+    (:func:`grad_switches`).
 
     Grad mode is per thread in torch, and a new thread starts with it on: a solution that ran
     its loss in a ``threading.Thread`` (or a ``concurrent.futures`` pool, built on it) would

@@ -51,7 +51,7 @@ import numpy as np
 
 from minimodel.lab import integrity
 from minimodel.lab.exercises import aliases, blame, isolation
-from minimodel.lab.exercises._enforce import FORWARD_AD_ON, GRAD_MODE_ON
+from minimodel.lab.exercises._enforce import FORWARD_AD_ON
 from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBIDDEN,
                                              DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
                                              runtime_entries, scan_source)
@@ -373,7 +373,7 @@ def runtime_message(forbidden: dict[str, Any], lang: str) -> str:
     if "." not in forbidden["name"]:
         return say("judge.forbidden_import_runtime", lang, name=forbidden["name"],
                    line=forbidden["line"])
-    if forbidden["name"] in (GRAD_MODE_ON, FORWARD_AD_ON):  # a switch, not a function's name
+    if forbidden["name"] == FORWARD_AD_ON:  # a switch, not a function's name
         return say("judge.forbidden_grad_on", lang, name=forbidden["name"],
                    line=forbidden["line"])
     return say("judge.forbidden_runtime", lang, name=forbidden["name"], line=forbidden["line"])
