@@ -833,3 +833,119 @@ def test_importing_a_torch_module_is_never_refused_only_calling_a_member(line, t
     source = source.replace("dh = d // num_heads", "dh = d // num_heads  # my own copy")
     result = verdict("multi-head-self-attention", source, tmp_path)
     assert result["status"] == "passed", json.dumps(result)[:1500]
+
+
+# The seventh attack: a fresh Python has no stubs (subprocess running the real
+# F.cross_entropy), and TorchScript compiled from a string calls ATen from torch's registry.
+CE_SUBPROCESS = '''import sys
+import numpy as np
+
+SRC = ("import sys, json, torch\\n"
+       "a = json.loads(sys.stdin.read())\\n"
+       "x = torch.tensor(a['x'], dtype=torch.float64).reshape(-1, a['V'])\\n"
+       "t = torch.tensor(a['t']).reshape(-1)\\n"
+       "print(float(torch.nn.functional.cross_entropy(x, t, ignore_index=a['ii'])))\\n")
+
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    sp = __import__("sub" + "process")
+    x, t = np.asarray(logits), np.asarray(targets)
+    payload = '{"x": %s, "t": %s, "V": %d, "ii": %d}' % (
+        x.astype(float).ravel().tolist(), t.ravel().tolist(), x.shape[-1], ignore_index)
+    out = sp.run([sys.executable, "-c", SRC], input=payload, capture_output=True, text=True)  # CALL
+    return np.asarray(float(out.stdout), dtype=x.dtype)
+'''
+
+CE_JIT = '''import torch
+FRAMEWORK = "torch"
+
+SRC = """
+def ce(x: Tensor, t: Tensor, ii: int) -> Tensor:
+    return torch.ops.aten.%s(x, t, None, 1, ii, 0.0)
+""" % ("cross_entropy" + "_loss")
+
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    cu = getattr(torch, "ji" + "t").CompilationUnit(SRC)  # CALL
+    V = logits.shape[-1]
+    return cu.ce(logits.reshape(-1, V), targets.reshape(-1).long(), int(ignore_index))
+'''
+
+CBOW_JIT = '''import torch
+FRAMEWORK = "torch"
+
+SRC = """
+def step(c: Tensor, t: Tensor, w_in: Tensor, w_out: Tensor):
+    h = w_in[c].mean(1)
+    lsm = torch.log_softmax(h @ w_out.t(), 1)
+    return -lsm.gather(1, t.unsqueeze(1)).mean(), w_in
+"""
+
+
+def cbow_step(context_ids, target_ids, w_in, w_out):
+    cu = getattr(torch, "ji" + "t").CompilationUnit(SRC)  # CALL
+    return cu.step(context_ids.long(), target_ids.long(), w_in, w_out)
+'''
+
+CE_CALLING = '''import numpy as np
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    {call}  # CALL
+    return np.asarray(0.0)
+'''
+
+CE_TORCH_CALLING = '''import torch
+FRAMEWORK = "torch"
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    {call}  # CALL
+    return logits.sum()
+'''
+
+
+@pytest.mark.parametrize("exercise, source, api", [
+    ("cross-entropy", CE_SUBPROCESS, "_posixsubprocess.fork_exec"),
+    ("cross-entropy", CE_CALLING.format(call='getattr(__import__("o" + "s"), "sys" + "tem")'
+                                             '("true")'), "os.system"),
+    ("cross-entropy", CE_CALLING.format(call='__import__("po" + "six").system("true")'),
+     "os.system"),
+    ("cross-entropy", CE_CALLING.format(call='getattr(__import__("o" + "s"), "exec" + "v")'
+                                             '("/bin/true", ["true"])'), "os.execv"),
+    ("cross-entropy", CE_CALLING.format(call='__import__("multi" + "processing").Process('
+                                             'target=print).start()'),
+     "multiprocessing.Process.start"),
+    ("cross-entropy", CE_CALLING.format(call='getattr(__import__("concur" + "rent.futures", '
+                                             'fromlist=["x"]), "ProcessPool" + "Executor")(1)'),
+     "concurrent.futures.ProcessPoolExecutor"),
+    ("cross-entropy", CE_CALLING.format(call='__import__("p" + "ty").fork()'), "pty.fork"),
+])
+def test_starting_a_process_is_refused_at_the_call(exercise, source, api, tmp_path):
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "# CALL" in text)
+    result = verdict(exercise, source, tmp_path)
+    assert result["status"] == "forbidden", json.dumps(result)[:1500]
+    assert result["forbidden"] == [{"name": api, "line": line, "how": "call"}]
+
+
+@needs_torch
+@pytest.mark.parametrize("exercise, source, api", [
+    ("cross-entropy", CE_SUBPROCESS.replace("import numpy as np", "import numpy as np\n"
+                                            "import torch"), "_posixsubprocess.fork_exec"),
+    ("cross-entropy", CE_JIT, "torch.jit.CompilationUnit"),
+    ("cbow-step", CBOW_JIT, "torch.jit.CompilationUnit"),
+    ("cross-entropy", CE_TORCH_CALLING.format(call='getattr(torch, "com" + "pile")(len)'),
+     "torch.compile"),
+    ("cross-entropy", CE_TORCH_CALLING.format(call='vars(getattr(torch, "ji" + "t"))["scr" + "ipt"](len)'),
+     "torch.jit.script"),
+    ("cross-entropy", CE_TORCH_CALLING.format(
+        call='getattr(getattr(torch, "f" + "x"), "symbolic" + "_trace")(len)'),
+     "torch.fx.symbolic_trace"),
+    ("cross-entropy", CE_TORCH_CALLING.format(
+        call='vars(torch)["ex" + "port"].export(torch.nn.Identity(), (logits,))'),
+     "torch.export.export"),
+])
+def test_compilers_and_processes_are_refused_where_torch_is_loaded(exercise, source, api,
+                                                                  tmp_path):
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "# CALL" in text)
+    result = verdict(exercise, source, tmp_path)
+    assert result["status"] == "forbidden", json.dumps(result)[:1500]
+    assert result["forbidden"] == [{"name": api, "line": line, "how": "call"}]

@@ -9,8 +9,9 @@ sandbox): its helpers ``_enforce.py`` and ``family.py`` are copied next to it. W
 
 1. import NumPy (and torch, when the solution imports it and the exercise allows it), replace
    the exercise's forbidden callables by stubs that report ``forbidden`` and refuse importing
-   any module off the exercise's allow-list (``_enforce.py``), then say ``ready``: the judge's clock starts there, so torch's import is not charged to
-   the solution;
+   any module off the exercise's allow-list (``_enforce.py``) and starting a process (a new
+   Python has no stubs), then say ``ready``: the judge's clock starts there, so torch's
+   import is not charged to the solution;
 2. load the solution as a real module named ``solution`` (a UTF-8 BOM is fine; postponed
    annotations resolve against it), and call its function on each case's inputs;
 3. send each case's outputs back as plain arrays (the ``.npy`` format, uncompressed), which
@@ -113,6 +114,7 @@ def main():
     enforce.enforce(rule["entries"], rule["refused"], enforce.reporter(shown_as, emit),
                     load_beside("family"), rule.get("allowed"), shown_as,
                     bool(rule.get("grad_off")))
+    enforce.refuse_processes(enforce.reporter(shown_as, emit))  # a new Python has no stubs
     emit(event="ready")
     faulthandler.dump_traceback_later(cfg["dump_after"], exit=False)
     try:

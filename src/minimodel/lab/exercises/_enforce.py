@@ -566,6 +566,66 @@ def grad_off_everywhere(torch):
                 setattr(holder, attr, wrapped)
 
 
+# Every way Python starts a process ends in one of these (``subprocess`` in
+# ``_posixsubprocess.fork_exec`` or ``os.posix_spawn``; ``os.spawn*`` in ``os.fork`` and
+# ``os.exec*``; ``multiprocessing`` in ``os.fork`` or ``_posixsubprocess``): module -> names.
+PROCESS_STARTS = {
+    "_posixsubprocess": ["fork_exec"],
+    "os": ["fork", "forkpty", "posix_spawn", "posix_spawnp", "system", "popen", "execl",
+           "execle", "execlp", "execlpe", "execv", "execve", "execvp", "execvpe"],
+    "pty": ["fork"],
+}
+
+
+def refuse_processes(report):
+    """Starting a process reports ``forbidden`` naming the call (``os.system``,
+    ``_posixsubprocess.fork_exec`` for ``subprocess.run`` ...), whatever name reaches it.
+
+    Why: a new Python starts without the stubs, so a solution could run the forbidden API
+    there (``subprocess.run([sys.executable, "-c", ...])``) and pass. Each function is
+    replaced by identity in every loaded module that holds it (``posix.system`` is
+    ``os.system``; ``subprocess`` keeps its own ``_fork_exec``); a module imported later
+    takes the stub from ``os`` or ``_posixsubprocess``. ``multiprocessing``'s process start
+    and ``ProcessPoolExecutor`` are refused by their own names. Threads stay allowed.
+    ``ctypes`` calling the C library's ``fork`` or ``exec`` is deliberate evasion: out of
+    scope (Python cannot fence in Python in its own process; the sandbox is the fence)."""
+    import concurrent.futures.process
+    import importlib
+    import multiprocessing.process
+
+    def refuser(api):
+        def forbidden(*args, **kwargs):
+            report(api)
+        forbidden.__name__ = forbidden.__qualname__ = api.rsplit(".", 1)[-1]
+        forbidden.__doc__ = f"{api}: starting a process is forbidden in the judge"
+        return forbidden
+
+    originals = {}  # id -> (original function, its stub): held, so ids stay unique
+    for module_name, names in PROCESS_STARTS.items():
+        module = importlib.import_module(module_name)
+        for name in names:
+            real = getattr(module, name, None)
+            if real is not None and id(real) not in originals:
+                originals[id(real)] = (real, refuser(f"{module_name}.{name}"))
+    for module in list(sys.modules.values()):
+        if not isinstance(module, types.ModuleType):
+            continue
+        try:
+            items = list(vars(module).items())
+        except TypeError:
+            continue
+        for name, value in items:
+            hit = originals.get(id(value))
+            if hit is not None and hit[0] is value:
+                try:
+                    setattr(module, name, hit[1])
+                except (AttributeError, TypeError):
+                    pass
+    multiprocessing.process.BaseProcess.start = refuser("multiprocessing.Process.start")
+    concurrent.futures.process.ProcessPoolExecutor.__init__ = refuser(
+        "concurrent.futures.ProcessPoolExecutor")
+
+
 def enforce(entries, refused, report, family, allowed=None, shown_as=None,
             backward_kernels=False):
     """Install the stubs now and for every later import (``family``: the module

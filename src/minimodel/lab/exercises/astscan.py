@@ -79,6 +79,14 @@ AUTOGRAD_CALLABLES = ["torch.Tensor.backward", "torch.Tensor.requires_grad_",
                       *(f"torch.func.{f}" for f in ("grad", "grad_and_value", "vjp", "jvp",
                                                      "jacrev", "jacfwd", "hessian",
                                                      "linearize"))]
+# The compilers that run source or graphs torch builds itself: their code calls the ATen
+# operators from torch's registry, past the stubs (``torch.jit.CompilationUnit(src)`` running
+# ``torch.ops.aten.cross_entropy_loss``), so they are refused at the call in every exercise
+# that forbids an API (a class, ``GraphModule``, when it is built).
+TORCH_COMPILERS = [*(f"torch.jit.{f}" for f in ("script", "trace", "trace_module",
+                                                "CompilationUnit", "_fork", "load")),
+                   "torch.compile", "torch.fx.symbolic_trace", "torch.fx.GraphModule",
+                   "torch.export.export"]
 # What a solution may import (top-level names); the exercise may add to it. The rule: the
 # libraries of the exercise, and the standard library's modules for computing and for
 # diagnostics. Every other module is refused, by name: those that reach outside the function

@@ -54,7 +54,7 @@ from minimodel.lab.exercises import aliases, blame, isolation
 from minimodel.lab.exercises._enforce import FORWARD_AD_ON
 from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBIDDEN,
                                              DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
-                                             runtime_entries, scan_source)
+                                             TORCH_COMPILERS, runtime_entries, scan_source)
 from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.concepts import whole_families
 from minimodel.lab.exercises.copies import is_lab_copy
@@ -119,7 +119,8 @@ def forbidden_names(ex: Exercise) -> list[str]:
 def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
     """What the child replaces by stubs before the solution runs (``_enforce.py``): every
     forbidden function or class with the paths the alias ``table`` knows for it and its family
-    name, the autograd entry points of an exercise "without autograd", and the packages whose
+    name, the autograd entry points of an exercise "without autograd", torch's compilers
+    (``TORCH_COMPILERS``), and the packages whose
     import is refused (``minimodel``; ``torch`` in a NumPy-only exercise), and the top-level
     modules the solution may import at all (:func:`requirements.runtime_allowed`)."""
     names = forbidden_names(ex)
@@ -127,6 +128,8 @@ def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
     if ex.no_autograd:
         entries += [{"api": name, "paths": [name], "family": None}
                     for name in AUTOGRAD_CALLABLES]
+    if names and not numpy_only(ex):  # compiled code calls ATen past the stubs
+        entries += [{"api": name, "paths": [name], "family": None} for name in TORCH_COMPILERS]
     # "without autograd": torch records no graph at all while the solution runs (grad mode
     # and forward gradients off, and every switch that turns them on refused), so no gradient
     # can be read off a graph by any spelling (grad_fn nodes called by hand...)
