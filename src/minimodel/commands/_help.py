@@ -91,6 +91,18 @@ def help_text(key: str, **values: Any) -> HelpText:
     return HelpText(_Key(key, values))
 
 
+def add_subcommand(subparsers, command: str, name: str, *, description: str | None = None,
+                   epilog: str | None = None) -> argparse.ArgumentParser:
+    """``minimodel COMMAND NAME``, its texts from the catalogue: ``help.COMMAND.NAME.summary``,
+    ``.description`` and ``.epilog`` (a ``description`` or ``epilog`` given replaces it)."""
+    key = f"{command}.{name}"
+    return subparsers.add_parser(
+        name, help=help_text(f"{key}.summary"),
+        description=description if description is not None else help_text(f"{key}.description"),
+        epilog=epilog if epilog is not None else help_text(f"{key}.epilog"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 # argparse's own words (it writes them with gettext's ``_``), by their English text.
 ARGPARSE_WORDS = {"usage: ": help_text("argparse.usage"), "options": help_text("argparse.options"),
                   "positional arguments": help_text("argparse.positionals"),

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from minimodel.commands import _argtypes as argtypes
 from minimodel.commands import _break_handlers as handlers
 from minimodel.commands._exit import guarded
-from minimodel.commands._help import help_text
+from minimodel.commands._help import add_subcommand, help_text
 from minimodel.lab.i18n import LANGS
 
 ORDER = 55
@@ -22,12 +22,8 @@ ORDER = 55
 
 def _sub(subparsers, name: str, handler: Callable[[argparse.Namespace], int]
          ) -> argparse.ArgumentParser:
-    """``break NAME`` with its help texts, help.break.NAME.* in messages.yaml."""
-    parser = subparsers.add_parser(
-        name, help=help_text(f"break.{name}.summary"),
-        description=help_text(f"break.{name}.description"),
-        epilog=help_text(f"break.{name}.epilog"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    """``break NAME`` with its help texts and the options every break command takes."""
+    parser = add_subcommand(subparsers, "break", name)
     parser.set_defaults(func=guarded(handler))
     parser.add_argument("--lang", choices=LANGS, default=None, help=help_text("break.--lang"))
     parser.add_argument("--learner-dir", metavar=help_text("metavar.DIR"), default=None,

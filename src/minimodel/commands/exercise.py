@@ -11,7 +11,7 @@ from typing import Any
 from minimodel.commands import _argtypes as argtypes
 from minimodel.commands._exit import EPILOG as EXIT_CODES
 from minimodel.commands._exit import FAILED, OK, guarded
-from minimodel.commands._help import help_text
+from minimodel.commands._help import add_subcommand, help_text
 from minimodel.messages import phrase, say
 
 ORDER = 50
@@ -193,10 +193,8 @@ def register(subparsers) -> None:
     parser.set_defaults(func=lambda args: (parser.print_help(), 0)[1])
     sub = parser.add_subparsers(dest="exercise_command", metavar=help_text("metavar.ACTION"))
 
-    def add(name: str):
-        return sub.add_parser(name, help=help_text(f"exercise.{name}.summary"),
-                              description=help_text(f"exercise.{name}.description"),
-                              epilog=EPILOG, formatter_class=fmt)
+    def add(name: str):   # a subcommand with its texts help.exercise.<name>.*
+        return add_subcommand(sub, "exercise", name, epilog=EPILOG)
 
     exercise_id = help_text("exercise.ID")
     p = add("list")

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from minimodel.commands._exit import FAILED, OK, guarded
-from minimodel.commands._help import help_text
+from minimodel.commands._help import add_subcommand, help_text
 from minimodel.commands._lab_authoring import register_authoring
 from minimodel.commands._lab_lessons import register_check_lessons
 from minimodel.commands._lab_notebook import register_notebook
@@ -330,9 +330,7 @@ def register(subparsers) -> None:
     sub = lab.add_subparsers(dest="lab_command", metavar=help_text("metavar.SUBCOMMAND"))
 
     def add(name: str):   # a subcommand with its texts help.lab.<name>.*
-        return sub.add_parser(name, help=help_text(f"lab.{name}.summary"),
-                              description=help_text(f"lab.{name}.description"),
-                              epilog=help_text(f"lab.{name}.epilog"), formatter_class=fmt)
+        return add_subcommand(sub, "lab", name)
 
     p = add("next")
     p.add_argument("--skip", action="store_true", help=help_text("lab.next.--skip"))

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from minimodel.commands._argtypes import at_least
 from minimodel.commands._exit import FAILED, OK, guarded, user_error
-from minimodel.commands._help import help_text
+from minimodel.commands._help import add_subcommand, help_text
 from minimodel.lab.i18n import DEFAULT_LANG, LANGS, pick
 from minimodel.messages import say
 
@@ -236,12 +236,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def _sub(subparsers, name: str, handler: Callable[[argparse.Namespace], int],
          description: str | None = None) -> argparse.ArgumentParser:
-    """``quiz NAME`` with its help texts, help.quiz.NAME.* in messages.yaml."""
-    parser = subparsers.add_parser(
-        name, help=help_text(f"quiz.{name}.summary"),
-        description=description or help_text(f"quiz.{name}.description"),
-        epilog=help_text(f"quiz.{name}.epilog"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    """``quiz NAME`` with its help texts, its handler guarded."""
+    parser = add_subcommand(subparsers, "quiz", name, description=description)
     parser.set_defaults(func=guarded(handler))
     return parser
 
