@@ -104,6 +104,16 @@ class ForbiddenOp:
     def __iter__(self):
         return iter(object.__getattribute__(self, "_real") or ())
 
+    # Equal to the real op, as a key: torch keeps tables keyed by op (vmap's decompositions,
+    # registered on first use), and an honest ``torch.vmap`` looks the stub up in them.
+    def __eq__(self, other):
+        real = object.__getattribute__(self, "_real")
+        return self is other if real is None else real == other
+
+    def __hash__(self):
+        real = object.__getattribute__(self, "_real")
+        return id(self) if real is None else hash(real)
+
     def __repr__(self):
         return f"<forbidden {object.__getattribute__(self, '_real')!r}>"
 
@@ -148,6 +158,8 @@ class Enforcer:
         self.replaced = {}  # "module.name" -> api: what was replaced (for the tests)
         self.walked = set()  # modules already covered: a later import walks only new ones
         self.torch_covered = False
+        self.packets = {}  # op name -> its ForbiddenOp, once torch is covered
+        self.walked_tables = set()  # ids of torch's decomposition tables already covered
         # "without autograd": every ATen op whose name holds the word backward, read from
         # torch's own op registry when torch is loaded (a gradient kernel computes the
         # gradient the exercise asks for, whatever Python name reaches it)
@@ -279,6 +291,7 @@ class Enforcer:
                 and hasattr(torch, "Tensor"):
             self.torch_covered = True
             self.cover_torch(torch)
+        self.cover_decompositions()  # torch._decomp may come later, with a lazy import
 
     def cover_torch(self, torch):
         tensor = torch.Tensor
@@ -319,6 +332,28 @@ class Enforcer:
                 packets[op] = packet
                 self.replaced[f"torch.ops.aten.{op}"] = api
         self.cover_op_lookup(torch, packets)
+        for real, wrapper in op_lookups_by_name(torch, packets):
+            self.switches[id(real)] = (real, wrapper)
+            setattr(torch._C, real.__name__, wrapper)
+        self.packets = packets
+        self.cover_decompositions()
+
+    def cover_decompositions(self):
+        """torch's Python decompositions of a forbidden op (``embedding_dense_backward``
+        written in Python, for the compilers and vmap) sit in dictionaries keyed by op, not
+        in module names: each is replaced by the op's stub, in every table loaded so far."""
+        decomp = sys.modules.get("torch._decomp")
+        if not self.packets or decomp is None:
+            return
+        for table_name in ("decomposition_table", "pre_autograd_decomposition_table"):
+            table = vars(decomp).get(table_name)
+            if not isinstance(table, dict) or id(table) in self.walked_tables:
+                continue
+            self.walked_tables.add(id(table))
+            for key in list(table):
+                op = getattr(key, "__name__", "").split(".")[0]
+                if str(getattr(key, "namespace", "")) == "aten" and op in self.packets:
+                    table[key] = self.packets[op]
 
     def cover_op_lookup(self, torch, packets):
         """A second ``_OpNamespace("aten")`` object, or torch's packet lookup called by name,
@@ -471,6 +506,47 @@ def importer_file(getframe=sys._getframe):
             return name
         frame = frame.f_back
     return None
+
+
+def op_lookups_by_name(torch, packets):
+    """``[(original, replacement)]`` for torch's C functions that find an ATen op by its name
+    (``torch._C._jit_get_operation("aten::gelu")``, ``_get_operation_overload``,
+    ``_dispatch_call_boxed`` on a handle from ``_dispatch_find_schema_or_throw``).
+
+    torch builds its op packets with them, so torch's own code keeps working: for a forbidden
+    op (``packets``: op name -> its ForbiddenOp) the lookup answers with the stub in place of
+    the callable, and a boxed call of a forbidden op's handle reports. Whoever asks, a call
+    is what reports, as for ``torch.ops.aten``."""
+    C = torch._C
+
+    def forbidden(qualified_name):
+        space, _, name = str(qualified_name).partition("::")
+        return packets.get(name.split(".")[0]) if space == "aten" else None
+
+    get_operation, get_overload = C._jit_get_operation, C._get_operation_overload
+    call_boxed = C._dispatch_call_boxed
+
+    def _jit_get_operation(qualified_name, *args, **kwargs):
+        op, overload_names = get_operation(qualified_name, *args, **kwargs)
+        stub = forbidden(qualified_name)
+        return (op if stub is None else stub), overload_names
+
+    def _get_operation_overload(qualified_name, *args, **kwargs):
+        found = get_overload(qualified_name, *args, **kwargs)
+        stub = forbidden(qualified_name)
+        if stub is None or found is None:
+            return found
+        _op, _op_for_key, *rest = found  # the op, and the op run for one dispatch key
+        return (stub, lambda *a, **k: stub(), *rest)
+
+    def _dispatch_call_boxed(handle, *args, **kwargs):
+        stub = forbidden(handle.schema().name)
+        if stub is not None:
+            stub()
+        return call_boxed(handle, *args, **kwargs)
+
+    return [(get_operation, _jit_get_operation), (get_overload, _get_operation_overload),
+            (call_boxed, _dispatch_call_boxed)]
 
 
 def backward_op_names(torch):
