@@ -457,3 +457,36 @@ def test_an_apostrophe_groups_thousands_and_accents_stay_accents():
         quiz.is_correct(quiz.load_quiz("phase-13-embeddings").question("q-13-03"), "4 (V·d)",
                         "en")
     assert quiz.is_correct(make("short", SHORT), "rángo efectívo", "es") is True
+
+
+# --- the eighth attack: exact counts read exactly however typed; approximations in words ---
+
+def _question(question_id: str) -> Question:
+    return quiz.load_quiz("phase-13-embeddings").question(question_id)
+
+
+def _right(question: Question, answer, lang: str = "en") -> bool:
+    return quiz.is_correct(question, quiz.check_answer(question, answer, lang), lang)
+
+
+@pytest.mark.parametrize("answer, expected", [
+    (2097152.002, False), (2097152.0000001, False), (2097152, True), (2097152.0, True),
+    ("2^21 + 1/1000", False), ("2^21 + 10^-12", False), ("2^21 - 1/3 + 1/3", True),
+    ("8192 * 256", True), ("2^21 parameters", True), ("(2^22) / 2", True)])
+def test_an_exact_count_is_compared_exactly_as_a_number_or_a_calculation(answer, expected):
+    assert _right(_question("q-13-07"), answer) is expected
+
+
+@pytest.mark.parametrize("answer, lang", [
+    ("about 4", "en"), ("roughly 4 rows", "en"), ("approximately 4", "en"),
+    ("around 4 distinct rows", "en"), ("nearly 4", "en"), ("4...", "en"), ("4\u2026", "en"),
+    ("unos 4", "es"), ("más o menos 4", "es"), ("casi 4", "es"), ("aprox. 4", "es")])
+def test_an_approximation_in_words_before_an_exact_count_is_asked_again(answer, lang):
+    with pytest.raises(quiz.Unreadable) as caught:
+        quiz.check_answer(_question("q-13-03"), answer, lang)
+    assert ("exact count" if lang == "en" else "recuento exacto") in caught.value.reason
+
+
+@pytest.mark.parametrize("answer", ["about 6.238", "6.238...", "≈ 6.238", "roughly 6.238"])
+def test_an_approximation_before_a_value_with_a_tolerance_is_read(answer):
+    assert _right(_question("q-13-15"), answer) is True

@@ -77,7 +77,7 @@ def outcome(qid: str, typed: str, lang: str, quiz_id: str = QUIZ_ID) -> str:
     (ROWS, "4 (rows) not", "en", "reask"), (ROWS, "4 ) rows (", "en", "reask"),
     # words before the number
     (ROWS, "not 4 (rows)", "en", "reask"), (ROWS, "(not) 4", "en", "reask"),
-    (ROWS, "maybe 4", "en", "reask"), (ROWS, "about 4 (rows)", "en", "right"),
+    (ROWS, "maybe 4", "en", "reask"), (ROWS, "about 4 (rows)", "en", "reask"), (ROWS, "exactly 4 (rows)", "en", "right"),
     (ROWS, "exactamente 4 (filas)", "es", "right"),
     # a calculation's own brackets are not notes
     (LOSS, "ln (512)", "en", "right"), (ROWS, "exp (ln 4)", "en", "right"),

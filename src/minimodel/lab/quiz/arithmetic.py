@@ -4,6 +4,11 @@ A right answer is never marked wrong because it was written as the calculation r
 result. Only numbers, ``+ - * / ^`` (or ``**``, ``×``, ``·``), parentheses and the functions
 ``ln``/``log`` (natural), ``exp`` and ``sqrt`` are understood; anything else is not a number.
 The expression is parsed with :mod:`ast` and walked by hand, never executed.
+
+A calculation of numbers with ``+ - * /`` and whole powers has an exact value, a fraction
+(:func:`evaluate_exact`): ``2^21 + 1/1000`` is 2097152.001 exactly, not the count 2097152 that
+its nearest float is within a hair of. ``ln``, ``exp``, ``sqrt`` and fractional powers give a
+float only.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+from fractions import Fraction
 
 from minimodel.lab.pyparse import parse_python
 
@@ -44,6 +50,33 @@ def _value(node: ast.AST) -> float:
             and node.func.id in FUNCTIONS and len(node.args) == 1 and not node.keywords):
         return FUNCTIONS[node.func.id](_value(node.args[0]))
     raise ValueError("not arithmetic")
+
+
+def _fraction(node: ast.AST) -> Fraction:
+    """The exact value of a calculation with ``+ - * /`` and whole powers; ValueError for
+    anything else (a function, a fractional power)."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return Fraction(repr(node.value))  # 0.1 is one tenth, as typed
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        value = _fraction(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _fraction(node.left), _fraction(node.right)
+        if isinstance(node.op, ast.Pow) and right.denominator != 1:
+            raise ValueError("not rational")
+        return _OPERATORS[type(node.op)](left, right)
+    raise ValueError("not rational")
+
+
+def evaluate_exact(text: str) -> Fraction | None:
+    """The exact value of a calculation :func:`evaluate` reads, when it is a fraction (numbers,
+    ``+ - * /``, whole powers); None when it needs a function or a fractional power."""
+    value = evaluate(text)  # refuses anything that is no calculation, or too large
+    try:
+        exact = _fraction(parse_python(_rewrite(text.strip()), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
+        return None
+    return exact if math.isclose(float(exact), value, rel_tol=1e-9, abs_tol=1e-12) else None
 
 
 def evaluate(text: str) -> float:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -64,14 +64,17 @@ def numeric_matches(value: float, target: dict[str, float], tolerance: float | N
 def numeric_right(question: Question, number: Number) -> bool:
     """Right: a declared unit (or none) and within the tolerance the prompt allows (see
     :func:`.numbers.effective_tolerance`). A number typed in digits or words is compared
-    exactly (``Decimal``, no slack: ``3.9999999999999999`` is not the count 4); a calculation
-    by its float value, with :func:`numeric_matches`' hair of slack."""
+    exactly (a fraction, no slack: ``3.9999999999999999`` is not the count 4), and so is a
+    number given as such in an answers file and a calculation of fractions (``2^21 + 1/1000``
+    is not 2^21); a calculation with ``ln``/``exp``/``sqrt`` by its float value, with
+    :func:`numeric_matches`' hair of slack. The target and the tolerance are read as they are
+    written in the quiz (``6.238``, ``0.001``), not as their nearest floats."""
     tolerance = effective_tolerance(question.answer, question.prompt)
     if number.wrong_unit:
         return False
     if number.exact is not None:
-        target = Decimal(repr(float(question.answer["value"])))
-        return abs(number.exact - target) <= Decimal(repr(float(tolerance)))
+        target = Fraction(repr(float(question.answer["value"])))
+        return abs(number.exact - target) <= Fraction(repr(float(tolerance)))
     return numeric_matches(number.value, question.answer, tolerance)
 
 
@@ -167,7 +170,8 @@ def check_answer(question: Question, answer: Any, lang: str) -> Any:
         if _is_int(answer) or isinstance(answer, float):
             if not math.isfinite(answer):
                 raise ValueError(say("quiz.answer.not_finite", lang, qid=qid, answer=answer))
-            return Number(float(answer))
+            # exactly as written in the file: 2097152.002 is not the count 2097152
+            return Number(float(answer), exact=Fraction(repr(answer)))
         raise TypeError(say("quiz.answer.numeric", lang, qid=qid, answer=answer))
     if kind == "short":
         if isinstance(answer, dict):  # the exported form: its first accepted form

@@ -44,17 +44,19 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   factor: the grader has no implicit product.
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
   arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
-  leading ``about``/``exactly`` (and Spanish forms) and a trailing point (``2.``) are
-  ignored; nothing else is (``4!`` is asked again). A leading approximation sign (``≈``,
-  ``~``) is ignored before a value with a tolerance (``≈ 6.238``) and asked again before an
-  exact count (``≈4``, ``~4``): like any other symbol, it says something about the number
-  that the number alone does not.
+  leading ``exactly`` (and Spanish forms) and a trailing point (``2.``) are ignored; nothing
+  else is (``4!`` is asked again). An approximation, as a leading sign (``≈``, ``~``), a
+  word (``about``, ``roughly``, ``unos``, ``más o menos``) or a trailing ``...``, is read
+  past before a value with a tolerance (``≈ 6.238``) and asked again before an exact count
+  (``≈4``, ``about 4``, ``4...``): it says something about the number that the number alone
+  does not.
 * **Unit abbreviations**: the usual short forms of a unit belong to its family (``dims``
   for ``dimensions``, ``cols`` for ``columns``, ``params`` for ``parameters``), so they are
   accepted where the unit is and graded wrong where another unit is asked for.
 * **Digits are read exactly.** Typed digits and number words are read as ``Decimal``, never
   through a float, and graded exactly (``3.9999999999999999`` is not the count 4, though its
-  nearest float is). A decimal digit of any script counts (``𝟒``, read after NFKD
+  nearest float is); so are a number given as such in an answers file and a calculation of
+  fractions (``2^21 + 1/1000`` is not 2^21; :func:`.arithmetic.evaluate_exact`). A decimal digit of any script counts (``𝟒``, read after NFKD
   normalisation); a character that is numeric without being a decimal digit (a superscript
   ``⁴``, ``2²¹``, a fraction ``½``, a circled ``④``) is asked again: normalised, it would read
   as a plain digit and change the number. So is a combining mark that is not an accent over
@@ -68,9 +70,10 @@ import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
-from minimodel.lab.quiz.arithmetic import FUNCTIONS, evaluate
+from minimodel.lab.quiz.arithmetic import FUNCTIONS, evaluate, evaluate_exact
 from minimodel.lab.quiz.text import normalise, stray_marks
 from minimodel.messages import grouped, say
 
@@ -121,6 +124,11 @@ _CHAIN = re.compile(r"\s*(?:=|≈|~=)\s*")      # "512 x 128 = 65,536": sides of
 # A leading approximation sign ("≈4", "~4", "≃ 4"): for an exact count it says the number is
 # not the count, so it is asked again (a value with a tolerance may carry one: "≈ 6.238").
 _APPROXIMATE = re.compile(r"^\s*(?:~=|[≈~∼≃≅])")
+# The same said in words ("about 4", "unos 4"), or a number trailing off ("4..."): read past
+# before a value with a tolerance, asked again before an exact count.
+_APPROXIMATE_WORDS = re.compile(r"^\s*(about|around|approximately|approx\.?|roughly|circa|"
+                                r"some|nearly|almost|aproximadamente|aprox\.?|alrededor de|"
+                                r"cerca de|casi|unos|unas|mas o menos)(?=\s|\d|$)|(\.\.\.)\s*$")
 
 
 class Unreadable(ValueError):
@@ -135,12 +143,14 @@ class Unreadable(ValueError):
 class Number:
     """A numeric answer as read: its value and, when it named a unit the question does not
     declare, that unit (the answer is then wrong whatever the value). ``exact``: the value
-    exactly as typed, for digits and number words (``"3.9999999999999999"`` is not 4, though
-    its nearest float is); None for a calculation, which is graded on its float value."""
+    exactly as typed, for digits, number words, a number given as such in an answers file and
+    a calculation of fractions (``"3.9999999999999999"`` is not 4, though its nearest float
+    is; nor is ``2^21 + 1/1000`` the count 2^21); None for a calculation with ``ln``, ``exp``
+    or ``sqrt``, which is graded on its float value."""
 
     value: float
     wrong_unit: str = ""
-    exact: Decimal | None = None
+    exact: Fraction | None = None
 
 
 # --- what the question declares ------------------------------------------------------------
@@ -265,7 +275,8 @@ def _values(number: str, lang: str, raw: str) -> list[tuple[Decimal | float, int
         if readings:
             return list(readings)
     try:
-        return [(evaluate(number), None)]
+        exact = evaluate_exact(number)
+        return [(evaluate(number) if exact is None else exact, None)]
     except ValueError:
         raise Unreadable(say("quiz.reask.not_number", lang, answer=raw)) from None
 
@@ -287,8 +298,13 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
         # "⁴", "2²¹", "½", "①": a digit that means more than a digit (a power, a fraction)
         # would be read as a plain digit once normalised; "𝟒" (a decimal digit) is fine
         raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
+    exact_count = effective_tolerance(answer, prompt) == 0
+    hedge = _APPROXIMATE_WORDS.search(normalise(raw).strip())
+    if hedge and exact_count:
+        raise Unreadable(say("quiz.reask.approximate_word", lang, answer=raw,
+                             word=hedge.group(1) or hedge.group(2)))
     text, notes = _trailing_notes(normalise(raw).strip().rstrip("."))
-    if _APPROXIMATE.match(text) and effective_tolerance(answer, prompt) == 0:
+    if _APPROXIMATE.match(text) and exact_count:
         raise Unreadable(say("quiz.reask.approximate", lang, answer=raw,
                              sign=_APPROXIMATE.match(text).group(0).strip()))
     while (stripped := _QUALIFIER.sub("", text)) != text:  # "≈ 6.238" is no chain
@@ -421,7 +437,7 @@ def _read_one(text: str, raw: str, answer: dict[str, Any], prompt: dict[str, str
         values = precise
     numbers = []
     for v, _ in values:
-        exact = v * Decimal(int(scale)) if isinstance(v, Decimal) else None
+        exact = Fraction(v) * int(scale) if isinstance(v, (Decimal, Fraction)) else None
         if math.isfinite(float(v) * scale):
             numbers.append(Number(float(v) * scale, wrong_unit, exact))
     return numbers
