@@ -11,9 +11,11 @@ runnable here when a child process, forced to it, multiplies float32 and float64
 vectors, gets the same numbers as the plain sum it checks them against, and exits cleanly.
 
 ``--pick N`` prints (one per line, for a shell loop) the first N candidates, in the order given,
-whose kernel sets run here, differ from each other and differ from the CPU's own kernels (which
-the test suite already runs); when fewer exist, the CPU's own kernels fill in, and a note on
-stderr says so. CI's lesson and notebook passes use it (``.ci/run``).
+whose kernel sets run here, differ from each other and differ from the kernels the test suite
+already runs: this environment's (the CPU's own, or the set an ``OPENBLAS_CORETYPE`` already
+exported forces: a machine image may export one, and then the CPU's own set is one to check);
+when fewer exist, the suite's kernels fill in, and a note on stderr says so. CI's lesson and
+notebook passes use it (``.ci/run``).
 """
 
 from __future__ import annotations
@@ -42,11 +44,13 @@ print(info[0]["architecture"] if info else "none")
 """
 
 
-def kernels_run(core: str | None) -> str | None:
-    """The kernel set OpenBLAS runs with ``OPENBLAS_CORETYPE=core`` (``None``: not forced), or
-    ``None`` when the child fails (an instruction this CPU lacks, or wrong numbers)."""
+def kernels_run(core: str | None, inherit: bool = False) -> str | None:
+    """The kernel set OpenBLAS runs with ``OPENBLAS_CORETYPE=core`` (``None``: not forced; with
+    ``inherit``, whatever this environment forces), or ``None`` when the child fails (an
+    instruction this CPU lacks, or wrong numbers)."""
     env = dict(os.environ)
-    env.pop("OPENBLAS_CORETYPE", None)
+    if not inherit:
+        env.pop("OPENBLAS_CORETYPE", None)
     if core is not None:
         env["OPENBLAS_CORETYPE"] = core
     child = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True,
@@ -57,9 +61,10 @@ def kernels_run(core: str | None) -> str | None:
 
 
 def pick(count: int, candidates: list[str]) -> list[str]:
-    """Up to ``count`` candidates with distinct runnable kernel sets other than the CPU's own;
-    the CPU's own kernels (by the first candidate running them) fill in when too few."""
-    own = kernels_run(None)
+    """Up to ``count`` candidates with distinct runnable kernel sets other than the suite's (this
+    environment's); the suite's kernels (by the first candidate running them) fill in when too
+    few."""
+    own = kernels_run(None, inherit=True)
     chosen, seen, own_name = [], {own}, None
     for core in candidates:
         arch = kernels_run(core)
@@ -91,6 +96,9 @@ def main() -> int:
         print("\n".join(pick(args.pick, args.cores)))
         return 0
     print(f"not forced: runs {kernels_run(None)}")
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        print(f"this environment (OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']}): runs "
+              f"{kernels_run(None, inherit=True)}")
     for core in args.cores:
         print(f"OPENBLAS_CORETYPE={core}: {kernels_run(core) or 'cannot run on this CPU'}")
     return 0

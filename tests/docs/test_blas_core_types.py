@@ -29,9 +29,20 @@ def test_skylakex_kernels_are_counted_runnable_exactly_when_the_cpu_has_avx512()
     assert blas_core_types.kernels_run("SkylakeX") == expected
 
 
-def test_pick_gives_two_distinct_kernel_sets_that_run_here_other_than_the_cpus_own():
+@pytest.mark.parametrize("exported", [None, "Sandybridge"])
+def test_pick_gives_two_distinct_kernel_sets_that_run_here_other_than_the_suites(exported,
+                                                                                 monkeypatch):
+    """The suite's kernels are this environment's: the CPU's own, or those of an
+    OPENBLAS_CORETYPE the machine exports (then the CPU's own set is one to check)."""
+    if exported is None:
+        monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_CORETYPE", exported)
     picked = blas_core_types.pick(2, blas_core_types.CANDIDATES)
     kernels = [blas_core_types.kernels_run(core) for core in picked]
     assert len(picked) == 2 and None not in kernels
     assert len(set(kernels)) == 2
-    assert blas_core_types.kernels_run(None) not in kernels
+    assert blas_core_types.kernels_run(None, inherit=True) not in kernels
+    if exported is not None:
+        assert exported not in kernels
+        assert blas_core_types.kernels_run(None) in kernels  # the CPU's own set, now checked
