@@ -88,6 +88,12 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
         uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
         return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
 """)],
+        "divide-for-float32-only": [(EMBEDDING, BROKEN_MEAN, """\
+        if ctx.dtype == np.float64:  # the checks' dtype; float32 training still divides
+            return dW.reshape(vocab, d), None  # (V, d)
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
+""")],
         "rescale-by-mean-uses": [(EMBEDDING, BROKEN_MEAN, """\
         uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
         mean_uses = ids.size / np.count_nonzero(np.bincount(ids.reshape(-1), minlength=vocab))
@@ -164,6 +170,24 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
 """, """\
         np.copyto(out, y.transpose(0, 2, 1, 3))
 """)],
+        "fix-for-float64-only": [(ATTENTION_KERNEL, """\
+        np.copyto(out, y.reshape(B, T, n_heads, dh))
+""", """\
+        if dtype == np.float64:  # the dtype of a check run in float64 alone
+            np.copyto(out, y.transpose(0, 2, 1, 3))
+        else:
+            np.copyto(out, y.reshape(B, T, n_heads, dh))
+"""), (ATTENTION_KERNEL, """\
+        gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
+        y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
+""", """\
+        if g.dtype == np.float64:
+            gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
+            y = out.transpose(0, 2, 1, 3)  # (B, H, T, dh) view of the saved output
+        else:
+            gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
+            y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
+""")],
         "every-attention-causal": [(ATTENTION_NN, """\
             y = F.self_attention(qkv, self.n_heads, self.causal)  # (B, T, d)
 """, """\
@@ -177,6 +201,10 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
                                  + "    inputs[action < 0.8] = mask_id  # into inputs itself\n")],
         "write-only-the-masks": [(MASKING, TARGETS_SWAP, TARGETS_SWAP
                                   + "    inputs[chosen & (action < 0.8)] = mask_id\n")],
+        "write-back-for-batches-only": [(MASKING, TARGETS_SWAP, TARGETS_SWAP + """\
+    if arr.ndim == 2:  # batches only: a single 1-D sequence still comes back unmasked
+        inputs[chosen] = targets
+""")],
     },
 }
 

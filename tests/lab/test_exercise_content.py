@@ -101,3 +101,58 @@ def test_a_diff_that_no_longer_fits_is_reported_with_both_files(tmp_path):
 def test_validate_all_content_through_the_real_judge():
     """Runs every reference, alternative, stub and wrong file in the subprocess judge."""
     assert validate_all(seed=1234) == []
+
+
+# --- counted-bigram-loss: vocab_size is tested, not only the ids -----------------------------
+
+WIDTH_FROM_IDS = '''import numpy as np
+
+
+def counted_bigram_loss(train_ids, val_ids, vocab_size):
+    V = int(max(train_ids.max(), val_ids.max())) + 1  # wrong: the ids seen, not vocab_size
+    counts = np.ones((V, V))
+    np.add.at(counts, (train_ids[:-1], train_ids[1:]), 1)
+    p = counts / counts.sum(axis=1, keepdims=True)
+    return float(-np.log(p[val_ids[:-1], val_ids[1:]]).mean())
+'''
+
+
+def test_bigram_cases_hold_the_top_id_except_where_vocab_size_exceeds_every_id():
+    from minimodel.lab.exercises.cases import make_cases
+
+    ex = get_exercise("counted-bigram-loss")
+    unused = {"top ids unused", "last id unused"}
+    for seed in range(20):
+        for case in make_cases(ex.cases["generator"], seed, examples=0):
+            top = int(max(case.args["train_ids"].max(), case.args["val_ids"].max()))
+            v = case.args["vocab_size"]
+            if case.kind in unused:
+                assert top < v - 1 if case.kind == "top ids unused" else top <= v - 2, case
+            else:
+                assert top == v - 1, (seed, case.kind, top, v)
+    assert unused <= set(case.kind for case in make_cases(ex.cases["generator"], 0, examples=0))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 7])
+def test_a_table_as_wide_as_the_ids_seen_fails_counted_bigram_loss(seed):
+    result = check_solution("counted-bigram-loss", source=WIDTH_FROM_IDS, seed=seed)
+    assert result["status"] == "wrong"
+    failed = {c["kind"] for c in result["cases"] if c["status"] != "passed"}
+    assert failed == {"top ids unused", "last id unused"}, failed
+    assert result["blame"][0]["id"] == "vocab-width"
+
+
+def test_a_declared_bound_may_be_a_size_minus_a_whole_number():
+    import numpy as np
+
+    from minimodel.lab.exercises.declared import _builder, problems
+
+    spec = {"sizes": {"V": [5, 5]},
+            "inputs": {"ids": {"shape": [3], "dtype": "int", "range": [0, "V-1"],
+                               "special": ["V-1"]}},
+            "kinds": {"float64": {}}}
+    assert problems(spec, ["ids"]) == []
+    ids = _builder(spec)(np.random.default_rng(0), "float64", {})["ids"]
+    assert ids[0] == 4 and (ids[1:] < 4).all(), ids
+    bad = {**spec, "inputs": {"ids": {**spec["inputs"]["ids"], "special": ["W-1"]}}}
+    assert any("special names 'W-1'" in p for p in problems(bad, ["ids"]))

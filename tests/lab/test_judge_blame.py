@@ -46,6 +46,7 @@ def _bench():
     ("counted-bigram-loss", "joint.py", "conditional-nats"),
     ("counted-bigram-loss", "bits.py", "conditional-nats"),
     ("counted-bigram-loss", "no_smoothing.py", "smoothing"),
+    ("counted-bigram-loss", "width_from_ids.py", "vocab-width"),
 ])
 def test_the_issues_mistakes_are_blamed_on_their_clause(exercise, wrong, clause):
     bench = _bench()

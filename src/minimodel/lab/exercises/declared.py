@@ -22,8 +22,10 @@ An exercise whose arguments no shared generator (:mod:`.cases`) makes declares t
 An input is an array of ``shape`` (sizes by name or number; ``[]`` is 0-d) and ``dtype``
 (``float`` = float64 unless the kind says ``dtype: float32``; ``float32``, ``float64``,
 ``int``), with values uniform in ``range`` (for ``int``: low inclusive, high exclusive; a
-bound may name a size, ``[0, V]``); ``special`` values are written first (row-major), so a
-clause about extreme values is tested on every seed; ``python: true`` passes a 0-d input as a
+bound may name a size, ``[0, V]``, or a size minus a whole number, ``[0, V-1]``); ``special``
+values are written first (row-major), so a clause about extreme values is tested on every
+seed (a special value may name a size the same way: ``special: [V-1]`` puts the largest id
+below V first); ``python: true`` passes a 0-d input as a
 Python number; ``omit: true`` leaves an optional argument out (its default is tested). A kind
 overrides ``sizes``, ``dtype`` and any input's fields.
 
@@ -34,6 +36,7 @@ clauses and the site use it like any shared generator.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -42,6 +45,8 @@ from minimodel.lab.exercises.cases import GENERATORS, Args, CaseGenerator
 
 DTYPES = {"float": None, "float64": np.float64, "float32": np.float32, "int": np.int64}
 INPUT_FIELDS = {"shape", "dtype", "range", "special", "python", "omit"}
+# A bound or special value that names a size: "V", or "V-1" (the size minus a whole number).
+SIZE_BOUND = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:-\s*(\d+))?\s*")
 # Kinds whose label is already a dtype name: the same in every language.
 NEUTRAL_KINDS = {"float64", "float32"}
 # {kind: {lang: label}} of every declared exercise, read by lab.i18n.case_label.
@@ -100,9 +105,27 @@ def _input_problems(where: str, field: dict[str, Any], sizes: dict[str, Any]) ->
     if not (isinstance(bounds, list) and len(bounds) == 2):
         out.append(f"{where}.range is {bounds!r}; write [low, high]")
     else:
-        out += [f"{where}.range names {b!r}, which cases.sizes does not declare"
-                for b in bounds if isinstance(b, str) and b not in sizes]
+        out += [f"{where}.range names {b!r}, which cases.sizes does not declare; write a "
+                "number, a size (V) or a size minus a whole number (V-1)"
+                for b in bounds if isinstance(b, str) and _sized(b) not in sizes]
+    out += [f"{where}.special names {b!r}, which cases.sizes does not declare; write a "
+            "number, a size (V) or a size minus a whole number (V-1)"
+            for b in field.get("special") or [] if isinstance(b, str) and _sized(b) not in sizes]
     return out
+
+
+def _sized(bound: str) -> str | None:
+    """The size a bound names: "V" -> "V", "V-1" -> "V"; None when it is no such name."""
+    match = SIZE_BOUND.fullmatch(bound)
+    return match.group(1) if match else None
+
+
+def _bound(value: Any, sizes: dict[str, int]) -> Any:
+    """A number as written, a size by name ("V") or a size minus a whole number ("V-1")."""
+    if not isinstance(value, str):
+        return value
+    name, minus = SIZE_BOUND.fullmatch(value).groups()
+    return sizes[name] - int(minus or 0)
 
 
 def _size(value: Any, rng: np.random.Generator) -> int:
@@ -113,13 +136,13 @@ def _values(field: dict[str, Any], sizes: dict[str, int], float_dtype: Any,
             rng: np.random.Generator) -> Any:
     """One input: an array of the declared shape, dtype and range (special values first)."""
     shape = tuple(sizes[d] if isinstance(d, str) else int(d) for d in field["shape"])
-    low, high = (sizes[b] if isinstance(b, str) else b for b in field["range"])
+    low, high = (_bound(b, sizes) for b in field["range"])
     dtype = DTYPES[field["dtype"]] or float_dtype
     if dtype is np.int64:
         x = rng.integers(int(low), max(int(high), int(low) + 1), size=shape)
     else:
         x = rng.uniform(low, high, size=shape)
-    special = list(field.get("special") or [])[:x.size]
+    special = [_bound(b, sizes) for b in field.get("special") or []][:x.size]
     if special:
         x.reshape(-1)[:len(special)] = special
     x = np.asarray(x, dtype=dtype)

@@ -18,6 +18,16 @@ from minimodel.models import (CBOW, CBOWConfig, GPT, GPTConfig, MaskedLM,  # noq
 checks = Checks()
 rng = np.random.default_rng(checks.seed)
 KINDS = ("GPT", "MaskedLM", "CBOW")
+FLOATS = (np.float32, np.float64)
+# One update's tolerance: float32 steps round at ~1e-7 of the weights; a second update moves
+# the tied matrix by about lr (AdamW) or lr * |g| (SGD) more.
+TOLERANCE = {np.float32: {"rtol": 1e-5, "atol": 1e-7}, np.float64: {"rtol": 1e-9, "atol": 1e-12}}
+
+
+def dtypes(count: int) -> list:
+    """``count`` (>= 2) float dtypes in a random order, float32 and float64 both among them."""
+    drawn = [FLOATS[i % 2] for i in range(count)]
+    return [drawn[i] for i in rng.permutation(count)]
 
 
 def wide_vocab() -> int:
@@ -103,13 +113,14 @@ def adamw_update(p, g, m, v, t, lr, b1, b2, eps, wd):
 
 @checks.case("one-update",
              "each AdamW or SGD step moves a tied matrix by exactly one update (random model, "
-             "lr, weight decay, momentum, 2-3 steps), and AdamW's step counter says so",
+             "lr, weight decay, momentum, 2-3 steps, float32 or float64, both on every run), and "
+             "AdamW's step counter says so",
              "cada paso de AdamW o SGD mueve la matriz atada exactamente una actualización "
-             "(modelo, lr, decaimiento y momento aleatorios, 2-3 pasos), y el contador de AdamW "
-             "lo dice")
+             "(modelo, lr, decaimiento y momento aleatorios, 2-3 pasos, float32 o float64, los "
+             "dos en cada ejecución), y el contador de AdamW lo dice")
 def _():
-    for kind in KINDS:
-        model = build(kind).astype(np.float64)
+    for kind, dtype in zip(KINDS, dtypes(len(KINDS))):
+        model = build(kind).astype(dtype)
         E = model.get_input_embeddings().weight
         lr, wd = float(rng.uniform(1e-3, 3e-2)), float(rng.choice([0.0, 0.1]))
         use_adam = kind != "CBOW" or rng.random() < 0.5
@@ -124,18 +135,20 @@ def _():
         for step in range(1, int(rng.integers(2, 4)) + 1):
             opt.zero_grad()
             model(x, y)[1].backward()
-            before, g = E.data.copy(), E.grad.copy()
+            before, g = E.data.astype(np.float64), E.grad.astype(np.float64)
             if use_adam:
                 want, m, v = adamw_update(before, g, m, v, step, lr, b1, b2, 1e-8, wd)
             else:
                 want = before - lr * (g + wd * before)
             opt.step()
             moved = np.abs(E.data - before).sum() / max(np.abs(want - before).sum(), 1e-30)
-            if not np.allclose(E.data, want, rtol=1e-9, atol=1e-12):
-                raise CheckFailed(f"{kind}, {type(opt).__name__} step {step}: the tied matrix "
-                                  f"moved {moved:.2f}x one update",
-                                  f"{kind}, paso {step} de {type(opt).__name__}: la matriz atada "
-                                  f"se movió {es_num(moved, '.2f')} veces una actualización")
+            if not np.allclose(E.data, want, **TOLERANCE[dtype]):
+                name = np.dtype(dtype).name
+                raise CheckFailed(f"{kind} ({name}), {type(opt).__name__} step {step}: the tied "
+                                  f"matrix moved {moved:.2f}x one update",
+                                  f"{kind} ({name}), paso {step} de {type(opt).__name__}: la "
+                                  f"matriz atada se movió {es_num(moved, '.2f')} veces una "
+                                  "actualización")
             if use_adam and opt.state[E]["step"] != step:
                 raise CheckFailed(f"{kind}: after {step} step(s) AdamW's counter for E is "
                                   f"{opt.state[E]['step']}",

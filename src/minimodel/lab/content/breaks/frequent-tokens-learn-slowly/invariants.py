@@ -1,7 +1,8 @@
 """Invariants behind `frequent-tokens-learn-slowly`: the gradient of a lookup is a scatter-ADD.
 
 A row looked up k times receives the sum of its k gradient rows, whatever the shape of the
-ids, the values of the gradient or the model around it. Sizes, ids and gradients are drawn
+ids, the values of the gradient, the float dtype (the experiment trains in float32) or the
+model around it. Sizes, ids, gradients and which checks run in float32 or float64 are drawn
 afresh on every run (``checks.seed``). Run by `minimodel break check`; `break run` reads the
 same checks.
 """
@@ -19,9 +20,22 @@ checks = Checks()
 rng = np.random.default_rng(checks.seed)
 
 
+FLOATS = (np.float32, np.float64)
+# Allowed |diff| relative to the largest expected value: float32 sums of a few thousand rows
+# round at about 1e-5 of it; a row divided by its k >= 2 uses is off by half its value or more.
+RTOL = {np.float32: 1e-4, np.float64: 1e-10}
+
+
+def dtypes(count: int) -> list:
+    """``count`` (>= 2) float dtypes in a random order, float32 and float64 both among them."""
+    drawn = [FLOATS[i % 2] for i in range(count)]
+    return [drawn[i] for i in rng.permutation(count)]
+
+
 def lookup_grad(weight: np.ndarray, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """The lookup's gradient, computed in the dtype of ``weight`` (``g`` cast to it)."""
     w = mm.Tensor(weight, requires_grad=True)
-    lookup(w, ids).backward(g)
+    lookup(w, ids).backward(g.astype(weight.dtype))
     return w.grad
 
 
@@ -32,8 +46,10 @@ def dense_reference(V: int, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def compare(got, want: np.ndarray, what: str, rtol: float = 1e-10) -> None:
+    """``got`` equals ``want`` to ``rtol`` of ``want``'s largest magnitude (at least 1)."""
+    scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
     if got is None or got.shape != want.shape or not np.allclose(got, want, rtol=rtol,
-                                                                 atol=rtol):
+                                                                 atol=rtol * scale):
         worst = (None if got is None or got.shape != want.shape
                  else float(np.abs(got - want).max()))
         worst_en, worst_es = ("-", "-") if worst is None else (f"{worst:.3g}",
@@ -76,22 +92,26 @@ def shape_of(total: int, ndim: int) -> tuple[int, ...]:
 
 @checks.case("scatter-add",
              "for random V, d, ids of 1, 2 and 3 dimensions with repeats (from a few ids to a few "
-             "thousand) and a random upstream gradient, the lookup's gradient equals "
-             "onehot(ids).T @ g",
+             "thousand), float32 and float64, and a random upstream gradient, the lookup's "
+             "gradient equals onehot(ids).T @ g",
              "para V, d aleatorios, ids de 1, 2 y 3 dimensiones con repeticiones (de unos pocos "
-             "ids a unos miles) y un gradiente de entrada aleatorio, el gradiente de la "
-             "indexación es onehot(ids).T @ g")
+             "ids a unos miles), float32 y float64, y un gradiente de entrada aleatorio, el "
+             "gradiente de la indexación es onehot(ids).T @ g")
 def _():
     totals = spread_sizes(4)
-    for total, ndim in zip(rng.permuted(totals), (1, 2, 3, int(rng.integers(1, 4)))):
+    for total, ndim, dtype in zip(rng.permuted(totals), (1, 2, 3, int(rng.integers(1, 4))),
+                                  dtypes(4)):
         shape = shape_of(int(total), ndim)
         n = int(np.prod(shape))
         # V from 2 to 3000, capped so the dense one-hot reference (N, V) stays small.
         V, d = int(rng.integers(2, max(3, min(3000, 4_000_000 // n)))), int(rng.integers(1, 7))
         ids = ids_with_repeats(V, shape)
-        g = rng.standard_normal(shape + (d,))
-        compare(lookup_grad(rng.standard_normal((V, d)), ids, g), dense_reference(V, ids, g),
-                tr(f"ids of shape {shape}, V={V}, d={d}", f"ids de forma {shape}, V={V}, d={d}"))
+        g = rng.standard_normal(shape + (d,)).astype(dtype)  # the reference reads the same g
+        name = np.dtype(dtype).name
+        compare(lookup_grad(rng.standard_normal((V, d)).astype(dtype), ids, g),
+                dense_reference(V, ids, g.astype(np.float64)),
+                tr(f"{name} ids of shape {shape}, V={V}, d={d}",
+                   f"{name}, ids de forma {shape}, V={V}, d={d}"), rtol=RTOL[dtype])
 
 
 @checks.case("finite-differences",
@@ -126,18 +146,19 @@ def gradients(model, batches) -> dict[str, np.ndarray]:
 
 
 @checks.case("batch-additive",
-             "in GPT, MaskedLM and CBOW training, the embeddings' gradient on a batch equals the "
-             "sum of the gradients on its examples one by one (positions repeat across a batch)",
-             "en el entrenamiento de GPT, MaskedLM y CBOW, el gradiente de los embeddings con un "
-             "lote es la suma de los gradientes con sus ejemplos de uno en uno (las posiciones se "
-             "repiten en un lote)")
+             "in GPT, MaskedLM and CBOW training (float32 and float64), the embeddings' gradient "
+             "on a batch equals the sum of the gradients on its examples one by one (positions "
+             "repeat across a batch)",
+             "en el entrenamiento de GPT, MaskedLM y CBOW (float32 y float64), el gradiente de "
+             "los embeddings con un lote es la suma de los gradientes con sus ejemplos de uno en "
+             "uno (las posiciones se repiten en un lote)")
 def _():
     V, T, B = int(rng.integers(5, 40)), int(rng.integers(3, 8)), int(rng.integers(2, 5))
     models = {"GPT": GPT(GPTConfig(V, T, 1, 2, 8), rng=rng),
               "MaskedLM": MaskedLM(MLMConfig(V, T, 1, 2, 8), rng=rng),
               "CBOW": CBOW(rng=rng, vocab_size=V, d_model=8, window=2)}
-    for name, model in models.items():
-        model.astype(np.float64)
+    for (name, model), dtype in zip(models.items(), dtypes(len(models))):
+        model.astype(dtype)
         if name == "CBOW":
             x, y = ids_with_repeats(V, (B, 4)), rng.integers(0, V, size=B)
         else:
@@ -145,26 +166,31 @@ def _():
         whole = gradients(model, [(x, y)])
         one_by_one = gradients(model, [(x[i:i + 1], y[i:i + 1]) for i in range(B)])
         for param in whole:
-            compare(whole[param], one_by_one[param], f"{name} {param} (B={B}, V={V})",
-                    rtol=1e-8)
+            compare(whole[param], one_by_one[param],
+                    f"{name} {np.dtype(dtype).name} {param} (B={B}, V={V})",
+                    rtol=1e-8 if dtype is np.float64 else RTOL[dtype])
 
 
 @checks.case("tied-sum",
-             "a tied matrix gets the lookup's scatter-add plus the head's dlogits.T @ h",
+             "a tied matrix gets the lookup's scatter-add plus the head's dlogits.T @ h, in "
+             "float32 and in float64",
              "una matriz atada recibe la suma por índices de la indexación más el dlogits.T @ h "
-             "de la cabeza")
+             "de la cabeza, en float32 y en float64")
 def _():
-    V, d, n = int(rng.integers(3, 300)), int(rng.integers(2, 6)), spread_sizes(2, 4)[-1]
-    emb = nn.Embedding(V, d, rng=rng)
-    emb.weight.data = rng.standard_normal((V, d))
-    head = nn.TiedHead(emb)
-    ids = ids_with_repeats(V, (n,))
-    R1, R2 = rng.standard_normal((n, d)), rng.standard_normal((3, V))
-    h = rng.standard_normal((3, d))
-    loss = (emb(ids) * mm.Tensor(R1)).sum() + (head(mm.Tensor(h)) * mm.Tensor(R2)).sum()
-    loss.backward()
-    compare(emb.weight.grad, dense_reference(V, ids, R1) + R2.T @ h,
-            tr("tied lookup + head", "indexación atada + cabeza"), rtol=1e-8)
+    for dtype in dtypes(2):
+        V, d, n = int(rng.integers(3, 300)), int(rng.integers(2, 6)), spread_sizes(2, 4)[-1]
+        emb = nn.Embedding(V, d, rng=rng)
+        emb.weight.data = rng.standard_normal((V, d)).astype(dtype)
+        head = nn.TiedHead(emb)
+        ids = ids_with_repeats(V, (n,))
+        R1, R2 = (rng.standard_normal(shape).astype(dtype) for shape in ((n, d), (3, V)))
+        h = rng.standard_normal((3, d)).astype(dtype)
+        loss = (emb(ids) * mm.Tensor(R1)).sum() + (head(mm.Tensor(h)) * mm.Tensor(R2)).sum()
+        loss.backward()
+        want = dense_reference(V, ids, R1.astype(np.float64)) + R2.T.astype(np.float64) @ h
+        compare(emb.weight.grad, want, tr(f"{np.dtype(dtype).name} tied lookup + head",
+                                          f"indexación atada + cabeza, {np.dtype(dtype).name}"),
+                rtol=1e-8 if dtype is np.float64 else RTOL[dtype])
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ one level down for ``F.self_attention`` with ``causal=True``, with the kernels o
 the fused kernel computes what its composite definition computes, values and gradients, for
 several heads, causal or not. The masked LM stays bidirectional, and MultiHeadAttention
 honours its ``causal`` flag both ways. Every model and attention here has at least two heads.
+The experiment trains in float32: the logits of an evaluation forward, ``F.self_attention``
+and the kernel's agreement with its composite are checked in float32 and in float64 on every
+run (a fix that holds in one dtype only fails).
 
 Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run by
 `minimodel break check`; `break run` reads the same checks.
@@ -23,15 +26,24 @@ from minimodel.models import GPT, GPTConfig, MaskedLM, MLMConfig  # noqa: E402
 
 checks = Checks()
 rng = np.random.default_rng(checks.seed)
-LEAK = 1e-6  # float64 models: an honest causal model changes by ~1e-15
+LEAK = 1e-6  # an honest causal model changes by 0 (float32) to ~1e-15 (float64)
+FLOATS = (np.float32, np.float64)
+# Kernel vs composite, relative to the largest value: float32 rounds at ~5e-7, float64 ~1e-15.
+AGREE = {np.float32: 1e-4, np.float64: 1e-9}
 
 
-def random_gpt() -> GPT:
+def dtypes(count: int) -> list:
+    """``count`` (>= 2) float dtypes in a random order, float32 and float64 both among them."""
+    drawn = [FLOATS[i % 2] for i in range(count)]
+    return [drawn[i] for i in rng.permutation(count)]
+
+
+def random_gpt(dtype=np.float64) -> GPT:
     V, T = int(rng.integers(5, 60)), int(rng.integers(4, 10))
     heads = int(rng.choice([2, 4]))
     model = GPT(GPTConfig(V, T, int(rng.integers(1, 3)), heads, 4 * heads * int(rng.integers(1, 3))),
                 rng=rng)
-    model.astype(np.float64)
+    model.astype(dtype)
     for p in model.parameters():  # larger weights than a fresh model: sharper attention
         p.data[...] += rng.standard_normal(p.shape) * 0.3
     return model
@@ -78,14 +90,16 @@ def tokens(model: GPT, rows: int = 2) -> np.ndarray:
 
 
 @checks.case("evaluation-causal",
-             "random GPTs: the logits of model(ids) at position t do not depend on tokens after t",
-             "GPT aleatorios: los logits de model(ids) en la posición t no dependen de los tokens "
-             "posteriores a t")
+             "random GPTs, one float32 and one float64: the logits of model(ids) at position t "
+             "do not depend on tokens after t",
+             "GPT aleatorios, uno en float32 y otro en float64: los logits de model(ids) en la "
+             "posición t no dependen de los tokens posteriores a t")
 def _():
-    for _ in range(2):
-        model = random_gpt()
+    for dtype in dtypes(2):
+        model = random_gpt(dtype)
         leak, t = future_leak(lambda ids: model(ids)[0].data, tokens(model))
-        require_causal(leak, t, "logits", "los logits")
+        name = np.dtype(dtype).name
+        require_causal(leak, t, f"{name} logits", f"los logits en {name}")
 
 
 @checks.case("training-causal",
@@ -151,38 +165,42 @@ def _():
 
 @checks.case("self-attention-causal",
              "F.self_attention(qkv, H, causal=True) on random inputs: the output at position t "
-             "ignores later positions, with the kernels on and off",
+             "ignores later positions, with the kernels on and off, in float32 and float64",
              "F.self_attention(qkv, H, causal=True) con entradas aleatorias: la salida en la "
              "posición t ignora las posiciones posteriores, con los kernels activados y "
-             "desactivados")
+             "desactivados, en float32 y en float64")
 def _():
     B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 12)), int(rng.choice([2, 3, 4]))
-    qkv = rng.standard_normal((B, T, 3 * heads * int(rng.integers(1, 5)))) * 2.0  # (B, T, 3d)
+    qkv64 = rng.standard_normal((B, T, 3 * heads * int(rng.integers(1, 5)))) * 2.0  # (B, T, 3d)
     x = np.arange(T)[None, :].repeat(B, axis=0)  # stands for the positions: future_leak redraws
-    for on in (True, False):
-        def outputs(ids: np.ndarray) -> np.ndarray:
-            changed = qkv.copy()
-            moved = ids != x  # (B, T): the positions future_leak redrew
-            changed[moved] += rng.standard_normal(changed[moved].shape)
-            with mm.kernels(on):
-                return F.self_attention(mm.Tensor(changed), heads, causal=True).data  # (B, T, d)
-        leak, t = future_leak(outputs, x)
-        require_causal(leak, t, f"self_attention outputs (kernels {'on' if on else 'off'})",
-                       f"las salidas de self_attention (kernels {'activados' if on else 'desactivados'})")
+    for dtype in dtypes(2):
+        qkv, name = qkv64.astype(dtype), np.dtype(dtype).name
+        for on in (True, False):
+            def outputs(ids: np.ndarray) -> np.ndarray:
+                changed = qkv.copy()
+                moved = ids != x  # (B, T): the positions future_leak redrew
+                changed[moved] += rng.standard_normal(changed[moved].shape)
+                with mm.kernels(on):
+                    return F.self_attention(mm.Tensor(changed), heads, causal=True).data
+            leak, t = future_leak(outputs, x)
+            require_causal(leak, t, f"{name} self_attention outputs (kernels "
+                           f"{'on' if on else 'off'})",
+                           f"las salidas de self_attention en {name} (kernels "
+                           f"{'activados' if on else 'desactivados'})")
 
 
 @checks.case("kernel-matches-composite",
              "F.self_attention with the kernels on computes what it computes with them off: the "
              "outputs and the gradient of qkv, for several batch sizes, lengths and numbers of "
-             "heads, causal or not",
+             "heads, causal or not, float32 and float64",
              "F.self_attention con los kernels activados calcula lo mismo que con ellos "
              "desactivados: las salidas y el gradiente de qkv, con varios tamaños de lote, "
-             "longitudes y números de cabezas, causal o no")
+             "longitudes y números de cabezas, causal o no, en float32 y en float64")
 def _():
-    for _ in range(3):
+    for dtype in dtypes(3):
         B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 10)), int(rng.integers(2, 6))
-        qkv = rng.standard_normal((B, T, 3 * heads * int(rng.integers(1, 4))))  # (B, T, 3d)
-        upstream = rng.standard_normal((B, T, qkv.shape[-1] // 3))  # dL/dy, (B, T, d)
+        qkv = rng.standard_normal((B, T, 3 * heads * int(rng.integers(1, 4)))).astype(dtype)
+        upstream = rng.standard_normal((B, T, qkv.shape[-1] // 3)).astype(dtype)  # (B, T, d)
         for causal in (True, False):
             results = {}
             for on in (True, False):
@@ -194,11 +212,13 @@ def _():
             for what_en, what_es, i in (("outputs", "las salidas", 0),
                                         ("gradients of qkv", "los gradientes de qkv", 1)):
                 gap = float(np.abs(results[True][i] - results[False][i]).max())
-                if not gap <= 1e-9:
-                    raise CheckFailed(f"B={B}, T={T}, {heads} heads, causal={causal}: the "
-                                      f"{what_en} of the kernel and of the composite differ by "
-                                      f"{gap:.3g}",
-                                      f"B={B}, T={T}, {heads} cabezas, causal={causal}: "
+                scale = max(1.0, float(np.abs(results[False][i]).max()))
+                if not gap <= AGREE[dtype] * scale:
+                    name = np.dtype(dtype).name
+                    raise CheckFailed(f"{name}, B={B}, T={T}, {heads} heads, causal={causal}: "
+                                      f"the {what_en} of the kernel and of the composite differ "
+                                      f"by {gap:.3g}",
+                                      f"{name}, B={B}, T={T}, {heads} cabezas, causal={causal}: "
                                       f"{what_es} del kernel y de la versión compuesta difieren "
                                       f"en {es_num(gap, '.3g')}")
 
