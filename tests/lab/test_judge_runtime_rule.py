@@ -322,6 +322,7 @@ enforcer = load("_enforce").enforce(rule["entries"], rule["refused"], calls.appe
                                     load("family"))
 x = torch.randn(3, 4)
 honest = [torch.nn.functional.relu(x), torch.log_softmax(x, -1), x.norm(), 1 - x,
+          torch.nn.functional.normalize(x),
           torch.nn.functional.nll_loss(torch.log_softmax(x, -1), torch.tensor([0, 1, 2]))]
 for reach in (lambda: torch.nn.functional.gelu(x), lambda: torch._VF.layer_norm(x, (4,)),
               lambda: torch._C._VariableFunctions.layer_norm(x, (4,)),
@@ -788,10 +789,25 @@ MLM_SIGNATURE = EXERCISES["mlm-forward-pass"][0]
     ("multi-head-self-attention", "__import__('torch.nn.attention.flex_' + 'attention', "
      "fromlist=['x']).flex_attention(x, x, x)",
      "torch.nn.attention.flex_attention.flex_attention"),
+    # the eighth attack: the cross-map LRN is a local response norm (LRN is read as its
+    # words), as a module and as torch's autograd Function under a built name
+    ("mlm-forward-pass", "vars(torch.nn)['CrossMap' + 'LRN2d'](3)", "torch.nn.CrossMapLRN2d"),
+    ("mlm-forward-pass", "vars(torch.nn.modules)['_func' + 'tions'].CrossMapLRN2d.apply("
+     "torch.ones(1, 4, 1, 1), 9)", "torch.nn.modules._functions.CrossMapLRN2d"),
+    # torch's reference layer-norm core, by identity (its word is the L2 normalize's)
+    ("mlm-forward-pass", "getattr(__import__('torch._r' + 'efs', fromlist=['x']), "
+     "'_norm' + 'alize')(torch.ones(2, 4), [1], 1e-5)", "torch._refs._normalize"),
+    # an embedding bag of one id per bag is the lookup
+    ("embedding-lookup", "vars(torch)['embedding' + '_bag'](torch.as_tensor(E), "
+     "torch.as_tensor(ids).reshape(-1), torch.arange(0, ids.numel()))",
+     "torch.embedding_bag"),
+    ("embedding-lookup", "getattr(torch.nn, 'Embedding' + 'Bag').from_pretrained("
+     "torch.as_tensor(E))(torch.as_tensor(ids))", "torch.nn.EmbeddingBag"),
 ])
 def test_every_member_of_a_forbidden_family_is_refused(exercise, call, api, tmp_path):
     signature = {"multi-head-self-attention": MHA_SIGNATURE, "mlm-forward-pass": MLM_SIGNATURE,
-                 "cross-entropy": EXERCISES["cross-entropy"][0]}[exercise]
+                 "cross-entropy": EXERCISES["cross-entropy"][0],
+                 "embedding-lookup": "embed(ids, E)"}[exercise]
     source = (f"import torch\nFRAMEWORK = 'torch'\n\n\ndef {signature}:\n"
               f"    return {call}\n")
     result = verdict(exercise, source, tmp_path)
@@ -815,6 +831,30 @@ def test_naming_one_member_of_a_family_names_the_whole_family():
     # honest tools stay out: a norm and a division is not a normalisation layer
     assert not {"torch.nn.functional.normalize", "torch.linalg.vector_norm",
                 "torch.norm"} & set(DEFAULT_FORBIDDEN)
+
+
+@pytest.mark.parametrize("exercise, code, refused", [
+    ("mlm-forward-pass", "torch.nn.CrossMapLRN2d(3)", "torch.nn.CrossMapLRN2d"),
+    ("mlm-forward-pass", "torch.nn.modules.normalization.CrossMapLRN2d(3)",
+     "torch.nn.modules.normalization.CrossMapLRN2d"),
+    # the static scan refuses torch._refs as a whole (a fence); the run time, _normalize
+    ("mlm-forward-pass", "torch._refs._normalize(x, [1], 1e-5)", "torch._refs"),
+    ("embedding-lookup", "torch.nn.functional.embedding_bag(x, x)",
+     "torch.nn.functional.embedding_bag"),
+    ("embedding-lookup", "torch.nn.EmbeddingBag(3, 2)", "torch.nn.EmbeddingBag"),
+    # honest: the L2 normalisation shares _normalize's word, not its identity
+    ("mlm-forward-pass", "torch.nn.functional.normalize(x)", None),
+    ("embedding-lookup", "torch.nn.functional.normalize(x)", None),
+])
+def test_the_static_scan_knows_the_lrn_the_refs_core_and_the_embedding_bag(exercise, code,
+                                                                          refused):
+    from minimodel.lab.exercises import aliases
+    from minimodel.lab.exercises.astscan import scan_source
+    from minimodel.lab.exercises.judge import forbidden_names
+
+    found = scan_source(f"import torch\n\nx = 1\ny = {code}\n",
+                        forbidden_names(get_exercise(exercise)), None, aliases.table())
+    assert [(f.name, f.line) for f in found] == ([(refused, 4)] if refused else [])
 
 
 @needs_torch

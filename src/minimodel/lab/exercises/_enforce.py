@@ -146,6 +146,7 @@ class Enforcer:
         self.report = report
         self.same_family = family.same_family
         self.words = family.words
+        self.joined = family.joined
         self.tops = {e["api"].split(".")[0] for e in entries} - set(refused)
         # (api, library, last name, its last word: a quick necessary test before the rule),
         # for the entries that are functions or classes here (never for a whole module)
@@ -204,9 +205,9 @@ class Enforcer:
         """The api whose family ``name`` belongs to, for a callable of library ``top``."""
         if top == "torch" and name in self.backward_ops:
             return f"torch.ops.aten.{name}"
-        lower = name.lower().replace("_", "")
+        spelled = self.joined(name)  # its words run together: CrossMapLRN2d's hold "norm"
         for api, fam_top, last, word in self.families:
-            if fam_top == top and word in lower and self.same_family(name, last):
+            if fam_top == top and word in spelled and self.same_family(name, last):
                 return api
         return None
 
