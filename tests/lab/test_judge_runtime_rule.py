@@ -257,6 +257,18 @@ def test_these_spellings_are_refused_at_the_call_and_the_verdict_names_the_api(s
      "    x = args[2] - args[2].mean(-1, keepdim=True)\n"
      "    return vars(torch.nn.functional)['rms' + '_norm'](x, x.shape[-1:])  # CALL\n",
      "torch.nn.functional.rms_norm"),
+    # every method a forbidden class defines reports, not only __init__ and forward: the
+    # quantizable MultiheadAttention built without __init__, its _forward_impl reached by name
+    ("mlm-forward-pass", "import torch\nimport torch.ao.nn.quantizable as qz\n"
+     "FRAMEWORK = 'torch'\n\ndef mlm_forward(*args):\n"
+     "    cls = vars(qz)['Multihead' + 'Attention']\n    m = cls.__new__(cls)\n"
+     "    return vars(cls)['_forward_' + 'impl'](m, None, None, None, None)  # CALL\n",
+     "torch.nn.MultiheadAttention"),
+    # ... and a static method of a forbidden autograd Function (the cross-map LRN's backward)
+    ("mlm-forward-pass", "import torch\nFRAMEWORK = 'torch'\n\ndef mlm_forward(*args):\n"
+     "    fn = vars(torch.nn.modules)['_functions'].CrossMapLRN2d\n"
+     "    return fn.backward(None, torch.ones(1, 4, 1, 1))  # CALL\n",
+     "torch.nn.modules._functions.CrossMapLRN2d"),
     # a whole exercise "without autograd": the gradient calls, whatever their name
     ("cbow-step", "import torch\nFRAMEWORK = 'torch'\n\ndef cbow_step(c, t, w_in, w_out):\n"
      "    w = w_in.clone()\n    loss = (w * w).sum()\n"

@@ -136,6 +136,14 @@ def forbidden_op(stub, real=None):
     return op
 
 
+def own_methods(cls):
+    """The names of the methods ``cls`` defines itself: functions, static and class methods,
+    ``__call__``; not the other dunders."""
+    return [name for name, value in vars(cls).items()
+            if (name == "__call__" or not name.startswith("__"))
+            and isinstance(value, (types.FunctionType, staticmethod, classmethod))]
+
+
 class Enforcer:
     """Replaces the forbidden callables; ``report(api)`` is called by any of them (and must
     not return)."""
@@ -185,18 +193,21 @@ class Enforcer:
         return self.stubs[api]
 
     def patch_class(self, cls, api):
-        """A forbidden class keeps its identity: constructing it or running it reports.
+        """A forbidden class keeps its identity: constructing it, calling it or any method of
+        its own (``forward``, ``_forward_impl``, a static or class method) reports. Its other
+        dunders (``__repr__``, ``__setstate__`` ...) are left alone: they compute nothing.
         False for a class that cannot be changed (a C type): its names are replaced."""
         if id(cls) in self.patched:
             return True
         self.targets.setdefault(id(cls), (cls, api))
         stub = self.stub(api)
-        for attr in ("__init__", "forward"):
+        for attr in ("__init__", "forward", *own_methods(cls)):
             if attr == "__init__" or hasattr(cls, attr):
                 try:
                     setattr(cls, attr, stub)
                 except (AttributeError, TypeError):
-                    return False
+                    if attr in ("__init__", "forward"):
+                        return False
         self.patched.add(id(cls))
         return True
 
