@@ -375,6 +375,62 @@ def test_the_stubs_cover_every_namespace_and_leave_honest_calls_alone():
                             "torch.nn.functional.scaled_dot_product_attention"]
 
 
+WALK_PROBE = PROBE_PRELUDE + """
+import re, types
+enforcer = load("_enforce").enforce(rule["entries"], rule["refused"], calls.append,
+                                    load("family"), backward_kernels=rule["grad_off"])
+import torch.nn.attention.flex_attention  # a module imported after the install is covered too
+named = re.compile("attention|attn|norm|gelu|lrn|embedding", re.I)
+found = {}
+for name, module in list(sys.modules.items()):
+    if not name.startswith("torch") or not isinstance(module, types.ModuleType):
+        continue
+    for attr, obj in list(vars(module).items()):
+        if attr.startswith("__") or not named.search(attr) or not callable(obj) \\
+                or isinstance(obj, types.ModuleType):
+            continue
+        stub = id(obj) in enforcer.stub_ids or id(obj) in enforcer.patched \\
+            or id(type(obj)) in enforcer.patched  # a higher-order op: its class patched
+        found[f"{name}.{attr}"] = [stub, str(getattr(obj, "__module__", "") or "")]
+print(json.dumps(found))
+"""
+
+
+@needs_torch
+@pytest.mark.parametrize("exercise", ["mlm-forward-pass", "embedding-lookup", "cbow-step"])
+def test_every_callable_the_static_scan_refuses_by_name_is_a_stub_at_run_time(exercise):
+    """Walk torch's attention-, norm-, GELU- and embedding-named callables in every loaded
+    module after the install (flex attention's module imported after it): each one the static
+    scan refuses by an entry or by the family rule (``math_attention`` under the
+    ``flex_attention`` module's path) is a stub. Exceptions, by design: the fences and the
+    whole modules the scan refuses as packages (``torch._refs``, ``torch.func``: at run time
+    only their members of a family are replaced), and objects another library defines that a
+    torch module holds (a ``typing.Literal`` alias named ``_FlashAttentionImpl``)."""
+    from minimodel.lab.exercises import aliases
+    from minimodel.lab.exercises.astscan import FENCE_FORBIDDEN, _Rule
+    from minimodel.lab.exercises.judge import forbidden_names, runtime_rule
+
+    table = aliases.table()
+    ex = get_exercise(exercise)
+    here = Path(_enforce_module.__file__).parent
+    done = subprocess.run([sys.executable, "-c", WALK_PROBE, str(here),
+                           json.dumps(runtime_rule(ex, table))],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    static, modules = _Rule(forbidden_names(ex), table), set(table["modules"])
+    missed = []
+    for path, (stub, owner) in sorted(found.items()):
+        bad = static.match(path)
+        if bad is None or stub or bad in FENCE_FORBIDDEN or bad in modules \
+                or owner.split(".")[0] != "torch":
+            continue
+        missed.append((path, bad))
+    assert missed == []
+    assert found["torch._higher_order_ops.flex_attention.math_attention"][0]
+    assert len(found) > 300  # the walk saw torch's names, not an empty namespace
+
+
 OP_STUB_PROBE = PROBE_PRELUDE + """
 load("_enforce").enforce(rule["entries"], rule["refused"], calls.append, load("family"))
 import torch.distributed.tensor  # reads the schema of every op it registers, gelu's too
@@ -800,6 +856,10 @@ MLM_SIGNATURE = EXERCISES["mlm-forward-pass"][0]
     # flex attention: its module imports, calling it is refused
     ("multi-head-self-attention", "__import__('torch.nn.attention.flex_' + 'attention', "
      "fromlist=['x']).flex_attention(x, x, x)",
+     "torch.nn.attention.flex_attention.flex_attention"),
+    # what flex attention's own module defines computes it (its dense kernel, by a built name)
+    ("multi-head-self-attention", "vars(__import__('sys').modules['torch._higher_order_ops."
+     "flex_' + 'attention'])['sdpa' + '_dense'](x, x, x)",
      "torch.nn.attention.flex_attention.flex_attention"),
     # the eighth attack: the cross-map LRN is a local response norm (LRN is read as its
     # words), as a module and as torch's autograd Function under a built name

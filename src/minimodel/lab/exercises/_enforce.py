@@ -136,6 +136,9 @@ def forbidden_op(stub, real=None):
     return op
 
 
+HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python (its attributes can be set)
+
+
 def own_methods(cls):
     """The names of the methods ``cls`` defines itself: functions, static and class methods,
     ``__call__``; not the other dunders."""
@@ -159,6 +162,7 @@ class Enforcer:
         # (api, library, last name, its last word: a quick necessary test before the rule),
         # for the entries that are functions or classes here (never for a whole module)
         self.families = []
+        self.owners = {}  # module name -> the api whose family names a part of it, or None
         self.targets = {}  # id -> (original object, api): held, so ids stay unique
         self.stubs = {}    # api -> stub
         self.stub_ids = set()
@@ -201,15 +205,29 @@ class Enforcer:
             return True
         self.targets.setdefault(id(cls), (cls, api))
         stub = self.stub(api)
-        for attr in ("__init__", "forward", *own_methods(cls)):
-            if attr == "__init__" or hasattr(cls, attr):
+        for attr in ("__init__", "__call__", "forward", *own_methods(cls)):
+            if attr in ("__init__", "__call__") or hasattr(cls, attr):
                 try:
                     setattr(cls, attr, stub)
                 except (AttributeError, TypeError):
                     if attr in ("__init__", "forward"):
-                        return False
+                        return False  # a C type: nothing of it can be set
         self.patched.add(id(cls))
         return True
+
+    def keeps_identity(self, obj, api, top):
+        """A callable instance whose class is itself of the family (a higher-order op,
+        ``FlexAttentionHOP``): its class is patched, so the instance keeps its type (torch
+        checks it: ``register_flop_formula`` wants a ``HigherOrderOperator``) and a call of it
+        reports. An instance of a shared class is replaced by name instead."""
+        kind = type(obj)
+        if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType,
+                            types.MethodType)) or not kind.__flags__ & HEAP_TYPE \
+                or str(kind.__module__).split(".")[0] != top:
+            return False  # a C type (torch._C's) cannot be patched: its names are replaced
+        if self.verdict(kind.__name__, kind, top) != api:
+            return False
+        return self.patch_class(kind, api)
 
     # -- what is forbidden -------------------------------------------------------------------
     def family_of(self, name, obj, top):
@@ -237,7 +255,27 @@ class Enforcer:
             return None
         if not isinstance(owner, str) or owner.split(".")[0] != top:
             return None  # re.compile imported into a torch module is not torch.compile
-        return self.family_of(name, obj, top)
+        # an instance is defined where its class is (a higher-order op says its __module__
+        # is torch.ops.higher_order; its class lives in torch._higher_order_ops.flex_attention)
+        defined = owner if isinstance(obj, (type, types.FunctionType,
+                                            types.BuiltinFunctionType)) \
+            else getattr(type(obj), "__module__", owner)
+        return (self.family_of(name, obj, top) or self.module_family(owner, top)
+                or self.module_family(defined, top))
+
+    def module_family(self, owner, top):
+        """The api whose family names a part of module ``owner``, or None: what a module of
+        the family defines belongs to it (``math_attention`` and ``sdpa_dense``, defined in
+        ``torch._higher_order_ops.flex_attention``, compute flex attention). The static scan
+        refuses every name under such a path (``astscan._Rule.match``); this is the same rule
+        for the callables such a module defines."""
+        if not isinstance(owner, str) or owner.split(".")[0] != top:
+            return None
+        if owner not in self.owners:
+            self.owners[owner] = next(
+                (api for part in owner.split(".")[1:]
+                 if (api := self.family_of(part, None, top)) is not None), None)
+        return self.owners[owner]
 
     def cover(self, holder, items, top):
         """Replace the forbidden callables among ``items`` (name, object) of ``holder``."""
@@ -254,7 +292,9 @@ class Enforcer:
             if api is None:
                 continue
             self.targets.setdefault(id(obj), (obj, api))
-            if not (isinstance(obj, type) and self.patch_class(obj, api)):
+            if self.keeps_identity(obj, api, top):
+                pass  # its class is patched in place: the object stays what torch expects
+            elif not (isinstance(obj, type) and self.patch_class(obj, api)):
                 try:
                     setattr(holder, name, self.stub(api))
                 except (AttributeError, TypeError):
@@ -278,16 +318,20 @@ class Enforcer:
                              for real, guard in grad_switches(torch, self.report)}
         families = {}
         for entry in self.entries:
+            # a family is known by its name, loaded or not: a module walked now holds
+            # members of a family whose own module torch loads later (flex attention)
+            last = entry.get("family")
+            if last and self.words(last):
+                families[entry["api"]] = (entry["api"], entry["api"].split(".")[0], last,
+                                          self.words(last)[-1])
             for path in entry["paths"]:
                 obj = resolve(path)
                 if obj is None or isinstance(obj, types.ModuleType):
                     continue
                 if id(obj) not in self.stub_ids:
                     self.targets.setdefault(id(obj), (obj, entry["api"]))
-                last = entry.get("family")
-                if last and self.words(last):
-                    families[entry["api"]] = (entry["api"], entry["api"].split(".")[0], last,
-                                              self.words(last)[-1])
+        if list(families.values()) != self.families:
+            self.owners = {}
         self.families = list(families.values())
         for name, module in list(sys.modules.items()):
             top = name.split(".")[0]
@@ -312,6 +356,8 @@ class Enforcer:
         if functions is not None and not isinstance(functions, Shadow):
             replaced = {}
             for name in dir(functions):
+                if name.startswith("__"):
+                    continue  # its own machinery (__class__), never a computation
                 obj = getattr(functions, name, None)
                 api = self.verdict(name, obj, "torch")
                 if api is not None:
