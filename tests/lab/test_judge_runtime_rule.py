@@ -283,6 +283,14 @@ def test_these_spellings_are_refused_at_the_call_and_the_verdict_names_the_api(s
     ("layer-norm", "import numpy as np\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):"
      "\n    special = __import__(''.join(['sc', 'ipy']) + '.special')  # CALL\n    return x\n",
      "scipy"),
+    # a module allowed only as torch's dependency: torch may import it, the solution may not
+    # (the eighth attack differentiated cbow's loss with sympy imported by a built name)
+    ("cbow-step", "import numpy as np\n\n"
+     "_sp = __import__('sym' + 'py.core', fromlist=['x'])  # CALL\n\n"
+     "def cbow_step(context_ids, target_ids, w_in, w_out):\n    return 0.0, w_in\n",
+     "sympy"),
+    ("mlm-forward-pass", "import torch\nFRAMEWORK = 'torch'\n\ndef mlm_forward(*args):\n"
+     "    nx = __import__('network' + 'x')  # CALL\n    return args[2]\n", "networkx"),
     # a NumPy-only exercise: torch under a built name is refused, not merely hidden
     ("layer-norm", "import numpy as np\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):"
      "\n    torch = __import__('tor' + 'ch')  # CALL\n    return x\n", "torch"),
@@ -299,7 +307,8 @@ def test_the_run_time_allow_list_is_derived_from_the_installed_metadata():
     """torch and what it needs (read from its requirements, recursively: sympy's mpmath,
     jinja2's markupsafe; torch's own torchgen), the standard library and NumPy; nothing else
     a machine happens to have installed."""
-    from minimodel.lab.exercises.requirements import required_name, runtime_allowed
+    from minimodel.lab.exercises.requirements import (library_only, required_name,
+                                                      runtime_allowed)
 
     assert required_name('sympy>=1.13.3') == "sympy"
     assert required_name('optree>=0.13.0; extra == "optree"') is None
@@ -310,6 +319,12 @@ def test_the_run_time_allow_list_is_derived_from_the_installed_metadata():
         with_torch = set(runtime_allowed(True, []))
         assert {"torch", "torchgen", "sympy", "mpmath", "typing_extensions"} <= with_torch
         assert not {"sklearn", "scipy", "minimodel", "matplotlib"} & with_torch
+        # of them, torch's dependencies are torch's to import (the solution's import reports)
+        only = set(library_only(True, []))
+        assert {"sympy", "mpmath", "networkx", "jinja2"} <= only <= with_torch
+        assert not {"torch", "torchgen", "functorch", "numpy", "math"} & only
+        assert "sympy" not in library_only(True, ["sympy"])  # an exercise may allow it
+    assert library_only(False, []) == []
 
 
 # What both probes run first in a child: load the judge's own files, then torch.

@@ -491,7 +491,8 @@ class AllowList:
     needs where torch is allowed: ``requirements.runtime_allowed`` in the judge) nor already
     imported when the rule was installed is refused, whatever spelling named it
     (``__import__("sk" + "learn")``, ``importlib.import_module``): imported by the solution's
-    own line, it reports ``forbidden`` with the module's name; imported by library code (an
+    own line, it reports ``forbidden`` with the module's name (so does a module allowed only
+    as torch's dependency, ``library_only``: sympy); imported by library code (an
     optional dependency torch tries inside ``try/except ImportError``), it is not installed as
     far as that code can tell: its import raises ``ModuleNotFoundError`` (``RefusedLoader``),
     so the library goes on without it, and an ``importlib.util.find_spec`` probe gets a spec
@@ -500,9 +501,12 @@ class AllowList:
     standard library's own folders and allowed.
     """
 
-    def __init__(self, allowed, refused, report, shown_as):
+    def __init__(self, allowed, refused, report, shown_as, library_only=()):
         self.allowed = (set(allowed) | {n.split(".")[0] for n in sys.modules}) - set(refused)
         self.refused = set(refused)
+        # allowed only as torch's dependencies (sympy ...): library code loads them, the
+        # solution's own import is refused, as the static rule refuses ``import sympy``
+        self.library_only = set(library_only)
         self.report, self.shown_as = report, shown_as
         # The standard library's own folders: a private module of it that
         # sys.stdlib_module_names does not list (sysconfig's _sysconfigdata_<platform>) is
@@ -514,6 +518,8 @@ class AllowList:
     def find_spec(self, name, path=None, target=None):
         top = name.split(".")[0]
         if top in self.allowed:
+            if top in self.library_only and importer_file() == self.shown_as:
+                self.report(top)
             return None  # the usual finders load it
         if top not in self.refused and top == name \
                 and importlib.machinery.PathFinder.find_spec(top, self.stdlib_dirs) is not None:
@@ -761,16 +767,17 @@ def refuse_processes(report):
 
 
 def enforce(entries, refused, report, family, allowed=None, shown_as=None,
-            backward_kernels=False):
+            backward_kernels=False, library_only=()):
     """Install the stubs now and for every later import (``family``: the module
     ``family.py``) and, given ``allowed`` top-level modules, the import allow-list
-    (:class:`AllowList`); with ``backward_kernels`` (an exercise without autograd), every
-    ATen gradient kernel too; returns the :class:`Enforcer`."""
+    (:class:`AllowList`; ``library_only``: those of them only library code may import);
+    with ``backward_kernels`` (an exercise without autograd), every ATen gradient kernel
+    too; returns the :class:`Enforcer`."""
     enforcer = Enforcer(entries, refused, report, family, backward_kernels)
     enforcer.install()
     sys.meta_path.insert(0, enforcer)
     if allowed is not None:
-        sys.meta_path.insert(0, AllowList(allowed, refused, report, shown_as))
+        sys.meta_path.insert(0, AllowList(allowed, refused, report, shown_as, library_only))
     return enforcer
 
 
