@@ -15,8 +15,11 @@ before any line of the solution runs:
   that answers the same except for the forbidden names;
 * the ``torch.ops.aten`` packets of the family (``torch.ops.aten.gelu``): the Python entries
   to the ATen operators;
-* a forbidden class (``torch.nn.LayerNorm``) keeps its identity: its ``__init__`` and
-  ``forward`` are replaced in place, so every name of it and every subclass is covered;
+* a forbidden class (``torch.nn.LayerNorm``) keeps its identity: its ``__init__``,
+  ``__call__`` and every method it defines are replaced in place, so every name of it, every
+  subclass and every method (``_forward_impl``) is covered;
+* what a module named by a family defines (``math_attention`` in
+  ``torch._higher_order_ops.flex_attention``), as the static scan refuses the path;
 * a library module imported later (by the solution or lazily by torch) is covered as soon as
   its import ends; importing a forbidden package (``minimodel``) is refused.
 
