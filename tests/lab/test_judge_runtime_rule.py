@@ -884,6 +884,11 @@ MLM_SIGNATURE = EXERCISES["mlm-forward-pass"][0]
     # torch's reference layer-norm core, by identity (its word is the L2 normalize's)
     ("mlm-forward-pass", "getattr(__import__('torch._r' + 'efs', fromlist=['x']), "
      "'_norm' + 'alize')(torch.ones(2, 4), [1], 1e-5)", "torch._refs._normalize"),
+    # torch's Python re-implementations: a public helper holding a family's words computes it
+    # (a batch norm of the transposed rows is their layer norm)
+    ("mlm-forward-pass", "vars(__import__('sys').modules['torch._decomp.decompositions'])["
+     "'native_batch_norm_' + 'helper'](torch.ones(4, 3), None, None, None, None, True, "
+     "0.1, 1e-5, False)", "torch.nn.BatchNorm1d"),
     # an embedding bag of one id per bag is the lookup
     ("embedding-lookup", "vars(torch)['embedding' + '_bag'](torch.as_tensor(E), "
      "torch.as_tensor(ids).reshape(-1), torch.arange(0, ids.numel()))",

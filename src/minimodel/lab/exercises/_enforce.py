@@ -139,6 +139,11 @@ def forbidden_op(stub, real=None):
     return op
 
 
+# torch's Python re-implementations of its own operators (refused whole by the static scan,
+# astscan.FENCE_FORBIDDEN): their public helpers hold an op's words with a suffix
+# (``native_batch_norm_helper``, ``native_batch_norm_decomposition``, ``native_layer_norm_fake``)
+# and compute it, so at run time their names are read as private ones (all the words, any more)
+REIMPLEMENTATIONS = ("torch._refs.", "torch._prims.", "torch._decomp.")
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python (its attributes can be set)
 
 
@@ -258,6 +263,8 @@ class Enforcer:
             return None
         if not isinstance(owner, str) or owner.split(".")[0] != top:
             return None  # re.compile imported into a torch module is not torch.compile
+        if (owner + ".").startswith(REIMPLEMENTATIONS) and not name.startswith("_"):
+            name = "_" + name  # a re-implementation's helper: read as a private name
         # an instance is defined where its class is (a higher-order op says its __module__
         # is torch.ops.higher_order; its class lives in torch._higher_order_ops.flex_attention)
         defined = owner if isinstance(obj, (type, types.FunctionType,
