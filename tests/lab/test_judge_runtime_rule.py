@@ -257,6 +257,18 @@ def test_these_spellings_are_refused_at_the_call_and_the_verdict_names_the_api(s
      "    x = args[2] - args[2].mean(-1, keepdim=True)\n"
      "    return vars(torch.nn.functional)['rms' + '_norm'](x, x.shape[-1:])  # CALL\n",
      "torch.nn.functional.rms_norm"),
+    # every method a forbidden class defines reports, not only __init__ and forward: the
+    # quantizable MultiheadAttention built without __init__, its _forward_impl reached by name
+    ("mlm-forward-pass", "import torch\nimport torch.ao.nn.quantizable as qz\n"
+     "FRAMEWORK = 'torch'\n\ndef mlm_forward(*args):\n"
+     "    cls = vars(qz)['Multihead' + 'Attention']\n    m = cls.__new__(cls)\n"
+     "    return vars(cls)['_forward_' + 'impl'](m, None, None, None, None)  # CALL\n",
+     "torch.nn.MultiheadAttention"),
+    # ... and a static method of a forbidden autograd Function (the cross-map LRN's backward)
+    ("mlm-forward-pass", "import torch\nFRAMEWORK = 'torch'\n\ndef mlm_forward(*args):\n"
+     "    fn = vars(torch.nn.modules)['_functions'].CrossMapLRN2d\n"
+     "    return fn.backward(None, torch.ones(1, 4, 1, 1))  # CALL\n",
+     "torch.nn.modules._functions.CrossMapLRN2d"),
     # a whole exercise "without autograd": the gradient calls, whatever their name
     ("cbow-step", "import torch\nFRAMEWORK = 'torch'\n\ndef cbow_step(c, t, w_in, w_out):\n"
      "    w = w_in.clone()\n    loss = (w * w).sum()\n"
@@ -271,6 +283,14 @@ def test_these_spellings_are_refused_at_the_call_and_the_verdict_names_the_api(s
     ("layer-norm", "import numpy as np\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):"
      "\n    special = __import__(''.join(['sc', 'ipy']) + '.special')  # CALL\n    return x\n",
      "scipy"),
+    # a module allowed only as torch's dependency: torch may import it, the solution may not
+    # (the eighth attack differentiated cbow's loss with sympy imported by a built name)
+    ("cbow-step", "import numpy as np\n\n"
+     "_sp = __import__('sym' + 'py.core', fromlist=['x'])  # CALL\n\n"
+     "def cbow_step(context_ids, target_ids, w_in, w_out):\n    return 0.0, w_in\n",
+     "sympy"),
+    ("mlm-forward-pass", "import torch\nFRAMEWORK = 'torch'\n\ndef mlm_forward(*args):\n"
+     "    nx = __import__('network' + 'x')  # CALL\n    return args[2]\n", "networkx"),
     # a NumPy-only exercise: torch under a built name is refused, not merely hidden
     ("layer-norm", "import numpy as np\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):"
      "\n    torch = __import__('tor' + 'ch')  # CALL\n    return x\n", "torch"),
@@ -287,7 +307,8 @@ def test_the_run_time_allow_list_is_derived_from_the_installed_metadata():
     """torch and what it needs (read from its requirements, recursively: sympy's mpmath,
     jinja2's markupsafe; torch's own torchgen), the standard library and NumPy; nothing else
     a machine happens to have installed."""
-    from minimodel.lab.exercises.requirements import required_name, runtime_allowed
+    from minimodel.lab.exercises.requirements import (library_only, required_name,
+                                                      runtime_allowed)
 
     assert required_name('sympy>=1.13.3') == "sympy"
     assert required_name('optree>=0.13.0; extra == "optree"') is None
@@ -298,6 +319,12 @@ def test_the_run_time_allow_list_is_derived_from_the_installed_metadata():
         with_torch = set(runtime_allowed(True, []))
         assert {"torch", "torchgen", "sympy", "mpmath", "typing_extensions"} <= with_torch
         assert not {"sklearn", "scipy", "minimodel", "matplotlib"} & with_torch
+        # of them, torch's dependencies are torch's to import (the solution's import reports)
+        only = set(library_only(True, []))
+        assert {"sympy", "mpmath", "networkx", "jinja2"} <= only <= with_torch
+        assert not {"torch", "torchgen", "functorch", "numpy", "math"} & only
+        assert "sympy" not in library_only(True, ["sympy"])  # an exercise may allow it
+    assert library_only(False, []) == []
 
 
 # What both probes run first in a child: load the judge's own files, then torch.
@@ -322,6 +349,7 @@ enforcer = load("_enforce").enforce(rule["entries"], rule["refused"], calls.appe
                                     load("family"))
 x = torch.randn(3, 4)
 honest = [torch.nn.functional.relu(x), torch.log_softmax(x, -1), x.norm(), 1 - x,
+          torch.nn.functional.normalize(x),
           torch.nn.functional.nll_loss(torch.log_softmax(x, -1), torch.tensor([0, 1, 2]))]
 for reach in (lambda: torch.nn.functional.gelu(x), lambda: torch._VF.layer_norm(x, (4,)),
               lambda: torch._C._VariableFunctions.layer_norm(x, (4,)),
@@ -360,6 +388,62 @@ def test_the_stubs_cover_every_namespace_and_leave_honest_calls_alone():
     assert out["calls"] == ["torch.nn.functional.gelu", "torch.layer_norm", "torch.layer_norm",
                             "torch.nn.functional.gelu", "torch.nn.GELU",
                             "torch.nn.functional.scaled_dot_product_attention"]
+
+
+WALK_PROBE = PROBE_PRELUDE + """
+import re, types
+enforcer = load("_enforce").enforce(rule["entries"], rule["refused"], calls.append,
+                                    load("family"), backward_kernels=rule["grad_off"])
+import torch.nn.attention.flex_attention  # a module imported after the install is covered too
+named = re.compile("attention|attn|norm|gelu|lrn|embedding", re.I)
+found = {}
+for name, module in list(sys.modules.items()):
+    if not name.startswith("torch") or not isinstance(module, types.ModuleType):
+        continue
+    for attr, obj in list(vars(module).items()):
+        if attr.startswith("__") or not named.search(attr) or not callable(obj) \\
+                or isinstance(obj, types.ModuleType):
+            continue
+        stub = id(obj) in enforcer.stub_ids or id(obj) in enforcer.patched \\
+            or id(type(obj)) in enforcer.patched  # a higher-order op: its class patched
+        found[f"{name}.{attr}"] = [stub, str(getattr(obj, "__module__", "") or "")]
+print(json.dumps(found))
+"""
+
+
+@needs_torch
+@pytest.mark.parametrize("exercise", ["mlm-forward-pass", "embedding-lookup", "cbow-step"])
+def test_every_callable_the_static_scan_refuses_by_name_is_a_stub_at_run_time(exercise):
+    """Walk torch's attention-, norm-, GELU- and embedding-named callables in every loaded
+    module after the install (flex attention's module imported after it): each one the static
+    scan refuses by an entry or by the family rule (``math_attention`` under the
+    ``flex_attention`` module's path) is a stub. Exceptions, by design: the fences and the
+    whole modules the scan refuses as packages (``torch._refs``, ``torch.func``: at run time
+    only their members of a family are replaced), and objects another library defines that a
+    torch module holds (a ``typing.Literal`` alias named ``_FlashAttentionImpl``)."""
+    from minimodel.lab.exercises import aliases
+    from minimodel.lab.exercises.astscan import FENCE_FORBIDDEN, _Rule
+    from minimodel.lab.exercises.judge import forbidden_names, runtime_rule
+
+    table = aliases.table()
+    ex = get_exercise(exercise)
+    here = Path(_enforce_module.__file__).parent
+    done = subprocess.run([sys.executable, "-c", WALK_PROBE, str(here),
+                           json.dumps(runtime_rule(ex, table))],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    static, modules = _Rule(forbidden_names(ex), table), set(table["modules"])
+    missed = []
+    for path, (stub, owner) in sorted(found.items()):
+        bad = static.match(path)
+        if bad is None or stub or bad in FENCE_FORBIDDEN or bad in modules \
+                or owner.split(".")[0] != "torch":
+            continue
+        missed.append((path, bad))
+    assert missed == []
+    assert found["torch._higher_order_ops.flex_attention.math_attention"][0]
+    assert len(found) > 300  # the walk saw torch's names, not an empty namespace
 
 
 OP_STUB_PROBE = PROBE_PRELUDE + """
@@ -788,10 +872,34 @@ MLM_SIGNATURE = EXERCISES["mlm-forward-pass"][0]
     ("multi-head-self-attention", "__import__('torch.nn.attention.flex_' + 'attention', "
      "fromlist=['x']).flex_attention(x, x, x)",
      "torch.nn.attention.flex_attention.flex_attention"),
+    # what flex attention's own module defines computes it (its dense kernel, by a built name)
+    ("multi-head-self-attention", "vars(__import__('sys').modules['torch._higher_order_ops."
+     "flex_' + 'attention'])['sdpa' + '_dense'](x, x, x)",
+     "torch.nn.attention.flex_attention.flex_attention"),
+    # the eighth attack: the cross-map LRN is a local response norm (LRN is read as its
+    # words), as a module and as torch's autograd Function under a built name
+    ("mlm-forward-pass", "vars(torch.nn)['CrossMap' + 'LRN2d'](3)", "torch.nn.CrossMapLRN2d"),
+    ("mlm-forward-pass", "vars(torch.nn.modules)['_func' + 'tions'].CrossMapLRN2d.apply("
+     "torch.ones(1, 4, 1, 1), 9)", "torch.nn.modules._functions.CrossMapLRN2d"),
+    # torch's reference layer-norm core, by identity (its word is the L2 normalize's)
+    ("mlm-forward-pass", "getattr(__import__('torch._r' + 'efs', fromlist=['x']), "
+     "'_norm' + 'alize')(torch.ones(2, 4), [1], 1e-5)", "torch._refs._normalize"),
+    # torch's Python re-implementations: a public helper holding a family's words computes it
+    # (a batch norm of the transposed rows is their layer norm)
+    ("mlm-forward-pass", "vars(__import__('sys').modules['torch._decomp.decompositions'])["
+     "'native_batch_norm_' + 'helper'](torch.ones(4, 3), None, None, None, None, True, "
+     "0.1, 1e-5, False)", "torch.nn.BatchNorm1d"),
+    # an embedding bag of one id per bag is the lookup
+    ("embedding-lookup", "vars(torch)['embedding' + '_bag'](torch.as_tensor(E), "
+     "torch.as_tensor(ids).reshape(-1), torch.arange(0, ids.numel()))",
+     "torch.embedding_bag"),
+    ("embedding-lookup", "getattr(torch.nn, 'Embedding' + 'Bag').from_pretrained("
+     "torch.as_tensor(E))(torch.as_tensor(ids))", "torch.nn.EmbeddingBag"),
 ])
 def test_every_member_of_a_forbidden_family_is_refused(exercise, call, api, tmp_path):
     signature = {"multi-head-self-attention": MHA_SIGNATURE, "mlm-forward-pass": MLM_SIGNATURE,
-                 "cross-entropy": EXERCISES["cross-entropy"][0]}[exercise]
+                 "cross-entropy": EXERCISES["cross-entropy"][0],
+                 "embedding-lookup": "embed(ids, E)"}[exercise]
     source = (f"import torch\nFRAMEWORK = 'torch'\n\n\ndef {signature}:\n"
               f"    return {call}\n")
     result = verdict(exercise, source, tmp_path)
@@ -815,6 +923,30 @@ def test_naming_one_member_of_a_family_names_the_whole_family():
     # honest tools stay out: a norm and a division is not a normalisation layer
     assert not {"torch.nn.functional.normalize", "torch.linalg.vector_norm",
                 "torch.norm"} & set(DEFAULT_FORBIDDEN)
+
+
+@pytest.mark.parametrize("exercise, code, refused", [
+    ("mlm-forward-pass", "torch.nn.CrossMapLRN2d(3)", "torch.nn.CrossMapLRN2d"),
+    ("mlm-forward-pass", "torch.nn.modules.normalization.CrossMapLRN2d(3)",
+     "torch.nn.modules.normalization.CrossMapLRN2d"),
+    # the static scan refuses torch._refs as a whole (a fence); the run time, _normalize
+    ("mlm-forward-pass", "torch._refs._normalize(x, [1], 1e-5)", "torch._refs"),
+    ("embedding-lookup", "torch.nn.functional.embedding_bag(x, x)",
+     "torch.nn.functional.embedding_bag"),
+    ("embedding-lookup", "torch.nn.EmbeddingBag(3, 2)", "torch.nn.EmbeddingBag"),
+    # honest: the L2 normalisation shares _normalize's word, not its identity
+    ("mlm-forward-pass", "torch.nn.functional.normalize(x)", None),
+    ("embedding-lookup", "torch.nn.functional.normalize(x)", None),
+])
+def test_the_static_scan_knows_the_lrn_the_refs_core_and_the_embedding_bag(exercise, code,
+                                                                          refused):
+    from minimodel.lab.exercises import aliases
+    from minimodel.lab.exercises.astscan import scan_source
+    from minimodel.lab.exercises.judge import forbidden_names
+
+    found = scan_source(f"import torch\n\nx = 1\ny = {code}\n",
+                        forbidden_names(get_exercise(exercise)), None, aliases.table())
+    assert [(f.name, f.line) for f in found] == ([(refused, 4)] if refused else [])
 
 
 @needs_torch

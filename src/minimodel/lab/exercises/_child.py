@@ -113,7 +113,7 @@ def main():
             pass  # hidden: a NumPy-only exercise
     enforce.enforce(rule["entries"], rule["refused"], enforce.reporter(shown_as, emit),
                     load_beside("family"), rule.get("allowed"), shown_as,
-                    bool(rule.get("grad_off")))
+                    bool(rule.get("grad_off")), rule.get("library_only", ()))
     enforce.refuse_processes(enforce.reporter(shown_as, emit))  # a new Python has no stubs
     emit(event="ready")
     faulthandler.dump_traceback_later(cfg["dump_after"], exit=False)

@@ -15,8 +15,11 @@ before any line of the solution runs:
   that answers the same except for the forbidden names;
 * the ``torch.ops.aten`` packets of the family (``torch.ops.aten.gelu``): the Python entries
   to the ATen operators;
-* a forbidden class (``torch.nn.LayerNorm``) keeps its identity: its ``__init__`` and
-  ``forward`` are replaced in place, so every name of it and every subclass is covered;
+* a forbidden class (``torch.nn.LayerNorm``) keeps its identity: its ``__init__``,
+  ``__call__`` and every method it defines are replaced in place, so every name of it, every
+  subclass and every method (``_forward_impl``) is covered;
+* what a module named by a family defines (``math_attention`` in
+  ``torch._higher_order_ops.flex_attention``), as the static scan refuses the path;
 * a library module imported later (by the solution or lazily by torch) is covered as soon as
   its import ends; importing a forbidden package (``minimodel``) is refused.
 
@@ -136,6 +139,22 @@ def forbidden_op(stub, real=None):
     return op
 
 
+# torch's Python re-implementations of its own operators (refused whole by the static scan,
+# astscan.FENCE_FORBIDDEN): their public helpers hold an op's words with a suffix
+# (``native_batch_norm_helper``, ``native_batch_norm_decomposition``, ``native_layer_norm_fake``)
+# and compute it, so at run time their names are read as private ones (all the words, any more)
+REIMPLEMENTATIONS = ("torch._refs.", "torch._prims.", "torch._decomp.")
+HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python (its attributes can be set)
+
+
+def own_methods(cls):
+    """The names of the methods ``cls`` defines itself: functions, static and class methods,
+    ``__call__``; not the other dunders."""
+    return [name for name, value in vars(cls).items()
+            if (name == "__call__" or not name.startswith("__"))
+            and isinstance(value, (types.FunctionType, staticmethod, classmethod))]
+
+
 class Enforcer:
     """Replaces the forbidden callables; ``report(api)`` is called by any of them (and must
     not return)."""
@@ -146,10 +165,12 @@ class Enforcer:
         self.report = report
         self.same_family = family.same_family
         self.words = family.words
+        self.joined = family.joined
         self.tops = {e["api"].split(".")[0] for e in entries} - set(refused)
         # (api, library, last name, its last word: a quick necessary test before the rule),
         # for the entries that are functions or classes here (never for a whole module)
         self.families = []
+        self.owners = {}  # module name -> the api whose family names a part of it, or None
         self.targets = {}  # id -> (original object, api): held, so ids stay unique
         self.stubs = {}    # api -> stub
         self.stub_ids = set()
@@ -184,29 +205,46 @@ class Enforcer:
         return self.stubs[api]
 
     def patch_class(self, cls, api):
-        """A forbidden class keeps its identity: constructing it or running it reports.
+        """A forbidden class keeps its identity: constructing it, calling it or any method of
+        its own (``forward``, ``_forward_impl``, a static or class method) reports. Its other
+        dunders (``__repr__``, ``__setstate__`` ...) are left alone: they compute nothing.
         False for a class that cannot be changed (a C type): its names are replaced."""
         if id(cls) in self.patched:
             return True
         self.targets.setdefault(id(cls), (cls, api))
         stub = self.stub(api)
-        for attr in ("__init__", "forward"):
-            if attr == "__init__" or hasattr(cls, attr):
+        for attr in ("__init__", "__call__", "forward", *own_methods(cls)):
+            if attr in ("__init__", "__call__") or hasattr(cls, attr):
                 try:
                     setattr(cls, attr, stub)
                 except (AttributeError, TypeError):
-                    return False
+                    if attr in ("__init__", "forward"):
+                        return False  # a C type: nothing of it can be set
         self.patched.add(id(cls))
         return True
+
+    def keeps_identity(self, obj, api, top):
+        """A callable instance whose class is itself of the family (a higher-order op,
+        ``FlexAttentionHOP``): its class is patched, so the instance keeps its type (torch
+        checks it: ``register_flop_formula`` wants a ``HigherOrderOperator``) and a call of it
+        reports. An instance of a shared class is replaced by name instead."""
+        kind = type(obj)
+        if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType,
+                            types.MethodType)) or not kind.__flags__ & HEAP_TYPE \
+                or str(kind.__module__).split(".")[0] != top:
+            return False  # a C type (torch._C's) cannot be patched: its names are replaced
+        if self.verdict(kind.__name__, kind, top) != api:
+            return False
+        return self.patch_class(kind, api)
 
     # -- what is forbidden -------------------------------------------------------------------
     def family_of(self, name, obj, top):
         """The api whose family ``name`` belongs to, for a callable of library ``top``."""
         if top == "torch" and name in self.backward_ops:
             return f"torch.ops.aten.{name}"
-        lower = name.lower().replace("_", "")
+        spelled = self.joined(name)  # its words run together: CrossMapLRN2d's hold "norm"
         for api, fam_top, last, word in self.families:
-            if fam_top == top and word in lower and self.same_family(name, last):
+            if fam_top == top and word in spelled and self.same_family(name, last):
                 return api
         return None
 
@@ -225,7 +263,29 @@ class Enforcer:
             return None
         if not isinstance(owner, str) or owner.split(".")[0] != top:
             return None  # re.compile imported into a torch module is not torch.compile
-        return self.family_of(name, obj, top)
+        if (owner + ".").startswith(REIMPLEMENTATIONS) and not name.startswith("_"):
+            name = "_" + name  # a re-implementation's helper: read as a private name
+        # an instance is defined where its class is (a higher-order op says its __module__
+        # is torch.ops.higher_order; its class lives in torch._higher_order_ops.flex_attention)
+        defined = owner if isinstance(obj, (type, types.FunctionType,
+                                            types.BuiltinFunctionType)) \
+            else getattr(type(obj), "__module__", owner)
+        return (self.family_of(name, obj, top) or self.module_family(owner, top)
+                or self.module_family(defined, top))
+
+    def module_family(self, owner, top):
+        """The api whose family names a part of module ``owner``, or None: what a module of
+        the family defines belongs to it (``math_attention`` and ``sdpa_dense``, defined in
+        ``torch._higher_order_ops.flex_attention``, compute flex attention). The static scan
+        refuses every name under such a path (``astscan._Rule.match``); this is the same rule
+        for the callables such a module defines."""
+        if not isinstance(owner, str) or owner.split(".")[0] != top:
+            return None
+        if owner not in self.owners:
+            self.owners[owner] = next(
+                (api for part in owner.split(".")[1:]
+                 if (api := self.family_of(part, None, top)) is not None), None)
+        return self.owners[owner]
 
     def cover(self, holder, items, top):
         """Replace the forbidden callables among ``items`` (name, object) of ``holder``."""
@@ -242,7 +302,9 @@ class Enforcer:
             if api is None:
                 continue
             self.targets.setdefault(id(obj), (obj, api))
-            if not (isinstance(obj, type) and self.patch_class(obj, api)):
+            if self.keeps_identity(obj, api, top):
+                pass  # its class is patched in place: the object stays what torch expects
+            elif not (isinstance(obj, type) and self.patch_class(obj, api)):
                 try:
                     setattr(holder, name, self.stub(api))
                 except (AttributeError, TypeError):
@@ -266,16 +328,20 @@ class Enforcer:
                              for real, guard in grad_switches(torch, self.report)}
         families = {}
         for entry in self.entries:
+            # a family is known by its name, loaded or not: a module walked now holds
+            # members of a family whose own module torch loads later (flex attention)
+            last = entry.get("family")
+            if last and self.words(last):
+                families[entry["api"]] = (entry["api"], entry["api"].split(".")[0], last,
+                                          self.words(last)[-1])
             for path in entry["paths"]:
                 obj = resolve(path)
                 if obj is None or isinstance(obj, types.ModuleType):
                     continue
                 if id(obj) not in self.stub_ids:
                     self.targets.setdefault(id(obj), (obj, entry["api"]))
-                last = entry.get("family")
-                if last and self.words(last):
-                    families[entry["api"]] = (entry["api"], entry["api"].split(".")[0], last,
-                                              self.words(last)[-1])
+        if list(families.values()) != self.families:
+            self.owners = {}
         self.families = list(families.values())
         for name, module in list(sys.modules.items()):
             top = name.split(".")[0]
@@ -300,6 +366,8 @@ class Enforcer:
         if functions is not None and not isinstance(functions, Shadow):
             replaced = {}
             for name in dir(functions):
+                if name.startswith("__"):
+                    continue  # its own machinery (__class__), never a computation
                 obj = getattr(functions, name, None)
                 api = self.verdict(name, obj, "torch")
                 if api is not None:
@@ -433,7 +501,8 @@ class AllowList:
     needs where torch is allowed: ``requirements.runtime_allowed`` in the judge) nor already
     imported when the rule was installed is refused, whatever spelling named it
     (``__import__("sk" + "learn")``, ``importlib.import_module``): imported by the solution's
-    own line, it reports ``forbidden`` with the module's name; imported by library code (an
+    own line, it reports ``forbidden`` with the module's name (so does a module allowed only
+    as torch's dependency, ``library_only``: sympy); imported by library code (an
     optional dependency torch tries inside ``try/except ImportError``), it is not installed as
     far as that code can tell: its import raises ``ModuleNotFoundError`` (``RefusedLoader``),
     so the library goes on without it, and an ``importlib.util.find_spec`` probe gets a spec
@@ -442,9 +511,12 @@ class AllowList:
     standard library's own folders and allowed.
     """
 
-    def __init__(self, allowed, refused, report, shown_as):
+    def __init__(self, allowed, refused, report, shown_as, library_only=()):
         self.allowed = (set(allowed) | {n.split(".")[0] for n in sys.modules}) - set(refused)
         self.refused = set(refused)
+        # allowed only as torch's dependencies (sympy ...): library code loads them, the
+        # solution's own import is refused, as the static rule refuses ``import sympy``
+        self.library_only = set(library_only)
         self.report, self.shown_as = report, shown_as
         # The standard library's own folders: a private module of it that
         # sys.stdlib_module_names does not list (sysconfig's _sysconfigdata_<platform>) is
@@ -456,6 +528,8 @@ class AllowList:
     def find_spec(self, name, path=None, target=None):
         top = name.split(".")[0]
         if top in self.allowed:
+            if top in self.library_only and importer_file() == self.shown_as:
+                self.report(top)
             return None  # the usual finders load it
         if top not in self.refused and top == name \
                 and importlib.machinery.PathFinder.find_spec(top, self.stdlib_dirs) is not None:
@@ -703,16 +777,17 @@ def refuse_processes(report):
 
 
 def enforce(entries, refused, report, family, allowed=None, shown_as=None,
-            backward_kernels=False):
+            backward_kernels=False, library_only=()):
     """Install the stubs now and for every later import (``family``: the module
     ``family.py``) and, given ``allowed`` top-level modules, the import allow-list
-    (:class:`AllowList`); with ``backward_kernels`` (an exercise without autograd), every
-    ATen gradient kernel too; returns the :class:`Enforcer`."""
+    (:class:`AllowList`; ``library_only``: those of them only library code may import);
+    with ``backward_kernels`` (an exercise without autograd), every ATen gradient kernel
+    too; returns the :class:`Enforcer`."""
     enforcer = Enforcer(entries, refused, report, family, backward_kernels)
     enforcer.install()
     sys.meta_path.insert(0, enforcer)
     if allowed is not None:
-        sys.meta_path.insert(0, AllowList(allowed, refused, report, shown_as))
+        sys.meta_path.insert(0, AllowList(allowed, refused, report, shown_as, library_only))
     return enforcer
 
 

@@ -34,7 +34,7 @@ import ast
 from dataclasses import asdict, dataclass
 
 from minimodel.lab.exercises.aliases import canonical, same_family
-from minimodel.lab.exercises.concepts import ATTENTION, NORMALISATION
+from minimodel.lab.exercises.concepts import ATTENTION, BY_IDENTITY_ONLY, NORMALISATION
 from minimodel.lab.pyparse import is_main_test, parse_python
 
 # Forbidden in every exercise: the library calls that would do the learner's work (the whole
@@ -129,9 +129,11 @@ class _Rule:
                              if ATEN_BACKWARD in forbidden else set())
         self.entries = [(bad, canonical(bad, self.paths)) for bad in forbidden
                         if not bad.startswith(".") and bad != ATEN_BACKWARD]
-        # the family rule is for functions and classes, not for whole modules
+        # the family rule is for functions and classes, not for whole modules, nor for a
+        # private helper refused by identity only (concepts.BY_IDENTITY_ONLY)
         self.family = [bad for bad, canon in self.entries
-                       if "." in bad and canon not in modules and bad not in modules]
+                       if "." in bad and canon not in modules and bad not in modules
+                       and bad not in BY_IDENTITY_ONLY]
 
     def match(self, dotted: str, module: bool = False) -> str | None:
         """The entry ``dotted`` is or lies inside, else None; a ``module`` (a name an

@@ -16,7 +16,8 @@ mean, no variance and no ``eps`` under the square root; the masked softmax
 (``torch._masked_softmax``) and the input projections (``F._in_projection_packed``): parts of
 an attention the learner still has to assemble. ``torch.nn.Transformer`` is refused through
 its parts (it builds a ``TransformerEncoder``); naming it would also name ``torch.fx``'s
-unrelated ``Transformer``.
+unrelated ``Transformer``. ``torch._refs._normalize`` is a member by identity only
+(:data:`BY_IDENTITY_ONLY`): the public ``F.normalize`` shares its word and stays allowed.
 """
 
 from __future__ import annotations
@@ -69,12 +70,31 @@ NORMALISATION = [
     "torch.nn.RMSNorm", "torch.nn.functional.rms_norm", "torch.rms_norm",
     "torch._fused_rms_norm",
     "torch.nn.LocalResponseNorm", "torch.nn.functional.local_response_norm",
+    # the cross-map LRN (module and autograd Function): a local response norm over channels
+    "torch.nn.CrossMapLRN2d", "torch.nn.modules._functions.CrossMapLRN2d",
+    # torch's reference layer-norm core: mean and rstd over the given dims, then
+    # (x - mean) * rstd (refused by identity only, see BY_IDENTITY_ONLY)
+    "torch._refs._normalize",
+]
+
+# Refused by identity, never by their words: a private helper's name is generic
+# (``_normalize`` would otherwise take the public L2 ``F.normalize`` and torch's
+# ``_normalize_kwargs``, ``_normalize_path`` ... with it).
+BY_IDENTITY_ONLY = ["torch._refs._normalize"]
+
+# Embedding lookup: the gather itself, and the embedding bag (a bag of one id with mode
+# "sum", "mean" or "max" is the row itself), for the exercises that forbid the lookup.
+EMBEDDING = [
+    "torch.nn.functional.embedding", "torch.nn.Embedding", "torch.embedding",
+    "torch.nn.functional.embedding_bag", "torch.nn.EmbeddingBag", "torch.embedding_bag",
+    "torch._embedding_bag", "torch._embedding_bag_forward_only",
 ]
 
 GELU = ["torch.nn.functional.gelu", "torch.nn.GELU", "torch.nn.modules.activation.GELU",
         "torch._C._nn.gelu"]
 
-FAMILIES = {"attention": ATTENTION, "normalisation": NORMALISATION, "gelu": GELU}
+FAMILIES = {"attention": ATTENTION, "normalisation": NORMALISATION, "gelu": GELU,
+            "embedding": EMBEDDING}
 
 
 def whole_families(names: list[str]) -> list[str]:

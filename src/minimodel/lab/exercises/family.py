@@ -6,7 +6,8 @@ computation.
 fused op holding all the words (``torch._native_multi_head_attention``) is
 ``torch.nn.MultiheadAttention``. Names are compared by their words, ignoring case, the
 words ``native``, ``fused``, ``loss``, ``forward``, ``impl`` and ``nd``, and a dimension
-suffix (``nll_loss2d``, ``BatchNorm1d``).
+suffix (``nll_loss2d``, ``BatchNorm1d``); an abbreviation is read as its words
+(``LRN`` is ``local response norm``: ``CrossMapLRN2d``, ``_cross_map_lrn2d``).
 
 This file imports nothing of minimodel: the static scan (:mod:`.astscan`, through
 :mod:`.aliases`) and the judged child (:mod:`._enforce`, which runs where the package is out of
@@ -17,6 +18,7 @@ import functools
 import re
 
 NOISE_WORDS = {"native", "fused", "loss", "forward", "impl", "nd"}
+ABBREVIATIONS = {"lrn": ("local", "response", "norm")}
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -31,7 +33,14 @@ def _words(name):
     found = [w.lower() for w in _WORD.findall(name)]
     if len(found) > 2 and found[-1] == "d" and found[-2].isdigit():
         found = found[:-2]  # a dimension suffix: nll_loss2d, BatchNorm1d
-    return tuple(w for w in found if w not in NOISE_WORDS)
+    spelled = [part for w in found for part in ABBREVIATIONS.get(w, (w,))]
+    return tuple(w for w in spelled if w not in NOISE_WORDS)
+
+
+def joined(name):
+    """The words of ``name`` run together (``CrossMapLRN2d`` -> ``crossmaplocalresponsenorm``):
+    a quick test that a family's word is in a name at all."""
+    return "".join(_words(name))
 
 
 def same_family(name, forbidden_name):

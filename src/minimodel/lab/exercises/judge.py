@@ -59,7 +59,7 @@ from minimodel.lab.exercises.cases import Case, make_cases
 from minimodel.lab.exercises.concepts import whole_families
 from minimodel.lab.exercises.copies import is_lab_copy
 from minimodel.lab.exercises.registry import Exercise, get_exercise
-from minimodel.lab.exercises.requirements import runtime_allowed
+from minimodel.lab.exercises.requirements import library_only, runtime_allowed
 from minimodel.lab.exercises.sandbox import CHILD_FILES, ChildRun, run_solution
 from minimodel.lab.suggest import Suggest
 from minimodel.messages import say
@@ -122,7 +122,8 @@ def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
     name, the autograd entry points of an exercise "without autograd", torch's compilers
     (``TORCH_COMPILERS``), and the packages whose
     import is refused (``minimodel``; ``torch`` in a NumPy-only exercise), and the top-level
-    modules the solution may import at all (:func:`requirements.runtime_allowed`)."""
+    modules the solution may import at all (:func:`requirements.runtime_allowed`), and of
+    them those only torch's code may import (:func:`requirements.library_only`)."""
     names = forbidden_names(ex)
     entries = runtime_entries(names, table)
     if ex.no_autograd:
@@ -135,7 +136,8 @@ def runtime_rule(ex: Exercise, table: dict) -> dict[str, Any]:
     # can be read off a graph by any spelling (grad_fn nodes called by hand...)
     return {"entries": entries, "refused": [n for n in names if "." not in n],
             "grad_off": ex.no_autograd,
-            "allowed": runtime_allowed(not numpy_only(ex), allowed_modules(ex))}
+            "allowed": runtime_allowed(not numpy_only(ex), allowed_modules(ex)),
+            "library_only": library_only(not numpy_only(ex), allowed_modules(ex))}
 
 
 def numpy_only(ex: Exercise) -> bool:

@@ -16,6 +16,11 @@ judged child refuses, at the import, every top-level module that is not on this 
   hand would go stale with every torch release.
 
 The child adds the modules its harness has already imported before the solution runs.
+
+A module allowed only because torch needs it (sympy, mpmath, networkx, jinja2, fsspec,
+filelock ...: :func:`library_only`) is torch's to import, not the solution's: the static scan
+refuses ``import sympy``, and at run time the same import asked by the solution's own line
+reports ``forbidden`` naming the module, while torch's code (or sympy's own) still loads it.
 """
 
 from __future__ import annotations
@@ -86,3 +91,18 @@ def runtime_allowed(allow_torch: bool, extra: list[str]) -> list[str]:
     if allow_torch:
         allowed |= {"torch"} | distribution_closure("torch")
     return sorted(allowed)
+
+
+def library_only(allow_torch: bool, extra: list[str]) -> list[str]:
+    """The top-level modules allowed at run time only as torch's dependencies: torch's
+    closure (:func:`distribution_closure`) minus the modules torch's own distribution installs
+    (``torch``, ``torchgen``, ``functorch``), the standard library, NumPy and the exercise's
+    ``extra`` (``sympy``, ``mpmath``, ``networkx``, ``jinja2`` ...; empty without torch)."""
+    if not allow_torch:
+        return []
+    try:
+        own = top_level_modules(metadata.distribution("torch"))
+    except metadata.PackageNotFoundError:
+        return []
+    mine = set(sys.stdlib_module_names) | {"numpy"} | {m.split(".")[0] for m in extra}
+    return sorted(distribution_closure("torch") - own - mine)
