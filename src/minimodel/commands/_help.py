@@ -95,12 +95,13 @@ def add_subcommand(subparsers, command: str, name: str, *, description: str | No
                    epilog: str | None = None) -> argparse.ArgumentParser:
     """``minimodel COMMAND NAME``, its texts from the catalogue: ``help.COMMAND.NAME.summary``,
     ``.description`` and ``.epilog`` (a ``description`` or ``epilog`` given replaces it)."""
-    key = f"{command}.{name}"
-    return subparsers.add_parser(
-        name, help=help_text(f"{key}.summary"),
-        description=description if description is not None else help_text(f"{key}.description"),
-        epilog=epilog if epilog is not None else help_text(f"{key}.epilog"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    if description is None:
+        description = help_text(f"{command}.{name}.description")
+    if epilog is None:
+        epilog = help_text(f"{command}.{name}.epilog")
+    return subparsers.add_parser(name, help=help_text(f"{command}.{name}.summary"),
+                                 description=description, epilog=epilog,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 # argparse's own words (it writes them with gettext's ``_``), by their English text.
