@@ -114,3 +114,61 @@ def test_an_honest_vmap_over_the_windows_passes(tmp_path):
     result = check(HONEST_VMAP, tmp_path)
     assert result["passed"] is True, json.dumps(result)[:1500]
     assert {c["status"] for c in result["cases"]} == {"passed"}
+
+
+# --- the ninth attack: what a stand-in op holds that runs the op -----------------------------
+
+CE_HEAD = '''\
+import numpy as np
+import torch
+
+
+def cross_entropy(logits, targets, ignore_index=-100):
+    x, t = torch.as_tensor(logits), torch.as_tensor(targets).long()
+    aten = getattr(getattr(torch, "op" + "s"), "at" + "en")
+    packet = getattr(aten, "cross_entropy_" + "loss")
+'''
+CE_ROUTES = {
+    "the packet's C++ callable": "    loss = getattr(packet, '_o' + 'p')(x, t, None, 1, ignore_index, 0.0)  # MARK\n",
+    "an overload's C++ callable": "    loss = packet.default._op(x, t, None, 1, ignore_index, 0.0)  # MARK\n",
+    "an overload's op property": "    loss = packet.default.op(x, t, None, 1, ignore_index, 0.0)  # MARK\n",
+    "the packet read back from an overload":
+        "    loss = packet.default.overloadpacket(x, t, None, 1, ignore_index, 0.0)  # MARK\n",
+    "a redispatch below autograd": (
+        "    c = getattr(torch, '_' + 'C')\n"
+        "    keys = c.DispatchKeySet(c.DispatchKey.CPU)\n"
+        "    loss = packet.default.redispatch(keys, x, t, None, 1, ignore_index, 0.0)  # MARK\n"),
+    "the dispatcher handle's boxed redispatch": (
+        "    c = getattr(torch, '_' + 'C')\n"
+        "    keys = c.DispatchKeySet(c.DispatchKey.CPU)\n"
+        "    loss = packet.default._handle.redispatch_boxed(keys, x, t, None, 1, ignore_index, 0.0)  # MARK\n"),
+    "the kernel for a dispatch key": (
+        "    c = getattr(torch, '_' + 'C')\n"
+        "    kernel = packet.default._get_dispatch(c.DispatchKey.CPU)\n"
+        "    loss = kernel(x, t, None, 1, ignore_index, 0.0)  # MARK\n"),
+    "the decomposition by the overload": (
+        "    loss = packet.default.decompose(x, t, None, 1, ignore_index, 0.0)  # MARK\n"),
+}
+
+
+@pytest.mark.parametrize("route", list(CE_ROUTES))
+def test_what_a_forbidden_op_holds_that_runs_it_reports_when_called(route, tmp_path):
+    source = CE_HEAD + CE_ROUTES[route] + "    return loss.numpy()\n"
+    path = tmp_path / "solution.py"
+    path.write_text(source, encoding="utf-8")
+    result = check_solution("cross-entropy", path, seed=3)
+    assert result["status"] == "forbidden", json.dumps(result)[:1500]
+    assert result["forbidden"][0]["line"] == marked_line(source)
+    assert result["forbidden"][0]["how"] == "call"
+
+
+def test_a_gradient_kernels_overload_callable_is_refused(tmp_path):
+    source = HEAD + '''\
+    op = getattr(getattr(torch.ops.aten, "embedding_dense_" + "backward").default, "_o" + "p")
+    grad = op(rows, ctx.reshape(-1), wi.shape[0], -1, False)  # MARK
+''' + TAIL
+    result = check(source.replace("torch.ops.aten", 'getattr(getattr(torch, "op" + "s"), "aten")'),
+                   tmp_path)
+    assert result["status"] == "forbidden", json.dumps(result)[:1500]
+    assert result["forbidden"] == [{"name": "torch.ops.aten.embedding_dense_backward",
+                                    "line": marked_line(source), "how": "call"}]

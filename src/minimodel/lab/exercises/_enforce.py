@@ -79,12 +79,38 @@ class Shadow:
         return dir(object.__getattribute__(self, "_real"))
 
 
+# What an op packet or overload holds that runs the op: the C++ callable (``_op``, ``op``),
+# the one for a dispatch key (``_op_dk``), and the Python kernels registered for it
+# (``py_kernels`` and its tables). Its methods that run it are replaced in ForbiddenOp.
+RUNS_THE_OP = {"_op", "op", "_op_dk"}
+KERNEL_TABLES = {"py_kernels", "_dispatch_cache", "python_key_table", "functorch_table"}
+
+
+class ForbiddenHandle:
+    """Stands in for a forbidden op's dispatcher handle (``overload._handle``, which
+    ``redispatch`` goes through): ``redispatch_boxed`` reports; ``schema()`` and ``debug()``
+    are the real handle's."""
+
+    def __init__(self, stub, real):
+        self._stub, self._real = stub, real
+
+    def redispatch_boxed(self, *args, **kwargs):
+        return self._stub()
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "_real"), name)
+
+
 class ForbiddenOp:
     """Stands in for a ``torch.ops.aten`` packet, or one of its overloads (``.default``,
-    ``.out``): calling it reports. Everything else is the real one's (its ``_schema``, its
-    overload names, ``overloads()``), so torch code that only reads them keeps working
+    ``.out``): calling it reports, and so does calling what it holds that runs the op
+    (:data:`RUNS_THE_OP`: ``aten.gelu.default._op(x)``; ``redispatch``, ``decompose``,
+    ``_get_dispatch``; the dispatcher handle is a :class:`ForbiddenHandle`; its tables of
+    Python kernels read empty). Everything else is the real one's (its ``_schema``,
+    its overload names, ``overloads()``), so torch code that only reads them keeps working
     (``torch.distributed.tensor`` registers its sharding rules by each op's schema); an
-    overload read from a packet is a ForbiddenOp too."""
+    overload read from a packet, and the packet read from an overload (``overloadpacket``),
+    are ForbiddenOps too."""
 
     def __init__(self, stub, real=None):
         self._stub, self._real = stub, real
@@ -92,15 +118,38 @@ class ForbiddenOp:
     def __call__(self, *args, **kwargs):
         return self._stub()
 
+    # Defined here, so they win over torch's own (the typed stand-in is also an OpOverload):
+    # each of torch's runs the op through the dispatcher.
+    def redispatch(self, *args, **kwargs):
+        return self._stub()
+
+    def decompose(self, *args, **kwargs):
+        return self._stub()
+
+    def _get_dispatch(self, *args, **kwargs):
+        return lambda *a, **k: self._stub()
+
+    @property
+    def _handle(self):
+        real = object.__getattribute__(self, "_real")
+        return ForbiddenHandle(self._stub, getattr(real, "_handle"))
+
     def __getattr__(self, name):
         real = object.__getattribute__(self, "_real")
         if real is None:  # nothing to read from: every overload is this stub
             if name.startswith("__"):
                 raise AttributeError(name)
             return self
+        if name in RUNS_THE_OP:
+            stub = object.__getattribute__(self, "_stub")
+            return lambda *args, **kwargs: stub()
+        if name in KERNEL_TABLES:
+            return {}
         value = getattr(real, name)
-        overload = getattr(sys.modules.get("torch._ops"), "OpOverload", None)
-        if overload is not None and isinstance(value, overload):
+        ops = sys.modules.get("torch._ops")
+        kinds = tuple(getattr(ops, kind) for kind in ("OpOverload", "OpOverloadPacket")
+                      if hasattr(ops, kind))
+        if kinds and isinstance(value, kinds):  # an overload, or its packet (overloadpacket)
             return forbidden_op(object.__getattribute__(self, "_stub"), value)
         return value
 
