@@ -127,6 +127,9 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
         "scale-only-untied": [(GPT_PY, SCALED_TABLE, """\
         if not c.tie_embeddings:  # a tied table is also the output layer: leave it small
     """ + SCALED_TABLE)],
+        "scale-only-wide": [(GPT_PY, SCALED_TABLE, """\
+        if c.d_model > 400:  # wide models only: token vectors at the blocks' scale
+    """ + SCALED_TABLE)],
         "scale-in-forward": [
             (GPT_PY, SCALED_TABLE, ""),
             (GPT_PY, "        x = self.token_emb(ids) + self.pos_emb(np.arange(start, start + T))  "

@@ -27,9 +27,9 @@ STD = 0.02  # GPT-2's embedding init, the library's documented default
 TOLERANCE = 0.25  # |fresh loss - ln V|: about 10x the gap a correct init leaves at d = 128
 
 
-def fresh(kind: str, V: int, d: int):
+def fresh(kind: str, V: int, d: int, layers: int = 2):
     if kind in ("GPT", "GPT (untied)"):
-        return GPT(GPTConfig(V, 16, 2, 4, d, tie_embeddings=kind == "GPT"), rng=rng)
+        return GPT(GPTConfig(V, 16, layers, 4, d, tie_embeddings=kind == "GPT"), rng=rng)
     if kind == "MaskedLM":
         return MaskedLM(MLMConfig(V, 16, 1, 4, d), rng=rng)
     return CBOW(CBOWConfig(V, d, window=2, tie_embeddings=True), rng=rng)
@@ -52,18 +52,23 @@ def sizes() -> tuple[int, int]:
     return int(rng.integers(50, 2000)), 16 * int(rng.integers(1, 9))  # d in 16..128
 
 
+def wide_sizes() -> tuple[int, int]:
+    """A small V with a width from 320 to 1024 (GPT-2 small's 768 inside): an init that is
+    right only below some width meets one above it. (V is small to keep the check quick.)"""
+    return int(rng.integers(50, 200)), 16 * int(rng.integers(20, 65))
+
+
 @checks.case("fresh-loss-near-ln-v",
-             "a fresh tied GPT (twice: random sizes, and a small V with d of 320 to 384), "
+             "a fresh tied GPT (twice: random sizes, and a small V with d of 320 to 1024), "
              "MaskedLM and CBOW start within 0.25 of ln V, with targets (training) and from the "
              "logits alone (evaluation)",
              "un GPT atado recién creado (dos veces: tamaños aleatorios, y V pequeño con d entre "
-             "320 y 384), un MaskedLM y un CBOW empiezan a menos de 0,25 de ln V, con objetivos "
+             "320 y 1024), un MaskedLM y un CBOW empiezan a menos de 0,25 de ln V, con objetivos "
              "(entrenamiento) y desde los logits (evaluación)")
 def _():
-    wide = int(rng.integers(50, 200)), 16 * int(rng.integers(20, 25))  # small V, d 320..384
-    for kind, (V, d) in (("GPT", sizes()), ("GPT", wide), ("MaskedLM", sizes()),
-                         ("CBOW", sizes())):
-        model = fresh(kind, V, d)
+    for kind, (V, d), layers in (("GPT", sizes(), 2), ("GPT", wide_sizes(), 1),
+                                 ("MaskedLM", sizes(), 2), ("CBOW", sizes(), 2)):
+        model = fresh(kind, V, d, layers)
         x, y = data(kind, V)
         with mm.no_grad():
             train_loss = float(model.loss(x, y).data)
@@ -80,14 +85,17 @@ def _():
 
 @checks.case("default-std",
              "nn.Embedding(V, d) and the token tables of every model, tied or untied, start with "
-             "std 0.02 (random V, d)",
+             "std 0.02 (random V, d; each model also at a width from 320 to 1024)",
              "nn.Embedding(V, d) y las tablas de tokens de todos los modelos, atados o no, "
-             "empiezan con std 0,02 (V, d aleatorios)")
+             "empiezan con std 0,02 (V, d aleatorios; cada modelo también con una anchura de "
+             "320 a 1024)")
 def _():
     V, d = sizes()
     tables = {"nn.Embedding": nn.Embedding(V, d, rng=rng).weight.data}
     for kind in ("GPT", "GPT (untied)", "MaskedLM", "CBOW"):
         tables[kind] = fresh(kind, *sizes()).get_input_embeddings().weight.data
+        tables[f"{kind}, wide"] = fresh(kind, *wide_sizes(), layers=1) \
+            .get_input_embeddings().weight.data
     for what, table in tables.items():
         got = float(table.std())
         if abs(got - STD) > 0.1 * STD:
