@@ -106,7 +106,9 @@ def test_every_exercise_repeats_a_hidden_case_that_a_shape_keyed_cache_fails(ex)
     ("gelu-tanh", GELU_CACHE, "en"), ("cross-entropy", CE_CACHE, "es")])
 def test_a_cache_keyed_by_shape_fails_the_repeat_and_is_told_why(exercise, source, lang):
     ex = get_exercise(exercise, lang)
-    result = check_solution(ex, source=source, lang=lang)
+    # a seed where no two declared cases share shapes and dtypes (on some seeds two do, and
+    # the cache then fails the later one already)
+    result = check_solution(ex, source=source, lang=lang, seed=1)
     assert result["status"] == "wrong", result["message"]
     failed = [c for c in result["cases"] if c["status"] != "passed"]
     assert [c["kind"] for c in failed] == [REPEAT_KIND]
