@@ -219,7 +219,7 @@ def test_judge_reports_progress_while_it_runs(tmp_path):
     calls: list[tuple[int, int]] = []
     result = check_solution(ex, ex.reference_path, seed=1,
                             progress=lambda done, total, elapsed, limit: calls.append((done, total)))
-    total_cases = 2 + len(generator_kinds("elementwise"))
+    total_cases = 2 + len(generator_kinds("elementwise")) + 1  # and the repeat, new values
     assert result["passed"] and calls and all(total == total_cases for _, total in calls)
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
 

@@ -52,7 +52,9 @@ def test_reference_passes_with_full_contract(tmp_path):
     assert hidden == sorted(hidden) and hidden[0] is False and hidden[-1] is True  # visible first
     from minimodel.lab.exercises.cases import generator_kinds
 
-    assert len(names) == 2 + len(generator_kinds("layer_norm"))
+    # the visible cases, one hidden case per kind, one of them repeated with new values
+    assert len(names) == 2 + len(generator_kinds("layer_norm")) + 1
+    assert result["cases"][-1]["kind"] == "repeated with new values"
     assert all(c["status"] == "passed" for c in result["cases"])
     for case in result["cases"]:
         assert {"name", "hidden", "status", "message", "label", "inputs"} <= set(case)

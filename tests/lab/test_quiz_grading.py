@@ -205,6 +205,27 @@ def test_a_digit_that_means_more_than_a_digit_is_asked_again(typed):
             quiz.check_answer(make("numeric", {"value": value, "tolerance": 0}), typed, "en")
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("typed", ["0x200000", "0X200000", "0xff", "0x1F", "0x200000 parameters",
+                                   "2097152 (0x200000)"])
+def test_a_hexadecimal_literal_is_asked_again_not_read_as_a_product(typed, lang):
+    """"0x200000" is 2097152 in base 16; read as "0 x 200000" it would be the product 0 and
+    graded wrong. The grader reads no base 16, so it asks again."""
+    with pytest.raises(quiz.Unreadable):
+        quiz.check_answer(make("numeric", {"value": 2097152, "tolerance": 0}), typed, lang)
+
+
+@pytest.mark.parametrize("typed, right", [
+    ("0 x 200000", False), ("10x200", False), ("8192x256", True), ("2**21", True),
+    ("0b1000000000000000000000", True), ("0o10000000", True), ("2.097152e6", True),
+    ("2e6", False)])
+def test_products_powers_binary_octal_and_exponents_are_read_as_written(typed, right):
+    """Spaced or after other digits, x is a product; binary and octal literals and an
+    exponent are read exactly as Python reads them."""
+    assert quiz.is_correct(make("numeric", {"value": 2097152, "tolerance": 0}), typed,
+                           "en") is right
+
+
 @pytest.mark.parametrize("typed, right", [
     ("3.9999999999999999", False), ("4.0000000000000001", False), ("4.000", True),
     ("\U0001d7d2", True), ("4", True), ("four", True), ("2^2", True)])

@@ -8,11 +8,16 @@ one case of each kind, with sizes and values drawn from the seed the judge print
 seed tests every clause, and any failure is reproducible with ``--seed``. The visible cases
 ("visible 1", ...; "example" kind) use a fixed seed so a learner always sees the same ones;
 they are not the statement's example (a doctest checked by ``lab validate``).
+
+After them the judge repeats one hidden case, in the same process, with new values at the same
+sizes (:func:`with_new_values`): a function that answers from what it saw before (a cache keyed
+by the inputs' shapes and dtypes) and ignores the values fails there.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -41,6 +46,9 @@ class Case:
     label: str
     args: Args
     kind: str = "example"
+    repeats: str | None = None  # the name of the case this one repeats with new values
+    # what the draws that choose sizes, ids and positions returned (see with_new_values)
+    draws: list = field(default_factory=list, repr=False)
 
     def describe_inputs(self) -> dict[str, str]:
         """``{"x": "float32 (2, 3)", "num_heads": "2"}`` for reports."""
@@ -462,6 +470,92 @@ def make_cases(generator_name: str, seed: int, examples: int = 2,
         cases.append(Case(f"visible {k + 1}", False, _label("example", args), args))
     rng = np.random.default_rng(seed)
     for k, kind in enumerate(gen.kinds):
-        args = gen.build(rng, kind, params)
-        cases.append(Case(f"hidden {k + 1}", True, _label(kind, args), args, kind))
+        recording = _Recording(rng)  # draws exactly as rng does, and keeps the structure ones
+        args = gen.build(recording, kind, params)
+        cases.append(Case(f"hidden {k + 1}", True, _label(kind, args), args, kind,
+                          draws=recording.draws))
     return cases
+
+
+# ----------------------------------------------------------------------------- new values
+# The draws that choose sizes, ids, positions and patterns (which rows are masked or ignored);
+# the others (normal, standard_normal, uniform) draw the values.
+STRUCTURE_DRAWS = ("integers", "choice", "permutation", "random")
+REPEAT_KIND = "repeated with new values"
+REPEAT_SALT = 7  # the new values' stream: np.random.default_rng([seed, REPEAT_SALT])
+
+
+class _Recording:
+    """``rng`` itself, remembering what each structure draw returned, in order."""
+
+    def __init__(self, rng: np.random.Generator):
+        self._rng, self.draws = rng, []
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._rng, name)
+        if name not in STRUCTURE_DRAWS:
+            return method
+
+        def draw(*args: Any, **kwargs: Any) -> Any:
+            out = method(*args, **kwargs)
+            self.draws.append((name, repr((args, kwargs)), copy.deepcopy(out)))
+            return out
+        return draw
+
+
+class _Diverged(Exception):
+    """A replayed build asked for another structure draw than the recorded one."""
+
+
+class _Replaying:
+    """The recorded structure draws given back in order; the values drawn from ``rng``."""
+
+    def __init__(self, draws: list, rng: np.random.Generator):
+        self.left, self._rng = list(draws), rng
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in STRUCTURE_DRAWS:
+            return getattr(self._rng, name)
+
+        def draw(*args: Any, **kwargs: Any) -> Any:
+            if not self.left or self.left[0][:2] != (name, repr((args, kwargs))):
+                raise _Diverged(name)
+            return copy.deepcopy(self.left.pop(0)[2])
+        return draw
+
+
+def with_new_values(generator_name: str, case: Case, seed: int, name: str,
+                    params: dict | None = None) -> Case | None:
+    """The hidden ``case`` again with new values at the same sizes, or None when its
+    generator cannot give one (its draws went another way).
+
+    The case is built again by its own generator and kind, with every structure draw
+    (:data:`STRUCTURE_DRAWS`: sizes, ids, positions, masks) given back as it was, and every
+    value drawn anew from ``default_rng([seed, REPEAT_SALT])``: the inputs stay valid as the
+    generator makes them (an id stays an id below V, a mask a mask, a special value in its
+    place). Then the entries of every integer array are shuffled (ids stay ids in range), so an
+    exercise whose inputs are all ids gets new inputs too. Same arguments, shapes and dtypes
+    as ``case``; the judge keeps the repeat only if the earlier case's answer is wrong for it.
+    """
+    rng = np.random.default_rng([seed, REPEAT_SALT])
+    replay = _Replaying(case.draws, rng)
+    try:
+        args = _get(generator_name).build(replay, case.kind, params or {})
+    except _Diverged:
+        return None
+    if replay.left:  # a recorded draw was never asked for
+        return None
+    args = {key: rng.permuted(value.reshape(-1)).reshape(value.shape)
+            if isinstance(value, np.ndarray) and value.dtype.kind in "iu" else value
+            for key, value in args.items()}
+    if not all(_same_layout(value, case.args.get(key, value)) for key, value in args.items()):
+        return None
+    return Case(name, True, f"{case.label}, {REPEAT_KIND}", args, REPEAT_KIND, repeats=case.name)
+
+
+def _same_layout(a: Any, b: Any) -> bool:
+    """Both arrays of one shape and dtype, or both values of one Python type."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                and a.shape == b.shape and a.dtype == b.dtype)
+    return type(a) is type(b)

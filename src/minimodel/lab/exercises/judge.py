@@ -11,7 +11,7 @@ Result (JSON contract of ``minimodel exercise check ID --file FILE --json``)::
      "isolation": "full" | "partial", "isolation_reason": text,
      "blame": [{"id", "text"}] (the clauses the failures implicate, likeliest first),
      "cases": [{"name", "hidden", "label", "status", "message", "inputs", "clauses", "kind",
-                "nonfinite"}]}
+                "nonfinite", "repeats"}]}
 
 A case passes when every output has the expected shape and dtype and, elementwise,
 ``|got - exact| <= atol + rtol * |exact|``. ``exact`` is the reference computed in float64
@@ -33,6 +33,10 @@ child replaces the forbidden APIs by stubs before it imports the solution (a cal
 solution, recognised by content (:mod:`.copies`), is practice. A hidden case's feedback names
 the statement's clauses it tests and the size of the error, never the expected numbers (the
 visible examples show them).
+After the declared cases, one hidden case is repeated in the same process with new values at
+the same sizes (:func:`with_repeat`): a function whose result depends only on its inputs'
+shapes (a cache keyed by shape and dtype) fails there, blamed on the judge's own clause
+:func:`values_clause`.
 A seed the learner chose replays the cases for debugging: the result says ``practice`` and
 the lab does not record it as a pass.
 """
@@ -55,7 +59,7 @@ from minimodel.lab.exercises._enforce import FORWARD_AD_ON
 from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBIDDEN,
                                              DEFAULT_ALLOWED_MODULES, DEFAULT_FORBIDDEN,
                                              TORCH_COMPILERS, runtime_entries, scan_source)
-from minimodel.lab.exercises.cases import Case, make_cases
+from minimodel.lab.exercises.cases import REPEAT_KIND, Case, make_cases, with_new_values
 from minimodel.lab.exercises.concepts import whole_families
 from minimodel.lab.exercises.copies import is_lab_copy
 from minimodel.lab.exercises.registry import Exercise, get_exercise
@@ -167,13 +171,55 @@ def build_cases(ex: Exercise, seed: int, examples: int | None = None) -> list[Ca
                        spec.get("examples", 2) if examples is None else examples,
                        spec.get("params"))
     for case in cases:
-        missing = [a for a in ex.args if a not in case.args and a not in ex.defaults]
-        if missing:
-            raise ValueError(f"{ex.id}: case generator gave no {missing} (and no default)")
-        last = max(ex.args.index(a) for a in case.args)
-        case.args = {a: case.args[a] if a in case.args else ex.defaults[a]
-                     for a in ex.args[:last + 1]}
+        case.args = _call_args(ex, case.args)
     return cases
+
+
+def _call_args(ex: Exercise, args: dict[str, Any]) -> dict[str, Any]:
+    """A generator's ``args`` in the declared order, gaps filled with defaults (see
+    :func:`build_cases`)."""
+    missing = [a for a in ex.args if a not in args and a not in ex.defaults]
+    if missing:
+        raise ValueError(f"{ex.id}: case generator gave no {missing} (and no default)")
+    last = max(ex.args.index(a) for a in args)
+    return {a: args[a] if a in args else ex.defaults[a] for a in ex.args[:last + 1]}
+
+
+def with_repeat(ex: Exercise, cases: list[Case], expected: list[Expected], seed: int
+                ) -> tuple[list[Case], list[Expected]]:
+    """``cases`` and ``expected`` followed by one hidden case repeated with new values at the
+    same sizes (:func:`.cases.with_new_values`), run last in the same process: the first, from
+    the hidden case the seed picks on, for which the earlier case's answer is wrong (a repeat
+    whose new values give the same answer, an orthonormal matrix's effective rank, would let
+    a function that ignores the values pass)."""
+    hidden = [i for i, case in enumerate(cases) if case.hidden]
+    if not hidden:
+        return cases, expected
+    fn = reference_function(ex)
+    start = seed % len(hidden)
+    for i in hidden[start:] + hidden[:start]:
+        case = with_new_values(ex.cases["generator"], cases[i], seed,
+                               f"hidden {len(hidden) + 1}", ex.cases.get("params"))
+        if case is None:
+            continue
+        case.args = _call_args(ex, case.args)
+        new = expected_for(ex, fn, case.args)
+        earlier = expected[i].like
+        if compare_case(ex, new, earlier, [False] * len(earlier), "en").status != "passed":
+            return cases + [case], expected + [new]
+    return cases, expected
+
+
+def values_clause() -> dict[str, Any]:
+    """The judge's own clause, tested in every exercise by the repeated case: a function's
+    result depends on its inputs' values."""
+    return {"id": "values-not-shapes", "kinds": [REPEAT_KIND],
+            "en": say("judge.clause_values", "en"), "es": say("judge.clause_values", "es")}
+
+
+def all_clauses(ex: Exercise) -> list[dict[str, Any]]:
+    """The statement's clauses, then the judge's own (:func:`values_clause`)."""
+    return [*ex.clauses, values_clause()]
 
 
 def reference_function(ex: Exercise) -> Callable[..., Any]:
@@ -229,7 +275,7 @@ def clauses_of(ex: Exercise, case: Case, lang: str, nonfinite: bool = True) -> l
     only when the output was not finite (``nonfinite``)."""
     if not case.hidden:
         return []
-    tested, _ = blame.case_clauses(ex.clauses, case.kind, nonfinite)
+    tested, _ = blame.case_clauses(all_clauses(ex), case.kind, nonfinite)
     return [c.get(lang) or c["en"] for c in tested]
 
 
@@ -300,15 +346,24 @@ def _case_entry(ex: Exercise, case: Case, status: str, message: str, lang: str,
     return {"name": case.name, "hidden": case.hidden, "label": case.label, "status": status,
             "message": message, "inputs": case.describe_inputs(),
             "clauses": clauses_of(ex, case, lang, nonfinite), "kind": case.kind,
-            "nonfinite": nonfinite, **extra}
+            "nonfinite": nonfinite, "repeats": case.repeats, **extra}
 
 
 def _failed_hidden(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The failed hidden cases; none for the untouched starter stub (its failures say nothing
-    about any clause: it raised before computing anything)."""
+    about any clause: it raised before computing anything), nor a repeat with new values of a
+    case that failed already (:func:`_repeat_of_failed`)."""
     if _untouched_stub(entries):
         return []
-    return [e for e in entries if e["hidden"] and e["status"] not in ("passed", "not run")]
+    return [e for e in entries if e["hidden"] and e["status"] not in ("passed", "not run")
+            and not _repeat_of_failed(e, entries)]
+
+
+def _repeat_of_failed(entry: dict[str, Any], entries: list[dict[str, Any]]) -> bool:
+    """Is ``entry`` the repeat with new values of a case that did not pass? Its failure then
+    says nothing about the values: that case's own clauses come first."""
+    return bool(entry.get("repeats")) and any(
+        e["name"] == entry["repeats"] and e["status"] != "passed" for e in entries)
 
 
 def _untouched_stub(entries: list[dict[str, Any]]) -> bool:
@@ -330,17 +385,22 @@ def _name_clauses(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> Non
     on a solution that did."""
     from minimodel.lab.i18n import case_name
 
+    clauses = all_clauses(ex)
     failed = _failed_hidden(entries)
-    ranked = blame.blamed_clauses(ex.clauses, [(e["kind"], e["nonfinite"], e["failure"])
-                                               for e in failed])
+    for entry in [] if _untouched_stub(entries) else entries:
+        if entry["status"] not in ("passed", "not run") and _repeat_of_failed(entry, entries):
+            entry["message"] += "; " + say("judge.see_case", lang,
+                                           case=case_name(entry["repeats"], lang))
+    ranked = blame.blamed_clauses(clauses, [(e["kind"], e["nonfinite"], e["failure"])
+                                            for e in failed])
     rank = {c["id"]: i for i, c in enumerate(ranked)}
-    own = blame.dedicated_kinds(ex.clauses)
+    own = blame.dedicated_kinds(clauses)
     # a clause whose own case passed is not this case's mistake (it is named for the others)
     cleared = {own[e["kind"]] for e in entries
                if e["hidden"] and e["status"] == "passed" and e["kind"] in own}
     named: dict[str, str] = {}  # clause id -> the case that named it
     for entry in failed:
-        tested, dedicated = blame.case_clauses(ex.clauses, entry["kind"], entry["nonfinite"])
+        tested, dedicated = blame.case_clauses(clauses, entry["kind"], entry["nonfinite"])
         tested = sorted([c for c in tested if c["id"] not in cleared] or tested,
                         key=lambda c: rank.get(c["id"], len(rank)))
         if not dedicated:
@@ -361,7 +421,7 @@ def blame_of(ex: Exercise, entries: list[dict[str, Any]], lang: str) -> list[dic
     (:func:`minimodel.lab.exercises.blame.blamed_clauses`)."""
     failures = [(e["kind"], e["nonfinite"], e["failure"]) for e in _failed_hidden(entries)]
     return [{"id": c["id"], "text": c.get(lang) or c["en"]}
-            for c in blame.blamed_clauses(ex.clauses, failures)]
+            for c in blame.blamed_clauses(all_clauses(ex), failures)]
 
 
 def forbidden_call(run: ChildRun) -> dict[str, Any] | None:
@@ -571,6 +631,7 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     integrity.verify(exercise_files(ex))  # the reference and the harness are what was shipped
     cases = build_cases(ex, seed)
     expected = expected_outputs(ex, cases)  # before the solution's process exists
+    cases, expected = with_repeat(ex, cases, expected, seed)
     run = run_solution(source, shown_as, ex.function, cases, [e.like for e in expected],
                        timeout, progress=progress, memory_mb=ex.memory_mb,
                        hide_torch=numpy_only(ex), runtime_rule=runtime_rule(ex, table))

@@ -45,7 +45,9 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
   arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
   leading ``exactly`` (and Spanish forms) and a trailing point (``2.``) are ignored; nothing
-  else is (``4!`` is asked again). An approximation, as a leading sign (``≈``, ``~``), a
+  else is (``4!`` is asked again). A hexadecimal literal (``0x200000``) is asked again: its
+  ``x`` is no product (``0 x 200000``, with spaces, is one), and the grader reads no base 16;
+  binary and octal literals (``0b1000``, ``0o10``) are read as Python reads them. An approximation, as a leading sign (``≈``, ``~``), a
   word (``about``, ``roughly``, ``unos``, ``más o menos``) or a trailing ``...``, is read
   past before a value with a tolerance (``≈ 6.238``) and asked again before an exact count
   (``≈4``, ``about 4``, ``4...``): it says something about the number that the number alone
@@ -114,6 +116,8 @@ _NATURAL_LOG = re.compile(r"natural log|logaritmo natural|\bnats?\b")
 _DECIMALS_ASKED = re.compile(r"\b(\d+|[a-z]+) decimal(?:e?s)?\b")
 _SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f\u2009'\u2019]\d{3})+(?=$|[.,]\d)")
 _PLAIN = re.compile(r"[+-]?\d[\d.,]*")
+# "0x200000": a hexadecimal literal, not 0 x 200000 (asked again, see Notation above)
+_HEX_LITERAL = re.compile(r"(?<![\d.,])0x[0-9a-f]")
 # Brackets a note may be written in; "ln (2)" and "exp (ln 4)" are calculations, not notes.
 _CLOSING = {")": "(", "]": "[", "}": "{"}
 _AFTER_FUNCTION = re.compile(r"\b(?:ln|log|exp|sqrt)\s*$")
@@ -297,6 +301,8 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
     if any(ch.isnumeric() and not ch.isdecimal() for ch in raw):
         # "⁴", "2²¹", "½", "①": a digit that means more than a digit (a power, a fraction)
         # would be read as a plain digit once normalised; "𝟒" (a decimal digit) is fine
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
+    if _HEX_LITERAL.search(normalise(raw)):  # base 16 is not read (and "x" is no product here)
         raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
     exact_count = effective_tolerance(answer, prompt) == 0
     hedge = _APPROXIMATE_WORDS.search(normalise(raw).strip())
