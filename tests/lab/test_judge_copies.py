@@ -1,17 +1,18 @@
-"""A copy of the lab's own solution is practice; honest work that happens to equal a one-line
-reference is the learner's (src/minimodel/lab/exercises/copies.py, docs/judge.md step 5).
+"""A copy of the lab's own solution is practice; honest work that happens to equal a reference
+is the learner's (src/minimodel/lab/exercises/copies.py, docs/judge.md step 5).
 
-The tied head's reference is ``return h @ E.T``, the statement's own formula, and the lookup's
-is ``return E[ids]``: a learner who fills the starter with that line wrote the answer, and the
-pass is recorded. A pasted reference of substance (two statements or more) is practice whatever
-its layout, and a one-line reference pasted whole is recognised by its own docstring."""
+The tied head's reference is ``return h @ E.T``, the statement's own formula; the one-hot
+lookup's is three lines whose names the statement gives (``V = E.shape[0]``, ``onehot``); the
+GELU's names its constant ``c``. A learner who types them wrote the answer, and the pass is
+recorded. A reference's file pasted is recognised by its own docstrings, whatever the layout;
+one pasted with its docstrings stripped is deliberate (out of scope, docs/judge.md)."""
 
 from __future__ import annotations
 
 import pytest
 
 from minimodel.lab.exercises import check_solution, get_exercise
-from minimodel.lab.exercises.copies import MIN_STATEMENTS, is_lab_copy
+from minimodel.lab.exercises.copies import is_lab_copy
 from minimodel.lab.exercises.stubs import stub_text
 from minimodel.lab.progress import Progress
 
@@ -23,6 +24,8 @@ def _filled(exercise: str, body: str, numpy_import: bool = True) -> str:
     text = stub_text(get_exercise(exercise), file="mine.py")
     assert RAISE in text and "import numpy as np\n" in text
     text = text.replace(RAISE, body)
+    if "math." in body:
+        text = text.replace("import numpy as np\n", "import math\n\nimport numpy as np\n")
     return text if numpy_import else text.replace("import numpy as np\n", "")
 
 
@@ -36,6 +39,12 @@ ONE_LINE_ANSWERS = [
     ("embedding-lookup", "    return E[ids]\n", False),
     ("embedding-lookup", "    return E[ids]  # (N, T) ids -> (N, T, d)\n", True),
     ("embedding-lookup", "    return np.take(E, ids, axis=0)\n", True),
+    # the ninth attack: the statement's own names, the reference's tree to the letter
+    ("embedding-onehot-matmul", "    V = E.shape[0]\n"
+     "    onehot = (ids[..., None] == np.arange(V)).astype(E.dtype)\n"
+     "    return onehot @ E\n", True),
+    ("gelu-tanh", "    c = math.sqrt(2.0 / math.pi)\n"
+     "    return 0.5 * x * (1.0 + np.tanh(c * (x + 0.044715 * x**3)))\n", True),
 ]
 
 
@@ -91,29 +100,33 @@ def _without_strings_and_comments(source: str) -> str:
 
 @pytest.mark.parametrize("exercise", ["gelu-tanh", "counted-bigram-loss", "cross-entropy",
                                       "embedding-onehot-matmul"])
-def test_a_pasted_multi_line_reference_is_practice_without_its_docstrings(exercise):
+def test_a_pasted_reference_is_practice_and_the_same_tree_typed_alone_is_the_learners(exercise):
+    """The file pasted carries the reference's docstrings: practice. The same program without
+    them is what an honest learner can type (the statement names the values): the learner's."""
     ex = get_exercise(exercise)
     text = ex.reference_path.read_text(encoding="utf-8")
+    reformatted = text.replace("    ", "  ")
     bare = _without_strings_and_comments(text)
     assert '"""' not in bare and "#" not in bare
-    assert is_lab_copy(ex, text) and is_lab_copy(ex, bare)
-    result = check_solution(ex, source=bare)
+    assert is_lab_copy(ex, text) and is_lab_copy(ex, reformatted)
+    assert not is_lab_copy(ex, bare)
+    result = check_solution(ex, source=text)
     assert result["passed"] is True and result["practice"] is True
     assert "copy of the lab's own solution" in result["message"]
 
 
-def test_every_lab_solution_of_substance_has_at_least_the_threshold():
-    """The rule's line: the two one-statement references are the statement's formula, and
-    every other reference or alternative has two statements or more (so a stripped paste of
-    it is still recognised)."""
-    from minimodel.lab.exercises import all_exercises
-    from minimodel.lab.exercises.copies import _statements, lab_solution_files
-    from minimodel.lab.pyparse import parse_python
+def test_every_lab_solution_has_a_docstring_its_starter_does_not():
+    """The rule's ground: each reference and alternative carries a docstring of its own, and
+    no starter file hands one of them to the learner."""
+    import ast
 
-    short = set()
+    from minimodel.lab.exercises import all_exercises
+    from minimodel.lab.exercises.copies import _docstrings, lab_solution_files
+
     for ex in all_exercises():
+        starter = _docstrings(ast.parse(stub_text(ex, file="mine.py")))
         for name in lab_solution_files(ex):
             with open(name, encoding="utf-8") as handle:
-                if _statements(parse_python(handle.read())) < MIN_STATEMENTS:
-                    short.add(ex.id)
-    assert short == {"tied-head-logits", "embedding-lookup"}
+                own = _docstrings(ast.parse(handle.read()))
+            assert own, f"{name} has no docstring"
+            assert not own & starter, f"{ex.id}: the starter carries a docstring of {name}"

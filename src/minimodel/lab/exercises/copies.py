@@ -12,15 +12,14 @@ without an ``if __name__ == "__main__":`` block (which the judge never runs). Th
 statements stay: the reference's algorithm typed again in one's own way (other names, another
 order, a loop for a comprehension) is a different tree, and the learner's own work.
 
-The same tree is a copy only when the solution has *substance*: at least :data:`MIN_STATEMENTS`
-statements (imports, ``def`` lines and docstrings aside). A function of one statement is a single
-``return`` of an expression, and where the statement prints the formula (``logits = h @
-E.T``, ``E[ids]``) that expression is what an honest learner types too: the tree cannot tell
-the two apart, so it decides nothing. With two statements or more, the names of the
-intermediate values and where the work is split are the author's choices, and an honest file
-that repeats every one of them is not to be expected. A one-statement solution is still
-recognised when the file carries one of its own docstrings word for word (whitespace aside):
-the mark of the reference's file pasted whole, which an honest learner never types.
+The same tree is a copy only when the file also carries one of the solution's own docstrings
+word for word (whitespace aside): the mark of the lab's file pasted whole, which an honest
+learner never types (the starter file has docstrings of its own, never the solution's). The
+tree alone decides nothing: where the statement prints the formula and names its values
+(``V = E.shape[0]``, ``onehot = ...``, ``return onehot @ E``; ``c = math.sqrt(2 / math.pi)``),
+an honest learner types the lab's tree exactly, and a pass is never taken from honest work.
+A paste with the docstrings stripped is deliberate, and out of scope like any other deliberate
+evasion on one's own machine (docs/judge.md).
 """
 
 from __future__ import annotations
@@ -34,15 +33,11 @@ from minimodel.lab import integrity
 from minimodel.lab.exercises.registry import Exercise
 from minimodel.lab.pyparse import normalised, parse_python
 
-# A solution of fewer statements is a formula: the same tree is no evidence of a copy.
-MIN_STATEMENTS = 2
-
 
 @dataclass(frozen=True)
 class LabSolution:
     """What identifies one of the lab's solution files as the source of a checked file."""
 
-    statements: int                 # its statements, imports, defs and docstrings aside
     docstrings: frozenset[str]      # its own docstrings, whitespace collapsed
 
 
@@ -57,24 +52,6 @@ def _docstrings(tree: ast.AST) -> frozenset[str]:
     return frozenset(found)
 
 
-def _statements(tree: ast.AST) -> int:
-    """The program's statements: imports, ``def``/``class`` lines, docstrings and the
-    ``FRAMEWORK`` switch aside (``return h @ E.T`` alone is 1)."""
-    return sum(1 for node in ast.walk(tree) if isinstance(node, ast.stmt) and not isinstance(
-        node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and not _is_string_statement(node) and not _is_framework_switch(node))
-
-
-def _is_framework_switch(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Assign) and len(node.targets) == 1 \
-        and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "FRAMEWORK"
-
-
-def _is_string_statement(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
-        and isinstance(node.value.value, str)
-
-
 @functools.lru_cache(maxsize=32)
 def _lab_solutions(folder: str, files: tuple[str, ...]) -> dict[str, LabSolution]:
     """Each file of ``files`` (read as the manifest vouches for it) by its normalised source."""
@@ -84,7 +61,7 @@ def _lab_solutions(folder: str, files: tuple[str, ...]) -> dict[str, LabSolution
         key = normalised(text)
         if key is not None:
             tree = parse_python(text)
-            found[key] = LabSolution(_statements(tree), _docstrings(tree))
+            found[key] = LabSolution(_docstrings(tree))
     return found
 
 
@@ -96,13 +73,11 @@ def lab_solution_files(ex: Exercise) -> list[str]:
 
 def is_lab_copy(ex: Exercise, source: str) -> bool:
     """Is ``source`` the reference or an alternative of ``ex``: the same normalised program,
-    and either a solution of substance (:data:`MIN_STATEMENTS`) or carrying its docstrings?"""
+    carrying one of that solution's own docstrings?"""
     mine = normalised(source)
     if mine is None:
         return False
     solution = _lab_solutions(str(ex.folder), tuple(lab_solution_files(ex))).get(mine)
     if solution is None:
         return False
-    if solution.statements >= MIN_STATEMENTS:
-        return True
     return bool(solution.docstrings & _docstrings(parse_python(source)))
