@@ -116,8 +116,9 @@ def adamw_update(p, g, m, v, t, lr, b1, b2, eps, wd):
              "lr, weight decay, momentum, 2-3 steps, float32 or float64, both on every run), and "
              "AdamW's step counter says so",
              "cada paso de AdamW o SGD mueve la matriz atada exactamente una actualización "
-             "(modelo, lr, decaimiento y momento aleatorios, 2-3 pasos, float32 o float64, los "
-             "dos en cada ejecución), y el contador de AdamW lo dice")
+             "(modelo, tasa de aprendizaje, decaimiento de pesos y momento aleatorios, 2 o 3 "
+             "pasos, en float32 o en float64, con los dos tipos en cada ejecución), y el "
+             "contador de pasos de AdamW lo refleja")
 def _():
     for kind, dtype in zip(KINDS, dtypes(len(KINDS))):
         model = build(kind).astype(dtype)

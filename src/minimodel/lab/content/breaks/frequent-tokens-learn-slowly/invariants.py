@@ -94,9 +94,9 @@ def shape_of(total: int, ndim: int) -> tuple[int, ...]:
              "for random V, d, ids of 1, 2 and 3 dimensions with repeats (from a few ids to a few "
              "thousand), float32 and float64, and a random upstream gradient, the lookup's "
              "gradient equals onehot(ids).T @ g",
-             "para V, d aleatorios, ids de 1, 2 y 3 dimensiones con repeticiones (de unos pocos "
-             "ids a unos miles), float32 y float64, y un gradiente de entrada aleatorio, el "
-             "gradiente de la indexación es onehot(ids).T @ g")
+             "con V y d aleatorios, ids de 1, 2 y 3 dimensiones con repeticiones (de unos pocos "
+             "ids a unos miles), en float32 y en float64, y un gradiente aleatorio respecto de "
+             "la salida, el gradiente de la indexación es onehot(ids).T @ g")
 def _():
     totals = spread_sizes(4)
     for total, ndim, dtype in zip(rng.permuted(totals), (1, 2, 3, int(rng.integers(1, 4))),
@@ -149,9 +149,9 @@ def gradients(model, batches) -> dict[str, np.ndarray]:
              "in GPT, MaskedLM and CBOW training (float32 and float64), the embeddings' gradient "
              "on a batch equals the sum of the gradients on its examples one by one (positions "
              "repeat across a batch)",
-             "en el entrenamiento de GPT, MaskedLM y CBOW (float32 y float64), el gradiente de "
-             "los embeddings con un lote es la suma de los gradientes con sus ejemplos de uno en "
-             "uno (las posiciones se repiten en un lote)")
+             "en el entrenamiento de GPT, MaskedLM y CBOW (en float32 y en float64), el "
+             "gradiente de los embeddings con un lote es la suma de los gradientes con sus "
+             "ejemplos de uno en uno (las posiciones se repiten en un lote)")
 def _():
     V, T, B = int(rng.integers(5, 40)), int(rng.integers(3, 8)), int(rng.integers(2, 5))
     models = {"GPT": GPT(GPTConfig(V, T, 1, 2, 8), rng=rng),

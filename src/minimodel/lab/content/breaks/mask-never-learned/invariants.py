@@ -68,8 +68,8 @@ def big_case(rank: str):
              "are about mask_prob of the ordinary positions (random V, T, mask_prob; 1-D and 2-D "
              "ids)",
              "las etiquetas valen -100 salvo en los objetivos, donde guardan el id original; los "
-             "objetivos son cerca de mask_prob de las posiciones ordinarias (V, T, mask_prob "
-             "aleatorios; ids 1-D y 2-D)")
+             "objetivos suponen en torno a una fracción mask_prob de las posiciones "
+             "ordinarias (V, T y mask_prob aleatorios; ids 1-D y 2-D)")
 def _():
     for rank in RANKS:
         labels_only_at_targets(rank, *big_case(rank))
@@ -122,8 +122,8 @@ def changed_means_target(rank, ids, inputs, labels):
 @checks.case("split-80-10-10",
              "of the targets about 80% show [MASK], 10% a random token and 10% their own token "
              "(1-D and 2-D ids)",
-             "de los objetivos cerca del 80 % muestra [MASK], el 10 % un token aleatorio y el 10 % "
-             "su propio token (ids 1-D y 2-D)")
+             "de los objetivos, en torno al 80 % muestra [MASK], el 10 % un token aleatorio y el "
+             "10 % su propio token (ids 1-D y 2-D)")
 def _():
     for rank in RANKS:
         V, _, _, ids, inputs, labels = big_case(rank)
