@@ -511,3 +511,18 @@ def test_an_approximation_in_words_before_an_exact_count_is_asked_again(answer, 
 @pytest.mark.parametrize("answer", ["about 6.238", "6.238...", "≈ 6.238", "roughly 6.238"])
 def test_an_approximation_before_a_value_with_a_tolerance_is_read(answer):
     assert _right(_question("q-13-15"), answer) is True
+
+
+@pytest.mark.parametrize("answer, outcome", [
+    ("sqrt(2^42)", True), ("sqrt(2^42 + 1)", "reask"), ("exp(9 ln 2) * 2^12", "reask")])
+def test_an_exact_count_takes_a_root_only_when_it_is_exact(answer, outcome):
+    """The tenth attack: sqrt(2^42 + 1) is 2097152.000000238..., within a float's hair of the
+    count; a root of a perfect square is exact, anything else with no exact value is asked
+    again for an exact count."""
+    question = _question("q-13-07")
+    if outcome == "reask":
+        with pytest.raises(quiz.Unreadable) as caught:
+            quiz.check_answer(question, answer, "en")
+        assert "no exact value" in caught.value.reason
+    else:
+        assert _right(question, answer) is outcome

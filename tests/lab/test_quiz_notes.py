@@ -80,7 +80,7 @@ def outcome(qid: str, typed: str, lang: str, quiz_id: str = QUIZ_ID) -> str:
     (ROWS, "maybe 4", "en", "reask"), (ROWS, "about 4 (rows)", "en", "reask"), (ROWS, "exactly 4 (rows)", "en", "right"),
     (ROWS, "exactamente 4 (filas)", "es", "right"),
     # a calculation's own brackets are not notes
-    (LOSS, "ln (512)", "en", "right"), (ROWS, "exp (ln 4)", "en", "right"),
+    (LOSS, "ln (512)", "en", "right"), (ROWS, "exp (ln 4)", "en", "reask"), (ROWS, "sqrt (16)", "en", "right"),
     (ROWS, "(4)", "en", "right"),
 ])
 def test_a_note_after_a_number_is_read_never_ignored(qid, typed, lang, expected):

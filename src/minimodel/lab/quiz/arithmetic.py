@@ -7,8 +7,8 @@ The expression is parsed with :mod:`ast` and walked by hand, never executed.
 
 A calculation of numbers with ``+ - * /`` and whole powers has an exact value, a fraction
 (:func:`evaluate_exact`): ``2^21 + 1/1000`` is 2097152.001 exactly, not the count 2097152 that
-its nearest float is within a hair of. ``ln``, ``exp``, ``sqrt`` and fractional powers give a
-float only.
+its nearest float is within a hair of. ``sqrt`` of a perfect square is exact too; ``ln``,
+``exp``, any other root and fractional powers give a float only.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ def _value(node: ast.AST) -> float:
 
 
 def _fraction(node: ast.AST) -> Fraction:
-    """The exact value of a calculation with ``+ - * /`` and whole powers; ValueError for
-    anything else (a function, a fractional power)."""
+    """The exact value of a calculation with ``+ - * /``, whole powers and square roots of
+    perfect squares; ValueError for anything else (ln, exp, another root, a fractional power)."""
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return Fraction(repr(node.value))  # 0.1 is one tenth, as typed
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
@@ -65,7 +65,20 @@ def _fraction(node: ast.AST) -> Fraction:
         if isinstance(node.op, ast.Pow) and right.denominator != 1:
             raise ValueError("not rational")
         return _OPERATORS[type(node.op)](left, right)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sqrt"
+            and len(node.args) == 1 and not node.keywords):
+        return _exact_root(_fraction(node.args[0]))  # sqrt(16) is 4; sqrt(2^42 + 1) is not
     raise ValueError("not rational")
+
+
+def _exact_root(value: Fraction) -> Fraction:
+    """The square root of ``value`` when it is a fraction (both parts perfect squares)."""
+    if value < 0:
+        raise ValueError("not rational")
+    top, bottom = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    if top * top != value.numerator or bottom * bottom != value.denominator:
+        raise ValueError("not rational")
+    return Fraction(top, bottom)
 
 
 def evaluate_exact(text: str) -> Fraction | None:

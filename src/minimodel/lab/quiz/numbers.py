@@ -441,6 +441,10 @@ def _read_one(text: str, raw: str, answer: dict[str, Any], prompt: dict[str, str
         if not precise:
             raise Unreadable(say("quiz.reask.decimals", lang, answer=raw, n=asked))
         values = precise
+    if effective_tolerance(answer, prompt) == 0 and not any(
+            isinstance(v, (Decimal, Fraction)) for v, _ in values):
+        # ln, exp, a root that is not exact: a float near the count, never the count itself
+        raise Unreadable(say("quiz.reask.inexact", lang, answer=raw))
     numbers = []
     for v, _ in values:
         exact = Fraction(v) * int(scale) if isinstance(v, (Decimal, Fraction)) else None
