@@ -679,7 +679,7 @@ def _reformatted(source: str) -> str:
 
 @pytest.mark.parametrize("exercise, which", [
     ("cross-entropy", "verbatim"), ("cross-entropy", "reformatted"),
-    ("cbow-step", "alternative"), ("layer-norm", "reformatted"),
+    ("cbow-step", "alternative"), ("counted-bigram-loss", "reformatted"),
 ])
 def test_a_copy_of_the_labs_solution_is_practice_wherever_it_lies(exercise, which, tmp_path,
                                                                   monkeypatch):
