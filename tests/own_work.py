@@ -23,3 +23,14 @@ def retyped(source: str) -> str:
     """``source`` with every function's local variables renamed (``h`` -> ``my_h``), without
     its comments: the same maths, another program text."""
     return ast.unparse(_Rename().visit(ast.parse(source))) + "\n"
+
+
+def without_docstrings(source: str) -> str:
+    """``source`` without its docstrings (and, unparsed, without comments or its layout)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and len(body) > 1:
+            del body[0]
+    return ast.unparse(tree)

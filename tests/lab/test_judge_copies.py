@@ -15,6 +15,7 @@ from minimodel.lab.exercises import check_solution, get_exercise
 from minimodel.lab.exercises.copies import is_lab_copy
 from minimodel.lab.exercises.stubs import stub_text
 from minimodel.lab.progress import Progress
+from own_work import without_docstrings
 
 RAISE = '    raise NotImplementedError("write your solution here")\n'
 
@@ -86,18 +87,6 @@ def test_a_one_line_reference_pasted_whole_is_practice(exercise, tmp_path, monke
         assert "copy of the lab's own solution" in result["message"]
 
 
-def _without_strings_and_comments(source: str) -> str:
-    import ast
-
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                and isinstance(body[0].value, ast.Constant) and len(body) > 1:
-            del body[0]
-    return ast.unparse(tree)
-
-
 @pytest.mark.parametrize("exercise, authors_names", [
     ("gelu-tanh", False), ("embedding-onehot-matmul", False), ("layer-norm", False),
     ("counted-bigram-loss", True), ("cross-entropy", True), ("cbow-step", True)])
@@ -110,7 +99,7 @@ def test_a_pasted_reference_is_practice_and_a_bare_tree_only_with_the_authors_na
     ex = get_exercise(exercise)
     text = ex.reference_path.read_text(encoding="utf-8")
     reformatted = text.replace("    ", "  ")
-    bare = _without_strings_and_comments(text)
+    bare = without_docstrings(text)
     assert '"""' not in bare and "#" not in bare
     assert is_lab_copy(ex, text) and is_lab_copy(ex, reformatted)
     assert is_lab_copy(ex, bare) is authors_names

@@ -12,7 +12,6 @@ lab's own solution, verbatim or reformatted, is practice.
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import subprocess
@@ -27,7 +26,7 @@ from minimodel.lab.exercises import check_solution, get_exercise
 from minimodel.lab.exercises import family as family_rule
 from minimodel.lab.exercises.judge import python_text
 from minimodel.lab.progress import Progress
-from own_work import retyped
+from own_work import retyped, without_docstrings
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch not installed")
@@ -667,13 +666,7 @@ def test_modules_that_reach_outside_the_function_are_refused_with_the_reason(mod
 def _reformatted(source: str) -> str:
     """The same program, reformatted: no docstrings or comments, other quotes and spacing,
     a self-test at the end."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                and isinstance(body[0].value, ast.Constant) and len(body) > 1:
-            del body[0]
-    text = ast.unparse(tree).replace("    ", "\t")
+    text = without_docstrings(source).replace("    ", "\t")
     return "# my file\n" + text + "\n\nif __name__ == '__main__':\n\tprint('self-test')\n"
 
 
