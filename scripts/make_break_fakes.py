@@ -28,9 +28,31 @@ BROKEN_MEAN = """\
         uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
         return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
 """
-COPY_IN_INIT = """\
-        self.weight = Parameter(embedding.weight.data.copy())  # (V, d)
+TIE_TO_TABLE = """\
+        object.__setattr__(self, "embedding", embedding)
 """
+WEIGHT_PROPERTY = """
+    @property
+    def weight(self) -> Parameter:
+        \"\"\"The embedding's Parameter object itself (same identity, never a copy).\"\"\"
+        return self.embedding.weight
+"""
+WEIGHT_GUARD = """\
+        if name == "weight":
+            raise AttributeError("TiedHead.weight is the embedding's matrix and cannot be "
+                                 "replaced here; assign embedding.weight instead (the head "
+                                 "follows), or use an untied LMHead")
+"""
+REPORTED_WRAPPER = """\
+    def _local_parameters(self) -> Iterator[tuple[str, Parameter]]:
+        yield "weight", Parameter(self.embedding.weight.data)  # (V, d)
+"""
+# The head owning a copy of E (this break's planted bug until issue 47's second round): the
+# weight property and its guard go, __init__ builds a Parameter from E's values.
+OWN_COPY = [(LM_HEAD, TIE_TO_TABLE + WEIGHT_PROPERTY, TIE_TO_TABLE + """\
+        self.weight = Parameter(embedding.weight.data.copy())  # (V, d)
+"""), (LM_HEAD, WEIGHT_GUARD, "")]
+NUM_PARAMS_SUM = "        return sum(p.size for p in self.parameters() if id(p) not in skip)\n"
 VOCAB_PROPERTY = """\
     @property
     def vocab_size(self) -> int:
@@ -101,21 +123,31 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
 """)],
     },
     "tied-model-too-large": {
-        "sync-values-in-forward": [(LM_HEAD, VOCAB_PROPERTY, """\
+        "sync-values-in-forward": OWN_COPY + [(LM_HEAD, "\n" + REPORTED_WRAPPER, ""),
+                                              (LM_HEAD, VOCAB_PROPERTY, """\
     def forward(self, h: Tensor) -> Tensor:
         self.weight.data = self.embedding.weight.data  # keep the copy in sync with E
         return super().forward(h)
 
 """ + VOCAB_PROPERTY)],
-        "new-parameter-same-data": [(LM_HEAD, COPY_IN_INIT, ""), (LM_HEAD, VOCAB_PROPERTY, """\
-    @property
-    def weight(self) -> Parameter:
-        return Parameter(self.embedding.weight.data)  # the same numbers, no copy
-
-""" + VOCAB_PROPERTY)],
-        "copy-listed-as-embedding": [(LM_HEAD, VOCAB_PROPERTY, VOCAB_PROPERTY + """
+        "new-parameter-same-data": [
+            (LM_HEAD, WEIGHT_PROPERTY, WEIGHT_PROPERTY.replace(
+                '        """The embedding\'s Parameter object itself (same identity, never a copy)."""\n'
+                "        return self.embedding.weight\n",
+                "        return Parameter(self.embedding.weight.data)  # the same numbers, no copy\n")),
+            (LM_HEAD, "\n" + REPORTED_WRAPPER, "")],
+        "copy-listed-as-embedding": OWN_COPY + [(LM_HEAD, REPORTED_WRAPPER, """\
     def _local_parameters(self) -> Iterator[tuple[str, Parameter]]:
         yield "weight", self.embedding.weight  # count and save E once, like a real tie
+""")],
+        "head-owns-a-copy": OWN_COPY + [(LM_HEAD, "\n" + REPORTED_WRAPPER, "")],
+        "report-nothing": [(LM_HEAD, REPORTED_WRAPPER, """\
+    def _local_parameters(self) -> Iterator[tuple[str, Parameter]]:
+        yield from ()  # E belongs to the embedding, which already reports it
+""")],
+        "dedupe-only-in-num-params": [(MODULE, NUM_PARAMS_SUM, """\
+        arrays = {id(p.data): p for p in self.parameters() if id(p) not in skip}  # one per array
+        return sum(p.size for p in arrays.values())
 """)],
     },
     "fresh-model-loss-44": {

@@ -47,11 +47,10 @@ say(f"  model.safetensors (bytes)   {size[True]:>10,}  {size[False]:>10,}  {save
     f"{es_num(saved_bytes, '>10,')}   4*V*d = {es_num(4 * V * D, ',')}")
 
 conclude(checks, saved_params != V * D or saved_bytes < 4 * V * D,
-         f"the tied GPT has {count[True]:,} parameters and a {size[True]:,}-byte checkpoint, "
-         f"as many as the untied one: the tie saved {saved_params:,} parameters instead of "
-         f"{V * D:,}",
-         f"el GPT atado tiene {es_num(count[True], ',')} parámetros y un punto de control de "
-         f"{es_num(size[True], ',')} bytes, tantos como el modelo sin atar: la atadura ahorró "
-         f"{es_num(saved_params, ',')} parámetros en lugar de {es_num(V * D, ',')}",
+         f"the tie saved {saved_params:,} of the {V * D:,} parameters it should save, and "
+         f"{saved_bytes:,} of the {4 * V * D:,} bytes on disk",
+         f"la atadura ahorró {es_num(saved_params, ',')} de los {es_num(V * D, ',')} parámetros "
+         f"que debería ahorrar, y {es_num(saved_bytes, ',')} de los {es_num(4 * V * D, ',')} "
+         "bytes en disco",
          "OK: the tie saves V*d parameters in the count and 4*V*d bytes on disk.",
          "OK: la atadura ahorra V*d parámetros en el recuento y 4*V*d bytes en disco.")

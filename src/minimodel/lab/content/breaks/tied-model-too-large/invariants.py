@@ -1,6 +1,7 @@
 """Invariants behind `tied-model-too-large`: tying is structural. The head's matrix IS the embedding's
-Parameter object, so one matrix is counted, trained, saved, loaded and resized, and its
-gradient is the sum of both uses.
+Parameter object, used by the forward pass and reported by every walk over the parameters, so
+one matrix is counted, trained, saved, loaded and resized, and its gradient is the sum of both
+uses.
 
 Models, sizes and data are drawn afresh on every run (``checks.seed``). Run by
 `minimodel break check`; `break run` reads the same checks.
@@ -10,6 +11,7 @@ import os
 import tempfile
 
 import numpy as np
+from safetensors.numpy import load_file
 
 from minimodel_break_harness import CheckFailed, Checks, es_num, tr, use_workspace
 
@@ -88,13 +90,56 @@ def _():
         V, d = sizes()
         tied, untied = build(kind, V, d), build(kind, V, d, tied=False)
         diff = untied.num_params() - tied.num_params()
-        ids = [id(p) for p in tied.parameters()]
-        if diff != V * d or len(ids) != len(set(ids)):
+        params = list(tied.parameters())
+        if diff != V * d or len({id(p) for p in params}) != len(params):
             raise CheckFailed(f"{kind}: untied - tied = {diff}, expected V*d = {V * d}",
                               f"{kind}: sin atar - atado = {diff}, se esperaba V*d = {V * d}")
+        # An optimizer given parameters() keeps state per object: two objects over one array
+        # are two parameters to it, whatever num_params says.
+        overlapping = sum(np.shares_memory(p.data, q.data)
+                          for i, p in enumerate(params) for q in params[i + 1:])
+        if overlapping:
+            raise CheckFailed(f"{kind}: parameters() yields {overlapping} pair(s) of objects "
+                              "over the same array",
+                              f"{kind}: parameters() da {overlapping} par(es) de objetos sobre "
+                              "el mismo array")
         if "lm_head.weight" in tied.state_dict():
             raise CheckFailed(f"{kind}: state_dict() of a tied model has lm_head.weight",
                               f"{kind}: el state_dict() de un modelo atado tiene lm_head.weight")
+
+
+@checks.case("tie-visible",
+             "every walk over a tied GPT, MaskedLM, CBOW and TiedHead(emb) reports the "
+             "embedding's Parameter itself under the head's name, and tie_groups() names the pair",
+             "cada recorrido de un GPT, MaskedLM, CBOW y TiedHead(emb) atados declara el propio "
+             "Parameter del embedding con el nombre de la cabeza, y tie_groups() nombra el par")
+def _():
+    for kind in KINDS:
+        model = build(kind, *sizes())
+        E = model.get_input_embeddings().weight
+        E_name = f"{model.input_embedding_name}.weight"
+        for walk in (1, 2):  # a second walk too: what it reports must not change between walks
+            listed = dict(model.named_parameters(remove_duplicate=False))
+            if listed.get("lm_head.weight") is not E:
+                raise CheckFailed(f"{kind}: walk {walk} of named_parameters(remove_duplicate="
+                                  f"False) does not give {E_name}'s Parameter under "
+                                  "lm_head.weight",
+                                  f"{kind}: el recorrido {walk} de named_parameters("
+                                  f"remove_duplicate=False) no da el Parameter de {E_name} con "
+                                  "el nombre lm_head.weight")
+        groups = model.tie_groups()
+        if groups != [[E_name, "lm_head.weight"]]:
+            raise CheckFailed(f"{kind}: tie_groups() = {groups}, expected "
+                              f"[['{E_name}', 'lm_head.weight']]",
+                              f"{kind}: tie_groups() = {groups}, se esperaba "
+                              f"[['{E_name}', 'lm_head.weight']]")
+    emb = nn.Embedding(*sizes(), rng=rng)
+    reported = list(nn.TiedHead(emb).named_parameters())
+    if len(reported) != 1 or reported[0][0] != "weight" or reported[0][1] is not emb.weight:
+        raise CheckFailed("TiedHead(emb).named_parameters() does not give exactly "
+                          "('weight', emb.weight)",
+                          "TiedHead(emb).named_parameters() no da exactamente "
+                          "('weight', emb.weight)")
 
 
 @checks.case("one-after-training",
@@ -147,19 +192,49 @@ def _():
 
 
 @checks.case("save-load-resize",
-             "the tie survives minimodel.save/load, load_state_dict, resize_token_embeddings and "
-             "replacing the input embedding",
-             "la atadura sobrevive a minimodel.save/load, load_state_dict, "
-             "resize_token_embeddings y a reemplazar el embedding de entrada")
+             "the file minimodel.save writes holds the tied matrix once; the tie survives "
+             "minimodel.save/load, load_state_dict (a second name loads when equal, is refused "
+             "when not), resize_token_embeddings and replacing the input embedding",
+             "el archivo que escribe minimodel.save guarda la matriz atada una vez; la atadura "
+             "sobrevive a minimodel.save/load, load_state_dict (un segundo nombre se carga si es "
+             "igual y se rechaza si no), resize_token_embeddings y a reemplazar el embedding de "
+             "entrada")
 def _():
     for kind in KINDS:
         V, d = sizes()
         model = build(kind, V, d)
+        E_name = f"{model.input_embedding_name}.weight"
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "model.safetensors")
             mm.save(model, path)
+            if "lm_head.weight" in load_file(path):
+                raise CheckFailed(f"{kind}: the file minimodel.save writes stores the tied "
+                                  f"matrix twice (lm_head.weight beside {E_name})",
+                                  f"{kind}: el archivo que escribe minimodel.save guarda dos "
+                                  f"veces la matriz atada (lm_head.weight junto a {E_name})")
             require_one(mm.load(path), tr(f"{kind} after save/load",
                                           f"{kind} tras save/load"))
+        both = dict(build(kind, V, d, seed=3).state_dict())
+        both["lm_head.weight"] = both[E_name].copy()  # a file that stores both names, equal
+        try:
+            model.load_state_dict(both)
+        except ValueError as exc:
+            raise CheckFailed(f"{kind}: load_state_dict refused lm_head.weight equal to "
+                              f"{E_name}: {exc}",
+                              f"{kind}: load_state_dict rechazó un lm_head.weight igual a "
+                              f"{E_name}: {exc}") from None
+        require_one(model, tr(f"{kind} after load_state_dict with both names",
+                              f"{kind} tras load_state_dict con los dos nombres"))
+        both["lm_head.weight"] = both["lm_head.weight"] + 1.0
+        try:
+            model.load_state_dict(both)
+        except ValueError:
+            pass
+        else:
+            raise CheckFailed(f"{kind}: load_state_dict accepted a head that differs from "
+                              f"{E_name} by 1.0 in a tied model",
+                              f"{kind}: load_state_dict aceptó en un modelo atado una cabeza "
+                              f"que difiere de {E_name} en 1,0")
         model.load_state_dict(build(kind, V, d, seed=2).state_dict())
         require_one(model, tr(f"{kind} after load_state_dict", f"{kind} tras load_state_dict"))
         model.resize_token_embeddings(V + int(rng.integers(1, 9)), rng=rng)
