@@ -9,6 +9,8 @@ import pytest
 
 from minimodel.cli import main
 from minimodel.lab import i18n
+from minimodel.lab.breaks.catalog import load_break
+from minimodel.lab.patching import apply_patch_to_texts
 
 QUIZ_ID = "phase-13-embeddings"
 
@@ -239,10 +241,19 @@ def test_harness_crash_message_follows_the_language(monkeypatch):
 
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_break_check_labels_in_the_workspace_language(learner, capsys, lang):
-    """tied-model-too-large's labels ("GPT after 3 AdamW step(s)", "GPT after save/load") in --lang."""
+    """tied-model-too-large's labels ("GPT after 3 AdamW step(s)", "GPT after save/load") in --lang.
+
+    The labels name what was done to a model whose head is not the embedding's Parameter, so the
+    workspace gets the fake fix copy-listed-as-embedding (the head keeps a copy of E) on top of
+    the bug."""
     workdir = str(learner / "tb")
     assert main(["break", "start", "tied-model-too-large", "--workdir", workdir, "--lang", lang]) == 0
     capsys.readouterr()
+    fake = load_break("tied-model-too-large").fake_path("copy-listed-as-embedding")
+    head = learner / "tb" / "minimodel" / "nn" / "lm_head.py"
+    head.write_text(apply_patch_to_texts(fake.read_text(encoding="utf-8"), {
+        "minimodel/nn/lm_head.py": head.read_text(encoding="utf-8")})["minimodel/nn/lm_head.py"],
+        encoding="utf-8")
     assert main(["break", "check", "--workdir", workdir, "--seed", "5"]) == 1
     out = capsys.readouterr().out
     if lang == "es":
