@@ -34,7 +34,7 @@ TIE_TO_TABLE = """\
 WEIGHT_PROPERTY = """
     @property
     def weight(self) -> Parameter:
-        \"\"\"The embedding's Parameter object itself (same identity, never a copy).\"\"\"
+        \"\"\"The embedding's Parameter, read from it at each access (so the head follows a resize).\"\"\"
         return self.embedding.weight
 """
 WEIGHT_GUARD = """\
@@ -132,7 +132,7 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
 """ + VOCAB_PROPERTY)],
         "new-parameter-same-data": [
             (LM_HEAD, WEIGHT_PROPERTY, WEIGHT_PROPERTY.replace(
-                '        """The embedding\'s Parameter object itself (same identity, never a copy)."""\n'
+                '        """The embedding\'s Parameter, read from it at each access (so the head follows a resize)."""\n'
                 "        return self.embedding.weight\n",
                 "        return Parameter(self.embedding.weight.data)  # the same numbers, no copy\n")),
             (LM_HEAD, "\n" + REPORTED_WRAPPER, "")],

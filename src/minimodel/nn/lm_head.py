@@ -139,7 +139,7 @@ class TiedHead(OutputHead):
 
     @property
     def weight(self) -> Parameter:
-        """The embedding's Parameter object itself (same identity, never a copy)."""
+        """The embedding's Parameter, read from it at each access (so the head follows a resize)."""
         return self.embedding.weight
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -52,6 +52,13 @@ def sizes() -> tuple[int, int]:
     return wide_vocab(), 4 * int(rng.integers(1, 5))
 
 
+def all_widths() -> list[tuple[int, int]]:
+    """(V, d) at a small width, at the main job's d = 128 and above GPT-2 small's 768: a fix
+    that holds only below (or above) some width meets at least one of them."""
+    wide = 4 * int(rng.integers(192, 276))  # d from 768 to 1100
+    return [sizes(), (wide_vocab(), 128), (int(rng.integers(5, 65)), wide)]
+
+
 def require_one(model, what: str) -> None:
     E, W = model.get_input_embeddings().weight, model.get_output_embeddings().weight
     if W is not E:
@@ -72,12 +79,13 @@ def require_one(model, what: str) -> None:
              "en un GPT, MaskedLM, CBOW y TiedHead(emb) atados recién creados, el peso de la "
              "cabeza ES el Parameter del embedding")
 def _():
-    for kind in KINDS:
-        require_one(build(kind, *sizes()), kind)
-    emb = nn.Embedding(*sizes(), rng=rng)
-    if nn.TiedHead(emb).weight is not emb.weight:
-        raise CheckFailed("TiedHead(emb).weight is not emb.weight",
-                          "TiedHead(emb).weight no es emb.weight")
+    for V, d in all_widths():
+        for kind in KINDS:
+            require_one(build(kind, V, d), f"{kind} (d = {d})")
+        emb = nn.Embedding(V, d, rng=rng)
+        if nn.TiedHead(emb).weight is not emb.weight:
+            raise CheckFailed(f"TiedHead(emb).weight is not emb.weight (d = {d})",
+                              f"TiedHead(emb).weight no es emb.weight (d = {d})")
 
 
 @checks.case("counted-once",
@@ -86,26 +94,28 @@ def _():
              "num_params, parameters() y state_dict() listan la matriz atada una vez: sin atar "
              "- atado = V*d en cada modelo")
 def _():
-    for kind in KINDS:
-        V, d = sizes()
-        tied, untied = build(kind, V, d), build(kind, V, d, tied=False)
-        diff = untied.num_params() - tied.num_params()
-        params = list(tied.parameters())
-        if diff != V * d or len({id(p) for p in params}) != len(params):
-            raise CheckFailed(f"{kind}: untied - tied = {diff}, expected V*d = {V * d}",
-                              f"{kind}: sin atar - atado = {diff}, se esperaba V*d = {V * d}")
-        # An optimizer given parameters() keeps state per object: two objects over one array
-        # are two parameters to it, whatever num_params says.
-        overlapping = sum(np.shares_memory(p.data, q.data)
-                          for i, p in enumerate(params) for q in params[i + 1:])
-        if overlapping:
-            raise CheckFailed(f"{kind}: parameters() yields {overlapping} pair(s) of objects "
-                              "over the same array",
-                              f"{kind}: parameters() da {overlapping} par(es) de objetos sobre "
-                              "el mismo array")
-        if "lm_head.weight" in tied.state_dict():
-            raise CheckFailed(f"{kind}: state_dict() of a tied model has lm_head.weight",
-                              f"{kind}: el state_dict() de un modelo atado tiene lm_head.weight")
+    for V, d in all_widths():
+        for kind in KINDS:
+            tied, untied = build(kind, V, d), build(kind, V, d, tied=False)
+            diff = untied.num_params() - tied.num_params()
+            params = list(tied.parameters())
+            if diff != V * d or len({id(p) for p in params}) != len(params):
+                raise CheckFailed(f"{kind} (d = {d}): untied - tied = {diff}, expected "
+                                  f"V*d = {V * d}",
+                                  f"{kind} (d = {d}): sin atar - atado = {diff}, se esperaba "
+                                  f"V*d = {V * d}")
+            # An optimizer given parameters() keeps state per object: two objects over one array
+            # are two parameters to it, whatever num_params says.
+            overlapping = sum(np.shares_memory(p.data, q.data)
+                              for i, p in enumerate(params) for q in params[i + 1:])
+            if overlapping:
+                raise CheckFailed(f"{kind}: parameters() yields {overlapping} pair(s) of objects "
+                                  "over the same array",
+                                  f"{kind}: parameters() da {overlapping} par(es) de objetos sobre "
+                                  "el mismo array")
+            if "lm_head.weight" in tied.state_dict():
+                raise CheckFailed(f"{kind}: state_dict() of a tied model has lm_head.weight",
+                                  f"{kind}: el state_dict() de un modelo atado tiene lm_head.weight")
 
 
 @checks.case("tie-visible",
