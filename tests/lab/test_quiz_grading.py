@@ -526,3 +526,45 @@ def test_an_exact_count_takes_a_root_only_when_it_is_exact(answer, outcome):
         assert "no exact value" in caught.value.reason
     else:
         assert _right(question, answer) is outcome
+
+
+# --- the eleventh attack: a number is read from its digits, never through a float ---------
+
+def _graded(tmp_path: Path, text: str, suffix: str = "json") -> dict[str, str]:
+    """Grade an answers file of phase 13: question id -> status (right, wrong, unreadable)."""
+    path = tmp_path / f"answers.{suffix}"
+    path.write_text(text, encoding="utf-8")
+    found = quiz.load_quiz("phase-13-embeddings")
+    report = quiz.grade(found, quiz.read_answers(path), "en")
+    return {r["id"]: r["status"] for r in report["results"] if r["status"] != "unanswered"}
+
+
+def test_a_json_number_is_read_from_its_digits_not_its_nearest_float(tmp_path: Path):
+    """json.loads reads 65535.99999999999999 as the float 65536.0; its digits are not the count
+    65536. Honest spellings of the count (65536.0, 6.5536E4) stay right."""
+    assert _graded(tmp_path, '{"q-13-08": 65535.99999999999999, "q-13-03": 4.00000000000000001,'
+                             ' "q-13-07": 2.0971519999999999e6}') == {
+        "q-13-08": "wrong", "q-13-03": "wrong", "q-13-07": "wrong"}
+    assert _graded(tmp_path, '{"q-13-08": 65536.0, "q-13-03": 4, "q-13-07": 2.097152E6}') == {
+        "q-13-08": "right", "q-13-03": "right", "q-13-07": "right"}
+    assert quiz.read_answers(tmp_path / "answers.json")["q-13-03"] == 4  # ints stay ints
+
+
+def test_a_json_number_with_an_exponent_beyond_any_float_is_asked_again(tmp_path: Path):
+    """1e-999999999 would be read exactly as a fraction over 10^999999999: asked again."""
+    assert _graded(tmp_path, '{"q-13-03": 4e-999999999}') == {"q-13-03": "unreadable"}
+
+
+@pytest.mark.parametrize("typed, right", [
+    ("(65535.99999999999999)", False), ("65535.99999999999999 * 1", False),
+    ("1 * 65536.00000000000001", False), ("2^15 * 1.99999999999999999", False),
+    ("(65536.0)", True), ("0.5 * 131072", True), ("6.5536e4 * 1", True), ("2^15 * 2.000", True)])
+def test_a_calculation_reads_each_number_from_its_digits(typed, right):
+    """Python parses 65535.99999999999999 to the float 65536.0 before any Fraction sees it;
+    each literal of a calculation is read from the text typed instead."""
+    assert _right(_question("q-13-08"), typed) is right
+
+
+def test_a_literal_with_an_exponent_beyond_any_float_in_a_calculation_is_asked_again():
+    with pytest.raises(quiz.Unreadable):
+        quiz.check_answer(_question("q-13-03"), "4 + 1e-999999999", "en")

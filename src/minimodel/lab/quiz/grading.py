@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from typing import Any
 import yaml
 
 from minimodel.lab.i18n import DEFAULT_LANG
+from minimodel.lab.quiz.arithmetic import exact_literal
 from minimodel.lab.quiz.loader import Question, Quiz
 from minimodel.lab.quiz.numbers import (Number, Unreadable, effective_tolerance, format_number,
                                         read_numeric)
@@ -167,11 +169,18 @@ def check_answer(question: Question, answer: Any, lang: str) -> Any:
             except Unreadable as exc:
                 raise Unreadable(say("quiz.answer.unreadable", lang, qid=qid, reason=exc.reason),
                                  exc.reason) from None
-        if _is_int(answer) or isinstance(answer, float):
+        if _is_int(answer) or isinstance(answer, (float, Decimal)):
             if not math.isfinite(answer):
                 raise ValueError(say("quiz.answer.not_finite", lang, qid=qid, answer=answer))
-            # exactly as written in the file: 2097152.002 is not the count 2097152
-            return Number(float(answer), exact=Fraction(repr(answer)))
+            # exactly as written in the file (a JSON number is read as a Decimal from its
+            # digits, see read_answers): 3.9999999999999999 is not the count 4
+            try:
+                exact = exact_literal(str(answer) if isinstance(answer, Decimal) else repr(answer))
+            except ValueError:  # 1e-999999999: an exponent beyond any float's
+                reason = say("quiz.reask.not_number", lang, answer=str(answer))
+                raise Unreadable(say("quiz.answer.unreadable", lang, qid=qid, reason=reason),
+                                 reason) from None
+            return Number(float(answer), exact=exact)
         raise TypeError(say("quiz.answer.numeric", lang, qid=qid, answer=answer))
     if kind == "short":
         if isinstance(answer, dict):  # the exported form: its first accepted form
@@ -311,8 +320,11 @@ def outcomes(report: dict[str, Any]) -> dict[str, bool]:
 
 
 def read_answers(path: str | os.PathLike, lang: str = DEFAULT_LANG) -> dict[str, Any]:
-    """Read an answers file: JSON, or YAML when it is not JSON (``yaml.safe_load``).
+    """Read an answers file: JSON, or YAML when it is not JSON.
 
+    Each answer is read as it was typed. A JSON number with a point or an exponent becomes a
+    ``Decimal`` of its own digits (``parse_float``): ``json`` would make
+    ``3.9999999999999999`` the float 4.0, and so the count 4.
     ``lang`` is the language of the error messages.
     """
     path = Path(path)
@@ -326,7 +338,7 @@ def read_answers(path: str | os.PathLike, lang: str = DEFAULT_LANG) -> dict[str,
         raise ValueError(say("quiz.error.answers_unreadable", lang, path=path,
                            reason=exc.strerror)) from exc
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_float=Decimal)
     except json.JSONDecodeError:
         try:
             data = load_yaml(text)
