@@ -568,3 +568,35 @@ def test_a_calculation_reads_each_number_from_its_digits(typed, right):
 def test_a_literal_with_an_exponent_beyond_any_float_in_a_calculation_is_asked_again():
     with pytest.raises(quiz.Unreadable):
         quiz.check_answer(_question("q-13-03"), "4 + 1e-999999999", "en")
+
+
+# --- YAML answers are read as typed, not as YAML 1.1 numbers and booleans ----------------
+
+@pytest.mark.parametrize("typed, status", [
+    ("18:12:16", "unreadable"),    # YAML 1.1 base 60: 65536
+    ("0x10000", "unreadable"),     # hexadecimal 65536: base 16 is not read
+    ("65_536", "unreadable"),      # YAML 1.1 drops the underscore
+    ("0200000", "wrong"),          # YAML 1.1 octal 65536; typed, two hundred thousand
+    (".inf", "unreadable"), ("~", "unreadable"), ("on", "unreadable"),
+    ("65536", "right"), ("65,536", "right"), ("2^16", "right"), ("+65536", "right"),
+    ('"65536"', "right"), ("65536.", "right")])
+def test_a_yaml_answer_is_graded_from_its_text(tmp_path: Path, typed, status):
+    assert _graded(tmp_path, f"q-13-08: {typed}\n", "yaml") == {"q-13-08": status}
+
+
+def test_yaml_answers_keep_choices_and_self_marks(tmp_path: Path):
+    """Whole numbers in plain digits stay ints (choice indices, lists of them); yes/no and
+    true/false are self-marks; a YAML 1.1 boolean that is no such word (on) is refused."""
+    path = tmp_path / "answers.yaml"
+    path.write_text("q-13-01: 1\nq-13-05: [0, 1, 3]\nq-13-28: yes\nq-13-29: false\n"
+                    "q-13-03: 04\n", encoding="utf-8")
+    answers = quiz.read_answers(path)
+    assert answers == {"q-13-01": 1, "q-13-05": [0, 1, 3], "q-13-28": "yes",
+                       "q-13-29": "false", "q-13-03": "04"}
+    found = quiz.load_quiz("phase-13-embeddings")
+    checked = quiz.check_answers(found, answers, "en")
+    assert checked["q-13-28"] is True and checked["q-13-29"] is False
+    assert checked["q-13-05"] == [0, 1, 3]
+    path.write_text("q-13-28: on\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="recall question"):
+        quiz.check_answers(found, quiz.read_answers(path), "en")
