@@ -600,3 +600,34 @@ def test_yaml_answers_keep_choices_and_self_marks(tmp_path: Path):
     path.write_text("q-13-28: on\n", encoding="utf-8")
     with pytest.raises(ValueError, match="recall question"):
         quiz.check_answers(found, quiz.read_answers(path), "en")
+
+
+# --- an approximation anywhere in an answer to an exact count is asked again --------------
+
+@pytest.mark.parametrize("typed, lang", [
+    ("precisely about 65536", "en"), ("exactly ≃ 65536", "en"), ("= roughly 65,536", "en"),
+    ("65536 = approx. 65536", "en"), ("65536 = ≈65536", "en"), ("512 × 128 ≈ 65536", "en"),
+    ("512 × 128 = ~65536", "en"), ("65536 (~ 2^16)", "en"), ("65536 (≈ 512 × 128)", "en"),
+    ("exactly 65536 or so, more or less", "en"), ("65536ish", "en"), ("65536... exactly", "en"),
+    ("exactamente unos 65 536", "es"), ("65 536 (más o menos)", "es"),
+    ("exactamente ～65 536", "es"), ("65 536 = casi 65 536", "es")])
+def test_an_approximation_anywhere_in_an_exact_count_is_asked_again(typed, lang):
+    """The check is not anchored at the start: after a qualifier, on any side of a chain, in
+    a note, a sign or a word of approximation says the number may not be the count."""
+    with pytest.raises(quiz.Unreadable) as caught:
+        quiz.check_answer(_question("q-13-08"), typed, lang)
+    assert ("approximate" if lang == "en" else "aproximado") in caught.value.reason
+
+
+@pytest.mark.parametrize("typed, lang", [
+    ("exactly 65536", "en"), ("precisely 65,536", "en"), ("512 × 128 = 65536", "en"),
+    ("65536 (= 2^16)", "en"), ("2^16 = 65,536", "en"), ("exactamente 65 536", "es"),
+    ("65 536 (= 512 × 128)", "es")])
+def test_an_exact_count_with_honest_working_or_qualifier_is_still_right(typed, lang):
+    assert _right(_question("q-13-08"), typed, lang) is True
+
+
+@pytest.mark.parametrize("typed", ["ln 512 ≈ 6.238", "≈ 6.238", "about 6.238",
+                                   "6.238 (≈ ln 512)", "approximately 6.238"])
+def test_an_approximation_beside_a_value_with_a_tolerance_is_still_read(typed):
+    assert _right(_question("q-13-15"), typed) is True
