@@ -631,3 +631,32 @@ def test_an_exact_count_with_honest_working_or_qualifier_is_still_right(typed, l
                                    "6.238 (≈ ln 512)", "approximately 6.238"])
 def test_an_approximation_beside_a_value_with_a_tolerance_is_still_read(typed):
     assert _right(_question("q-13-15"), typed) is True
+
+
+# --- one full stop may end an answer; anything else trailing is asked again --------------
+
+@pytest.mark.parametrize("typed, lang", [
+    ("65536..", "en"), ("65,536 ..", "en"), ("2^16..", "en"), ("65536 (2^16)..", "en"),
+    ("65 536\u2025", "es"), ("65536.,", "en"), ("65536;", "en"), ("65536:", "es")])
+def test_anything_but_one_full_stop_trailing_a_number_is_asked_again(typed, lang):
+    with pytest.raises(quiz.Unreadable, match="not one number|no es un solo número"):
+        quiz.check_answer(_question("q-13-08"), typed, lang)
+
+
+@pytest.mark.parametrize("typed, lang", [
+    ("65536.", "en"), ("65,536 .", "en"), ("2^16.", "en"), ("65536 (2^16).", "en"),
+    ("65 536.", "es"), ("65536,", "es")])
+def test_one_full_stop_ending_the_answer_is_read_past(typed, lang):
+    """A Spanish decimal comma with no digits after it is the number, as "65536." is."""
+    assert _right(_question("q-13-08"), typed, lang) is True
+
+
+@pytest.mark.parametrize("typed, outcome", [
+    ("6.238.", True), ("6.238...", True), ("6.238..", "reask"), ("6.238,", "reask")])
+def test_a_value_with_a_tolerance_keeps_its_trailing_off_but_not_two_stops(typed, outcome):
+    question = _question("q-13-15")
+    if outcome == "reask":
+        with pytest.raises(quiz.Unreadable):
+            quiz.check_answer(question, typed, "en")
+    else:
+        assert _right(question, typed) is outcome

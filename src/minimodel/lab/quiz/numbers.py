@@ -44,8 +44,8 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   factor: the grader has no implicit product.
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
   arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
-  leading ``exactly`` (and Spanish forms) and a trailing point (``2.``) are ignored; nothing
-  else is (``4!`` is asked again). A hexadecimal literal (``0x200000``) is asked again: its
+  leading ``exactly`` (and Spanish forms) and one trailing full stop (``2.``) are ignored; nothing
+  else is (``4!``, ``4..``, ``4‥`` are asked again). A hexadecimal literal (``0x200000``) is asked again: its
   ``x`` is no product (``0 x 200000``, with spaces, is one), and the grader reads no base 16;
   binary and octal literals (``0b1000``, ``0o10``) are read as Python reads them. An
   approximation, as a sign (``≈``, ``~``), a word (``about``, ``roughly``, ``unos``, ``más o
@@ -312,7 +312,8 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
     exact_count = effective_tolerance(answer, prompt) == 0
     if exact_count:
         _refuse_approximation(raw, lang)
-    text, notes = _trailing_notes(normalise(raw).strip().rstrip("."))
+    text, notes = _trailing_notes(_without_full_stop(normalise(raw).strip(), exact_count,
+                                                     raw, lang))
     while (stripped := _QUALIFIER.sub("", text)) != text:  # "≈ 6.238" is no chain
         text = stripped
     *working, last = _CHAIN.split(text)
@@ -338,6 +339,20 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
         if not any(n.value == count for n in numbers):
             raise Unreadable(say("quiz.reask.listed", lang, answer=raw, note=note, count=count))
     return numbers
+
+
+def _without_full_stop(text: str, exact_count: bool, raw: str, lang: str) -> str:
+    """``text`` without the one full stop that may end a sentence (``"4."`` -> ``"4"``), and,
+    beside a value with a tolerance, without a trailing off (``"6.238..."``); Unreadable when
+    another point trails the answer (``"4.."``, ``"65536‥"``): one stop ends a sentence, two
+    say something else. (A decimal comma with no digits after it, Spanish ``"4,"``, is read
+    as the number, as English ``"4."`` is.)"""
+    if not exact_count and text.endswith("..."):  # an exact count's "4..." is asked again
+        text = text[:-3]
+    text = text[:-1].rstrip() if text.endswith(".") else text
+    if text.endswith("."):
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
+    return text
 
 
 def _refuse_approximation(raw: str, lang: str) -> None:
