@@ -660,3 +660,18 @@ def test_a_value_with_a_tolerance_keeps_its_trailing_off_but_not_two_stops(typed
             quiz.check_answer(question, typed, "en")
     else:
         assert _right(question, typed) is outcome
+
+
+@pytest.mark.parametrize("typed, outcome", [
+    ("65535.99999999999999 = 65536", "reask"), ("2^16 + 1/10^12 = 65536", "reask"),
+    ("65536 (= 2^16 - 10^-10)", "reask"), ("512 × 128 = 65536", True),
+    ("65536.000 = 65536", True), ("6.5536e4 = 2^16", True), ("exp(ln 65536) = 65536", True)])
+def test_the_working_of_an_exact_count_is_compared_exactly(typed, outcome):
+    """A side of working must agree with an exact count exactly when it has an exact value;
+    a float's hair of slack stays for a side with none (ln, exp)."""
+    question = _question("q-13-08")
+    if outcome == "reask":
+        with pytest.raises(quiz.Unreadable, match="does not agree"):
+            quiz.check_answer(question, typed, "en")
+    else:
+        assert _right(question, typed) is outcome

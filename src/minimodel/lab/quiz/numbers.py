@@ -30,7 +30,8 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   this also settles ``6.238``: only its decimal reading has three decimals.
 * **Working shown**: in a chain such as ``512 × 128 = 65,536`` or ``ln 512 ≈ 6.238`` the
   last side is the answer; every other side must be a number or a calculation that agrees with
-  it (within the tolerance), or the answer is asked again.
+  it (within the tolerance; exactly, for an exact count, when the side has an exact value), or
+  the answer is asked again.
 * **Brackets after the number are read, never ignored.** A note in ``()``, ``[]`` or ``{}``
   after a space (``4 (ids 1, 3, 7, 9)``) is one of: working, checked like a chain's side
   (``65,536 (512 × 128)``, ``6.238 (= ln 512)``); words, read as if typed after the number
@@ -330,15 +331,25 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
     tolerance = effective_tolerance(answer, prompt) + 1e-9 * max(1.0, abs(numbers[0].value))
     for side in working:
         worked = _values(_rewrite_notation(side), lang, raw)
-        # a side agrees within the tolerance, or is the answer rounded to the digits it shows
-        if not any(abs(float(v) - n.value) <= max(tolerance,
-                                                  0.0 if d is None else 0.5 * 10.0 ** -d)
-                   for v, d in worked for n in numbers):
+        if not any(_agrees(v, d, n, tolerance, exact_count) for v, d in worked for n in numbers):
             raise Unreadable(say("quiz.reask.working", lang, answer=raw, side=side))
     for note, count in id_lists:
         if not any(n.value == count for n in numbers):
             raise Unreadable(say("quiz.reask.listed", lang, answer=raw, note=note, count=count))
     return numbers
+
+
+def _agrees(side: Decimal | Fraction | float, decimals: int | None, number: Number,
+            tolerance: float, exact_count: bool) -> bool:
+    """A side of working agrees with the answer: within the tolerance, or the answer rounded to
+    the ``decimals`` it shows. For an exact count, a side with an exact value is compared
+    exactly (``2^21 + 1/1000 = 2097152`` and ``3.9999999999999999 = 4`` are asked again: no
+    float hair of slack)."""
+    rounding = 0.0 if decimals is None else 0.5 * 10.0 ** -decimals
+    if exact_count and isinstance(side, (Decimal, Fraction)) and number.exact is not None:
+        exact_rounding = 0 if decimals is None else Fraction(1, 2 * 10 ** decimals)
+        return abs(Fraction(side) - number.exact) <= exact_rounding
+    return abs(float(side) - number.value) <= max(tolerance, rounding)
 
 
 def _without_full_stop(text: str, exact_count: bool, raw: str, lang: str) -> str:
