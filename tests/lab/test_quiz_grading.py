@@ -526,3 +526,152 @@ def test_an_exact_count_takes_a_root_only_when_it_is_exact(answer, outcome):
         assert "no exact value" in caught.value.reason
     else:
         assert _right(question, answer) is outcome
+
+
+# --- the eleventh attack: a number is read from its digits, never through a float ---------
+
+def _graded(tmp_path: Path, text: str, suffix: str = "json") -> dict[str, str]:
+    """Grade an answers file of phase 13: question id -> status (right, wrong, unreadable)."""
+    path = tmp_path / f"answers.{suffix}"
+    path.write_text(text, encoding="utf-8")
+    found = quiz.load_quiz("phase-13-embeddings")
+    report = quiz.grade(found, quiz.read_answers(path), "en")
+    return {r["id"]: r["status"] for r in report["results"] if r["status"] != "unanswered"}
+
+
+def test_a_json_number_is_read_from_its_digits_not_its_nearest_float(tmp_path: Path):
+    """json.loads reads 65535.99999999999999 as the float 65536.0; its digits are not the count
+    65536. Honest spellings of the count (65536.0, 6.5536E4) stay right."""
+    assert _graded(tmp_path, '{"q-13-08": 65535.99999999999999, "q-13-03": 4.00000000000000001,'
+                             ' "q-13-07": 2.0971519999999999e6}') == {
+        "q-13-08": "wrong", "q-13-03": "wrong", "q-13-07": "wrong"}
+    assert _graded(tmp_path, '{"q-13-08": 65536.0, "q-13-03": 4, "q-13-07": 2.097152E6}') == {
+        "q-13-08": "right", "q-13-03": "right", "q-13-07": "right"}
+    assert quiz.read_answers(tmp_path / "answers.json")["q-13-03"] == 4  # ints stay ints
+
+
+def test_a_json_number_with_an_exponent_beyond_any_float_is_asked_again(tmp_path: Path):
+    """1e-999999999 would be read exactly as a fraction over 10^999999999: asked again."""
+    assert _graded(tmp_path, '{"q-13-03": 4e-999999999}') == {"q-13-03": "unreadable"}
+
+
+@pytest.mark.parametrize("typed, right", [
+    ("(65535.99999999999999)", False), ("65535.99999999999999 * 1", False),
+    ("1 * 65536.00000000000001", False), ("2^15 * 1.99999999999999999", False),
+    ("(65536.0)", True), ("0.5 * 131072", True), ("6.5536e4 * 1", True), ("2^15 * 2.000", True)])
+def test_a_calculation_reads_each_number_from_its_digits(typed, right):
+    """Python parses 65535.99999999999999 to the float 65536.0 before any Fraction sees it;
+    each literal of a calculation is read from the text typed instead."""
+    assert _right(_question("q-13-08"), typed) is right
+
+
+def test_a_literal_with_an_exponent_beyond_any_float_in_a_calculation_is_asked_again():
+    with pytest.raises(quiz.Unreadable):
+        quiz.check_answer(_question("q-13-03"), "4 + 1e-999999999", "en")
+
+
+# --- YAML answers are read as typed, not as YAML 1.1 numbers and booleans ----------------
+
+@pytest.mark.parametrize("typed, status", [
+    ("18:12:16", "unreadable"),    # YAML 1.1 base 60: 65536
+    ("0x10000", "unreadable"),     # hexadecimal 65536: base 16 is not read
+    ("65_536", "unreadable"),      # YAML 1.1 drops the underscore
+    ("0200000", "wrong"),          # YAML 1.1 octal 65536; typed, two hundred thousand
+    (".inf", "unreadable"), ("~", "unreadable"), ("on", "unreadable"),
+    ("65536", "right"), ("65,536", "right"), ("2^16", "right"), ("+65536", "right"),
+    ('"65536"', "right"), ("65536.", "right")])
+def test_a_yaml_answer_is_graded_from_its_text(tmp_path: Path, typed, status):
+    assert _graded(tmp_path, f"q-13-08: {typed}\n", "yaml") == {"q-13-08": status}
+
+
+def test_yaml_answers_keep_choices_and_self_marks(tmp_path: Path):
+    """Whole numbers in plain digits stay ints (choice indices, lists of them); yes/no and
+    true/false are self-marks; a YAML 1.1 boolean that is no such word (on) is refused."""
+    path = tmp_path / "answers.yaml"
+    path.write_text("q-13-01: 1\nq-13-05: [0, 1, 3]\nq-13-28: yes\nq-13-29: false\n"
+                    "q-13-03: 04\n", encoding="utf-8")
+    answers = quiz.read_answers(path)
+    assert answers == {"q-13-01": 1, "q-13-05": [0, 1, 3], "q-13-28": "yes",
+                       "q-13-29": "false", "q-13-03": "04"}
+    found = quiz.load_quiz("phase-13-embeddings")
+    checked = quiz.check_answers(found, answers, "en")
+    assert checked["q-13-28"] is True and checked["q-13-29"] is False
+    assert checked["q-13-05"] == [0, 1, 3]
+    path.write_text("q-13-28: on\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="recall question"):
+        quiz.check_answers(found, quiz.read_answers(path), "en")
+
+
+# --- an approximation anywhere in an answer to an exact count is asked again --------------
+
+@pytest.mark.parametrize("typed, lang", [
+    ("precisely about 65536", "en"), ("exactly ≃ 65536", "en"), ("= roughly 65,536", "en"),
+    ("65536 = approx. 65536", "en"), ("65536 = ≈65536", "en"), ("512 × 128 ≈ 65536", "en"),
+    ("512 × 128 = ~65536", "en"), ("65536 (~ 2^16)", "en"), ("65536 (≈ 512 × 128)", "en"),
+    ("exactly 65536 or so, more or less", "en"), ("65536ish", "en"), ("65536... exactly", "en"),
+    ("exactamente unos 65 536", "es"), ("65 536 (más o menos)", "es"),
+    ("exactamente ～65 536", "es"), ("65 536 = casi 65 536", "es")])
+def test_an_approximation_anywhere_in_an_exact_count_is_asked_again(typed, lang):
+    """The check is not anchored at the start: after a qualifier, on any side of a chain, in
+    a note, a sign or a word of approximation says the number may not be the count."""
+    with pytest.raises(quiz.Unreadable) as caught:
+        quiz.check_answer(_question("q-13-08"), typed, lang)
+    assert ("approximate" if lang == "en" else "aproximado") in caught.value.reason
+
+
+@pytest.mark.parametrize("typed, lang", [
+    ("exactly 65536", "en"), ("precisely 65,536", "en"), ("512 × 128 = 65536", "en"),
+    ("65536 (= 2^16)", "en"), ("2^16 = 65,536", "en"), ("exactamente 65 536", "es"),
+    ("65 536 (= 512 × 128)", "es")])
+def test_an_exact_count_with_honest_working_or_qualifier_is_still_right(typed, lang):
+    assert _right(_question("q-13-08"), typed, lang) is True
+
+
+@pytest.mark.parametrize("typed", ["ln 512 ≈ 6.238", "≈ 6.238", "about 6.238",
+                                   "6.238 (≈ ln 512)", "approximately 6.238"])
+def test_an_approximation_beside_a_value_with_a_tolerance_is_still_read(typed):
+    assert _right(_question("q-13-15"), typed) is True
+
+
+# --- one full stop may end an answer; anything else trailing is asked again --------------
+
+@pytest.mark.parametrize("typed, lang", [
+    ("65536..", "en"), ("65,536 ..", "en"), ("2^16..", "en"), ("65536 (2^16)..", "en"),
+    ("65 536\u2025", "es"), ("65536.,", "en"), ("65536;", "en"), ("65536:", "es")])
+def test_anything_but_one_full_stop_trailing_a_number_is_asked_again(typed, lang):
+    with pytest.raises(quiz.Unreadable, match="not one number|no es un solo número"):
+        quiz.check_answer(_question("q-13-08"), typed, lang)
+
+
+@pytest.mark.parametrize("typed, lang", [
+    ("65536.", "en"), ("65,536 .", "en"), ("2^16.", "en"), ("65536 (2^16).", "en"),
+    ("65 536.", "es"), ("65536,", "es")])
+def test_one_full_stop_ending_the_answer_is_read_past(typed, lang):
+    """A Spanish decimal comma with no digits after it is the number, as "65536." is."""
+    assert _right(_question("q-13-08"), typed, lang) is True
+
+
+@pytest.mark.parametrize("typed, outcome", [
+    ("6.238.", True), ("6.238...", True), ("6.238..", "reask"), ("6.238,", "reask")])
+def test_a_value_with_a_tolerance_keeps_its_trailing_off_but_not_two_stops(typed, outcome):
+    question = _question("q-13-15")
+    if outcome == "reask":
+        with pytest.raises(quiz.Unreadable):
+            quiz.check_answer(question, typed, "en")
+    else:
+        assert _right(question, typed) is outcome
+
+
+@pytest.mark.parametrize("typed, outcome", [
+    ("65535.99999999999999 = 65536", "reask"), ("2^16 + 1/10^12 = 65536", "reask"),
+    ("65536 (= 2^16 - 10^-10)", "reask"), ("512 × 128 = 65536", True),
+    ("65536.000 = 65536", True), ("6.5536e4 = 2^16", True), ("exp(ln 65536) = 65536", True)])
+def test_the_working_of_an_exact_count_is_compared_exactly(typed, outcome):
+    """A side of working must agree with an exact count exactly when it has an exact value;
+    a float's hair of slack stays for a side with none (ln, exp)."""
+    question = _question("q-13-08")
+    if outcome == "reask":
+        with pytest.raises(quiz.Unreadable, match="does not agree"):
+            quiz.check_answer(question, typed, "en")
+    else:
+        assert _right(question, typed) is outcome

@@ -9,6 +9,10 @@ A calculation of numbers with ``+ - * /`` and whole powers has an exact value, a
 (:func:`evaluate_exact`): ``2^21 + 1/1000`` is 2097152.001 exactly, not the count 2097152 that
 its nearest float is within a hair of. ``sqrt`` of a perfect square is exact too; ``ln``,
 ``exp``, any other root and fractional powers give a float only.
+
+Every number in it is read from the text typed, never from the float Python parses it to:
+``3.9999999999999999`` is the float 4.0, but typed it is not the count 4
+(:func:`exact_literal`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 from minimodel.lab.pyparse import parse_python
@@ -26,6 +31,8 @@ _OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
               ast.Pow: lambda a, b: a ** b}
 MAX_MAGNITUDE = 1e15  # no quiz answer is larger; keeps 9^9^9 from eating the machine
 MAX_LENGTH = 80
+# A literal's exponent beyond any float's (1e-999999999) would build a huge power of ten
+MAX_EXPONENT = 400
 
 
 def _rewrite(text: str) -> str:
@@ -52,22 +59,39 @@ def _value(node: ast.AST) -> float:
     raise ValueError("not arithmetic")
 
 
-def _fraction(node: ast.AST) -> Fraction:
+def exact_literal(text: str) -> Fraction:
+    """A decimal number exactly as written (``"3.9999999999999999"``, ``"1e3"``, ``"2."``):
+    ``Decimal`` reads the digits, not their nearest float. ValueError when it is no decimal
+    number, or its exponent is beyond any float's (``1e-999999999``)."""
+    try:
+        value = Decimal(text.replace("_", ""))
+    except InvalidOperation:
+        raise ValueError(text) from None
+    if not value.is_finite() or abs(value.as_tuple().exponent) > MAX_EXPONENT:
+        raise ValueError(text)
+    return Fraction(value)
+
+
+def _fraction(node: ast.AST, source: str) -> Fraction:
     """The exact value of a calculation with ``+ - * /``, whole powers and square roots of
-    perfect squares; ValueError for anything else (ln, exp, another root, a fractional power)."""
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return Fraction(repr(node.value))  # 0.1 is one tenth, as typed
+    perfect squares; ValueError for anything else (ln, exp, another root, a fractional power).
+    ``source`` is the text parsed: a float literal is read from its own digits there."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return Fraction(node.value)  # a Python int is exact (0b1000, 0o10 too)
+    if isinstance(node, ast.Constant) and type(node.value) is float:
+        return exact_literal(ast.get_source_segment(source, node) or "")  # 0.1 is one tenth
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-        value = _fraction(node.operand)
+        value = _fraction(node.operand, source)
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-        left, right = _fraction(node.left), _fraction(node.right)
+        left, right = _fraction(node.left, source), _fraction(node.right, source)
         if isinstance(node.op, ast.Pow) and right.denominator != 1:
             raise ValueError("not rational")
         return _OPERATORS[type(node.op)](left, right)
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sqrt"
             and len(node.args) == 1 and not node.keywords):
-        return _exact_root(_fraction(node.args[0]))  # sqrt(16) is 4; sqrt(2^42 + 1) is not
+        # sqrt(16) is 4; sqrt(2^42 + 1) is not
+        return _exact_root(_fraction(node.args[0], source))
     raise ValueError("not rational")
 
 
@@ -85,8 +109,9 @@ def evaluate_exact(text: str) -> Fraction | None:
     """The exact value of a calculation :func:`evaluate` reads, when it is a fraction (numbers,
     ``+ - * /``, whole powers); None when it needs a function or a fractional power."""
     value = evaluate(text)  # refuses anything that is no calculation, or too large
+    source = _rewrite(text.strip())
     try:
-        exact = _fraction(parse_python(_rewrite(text.strip()), mode="eval").body)
+        exact = _fraction(parse_python(source, mode="eval").body, source)
     except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
         return None
     return exact if math.isclose(float(exact), value, rel_tol=1e-9, abs_tol=1e-12) else None

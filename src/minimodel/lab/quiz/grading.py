@@ -32,6 +32,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -39,10 +41,11 @@ from typing import Any
 import yaml
 
 from minimodel.lab.i18n import DEFAULT_LANG
+from minimodel.lab.quiz.arithmetic import exact_literal
 from minimodel.lab.quiz.loader import Question, Quiz
 from minimodel.lab.quiz.numbers import (Number, Unreadable, effective_tolerance, format_number,
                                         read_numeric)
-from minimodel.lab.quiz.schema import AUTO_GRADED, load_yaml
+from minimodel.lab.quiz.schema import AUTO_GRADED
 from minimodel.lab.quiz.terms import read_short
 from minimodel.lab.quiz.text import canonical_phrase
 from minimodel.messages import say
@@ -167,11 +170,18 @@ def check_answer(question: Question, answer: Any, lang: str) -> Any:
             except Unreadable as exc:
                 raise Unreadable(say("quiz.answer.unreadable", lang, qid=qid, reason=exc.reason),
                                  exc.reason) from None
-        if _is_int(answer) or isinstance(answer, float):
+        if _is_int(answer) or isinstance(answer, (float, Decimal)):
             if not math.isfinite(answer):
                 raise ValueError(say("quiz.answer.not_finite", lang, qid=qid, answer=answer))
-            # exactly as written in the file: 2097152.002 is not the count 2097152
-            return Number(float(answer), exact=Fraction(repr(answer)))
+            # exactly as written in the file (a JSON number is read as a Decimal from its
+            # digits, see read_answers): 3.9999999999999999 is not the count 4
+            try:
+                exact = exact_literal(str(answer) if isinstance(answer, Decimal) else repr(answer))
+            except ValueError:  # 1e-999999999: an exponent beyond any float's
+                reason = say("quiz.reask.not_number", lang, answer=str(answer))
+                raise Unreadable(say("quiz.answer.unreadable", lang, qid=qid, reason=reason),
+                                 reason) from None
+            return Number(float(answer), exact=exact)
         raise TypeError(say("quiz.answer.numeric", lang, qid=qid, answer=answer))
     if kind == "short":
         if isinstance(answer, dict):  # the exported form: its first accepted form
@@ -310,9 +320,31 @@ def outcomes(report: dict[str, Any]) -> dict[str, bool]:
     return out
 
 
-def read_answers(path: str | os.PathLike, lang: str = DEFAULT_LANG) -> dict[str, Any]:
-    """Read an answers file: JSON, or YAML when it is not JSON (``yaml.safe_load``).
+class TypedYamlLoader(yaml.BaseLoader):
+    """YAML that keeps every scalar as the text typed, but a plain whole number in decimal
+    digits (``2``, ``-1``, ``[0, 3]``: choice indices), which is an int.
 
+    Why not ``yaml.safe_load``: it reads YAML 1.1, which turns text into numbers and booleans
+    silently: ``582:32:32`` is 2097152 in base 60, ``0200000`` is 65536 in octal, ``0x4`` is 4,
+    ``1_000`` is 1000, ``.inf`` is infinity, ``on``/``off`` are booleans and ``~`` is null. Kept
+    as text, each is read as the grader reads anything typed (``0x4`` and ``1_000`` are asked
+    again, ``0200000`` is two hundred thousand, ``yes``/``no`` and ``true``/``false`` are a
+    self-mark, ``on`` is none)."""
+
+
+TypedYamlLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:0|-?[1-9][0-9]*)$"),
+                                      list("-0123456789"))
+TypedYamlLoader.add_constructor("tag:yaml.org,2002:int",
+                                lambda loader, node: int(loader.construct_scalar(node)))
+
+
+def read_answers(path: str | os.PathLike, lang: str = DEFAULT_LANG) -> dict[str, Any]:
+    """Read an answers file: JSON, or YAML when it is not JSON.
+
+    Each answer is read as it was typed. A JSON number with a point or an exponent becomes a
+    ``Decimal`` of its own digits (``parse_float``): ``json`` would make
+    ``3.9999999999999999`` the float 4.0, and so the count 4. A YAML scalar stays its text
+    (:class:`TypedYamlLoader`), but a whole number in plain digits.
     ``lang`` is the language of the error messages.
     """
     path = Path(path)
@@ -326,10 +358,10 @@ def read_answers(path: str | os.PathLike, lang: str = DEFAULT_LANG) -> dict[str,
         raise ValueError(say("quiz.error.answers_unreadable", lang, path=path,
                            reason=exc.strerror)) from exc
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_float=Decimal)
     except json.JSONDecodeError:
         try:
-            data = load_yaml(text)
+            data = yaml.load(text, Loader=TypedYamlLoader)  # noqa: S506 - scalars as text
         except yaml.YAMLError as exc:
             reason = " ".join(str(exc).split())
             raise ValueError(say("quiz.error.answers_not_json_yaml", lang, path=path,

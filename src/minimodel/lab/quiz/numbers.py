@@ -30,7 +30,8 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   this also settles ``6.238``: only its decimal reading has three decimals.
 * **Working shown**: in a chain such as ``512 × 128 = 65,536`` or ``ln 512 ≈ 6.238`` the
   last side is the answer; every other side must be a number or a calculation that agrees with
-  it (within the tolerance), or the answer is asked again.
+  it (within the tolerance; exactly, for an exact count, when the side has an exact value), or
+  the answer is asked again.
 * **Brackets after the number are read, never ignored.** A note in ``()``, ``[]`` or ``{}``
   after a space (``4 (ids 1, 3, 7, 9)``) is one of: working, checked like a chain's side
   (``65,536 (512 × 128)``, ``6.238 (= ln 512)``); words, read as if typed after the number
@@ -44,13 +45,15 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   factor: the grader has no implicit product.
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
   arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
-  leading ``exactly`` (and Spanish forms) and a trailing point (``2.``) are ignored; nothing
-  else is (``4!`` is asked again). A hexadecimal literal (``0x200000``) is asked again: its
+  leading ``exactly`` (and Spanish forms) and one trailing full stop (``2.``) are ignored; nothing
+  else is (``4!``, ``4..``, ``4‥`` are asked again). A hexadecimal literal (``0x200000``) is asked again: its
   ``x`` is no product (``0 x 200000``, with spaces, is one), and the grader reads no base 16;
-  binary and octal literals (``0b1000``, ``0o10``) are read as Python reads them. An approximation, as a leading sign (``≈``, ``~``), a
-  word (``about``, ``roughly``, ``unos``, ``más o menos``) or a trailing ``...``, is read
-  past before a value with a tolerance (``≈ 6.238``) and asked again before an exact count
-  (``≈4``, ``about 4``, ``4...``): it says something about the number that the number alone
+  binary and octal literals (``0b1000``, ``0o10``) are read as Python reads them. An
+  approximation, as a sign (``≈``, ``~``), a word (``about``, ``roughly``, ``unos``, ``más o
+  menos``) or a trailing ``...``, is read past at the start of a value with a tolerance
+  (``≈ 6.238``) and asked again anywhere in an answer to an exact count (``≈4``, ``about 4``,
+  ``4...``, and after a qualifier, on any side of a chain or in a note: ``exactly about 4``,
+  ``4 = ~4``, ``4 (≈ 3 + 1)``): it says something about the number that the number alone
   does not.
 * **Unit abbreviations**: the usual short forms of a unit belong to its family (``dims``
   for ``dimensions``, ``cols`` for ``columns``, ``params`` for ``parameters``), so they are
@@ -125,14 +128,17 @@ _AFTER_FUNCTION = re.compile(r"\b(?:ln|log|exp|sqrt)\s*$")
 _ID_LIST = re.compile(r"(?:([a-z]+)\s*:?\s+)?(\d+(?:\s*(?:,|\band\b|\by\b|\s)\s*\d+)*)")
 LIST_LABELS = {"id", "ids", "index", "indices", "indexes", "indice", "token", "tokens"}
 _CHAIN = re.compile(r"\s*(?:=|≈|~=)\s*")      # "512 x 128 = 65,536": sides of a chain
-# A leading approximation sign ("≈4", "~4", "≃ 4"): for an exact count it says the number is
-# not the count, so it is asked again (a value with a tolerance may carry one: "≈ 6.238").
-_APPROXIMATE = re.compile(r"^\s*(?:~=|[≈~∼≃≅])")
+# An approximation sign ("≈4", "~4", "≃ 4"): for an exact count it says the number is not the
+# count, so it is asked again wherever it stands ("exactly ~4", "4 = ~4", "4 (≈ 3 + 1)"); a
+# value with a tolerance may start with one ("≈ 6.238"). NFKD makes a fullwidth "～" a "~".
+_APPROXIMATE = re.compile(r"~=|[≈~∼∽≃≅≊≒〜]")
 # The same said in words ("about 4", "unos 4"), or a number trailing off ("4..."): read past
-# before a value with a tolerance, asked again before an exact count.
-_APPROXIMATE_WORDS = re.compile(r"^\s*(about|around|approximately|approx\.?|roughly|circa|"
-                                r"some|nearly|almost|aproximadamente|aprox\.?|alrededor de|"
-                                r"cerca de|casi|unos|unas|mas o menos)(?=\s|\d|$)|(\.\.\.)\s*$")
+# at the start of a value with a tolerance (_QUALIFIER), asked again anywhere in an exact
+# count ("exactly about 4", "4 = roughly 4", "exactamente unos 4").
+_HEDGES = (r"about|around|approximately|approximate|approx\.?|roughly|circa|some|nearly|"
+           r"almost|ish|more or less|give or take|close to|aproximadamente|aproximad[oa]s?|"
+           r"aprox\.?|alrededor de|cerca de|casi|unos|unas|mas o menos|en torno a|del orden de")
+_APPROXIMATE_WORDS = re.compile(rf"(?<![a-z])({_HEDGES})(?![a-z])|(\.\.\.)")
 
 
 class Unreadable(ValueError):
@@ -305,14 +311,10 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
     if _HEX_LITERAL.search(normalise(raw)):  # base 16 is not read (and "x" is no product here)
         raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
     exact_count = effective_tolerance(answer, prompt) == 0
-    hedge = _APPROXIMATE_WORDS.search(normalise(raw).strip())
-    if hedge and exact_count:
-        raise Unreadable(say("quiz.reask.approximate_word", lang, answer=raw,
-                             word=hedge.group(1) or hedge.group(2)))
-    text, notes = _trailing_notes(normalise(raw).strip().rstrip("."))
-    if _APPROXIMATE.match(text) and exact_count:
-        raise Unreadable(say("quiz.reask.approximate", lang, answer=raw,
-                             sign=_APPROXIMATE.match(text).group(0).strip()))
+    if exact_count:
+        _refuse_approximation(raw, lang)
+    text, notes = _trailing_notes(_without_full_stop(normalise(raw).strip(), exact_count,
+                                                     raw, lang))
     while (stripped := _QUALIFIER.sub("", text)) != text:  # "≈ 6.238" is no chain
         text = stripped
     *working, last = _CHAIN.split(text)
@@ -329,15 +331,51 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
     tolerance = effective_tolerance(answer, prompt) + 1e-9 * max(1.0, abs(numbers[0].value))
     for side in working:
         worked = _values(_rewrite_notation(side), lang, raw)
-        # a side agrees within the tolerance, or is the answer rounded to the digits it shows
-        if not any(abs(float(v) - n.value) <= max(tolerance,
-                                                  0.0 if d is None else 0.5 * 10.0 ** -d)
-                   for v, d in worked for n in numbers):
+        if not any(_agrees(v, d, n, tolerance, exact_count) for v, d in worked for n in numbers):
             raise Unreadable(say("quiz.reask.working", lang, answer=raw, side=side))
     for note, count in id_lists:
         if not any(n.value == count for n in numbers):
             raise Unreadable(say("quiz.reask.listed", lang, answer=raw, note=note, count=count))
     return numbers
+
+
+def _agrees(side: Decimal | Fraction | float, decimals: int | None, number: Number,
+            tolerance: float, exact_count: bool) -> bool:
+    """A side of working agrees with the answer: within the tolerance, or the answer rounded to
+    the ``decimals`` it shows. For an exact count, a side with an exact value is compared
+    exactly (``2^21 + 1/1000 = 2097152`` and ``3.9999999999999999 = 4`` are asked again: no
+    float hair of slack)."""
+    rounding = 0.0 if decimals is None else 0.5 * 10.0 ** -decimals
+    if exact_count and isinstance(side, (Decimal, Fraction)) and number.exact is not None:
+        exact_rounding = 0 if decimals is None else Fraction(1, 2 * 10 ** decimals)
+        return abs(Fraction(side) - number.exact) <= exact_rounding
+    return abs(float(side) - number.value) <= max(tolerance, rounding)
+
+
+def _without_full_stop(text: str, exact_count: bool, raw: str, lang: str) -> str:
+    """``text`` without the one full stop that may end a sentence (``"4."`` -> ``"4"``), and,
+    beside a value with a tolerance, without a trailing off (``"6.238..."``); Unreadable when
+    another point trails the answer (``"4.."``, ``"65536‥"``): one stop ends a sentence, two
+    say something else. (A decimal comma with no digits after it, Spanish ``"4,"``, is read
+    as the number, as English ``"4."`` is.)"""
+    if not exact_count and text.endswith("..."):  # an exact count's "4..." is asked again
+        text = text[:-3]
+    text = text[:-1].rstrip() if text.endswith(".") else text
+    if text.endswith("."):
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
+    return text
+
+
+def _refuse_approximation(raw: str, lang: str) -> None:
+    """Unreadable when an answer to an exact count says anywhere that it is approximate: a sign
+    or a word before the number, after a qualifier (``exactly about 4``), on any side of a
+    chain (``4 = ~4``) or in a note (``4 (≈ 3 + 1)``), or a number trailing off (``4...``)."""
+    text = normalise(raw)
+    if sign := _APPROXIMATE.search(text):
+        raise Unreadable(say("quiz.reask.approximate", lang, answer=raw, sign=sign.group(0)))
+    if hedge := _APPROXIMATE_WORDS.search(text):
+        raise Unreadable(say("quiz.reask.approximate_word", lang, answer=raw,
+                             word=hedge.group(1) or hedge.group(2)))
 
 
 def _trailing_notes(text: str) -> tuple[str, list[str]]:

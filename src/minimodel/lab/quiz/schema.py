@@ -29,7 +29,7 @@ from typing import Any
 from minimodel.lab.freshness import without_stamps
 from minimodel.lab.i18n import LANGS
 from minimodel.lab.items import TEXT_SCHEMA, text_problems
-from minimodel.lab.items import load_yaml  # noqa: F401 - re-exported (grading, terminology)
+from minimodel.lab.items import load_yaml  # noqa: F401 - re-exported (validation)
 from minimodel.lab.quiz.numbers import asked_decimals
 from minimodel.lab.quiz.text import canonical_phrase
 
