@@ -5,7 +5,7 @@ Result (JSON contract of ``minimodel exercise check ID --file FILE --json``)::
     {"exercise": id, "passed": bool,
      "status": "passed" | "wrong" | "error" | "timeout" | "forbidden",
      "reason": finer cause of a failure ("shape", "dtype", "wrong", ...) or null,
-     "seed": int, "practice": bool, "tolerance": {"rtol", "atol", "rtol_float32",
+     "seed": int, "practice": bool, "copy_viewed": bool, "tolerance": {"rtol", "atol", "rtol_float32",
      "atol_float32"}, "timeout": seconds, "message": summary,
      "forbidden": [{"name", "line", "how"}], "hung_at": [...],
      "isolation": "full" | "partial", "isolation_reason": text,
@@ -49,6 +49,7 @@ import secrets
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Collection
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -61,7 +62,7 @@ from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBID
                                              TORCH_COMPILERS, runtime_entries, scan_source)
 from minimodel.lab.exercises.cases import REPEAT_KIND, Case, make_cases, with_new_values
 from minimodel.lab.exercises.concepts import whole_families
-from minimodel.lab.exercises.copies import is_lab_copy
+from minimodel.lab.exercises.copies import all_shown, lab_copies
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.requirements import library_only, runtime_allowed
 from minimodel.lab.exercises.sandbox import CHILD_FILES, ChildRun, run_solution
@@ -581,7 +582,8 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                    source: str | None = None, seed: int | None = None,
                    timeout: float | None = None, lang: str = "en",
                    progress: Callable[[int, int, float, float], None] | None = None,
-                   learner_dir: str | Path | None = None) -> dict[str, Any]:
+                   learner_dir: str | Path | None = None,
+                   viewed: Collection[str] = ()) -> dict[str, Any]:
     """Judge one solution file (or ``source`` text) for ``exercise``; returns the result dict.
 
     Args:
@@ -597,6 +599,10 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
             while the solution runs (see :func:`run_solution`).
         learner_dir: the learner folder the commands suggested in errors name (None: the
             default one).
+        viewed: the exercises whose solution the learner has been shown
+            (:func:`minimodel.lab.exercise_progress.viewed_solutions`). A file holding a
+            function of the lab's solutions (:mod:`.copies`) all shown there passes *after
+            viewing the solution* (``copy_viewed: True``); any other copy is practice.
     """
     ex = get_exercise(exercise, lang) if isinstance(exercise, str) else exercise
     if source is None:
@@ -605,14 +611,19 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         source = read_solution(Path(file), ex, lang, learner_dir)
     source = source.removeprefix("\ufeff")
     shown_as = str(file) if file is not None else "solution.py"
-    # A copy of the lab's own solution (the reference or an alternative, recognised by its
-    # content wherever it lies) is judged (the lab's own validation does), never recorded.
-    lab_copy = is_lab_copy(ex, source)
+    # A copy of a function of the lab's solutions (any exercise's reference or alternative,
+    # recognised by its content wherever it lies) is judged (the lab's own validation does);
+    # it is recorded only as a pass after viewing the solution, when every copied function
+    # was shown to the learner; otherwise it is practice.
+    copied = lab_copies(ex, source)
+    copy_viewed = all_shown(copied, viewed)
+    lab_copy = bool(copied) and not copy_viewed
     practice = seed is not None or lab_copy
     seed = secrets.randbelow(1_000_000) if seed is None else int(seed)
     timeout = float(timeout if timeout is not None else ex.timeout)
     result: dict[str, Any] = {"exercise": ex.id, "passed": False, "status": "error",
                               "reason": None, "seed": seed, "practice": practice,
+                              "copy_viewed": copy_viewed,
                               "tolerance": ex.full_tolerance(), "timeout": timeout,
                               "file": shown_as, "message": "", "forbidden": [], "hung_at": [], "blame": [],
                               "cases": [], **isolation.probe().as_dict()}
