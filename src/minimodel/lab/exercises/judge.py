@@ -163,16 +163,24 @@ def allowed_modules(ex: Exercise) -> list[str]:
 
 
 def build_cases(ex: Exercise, seed: int, examples: int | None = None) -> list[Case]:
-    """The cases of ``ex`` for ``seed``. Arguments are passed by position in the declared
-    order, up to the last one the case gives: a gap before it gets the default (e.g.
-    ``weight=None`` before ``eps``), and trailing optional arguments the case leaves out are
-    not passed at all, so the solution's own defaults are tested."""
+    """The cases of ``ex`` for ``seed``. Arguments are passed in the declared order, up to the
+    last one the case gives: a gap before it gets the default (e.g. ``weight=None`` before
+    ``eps``), and trailing optional arguments the case leaves out are not passed at all, so
+    the solution's own defaults are tested. Required arguments go by position; the optional
+    ones by position in the visible cases and every other hidden case, and by the statement's
+    keyword (``ignore_index=3``) in the rest, as callers write both: a parameter renamed
+    (``ignore=-100``) fails there."""
     spec = ex.cases
     cases = make_cases(spec["generator"], seed,
                        spec.get("examples", 2) if examples is None else examples,
                        spec.get("params"))
+    hidden = 0
     for case in cases:
         case.args = _call_args(ex, case.args)
+        if case.hidden:
+            hidden += 1
+            if hidden % 2 == 0:
+                case.keywords = tuple(a for a in case.args if a in ex.defaults)
     return cases
 
 
@@ -184,6 +192,15 @@ def _call_args(ex: Exercise, args: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"{ex.id}: case generator gave no {missing} (and no default)")
     last = max(ex.args.index(a) for a in args)
     return {a: args[a] if a in args else ex.defaults[a] for a in ex.args[:last + 1]}
+
+
+def _missing_keyword(case: Case, event: dict[str, Any]) -> str | None:
+    """The statement's parameter name a solution refused as a keyword (``TypeError: ...
+    unexpected keyword argument 'ignore_index'``), or None."""
+    if event.get("type") != "TypeError":
+        return None
+    return next((name for name in case.keywords
+                 if f"unexpected keyword argument '{name}'" in str(event.get("message"))), None)
 
 
 def with_repeat(ex: Exercise, cases: list[Case], expected: list[Expected], seed: int
@@ -458,7 +475,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         ev = case_events.get(i)
         where: list[str] = []
         nonfinite = True  # errors, crashes and timeouts may come from an overflow
-        about = None
+        about = renamed = None
         if ev is None:
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
@@ -476,12 +493,18 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         elif not ev.get("ok"):
             status, where = "error", list(ev.get("where", []))
             text = say("judge.raised", lang, type=ev.get("type"), message=ev.get("message"))
+            renamed = _missing_keyword(case, ev)
+            if renamed:
+                text = say("judge.keyword_renamed", lang, name=renamed,
+                           signature=ex.signature()) + "; " + text
         else:
             status, text, nonfinite, about = compare_case(
                 ex, expected[i], run.outputs[i], list(ev.get("python_scalar", [])), lang,
                 case.hidden)
         entries.append(_case_entry(ex, case, status, text, lang, nonfinite,
                                    where=where, failure=about or status))
+        if renamed:
+            entries[-1]["keyword"] = renamed   # the statement's parameter name it refused
         statuses.append(status)
     _name_clauses(ex, entries, lang)
 
@@ -653,7 +676,11 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         message += " (" + say("judge.lab_copy" if lab_copy else "judge.practice",
                               lang) + ")"
     blamed = blame_of(ex, entries, lang) if status not in ("passed", "forbidden") else []
-    if blamed:
+    renamed = next((e["keyword"] for e in entries if e.get("keyword")), None)
+    if renamed:   # no clause is to blame: the function cannot be called as the statement says
+        message += "; " + say("judge.keyword_renamed", lang, name=renamed,
+                              signature=ex.signature())
+    elif blamed:
         message += "; " + say("judge.look_first", lang, clause=blamed[0]["text"])
     called = forbidden_call(run) if status == "forbidden" else None
     result.update(status=status, passed=status == "passed", message=message, cases=entries,
