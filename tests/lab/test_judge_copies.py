@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from minimodel.lab.exercises import check_solution, get_exercise
-from minimodel.lab.exercises.copies import is_lab_copy
+from minimodel.lab.exercises.copies import is_lab_copy, lab_copies
 from minimodel.lab.exercises.stubs import stub_text
 from minimodel.lab.progress import Progress
-from own_work import without_docstrings
+from own_work import lifted, without_docstrings
 
 RAISE = '    raise NotImplementedError("write your solution here")\n'
 
@@ -123,3 +123,111 @@ def test_every_lab_solution_has_a_docstring_its_starter_does_not():
                 own = _docstrings(ast.parse(handle.read()))
             assert own, f"{name} has no docstring"
             assert not own & starter, f"{ex.id}: the starter carries a docstring of {name}"
+
+
+# -- one reveal, several exercises: the MLM reference also holds a layer norm, a GELU and an
+# attention. A function of it is recognised in any exercise's file, moved and renamed.
+
+MLM_SOURCE = get_exercise("mlm-with-tied-output-head").reference_path.read_text(encoding="utf-8")
+MLM_IDS = {"mlm-forward-pass", "mlm-with-tied-output-head"}
+HEADER = "import math\n\nimport numpy as np\n\n_GELU_C = math.sqrt(2.0 / math.pi)\nLN_EPS = 1e-5"
+LIFTED = {
+    # attention and its softmax helper, both renamed, docstrings gone, called by the
+    # exercise's function (the rest of the MLM file deleted)
+    "multi-head-self-attention": without_docstrings(
+        lifted(MLM_SOURCE, {"self_attention": "attend", "_softmax": "rows_softmax"}, HEADER)
+        + "\n\ndef multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads):\n"
+          "    return attend(x, w_q, w_k, w_v, w_o, num_heads)\n"),
+    # the GELU, renamed, without its docstring, reached through an alias
+    "gelu-tanh": without_docstrings(lifted(MLM_SOURCE, {"gelu_tanh": "tanh_gelu"}, HEADER)
+                                    + "\n\ngelu = tanh_gelu\n"),
+    # the layer norm with its docstring, inside the exercise's own signature
+    "layer-norm": lifted(MLM_SOURCE, {"layer_norm": "normalise"}, HEADER)
+    + "\n\ndef layer_norm(x, weight=None, bias=None, eps=1e-5):\n"
+      "    y = normalise(x, eps)\n"
+      "    y = y if weight is None else y * weight\n"
+      "    return y if bias is None else y + bias\n",
+}
+
+
+@pytest.mark.parametrize("exercise", sorted(LIFTED))
+def test_a_function_lifted_from_another_exercises_reference_is_a_copy(exercise):
+    """Unseen, it is practice; once the MLM reference has been shown, a pass after viewing
+    the solution, never the learner's own."""
+    source = LIFTED[exercise]
+    ex = get_exercise(exercise)
+    copied = lab_copies(ex, source)
+    assert copied and all(c.shown_by == MLM_IDS for c in copied), copied
+    unseen = check_solution(ex, source=source)
+    assert unseen["passed"] is True and unseen["practice"] is True
+    assert unseen["copy_viewed"] is False
+    assert "copy of the lab's own solution" in unseen["message"]
+    other = check_solution(ex, source=source, viewed={"cross-entropy", exercise})
+    assert other["practice"] is True    # the solutions shown do not hold the MLM's code
+    shown = check_solution(ex, source=source, viewed={"mlm-with-tied-output-head"})
+    assert shown["passed"] is True and shown["practice"] is False
+    assert shown["copy_viewed"] is True and "copy" not in shown["message"]
+
+
+def test_after_the_mlm_reveal_its_functions_pass_other_exercises_only_as_revealed(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(tmp_path / "learner"))
+    from minimodel.cli import main
+
+    progress = Progress(tmp_path / "learner")
+    path = tmp_path / "gelu.py"
+    path.write_text(LIFTED["gelu-tanh"], encoding="utf-8")
+    assert main(["exercise", "check", "gelu-tanh", "--file", str(path)]) == 0
+    assert progress.get("exercise", "gelu-tanh")["status"] == "attempted"   # practice
+    assert main(["exercise", "solution", "mlm-with-tied-output-head", "--yes"]) == 0
+    # the two MLM exercises share the file shown: both solutions were seen
+    assert progress.get("exercise", "mlm-forward-pass")["solution_viewed"] is True
+    capsys.readouterr()
+    assert main(["exercise", "check", "gelu-tanh", "--file", str(path)]) == 0
+    assert "holds code of a solution you were shown" in " ".join(capsys.readouterr().out.split())
+    entry = progress.get("exercise", "gelu-tanh")
+    assert entry["status"] == "passed" and entry["revealed"] is True
+    assert not entry.get("solution_viewed")
+    # the learner's own GELU later is their own pass
+    mine = tmp_path / "mine.py"
+    mine.write_text(_filled("gelu-tanh", "    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / "
+                                         "math.pi) * (x + 0.044715 * x**3)))\n"), "utf-8")
+    assert main(["exercise", "check", "gelu-tanh", "--file", str(mine)]) == 0
+    assert progress.get("exercise", "gelu-tanh")["revealed"] is False
+
+
+HONEST = [
+    # the statement's names only: the MLM reference's layer norm and GELU trees, typed with
+    # the statement's constants (no LN_EPS, no _GELU_C), without the lab's docstrings
+    ("layer-norm", "def layer_norm(x, weight=None, bias=None, eps=1e-5):\n"
+     "    mean = x.mean(axis=-1, keepdims=True)\n"
+     "    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)\n"
+     "    y = (x - mean) / np.sqrt(var + eps)\n"
+     "    y = y if weight is None else y * weight\n"
+     "    return y if bias is None else y + bias\n"),
+    ("gelu-tanh", "def gelu_tanh(x):\n"
+     "    c = math.sqrt(2.0 / math.pi)\n"
+     "    return 0.5 * x * (1.0 + np.tanh(c * (x + 0.044715 * x**3)))\n\n\ngelu = gelu_tanh\n"),
+    # an attention of one's own, with a softmax helper of one's own names
+    ("multi-head-self-attention", "def softmax(s):\n"
+     "    s = s - s.max(axis=-1, keepdims=True)\n"
+     "    p = np.exp(s)\n"
+     "    return p / p.sum(axis=-1, keepdims=True)\n\n\n"
+     "def multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads):\n"
+     "    N, T, d = x.shape\n"
+     "    h = d // num_heads\n"
+     "    q, k, v = ((x @ w).reshape(N, T, num_heads, h).transpose(0, 2, 1, 3)\n"
+     "               for w in (w_q, w_k, w_v))\n"
+     "    a = softmax(q @ k.transpose(0, 1, 3, 2) / math.sqrt(h))\n"
+     "    return (a @ v).transpose(0, 2, 1, 3).reshape(N, T, d) @ w_o\n"),
+]
+
+
+@pytest.mark.parametrize("exercise, code", HONEST)
+def test_honest_functions_equal_to_a_shown_references_tree_stay_own(exercise, code):
+    source = "import math\n\nimport numpy as np\n\n\n" + code
+    ex = get_exercise(exercise)
+    assert lab_copies(ex, source) == []
+    result = check_solution(ex, source=source, viewed=MLM_IDS)
+    assert result["passed"] is True and result["practice"] is False, result["message"]
+    assert result["copy_viewed"] is False

@@ -22,6 +22,7 @@ from minimodel.lab.notebook import NotebookExercise
 from minimodel.lab.patching import apply_patch_to_texts
 from minimodel.lab.progress import Progress
 from minimodel.lab.revealed import after_attempt
+from own_work import retyped
 
 EXERCISE = "gelu-tanh"
 BREAK = "loss-crash-after-merge"
@@ -66,10 +67,10 @@ def test_the_mark_after_an_attempt(prev, done_now, expected):
 
 def learner_solution(tmp_path: Path, name: str) -> Path:
     """A right solution the learner wrote from the reference they were shown (not a copy of
-    it: a copy of the reference is practice, never a pass)."""
+    it: a copy of the reference's function is practice, or a pass after viewing it)."""
     ex = get_exercise(EXERCISE)
     path = tmp_path / name
-    path.write_text(ex.reference_path.read_text(encoding="utf-8")
+    path.write_text(retyped(ex.reference_path.read_text(encoding="utf-8"))
                     + "\n\ndef _note():\n    return 'written after reading the solution'\n",
                     encoding="utf-8")
     return path

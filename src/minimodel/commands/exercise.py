@@ -119,7 +119,7 @@ timeout_seconds.expects = phrase("cli.expects.seconds", maximum=f"{MAX_TIMEOUT:g
 def cmd_check(args) -> int:
     from minimodel.lab.exercises import check_solution
     from minimodel.lab.exercises.display import print_result, rehearse
-    from minimodel.lab.exercise_progress import record_check
+    from minimodel.lab.exercise_progress import record_check, viewed_solutions
     # Everything this command uses after the judge is imported now, before the solution runs
     # (without full isolation a solution could otherwise plant a file to be imported then):
     # showing a made-up result of every kind imports whatever showing one needs.
@@ -129,9 +129,11 @@ def cmd_check(args) -> int:
     from minimodel.lab.progress import Progress
     ex = _exercise(args)
     progress_store = Progress(args.learner_dir)
+    viewed = viewed_solutions(progress_store)   # a copy of code shown there is revealed work
     if args.json or not sys.stderr.isatty():
         result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
-                                lang=args.lang, learner_dir=args.learner_dir)
+                                lang=args.lang, learner_dir=args.learner_dir,
+                                viewed=viewed)
     else:  # a live line on stderr: the judge may take up to its time limit
         with Console(stderr=True).status("") as status:
             def progress(done: int, total: int, elapsed: float, limit: float) -> None:
@@ -139,7 +141,8 @@ def cmd_check(args) -> int:
                                 total=total, elapsed=elapsed, limit=limit))
             result = check_solution(ex, args.file, seed=args.seed, timeout=args.timeout,
                                     lang=args.lang, progress=progress,
-                                    learner_dir=args.learner_dir)
+                                    learner_dir=args.learner_dir,
+                                    viewed=viewed)
     entry = record_check(_progress(args), ex.id, result, str(args.file))
     result["revealed"] = bool(entry.get("revealed"))   # recorded as passed after the solution
     if args.json:
@@ -147,7 +150,8 @@ def cmd_check(args) -> int:
     else:
         print_result(result, args.lang)
         if result["passed"] and result["revealed"]:
-            print(say("exercise.passed_revealed", args.lang))
+            print(say("exercise.passed_revealed_copy" if result["copy_viewed"]
+                      else "exercise.passed_revealed", args.lang))
     return OK if result["passed"] else FAILED
 
 

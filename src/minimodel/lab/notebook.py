@@ -32,7 +32,8 @@ import types
 from pathlib import Path
 from typing import Any, Callable
 
-from minimodel.lab.exercise_progress import climb_hint, record_check, record_solution_viewed
+from minimodel.lab.exercise_progress import (climb_hint, record_check, record_solution_viewed,
+                                             viewed_solutions)
 from minimodel.lab.exercises import get_exercise
 from minimodel.lab.exercises.judge import check_solution
 from minimodel.lab.i18n import case_name, case_status_label, status_label
@@ -203,7 +204,7 @@ class NotebookExercise:
         except (TypeError, ValueError) as exc:
             return Verdict({"passed": False, "cases": [], "message": str(exc)}, self.lang)
         result = check_solution(self.exercise, source=source, seed=seed, timeout=timeout,
-                                lang=self.lang)
+                                lang=self.lang, viewed=viewed_solutions(self.progress))
         result["file"] = shown_as
         entry = record_check(self.progress, self.exercise.id, result, f"notebook:{shown_as}")
         result["revealed"] = bool(entry.get("revealed"))

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from minimodel.lab import path as learning_path
-from minimodel.lab.exercise_progress import climb_hint, record_check, record_start
+from minimodel.lab.exercise_progress import (climb_hint, record_check, record_start,
+                                             viewed_solutions)
 from minimodel.lab.exercises import check_solution, get_exercise, list_exercises, write_stub
 from minimodel.lab.exercises.cases import EXAMPLE_SEED
 from minimodel.lab.exercises.judge import _inside_package, build_cases
@@ -87,12 +88,15 @@ class ExerciseDesk:
             # (a load error quotes the line a file fails to parse at) nor of the lab's content
             raise ValueError(say("tutor.exercise.not_learner_file", lang, file=file))
         result = check_solution(ex, path, seed=seed, lang=lang,
-                                learner_dir=self.learner.learner_dir)
+                                learner_dir=self.learner.learner_dir,
+                                viewed=viewed_solutions(self.learner.progress()))
         entry = record_check(self.learner.progress(), ex.id, result, str(path))
         out = {key: result.get(key) for key in RESULT_FIELDS}
         out["cases"] = [{key: case.get(key) for key in CASE_FIELDS} for case in result["cases"]]
         out["revealed"] = bool(entry.get("revealed"))
-        out["say"] = say("tutor.exercise.passed_revealed" if result["passed"] and out["revealed"]
+        revealed = result["passed"] and out["revealed"]
+        out["say"] = say("tutor.exercise.passed_revealed_copy" if revealed and result["copy_viewed"]
+                         else "tutor.exercise.passed_revealed" if revealed
                          else "tutor.exercise.passed" if result["passed"] else
                          "tutor.exercise.failed", lang)
         return out

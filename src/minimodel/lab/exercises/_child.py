@@ -155,7 +155,8 @@ def main():
             values = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v
                       for k, v in values.items()}
         try:
-            result = fn(*[values[name] for name in case["order"]])
+            result = fn(*[values[name] for name in case["order"]],
+                        **{name: values[name] for name in case["keywords"]})
             outs = list(result) if cfg["n_outputs"] > 1 and isinstance(result, (tuple, list)) \
                 else [result]
             arrays = [to_array(o, np) for o in outs]

@@ -47,8 +47,17 @@ class Case:
     args: Args
     kind: str = "example"
     repeats: str | None = None  # the name of the case this one repeats with new values
+    # the optional arguments passed by keyword (``ignore_index=3``), the others by position
+    keywords: tuple[str, ...] = ()
     # what the draws that choose sizes, ids and positions returned (see with_new_values)
     draws: list = field(default_factory=list, repr=False)
+
+    def call(self, fn: Callable[..., Any], values: dict[str, Any] | None = None) -> Any:
+        """``fn`` called as the judge calls it: the case's arguments (or ``values``, by the
+        same names) by position, those in ``keywords`` by name."""
+        values = self.args if values is None else values
+        return fn(*[values[k] for k in self.args if k not in self.keywords],
+                  **{k: values[k] for k in self.keywords})
 
     def describe_inputs(self) -> dict[str, str]:
         """``{"x": "float32 (2, 3)", "num_heads": "2"}`` for reports."""
@@ -162,13 +171,17 @@ def gen_elementwise(rng, kind, params):
 
 
 @generator("layer_norm", ("float64", "float32", "1-d", "4-d", "affine", "weight only",
-                          "bias only", "tiny variance", "eps", "default eps"))
+                          "bias only", "tiny variance", "eps", "default eps", "float32 eps",
+                          "float32 default eps"))
 def gen_layer_norm(rng, kind, params):
     """x (..., d). "affine": weight and bias; "weight only"/"bias only": one of them;
     "tiny variance": rows whose variance (~1e-6) is comparable to eps; "eps": eps = 0.1;
     "default eps": rows of variance ~3e-6 and no eps argument, so the function's own default
     decides (1e-5; BERT's 1e-12 is off by about 1 there); "1-d": one vector (d,), "4-d":
-    (A, B, C, d). Every other case passes eps."""
+    (A, B, C, d). Every other case passes eps. float32 sees every optional argument away
+    from its default too: "float32 eps" passes weight, bias and eps = 0.1, "float32 default
+    eps" is "default eps" in float32 (rows of mean 0, which float32 holds to 1e-7 of their
+    spread): a function that treats float32 apart (another eps for it) fails there."""
     leading = {"1-d": 0, "4-d": 3}.get(kind, _ints(rng, 0, 3))
     shape = (2, 4) if kind == "example" else tuple(rng.integers(1, 5, size=leading)) \
         + (_ints(rng, 2, 33),)
@@ -178,14 +191,16 @@ def gen_layer_norm(rng, kind, params):
         x = rng.normal(size=shape) * 1e-3 + 5
     if kind == "default eps":
         x = rng.normal(size=shape) * np.sqrt(3e-6) + 5
+    if kind == "float32 default eps":
+        x = rng.normal(size=shape) * np.sqrt(3e-6)
     args: Args = {"x": x.astype(dt)}
     d = shape[-1]
-    if kind in ("affine", "weight only"):
+    if kind in ("affine", "weight only", "float32 eps"):
         args["weight"] = rng.normal(size=d).astype(dt)
-    if kind in ("affine", "bias only"):
+    if kind in ("affine", "bias only", "float32 eps"):
         args["bias"] = rng.normal(size=d).astype(dt)
-    if kind != "default eps":  # explicit, so a wrong default fails only its own clause
-        args["eps"] = 0.1 if kind == "eps" else 1e-5
+    if "default eps" not in kind:  # explicit, so a wrong default fails only its own clause
+        args["eps"] = 0.1 if kind in ("eps", "float32 eps") else 1e-5
     return args
 
 
@@ -193,7 +208,7 @@ def gen_layer_norm(rng, kind, params):
 @generator("cross_entropy", ("float64", "float32", "ignored positions", "ignore_index",
                              "large logits", "mixed scales", "3-d", "1-d", "4-d",
                              "default ignore_index", "logits near 5e4 past long double",
-                             "logits near 1e7 past Decimal"))
+                             "logits near 1e7 past Decimal", "float32 ignore_index"))
 def gen_cross_entropy(rng, kind, params):
     """logits (..., V), targets with ignored positions. "large logits": every row near 1e4
     (exp overflows without a max shift), no position ignored; "logits near 5e4 past long
@@ -204,7 +219,9 @@ def gen_cross_entropy(rng, kind, params):
     either (float64 with the shift is exact there: the differences stay small); "mixed scales": one row near +1e3 and one near
     -1e3 (a single global max shift underflows the low row); "3-d": (N, T, V), "1-d": one row (V,)
     with a 0-d target, "4-d": (N, T, U, V), none ignored; "ignore_index": a custom index;
-    "default ignore_index": targets with -100 and no ignore_index argument (the default)."""
+    "default ignore_index": targets with -100 and no ignore_index argument (the default);
+    "float32 ignore_index": "ignore_index" in float32 (float32 sees a custom index too: a
+    function that treats float32 apart, -100 for it, fails there)."""
     shape = (4,) if kind == "example" else (_ints(rng, 2, 6),)
     if kind in ("3-d", "4-d"):
         shape = tuple(rng.integers(2, 5, size=int(kind[0]) - 1))
@@ -223,7 +240,7 @@ def gen_cross_entropy(rng, kind, params):
         logits.reshape(-1, v)[-1] -= 1000.0
     targets = rng.integers(0, v, size=shape)
     ignore = -100
-    if kind == "ignore_index":
+    if kind in ("ignore_index", "float32 ignore_index"):
         ignore = int(rng.integers(0, v))  # a real class id, used as the ignore marker
         targets.flat[:] = np.where(targets.flat == ignore, (ignore + 1) % v, targets.flat)
         targets.flat[1] = ignore
@@ -293,7 +310,10 @@ def gen_mlm(rng, kind, params):
     inside: computing in a wider float is no substitute for the shift; "scores near 1e7 past
     Decimal": the same with w_q and w_k of std 1200, so the scores reach about 1e7, past what
     Python's decimal holds in its default context (exp overflows past about 2.3e6):
-    arbitrary-precision numbers are no substitute either.
+    arbitrary-precision numbers are no substitute either. "float32": d >= 8, so the
+    feed-forward's GELU sees many inputs and another GELU (the erf form, off by up to 5e-4)
+    moves the logits by tens of times float32's rounding (with d = 2 every LayerNorm'd row
+    is +-1 and the GELU's inputs are few).
     "mask at 0.5": indicators 0, 0.5 and 1 only (0.5 is not selected; no value strictly
     between 0.5 and 1); "mask above 0.5": 0, 0.3, 0.7 and 1 (no 0.5). Cases that hold other
     clauses at their simplest: "heads": H >= 2, one block whose feed-forward adds 0 (w_mlp2
@@ -307,6 +327,8 @@ def gen_mlm(rng, kind, params):
     t = 1 if kind in ("one position", "normalised output") else t
     if kind == "normalised output":  # d >= 4: with d = 2, P x = -x and post-LN would pass
         d = max(d, 4 * heads)
+    if kind == "float32":  # d >= 8: enough GELU inputs that its form shows (docstring)
+        d = heads * max(d // heads, 8 // heads)
     v = 7 if kind == "example" else _ints(rng, 5, 30)
     layers = 3 if kind == "several blocks" else (
         1 if kind in ("example", "one position", "heads", "normalised output")
@@ -443,6 +465,7 @@ def _label(kind: str, args: Args) -> str:
     floats = [v.dtype.name for v in args.values() if isinstance(v, np.ndarray)
               and v.dtype.kind == "f"]
     dtype = floats[0] if floats else ""
+    kind = kind.removeprefix(f"{dtype} ")   # "float32 eps" reads "float32, eps"
     return ", ".join(p for p in (dtype, kind if kind not in ("example", dtype) else "") if p)
 
 
@@ -550,7 +573,8 @@ def with_new_values(generator_name: str, case: Case, seed: int, name: str,
             for key, value in args.items()}
     if not all(_same_layout(value, case.args.get(key, value)) for key, value in args.items()):
         return None
-    return Case(name, True, f"{case.label}, {REPEAT_KIND}", args, REPEAT_KIND, repeats=case.name)
+    return Case(name, True, f"{case.label}, {REPEAT_KIND}", args, REPEAT_KIND, repeats=case.name,
+                keywords=case.keywords)
 
 
 def _same_layout(a: Any, b: Any) -> bool:

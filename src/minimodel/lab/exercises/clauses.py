@@ -43,7 +43,7 @@ def _outputs(ex: Exercise, fn: Callable[..., Any], case: Case):
         with warnings.catch_warnings(), np.errstate(all="ignore"), \
                 contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
-            out = fn(*copy.deepcopy(list(case.args.values())))
+            out = case.call(fn, copy.deepcopy(case.args))
     except Exception as exc:  # noqa: BLE001 - a wrong solution may raise anything
         return exc
     outs = list(out) if len(ex.outputs) > 1 and isinstance(out, (tuple, list)) else [out]

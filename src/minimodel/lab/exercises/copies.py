@@ -1,88 +1,177 @@
-"""Is a checked file a copy of one of the lab's own solutions? Recognised by content, not path.
+"""Is a checked file a copy of one of the lab's own solutions? Recognised function by function,
+by content, not path.
 
 A pass is the learner's when they wrote the function. The lab ships a reference solution for
-every exercise (and alternatives, different correct solutions); a copy of one of them checked
-from anywhere (the package's own file, a clone's ``src/``, a file pasted into a folder of the
-learner's) is practice, never a recorded pass.
+every exercise (and alternatives, different correct solutions), and one reference file may hold
+the answers of several exercises (the MLM reference holds a layer norm, a GELU and an
+attention). Every function of a checked file is compared with every function of every
+exercise's reference and alternatives, whichever exercise is checked: a function lifted from
+any of them (moved to another file, renamed, its helpers deleted, reached through an alias such
+as ``gelu = gelu_tanh``) makes the file a copy.
 
-Two files are the same solution when their *normalised source* is the same
-(:func:`minimodel.lab.pyparse.normalised`): the syntax tree,
-without comments, docstrings, blank lines, formatting, quote style or a coding cookie, and
-without an ``if __name__ == "__main__":`` block (which the judge never runs). The names and the
-statements stay: the reference's algorithm typed again in one's own way (other names, another
-order, a loop for a comprehension) is a different tree, and the learner's own work.
+Two functions are the same when their *normalised trees* are the same: the syntax tree without
+comments, docstrings, layout, quote style or type annotations, with the function's own name and
+its argument names ignored (they are replaced by their positions). The other names and the
+statements stay: the reference's algorithm typed again in one's own way (other local names,
+another order, a loop for a comprehension) is a different tree, and the learner's own work.
 
 The same tree is a copy when it carries a choice of the solution's author that the statement
 does not dictate:
 
-* one of the solution's own docstrings, word for word (whitespace aside): the mark of the lab's
-  file pasted whole, which an honest learner never types (the starter file has docstrings of
-  its own, never the solution's); or
-* a name of the author's: a local name of two characters or more that neither the English nor
-  the Spanish statement writes (``lse`` and ``keep`` in cross-entropy, ``p_next`` in the
-  bigram loss). An honest file that repeats the whole tree *and* such names is not to be
-  expected, so a paste with its docstrings stripped is still practice.
+* a docstring of the solution's, word for word (whitespace aside), in the checked file: the
+  function's own, a nested function's, or its file's module docstring (the file pasted whole).
+  It is the mark of the lab's text pasted, which an honest learner never types (a starter
+  file has docstrings of its own, never the solution's); or
+* a name of the author's: a name of two characters or more that the function assigns, or reads
+  from its module (``_GELU_C``, ``LN_EPS``), and that neither the English nor the Spanish
+  statement of the exercise checked or of the exercises the solution belongs to writes (``lse``
+  and ``keep`` in cross-entropy, ``p_next`` in the bigram loss, ``ctx`` and ``merged`` in the
+  MLM reference's attention). An honest function that repeats the whole tree *and* such names
+  is not to be expected, so a paste with its docstrings stripped is still a copy.
 
-Where every name of the solution is given by the statement or is a single letter
+Where every name of a function is given by the statement or is a single letter
 (``return h @ E.T``; the one-hot lookup's ``V = E.shape[0]``, ``onehot = ...``,
 ``return onehot @ E``; layer norm's ``mean``, ``var``, ``y``; gelu's ``c = math.sqrt(2 /
 math.pi)``), an honest learner types the lab's tree to the letter: that tree decides nothing,
-and the pass is the learner's unless the file carries the solution's docstring.
+and the function is the learner's unless it carries the solution's docstring.
+
+What a copy records (:func:`minimodel.lab.exercises.judge.check_solution`): a copy of a
+function the learner has been shown (it is in the reference file that ``exercise solution``
+printed for some exercise) is a pass *after viewing the solution*; a copy of anything else
+(an alternative, a reference never shown, the file found in the package) is practice, never a
+recorded pass.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from minimodel.lab import integrity
-from minimodel.lab.exercises.registry import Exercise
-from minimodel.lab.pyparse import normalised, parse_python
+from minimodel.lab.exercises.registry import Exercise, all_exercises
+from minimodel.lab.pyparse import parse_python
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass(frozen=True)
-class LabSolution:
-    """What identifies one of the lab's solution files as the source of a checked file."""
+class LabFunction:
+    """One function of the lab's solution files, as the copy rule sees it."""
 
-    docstrings: frozenset[str]      # its own docstrings, whitespace collapsed
-    own_names: frozenset[str]       # local names of two letters or more the statement does not write
+    docstrings: frozenset[str]      # its own, its nested functions' and its module's
+    names: frozenset[str]           # names of two letters or more it assigns or reads
+    statement_ids: frozenset[str]   # the exercises whose solution files hold it
+    shown_by: frozenset[str]        # the exercises whose shown solution (reference) holds it
+
+
+@dataclass(frozen=True)
+class Copied:
+    """A function of a checked file that is one of the lab's."""
+
+    function: str                   # its name in the checked file
+    shown_by: frozenset[str]        # exercises whose ``exercise solution`` shows it
 
 
 def _docstrings(tree: ast.AST) -> frozenset[str]:
     """The module's, classes' and functions' docstrings, each with its whitespace collapsed."""
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(node, (ast.Module, ast.ClassDef, *_FUNCTIONS)):
             doc = ast.get_docstring(node, clean=False)
             if doc and doc.strip():
                 found.add(" ".join(doc.split()))
     return frozenset(found)
 
 
-def _stored_names(tree: ast.AST) -> set[str]:
-    """The names the program assigns (its locals and module constants)."""
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+        and isinstance(node.value.value, str)
+
+
+class _Normalise(ast.NodeTransformer):
+    """Drops string statements and annotations; names the arguments by their position and
+    every function of the file (or alias of one) ``_fn``."""
+
+    def __init__(self, arguments: dict[str, str], functions: frozenset[str]) -> None:
+        self.arguments = arguments
+        self.functions = functions
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                setattr(node, field, [s for s in body if not _is_docstring(s)] or [ast.Pass()])
+        return node
+
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        return ast.arg(arg=self.arguments.get(node.arg, node.arg), annotation=None)
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        name = "_fn" if node.id in self.functions else node.id
+        return ast.Name(id=self.arguments.get(node.id, name), ctx=node.ctx)
+
+
+def _arguments(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    a = fn.args
+    every = a.posonlyargs + a.args + [a.vararg] + a.kwonlyargs + [a.kwarg]
+    return [arg.arg for arg in every if arg is not None]
+
+
+def function_key(fn: ast.FunctionDef | ast.AsyncFunctionDef, functions: frozenset[str]) -> str:
+    """The function's normalised tree as text: its own name and argument names ignored, and
+    the names of the file's ``functions`` (a helper renamed is the same call)."""
+    fn = copy.deepcopy(fn)
+    fn.returns = None
+    for node in ast.walk(fn):
+        if isinstance(node, _FUNCTIONS):
+            node.name = "_fn"
+    renamed = {name: f"_arg{i}" for i, name in enumerate(_arguments(fn))}
+    return ast.dump(_Normalise(renamed, functions).visit(fn), annotate_fields=False,
+                    include_attributes=False)
+
+
+def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [node for node in ast.walk(tree) if isinstance(node, _FUNCTIONS)]
+
+
+def function_names(tree: ast.Module) -> frozenset[str]:
+    """The names of a file's functions (nested ones too) and of its aliases of them
+    (``gelu = gelu_tanh`` at the top level: ``gelu`` resolves to ``gelu_tanh``)."""
+    names = {fn.name for fn in _functions(tree)}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) \
+                and node.value.id in names:
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return frozenset(names)
+
+
+def _author_names(fn: ast.AST, module_names: set[str], functions: frozenset[str]) -> set[str]:
+    """Names of two letters or more ``fn`` assigns, or reads from its module's own names,
+    other than its arguments and the file's functions (their names are not compared)."""
+    own = set(_arguments(fn)) | functions
+    found = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and (isinstance(node.ctx, ast.Store)
+                                           or node.id in module_names):
+            found.add(node.id)
+    return {n for n in found - own if len(n) > 1 and n != "FRAMEWORK"}
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    """The names a module assigns, anywhere in it."""
     return {node.id for node in ast.walk(tree)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
 
 
-@functools.lru_cache(maxsize=32)
-def _lab_solutions(folder: str, files: tuple[str, ...],
-                   statement: str) -> dict[str, LabSolution]:
-    """Each file of ``files`` (read as the manifest vouches for it) by its normalised source;
-    ``statement`` is the exercise's statement text, in every language."""
-    given = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", statement))
-    found: dict[str, LabSolution] = {}
-    for name in files:
-        text = integrity.verified_bytes(Path(name)).decode("utf-8-sig")
-        key = normalised(text)
-        if key is not None:
-            tree = parse_python(text)
-            own = {n for n in _stored_names(tree) - given if len(n) > 1 and n != "FRAMEWORK"}
-            found[key] = LabSolution(_docstrings(tree), frozenset(own))
-    return found
+def _statement_words(ex: Exercise) -> frozenset[str]:
+    text = " ".join(ex.text("statement", lang) for lang in ("en", "es"))
+    return frozenset(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
 
 
 def lab_solution_files(ex: Exercise) -> list[str]:
@@ -91,15 +180,68 @@ def lab_solution_files(ex: Exercise) -> list[str]:
                                        for name in ex.alternatives]
 
 
+@functools.lru_cache(maxsize=1)
+def _lab_functions() -> dict[str, LabFunction]:
+    """Every function of every exercise's solution files (read as the manifest vouches for
+    them), by normalised tree."""
+    found: dict[str, LabFunction] = {}
+    for ex in all_exercises():
+        reference = str(ex.reference_path)
+        for name in lab_solution_files(ex):
+            tree = parse_python(integrity.verified_bytes(Path(name)).decode("utf-8-sig"))
+            module_names, functions = _module_names(tree), function_names(tree)
+            doc = ast.get_docstring(tree, clean=False) or ""
+            module_doc = {" ".join(doc.split())} if doc.strip() else set()
+            for fn in _functions(tree):
+                key = function_key(fn, functions)
+                before = found.get(key, LabFunction(frozenset(), frozenset(), frozenset(),
+                                                    frozenset()))
+                found[key] = LabFunction(
+                    before.docstrings | _docstrings(fn) | module_doc,
+                    before.names | _author_names(fn, module_names, functions),
+                    before.statement_ids | {ex.id},
+                    before.shown_by | ({ex.id} if name == reference else set()))
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _given(exercise_ids: frozenset[str]) -> frozenset[str]:
+    """The names the statements of these exercises write, in every language."""
+    words: set[str] = set()
+    for ex in all_exercises():
+        if ex.id in exercise_ids:
+            words |= _statement_words(ex)
+    return frozenset(words)
+
+
+def lab_copies(ex: Exercise, source: str) -> list[Copied]:
+    """The functions of ``source`` that are one of the lab's solution functions: the same
+    normalised tree, with a name of the author's the statements do not give or one of that
+    function's own docstrings. Empty for the learner's own work (or a file that does not
+    parse)."""
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError):
+        return []
+    lab = _lab_functions()
+    docstrings, functions = _docstrings(tree), function_names(tree)
+    copied = []
+    for fn in _functions(tree):
+        solution = lab.get(function_key(fn, functions))
+        if solution is None:
+            continue
+        authors = solution.names - _given(solution.statement_ids | {ex.id})
+        if authors or solution.docstrings & docstrings:
+            copied.append(Copied(fn.name, solution.shown_by))
+    return copied
+
+
 def is_lab_copy(ex: Exercise, source: str) -> bool:
-    """Is ``source`` the reference or an alternative of ``ex``: the same normalised program,
-    with a name of the author's or one of that solution's own docstrings?"""
-    mine = normalised(source)
-    if mine is None:
-        return False
-    statement = " ".join(ex.text("statement", lang) for lang in ("en", "es"))
-    solution = _lab_solutions(str(ex.folder), tuple(lab_solution_files(ex)), statement).get(mine)
-    if solution is None:
-        return False
-    return bool(solution.own_names) or bool(solution.docstrings
-                                           & _docstrings(parse_python(source)))
+    """Does ``source`` hold a function of one of the lab's solutions (see the module)?"""
+    return bool(lab_copies(ex, source))
+
+
+def all_shown(copied: list[Copied], viewed: Collection[str]) -> bool:
+    """Has the learner been shown every copied function (``viewed``: the exercises whose
+    solution they viewed)? Then the file's pass is a pass after viewing the solution."""
+    return bool(copied) and all(c.shown_by & set(viewed) for c in copied)

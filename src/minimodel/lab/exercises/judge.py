@@ -5,8 +5,8 @@ Result (JSON contract of ``minimodel exercise check ID --file FILE --json``)::
     {"exercise": id, "passed": bool,
      "status": "passed" | "wrong" | "error" | "timeout" | "forbidden",
      "reason": finer cause of a failure ("shape", "dtype", "wrong", ...) or null,
-     "seed": int, "practice": bool, "tolerance": {"rtol", "atol", "rtol_float32",
-     "atol_float32"}, "timeout": seconds, "message": summary,
+     "seed": int, "practice": bool, "copy_viewed": bool,
+     "tolerance": {"rtol", "atol", "rtol_float32", "atol_float32"}, "timeout": seconds, "message": summary,
      "forbidden": [{"name", "line", "how"}], "hung_at": [...],
      "isolation": "full" | "partial", "isolation_reason": text,
      "blame": [{"id", "text"}] (the clauses the failures implicate, likeliest first),
@@ -49,6 +49,7 @@ import secrets
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Collection
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -61,7 +62,7 @@ from minimodel.lab.exercises.astscan import (AUTOGRAD_CALLABLES, AUTOGRAD_FORBID
                                              TORCH_COMPILERS, runtime_entries, scan_source)
 from minimodel.lab.exercises.cases import REPEAT_KIND, Case, make_cases, with_new_values
 from minimodel.lab.exercises.concepts import whole_families
-from minimodel.lab.exercises.copies import is_lab_copy
+from minimodel.lab.exercises.copies import all_shown, lab_copies
 from minimodel.lab.exercises.registry import Exercise, get_exercise
 from minimodel.lab.exercises.requirements import library_only, runtime_allowed
 from minimodel.lab.exercises.sandbox import CHILD_FILES, ChildRun, run_solution
@@ -162,16 +163,24 @@ def allowed_modules(ex: Exercise) -> list[str]:
 
 
 def build_cases(ex: Exercise, seed: int, examples: int | None = None) -> list[Case]:
-    """The cases of ``ex`` for ``seed``. Arguments are passed by position in the declared
-    order, up to the last one the case gives: a gap before it gets the default (e.g.
-    ``weight=None`` before ``eps``), and trailing optional arguments the case leaves out are
-    not passed at all, so the solution's own defaults are tested."""
+    """The cases of ``ex`` for ``seed``. Arguments are passed in the declared order, up to the
+    last one the case gives: a gap before it gets the default (e.g. ``weight=None`` before
+    ``eps``), and trailing optional arguments the case leaves out are not passed at all, so
+    the solution's own defaults are tested. Required arguments go by position; the optional
+    ones by position in the visible cases and every other hidden case, and by the statement's
+    keyword (``ignore_index=3``) in the rest, as callers write both: a parameter renamed
+    (``ignore=-100``) fails there."""
     spec = ex.cases
     cases = make_cases(spec["generator"], seed,
                        spec.get("examples", 2) if examples is None else examples,
                        spec.get("params"))
+    hidden = 0
     for case in cases:
         case.args = _call_args(ex, case.args)
+        if case.hidden:
+            hidden += 1
+            if hidden % 2 == 0:
+                case.keywords = tuple(a for a in case.args if a in ex.defaults)
     return cases
 
 
@@ -183,6 +192,15 @@ def _call_args(ex: Exercise, args: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"{ex.id}: case generator gave no {missing} (and no default)")
     last = max(ex.args.index(a) for a in args)
     return {a: args[a] if a in args else ex.defaults[a] for a in ex.args[:last + 1]}
+
+
+def _missing_keyword(case: Case, event: dict[str, Any]) -> str | None:
+    """The statement's parameter name a solution refused as a keyword (``TypeError: ...
+    unexpected keyword argument 'ignore_index'``), or None."""
+    if event.get("type") != "TypeError":
+        return None
+    return next((name for name in case.keywords
+                 if f"unexpected keyword argument '{name}'" in str(event.get("message"))), None)
 
 
 def with_repeat(ex: Exercise, cases: list[Case], expected: list[Expected], seed: int
@@ -457,7 +475,7 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         ev = case_events.get(i)
         where: list[str] = []
         nonfinite = True  # errors, crashes and timeouts may come from an overflow
-        about = None
+        about = renamed = None
         if ev is None:
             if stopped_at is None and not load_error:
                 stopped_at = i  # the case that was running when the child stopped
@@ -475,12 +493,18 @@ def _judge_run(ex: Exercise, cases: list[Case], expected: list[Expected],
         elif not ev.get("ok"):
             status, where = "error", list(ev.get("where", []))
             text = say("judge.raised", lang, type=ev.get("type"), message=ev.get("message"))
+            renamed = _missing_keyword(case, ev)
+            if renamed:
+                text = say("judge.keyword_renamed", lang, name=renamed,
+                           signature=ex.signature()) + "; " + text
         else:
             status, text, nonfinite, about = compare_case(
                 ex, expected[i], run.outputs[i], list(ev.get("python_scalar", [])), lang,
                 case.hidden)
         entries.append(_case_entry(ex, case, status, text, lang, nonfinite,
                                    where=where, failure=about or status))
+        if renamed:
+            entries[-1]["keyword"] = renamed   # the statement's parameter name it refused
         statuses.append(status)
     _name_clauses(ex, entries, lang)
 
@@ -581,7 +605,8 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
                    source: str | None = None, seed: int | None = None,
                    timeout: float | None = None, lang: str = "en",
                    progress: Callable[[int, int, float, float], None] | None = None,
-                   learner_dir: str | Path | None = None) -> dict[str, Any]:
+                   learner_dir: str | Path | None = None,
+                   viewed: Collection[str] = ()) -> dict[str, Any]:
     """Judge one solution file (or ``source`` text) for ``exercise``; returns the result dict.
 
     Args:
@@ -597,6 +622,10 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
             while the solution runs (see :func:`run_solution`).
         learner_dir: the learner folder the commands suggested in errors name (None: the
             default one).
+        viewed: the exercises whose solution the learner has been shown
+            (:func:`minimodel.lab.exercise_progress.viewed_solutions`). A file holding a
+            function of the lab's solutions (:mod:`.copies`) all shown there passes *after
+            viewing the solution* (``copy_viewed: True``); any other copy is practice.
     """
     ex = get_exercise(exercise, lang) if isinstance(exercise, str) else exercise
     if source is None:
@@ -605,14 +634,19 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         source = read_solution(Path(file), ex, lang, learner_dir)
     source = source.removeprefix("\ufeff")
     shown_as = str(file) if file is not None else "solution.py"
-    # A copy of the lab's own solution (the reference or an alternative, recognised by its
-    # content wherever it lies) is judged (the lab's own validation does), never recorded.
-    lab_copy = is_lab_copy(ex, source)
+    # A copy of a function of the lab's solutions (any exercise's reference or alternative,
+    # recognised by its content wherever it lies) is judged (the lab's own validation does);
+    # it is recorded only as a pass after viewing the solution, when every copied function
+    # was shown to the learner; otherwise it is practice.
+    copied = lab_copies(ex, source)
+    copy_viewed = all_shown(copied, viewed)
+    lab_copy = bool(copied) and not copy_viewed
     practice = seed is not None or lab_copy
     seed = secrets.randbelow(1_000_000) if seed is None else int(seed)
     timeout = float(timeout if timeout is not None else ex.timeout)
     result: dict[str, Any] = {"exercise": ex.id, "passed": False, "status": "error",
                               "reason": None, "seed": seed, "practice": practice,
+                              "copy_viewed": copy_viewed,
                               "tolerance": ex.full_tolerance(), "timeout": timeout,
                               "file": shown_as, "message": "", "forbidden": [], "hung_at": [], "blame": [],
                               "cases": [], **isolation.probe().as_dict()}
@@ -642,7 +676,11 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         message += " (" + say("judge.lab_copy" if lab_copy else "judge.practice",
                               lang) + ")"
     blamed = blame_of(ex, entries, lang) if status not in ("passed", "forbidden") else []
-    if blamed:
+    renamed = next((e["keyword"] for e in entries if e.get("keyword")), None)
+    if renamed:   # no clause is to blame: the function cannot be called as the statement says
+        message += "; " + say("judge.keyword_renamed", lang, name=renamed,
+                              signature=ex.signature())
+    elif blamed:
         message += "; " + say("judge.look_first", lang, clause=blamed[0]["text"])
     called = forbidden_call(run) if status == "forbidden" else None
     result.update(status=status, passed=status == "passed", message=message, cases=entries,

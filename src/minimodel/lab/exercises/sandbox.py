@@ -201,7 +201,9 @@ def run_solution(source: str, shown_as: str, function: str, cases: list[Case],
             atomic_write_bytes(scratch / f"in_{i:03d}.npz", buffer.getvalue())
             manifest.append({"inputs": str(scratch / f"in_{i:03d}.npz"),
                              "expect": [[list(w.shape), w.dtype.str] for w in wants[i]],
-                             "scalars": scalars, "order": list(case.args)})
+                             "scalars": scalars,
+                             "order": [k for k in case.args if k not in case.keywords],
+                             "keywords": list(case.keywords)})
         config = {"solution": str(scratch / "solution.py"), "shown_as": shown_as,
                   "function": function, "channel_fd": channel.write_fd,
                   "preimport_torch": imports_torch(source), "cases": manifest,
