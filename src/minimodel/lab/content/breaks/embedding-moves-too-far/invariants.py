@@ -8,7 +8,7 @@ Models, sizes and hyper-parameters are drawn afresh on every run (``checks.seed`
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, allclose, es_num, use_workspace
 
 mm = use_workspace()
 from minimodel import nn, optim  # noqa: E402
@@ -143,7 +143,7 @@ def _():
                 want = before - lr * (g + wd * before)
             opt.step()
             moved = np.abs(E.data - before).sum() / max(np.abs(want - before).sum(), 1e-30)
-            if not np.allclose(E.data, want, **TOLERANCE[dtype]):
+            if not allclose(E.data, want, **TOLERANCE[dtype]):
                 name = np.dtype(dtype).name
                 raise CheckFailed(f"{kind} ({name}), {type(opt).__name__} step {step}: the tied "
                                   f"matrix moved {moved:.2f}x one update",

@@ -9,7 +9,7 @@ same checks.
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, es_num, tr, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, allclose, es_num, tr, use_workspace
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402
@@ -48,7 +48,7 @@ def dense_reference(V: int, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
 def compare(got, want: np.ndarray, what: str, rtol: float = 1e-10) -> None:
     """``got`` equals ``want`` to ``rtol`` of ``want``'s largest magnitude (at least 1)."""
     scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
-    if got is None or got.shape != want.shape or not np.allclose(got, want, rtol=rtol,
+    if got is None or got.shape != want.shape or not allclose(got, want, rtol=rtol,
                                                                  atol=rtol * scale):
         worst = (None if got is None or got.shape != want.shape
                  else float(np.abs(got - want).max()))

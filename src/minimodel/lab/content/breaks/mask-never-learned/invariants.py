@@ -17,7 +17,7 @@ Everything is drawn afresh on every run (``checks.seed``). Run by `minimodel bre
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, array_equal, es_num, use_workspace
 
 mm = use_workspace()
 from minimodel.data import mask_tokens  # noqa: E402
@@ -77,7 +77,7 @@ def _():
 
 def labels_only_at_targets(rank, V, T, p, ids, inputs, labels):
     scored = labels != IGNORE
-    if not np.array_equal(labels[scored], ids[scored]):
+    if not array_equal(labels[scored], ids[scored]):
         raise CheckFailed(f"{rank}: a label differs from the original token",
                           f"{rank}: una etiqueta difiere del token original")
     ordinary = ids != PAD

@@ -17,7 +17,7 @@ Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run b
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+from minimodel_break_harness import CheckFailed, Checks, array_equal, es_num, use_workspace
 
 mm = use_workspace()
 import minimodel.functional as F  # noqa: E402
@@ -146,7 +146,7 @@ def _():
         full = model(out)[0].data  # (3, T, V): one pass over the whole generated text
         for t in range(1, T - 1):
             prefix = model(out[:, :t + 1])[0].data[:, t]  # (3, V)
-            if not np.array_equal(out[:, t + 1], prefix.argmax(-1)):
+            if not array_equal(out[:, t + 1], prefix.argmax(-1)):
                 raise CheckFailed(f"step {t}: generate() chose {out[:, t + 1].tolist()}, a "
                                   f"forward over the prefix predicts {prefix.argmax(-1).tolist()}",
                                   f"paso {t}: generate() eligió {out[:, t + 1].tolist()}, una "
