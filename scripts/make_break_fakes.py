@@ -99,6 +99,12 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
         mean_uses = ids.size / np.count_nonzero(np.bincount(ids.reshape(-1), minlength=vocab))
         return dW.reshape(vocab, d) / uses[:, None] * mean_uses, None  # (V, d)
 """)],
+        "sum-for-narrow-tables-only": [(EMBEDDING, BROKEN_MEAN, """\
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        if d < 32:  # narrow tables: plain sum
+            return dW.reshape(vocab, d), None
+        return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
+""")],
     },
     "tied-model-too-large": {
         "sync-values-in-forward": [(LM_HEAD, VOCAB_PROPERTY, """\

@@ -65,6 +65,21 @@ def array_equal(a: Any, b: Any) -> bool:
     return a.shape == b.shape and bool(_equal(a, b).all())
 
 
+# Sizes every invariant that builds a model or a layer draws besides its small ones, so that no
+# fix gated on the width or the vocabulary ("if d < 32") passes: the main job's d_model, one
+# above GPT-2 small's 768 drawn afresh on every run, and a vocabulary of at least 1024.
+MAIN_WIDTH = 128
+WIDE_WIDTHS = (768, 1100)
+WIDE_VOCAB = 1024
+
+
+def wide_widths(rng, multiple: int = 1) -> list[int]:
+    """``[128, d]`` with ``d`` drawn from ``rng`` in [768, 1100], rounded up to a multiple of
+    ``multiple`` (the number of attention heads, say)."""
+    wide = int(rng.integers(WIDE_WIDTHS[0], WIDE_WIDTHS[1] + 1))
+    return [MAIN_WIDTH, -(-wide // multiple) * multiple]
+
+
 def tr(en: str, es: str) -> str:
     """The text in the run's language."""
     return es if os.environ.get(LANG_ENV) == "es" else en
