@@ -163,6 +163,25 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             uses = max((sum(q is p for q in self._params()) for p in params), default=1)
             group = {**group, "lr": group["lr"] / uses}  # listed twice: half a step each time
 """)],
+        "dedupe-narrow-tables-only": [(MODULE, """\
+                if remove_duplicate and full_name in seen:
+                    continue
+                seen.add(full_name)
+""", """\
+                narrow = param.data.shape[-1] <= 64  # a tie in a small model
+                if remove_duplicate and (full_name in seen or (narrow and id(param) in seen)):
+                    continue
+                seen.update((full_name, id(param)))
+"""), (OPTIM, """\
+                seen.add(id(p))
+""", """\
+                if id(p) in seen:
+                    raise ValueError(
+                        f"a parameter of shape {p.shape} was passed to {type(self).__name__} "
+                        "twice; it would be updated twice per step. Tied matrices are one "
+                        "object: pass model.parameters(), which lists each object once.")
+                seen.add(id(p))
+""")],
     },
     "val-loss-too-good": {
         "route-around-the-kernel": [(ATTENTION_NN, """\

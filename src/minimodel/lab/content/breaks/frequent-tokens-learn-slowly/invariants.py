@@ -1,11 +1,11 @@
 """Invariants behind `frequent-tokens-learn-slowly`: the gradient of a lookup is a scatter-ADD.
 
 A row looked up k times receives the sum of its k gradient rows, whatever the shape of the
-ids, the values of the gradient, the float dtype (the experiment trains in float32) or the
-model around it, nor its width: besides small tables every check draws the main job's
-d = 128 and a d above 768 (with V >= 1024), so a fix gated on the width fails. Sizes, ids, gradients and which checks run in float32 or float64 are drawn
-afresh on every run (``checks.seed``). Run by `minimodel break check`; `break run` reads the
-same checks.
+ids, the values of the gradient, the float dtype (the experiment trains in float32), the
+model around it or its width: besides small tables every check draws the main job's d = 128
+and a d above 768 (with V >= 1024), so a fix gated on the width fails. Sizes, ids, gradients
+and which checks run in float32 or float64 are drawn afresh on every run (``checks.seed``).
+Run by `minimodel break check`; `break run` reads the same checks.
 """
 
 import numpy as np
