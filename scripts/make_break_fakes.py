@@ -76,6 +76,11 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             return self.embedding.vocab_size
         return self.vocab_size_out
 """)],
+        "read-the-matrix-when-narrow": [(LM_HEAD, "        return self.vocab_size_out\n", """\
+        if self.embedding.weight.shape[1] < 32:  # small models: read the matrix itself
+            return self.embedding.vocab_size
+        return self.vocab_size_out
+""")],
     },
     "frequent-tokens-learn-slowly": {
         "divide-by-sqrt-uses": [(EMBEDDING, BROKEN_MEAN, """\
