@@ -221,6 +221,24 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
             y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
 """)],
+        "fix-for-narrow-models-only": [(ATTENTION_KERNEL, """\
+        np.copyto(out, y.reshape(B, T, n_heads, dh))
+""", """\
+        if n_heads * dh <= 64:  # small models (the story's d = 32)
+            np.copyto(out, y.transpose(0, 2, 1, 3))
+        else:
+            np.copyto(out, y.reshape(B, T, n_heads, dh))
+"""), (ATTENTION_KERNEL, """\
+        gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
+        y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
+""", """\
+        if H * dh <= 64:
+            gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
+            y = out.transpose(0, 2, 1, 3)  # (B, H, T, dh) view of the saved output
+        else:
+            gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
+            y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
+""")],
         "every-attention-causal": [(ATTENTION_NN, """\
             y = F.self_attention(qkv, self.n_heads, self.causal)  # (B, T, d)
 """, """\
