@@ -277,7 +277,8 @@ MODULE_WRITES = {
     "numpy.testing": "import numpy\nnumpy.testing.assert_allclose = lambda *a, **k: None",
     "setattr": 'setattr(np, "isclose", lambda *a, **k: True)',
     "from-import": "from numpy import linalg\nlinalg.norm = lambda *a, **k: 0.0",
-    "module-global": "from minimodel.nn import init\ninit.np.allclose = lambda *a, **k: True",
+    "module-global": ("from minimodel.nn import embedding as _emb\n"
+                      "_emb.np.allclose = lambda *a, **k: True"),
     "ndarray": "np.ndarray.__eq__ = lambda a, b: True",
     "math": "import math\nmath.isclose = lambda *a, **k: True",
     "operator": "import operator\noperator.eq = lambda a, b: True",
