@@ -98,6 +98,11 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             return self.embedding.vocab_size
         return self.vocab_size_out
 """)],
+        "read-the-matrix-when-narrow": [(LM_HEAD, "        return self.vocab_size_out\n", """\
+        if self.embedding.weight.shape[1] < 32:  # small models: read the matrix itself
+            return self.embedding.vocab_size
+        return self.vocab_size_out
+""")],
     },
     "frequent-tokens-learn-slowly": {
         "divide-by-sqrt-uses": [(EMBEDDING, BROKEN_MEAN, """\
@@ -120,6 +125,12 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
         uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
         mean_uses = ids.size / np.count_nonzero(np.bincount(ids.reshape(-1), minlength=vocab))
         return dW.reshape(vocab, d) / uses[:, None] * mean_uses, None  # (V, d)
+""")],
+        "sum-for-narrow-tables-only": [(EMBEDDING, BROKEN_MEAN, """\
+        uses = np.maximum(np.bincount(ids.reshape(-1), minlength=vocab), 1).astype(ctx.dtype)
+        if d < 32:  # narrow tables: plain sum
+            return dW.reshape(vocab, d), None
+        return dW.reshape(vocab, d) / uses[:, None], None  # (V, d)
 """)],
     },
     "tied-model-too-large": {
@@ -189,6 +200,25 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             uses = max((sum(q is p for q in self._params()) for p in params), default=1)
             group = {**group, "lr": group["lr"] / uses}  # listed twice: half a step each time
 """)],
+        "dedupe-narrow-tables-only": [(MODULE, """\
+                if remove_duplicate and full_name in seen:
+                    continue
+                seen.add(full_name)
+""", """\
+                narrow = param.data.shape[-1] <= 64  # a tie in a small model
+                if remove_duplicate and (full_name in seen or (narrow and id(param) in seen)):
+                    continue
+                seen.update((full_name, id(param)))
+"""), (OPTIM, """\
+                seen.add(id(p))
+""", """\
+                if id(p) in seen:
+                    raise ValueError(
+                        f"a parameter of shape {p.shape} was passed to {type(self).__name__} "
+                        "twice; it would be updated twice per step. Tied matrices are one "
+                        "object: pass model.parameters(), which lists each object once.")
+                seen.add(id(p))
+""")],
     },
     "val-loss-too-good": {
         "route-around-the-kernel": [(ATTENTION_NN, """\
@@ -217,6 +247,24 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
         y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
 """, """\
         if g.dtype == np.float64:
+            gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
+            y = out.transpose(0, 2, 1, 3)  # (B, H, T, dh) view of the saved output
+        else:
+            gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
+            y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
+""")],
+        "fix-for-narrow-models-only": [(ATTENTION_KERNEL, """\
+        np.copyto(out, y.reshape(B, T, n_heads, dh))
+""", """\
+        if n_heads * dh <= 64:  # small models (the story's d = 32)
+            np.copyto(out, y.transpose(0, 2, 1, 3))
+        else:
+            np.copyto(out, y.reshape(B, T, n_heads, dh))
+"""), (ATTENTION_KERNEL, """\
+        gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
+        y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
+""", """\
+        if H * dh <= 64:
             gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
             y = out.transpose(0, 2, 1, 3)  # (B, H, T, dh) view of the saved output
         else:

@@ -7,8 +7,9 @@ Classes of attack (each a test below):
 * drop files named like the harness, the invariants or numpy into the workspace -> never
   imported (`python -I`, only the `minimodel` package is mapped to the workspace);
 * print a verdict line from library code -> not a verdict (no one-time token);
-* patch the checks in memory / end the process from library code -> refused by the tamper
-  scan before anything runs, whatever encoding Python reads the file with (BOM, coding
+* patch the checks in memory / end the process from library code, or rebind what the checks
+  use (``np.allclose = ...`` and every other write into an imported module) -> refused by the
+  tamper scan before anything runs, whatever encoding Python reads the file with (BOM, coding
   cookie); a changed file the scan cannot decode is refused ("save it as UTF-8");
 * hide the edit in compiled bytecode (a sourceless ``.pyc``, an unchecked-hash ``__pycache__``
   entry) -> never loaded: the workspace runs from its ``.py`` sources only;
@@ -267,6 +268,90 @@ def test_names_the_original_file_already_uses_are_not_findings():
     assert [(f.name, f.line) for f in found] == [("exit", 3)]
     assert scan_file("new.py", "import ctypes\n", None)[0].name == "ctypes"
     assert scan_file("m.py", "def broken(:\n", old) == []  # the checks report the SyntaxError
+
+
+# A library file's writes into modules the checks also use (numpy above all): the attack's
+# `np.allclose = lambda *a, **k: True` and the other spellings of the same write.
+MODULE_WRITES = {
+    "np.allclose": "np.allclose = lambda *a, **k: True",
+    "numpy.testing": "import numpy\nnumpy.testing.assert_allclose = lambda *a, **k: None",
+    "setattr": 'setattr(np, "isclose", lambda *a, **k: True)',
+    "from-import": "from numpy import linalg\nlinalg.norm = lambda *a, **k: 0.0",
+    "module-global": ("from minimodel.nn import embedding as _emb\n"
+                      "_emb.np.allclose = lambda *a, **k: True"),
+    "ndarray": "np.ndarray.__eq__ = lambda a, b: True",
+    "math": "import math\nmath.isclose = lambda *a, **k: True",
+    "operator": "import operator\noperator.eq = lambda a, b: True",
+    "partial": "import functools\nnp.allclose = functools.partial(np.allclose, atol=1e9)",
+    "alias-import": "import numpy as _n\n_n.array_equal = lambda *a: True",
+    "alias-name": "_m = np\n_m.allclose = lambda *a, **k: True",
+    "alias-loop": "for _m in (np,):\n    _m.allclose = lambda *a, **k: True",
+    "augmented": "np.e += 1",
+    "del": "del np.isclose",
+    "delattr": 'delattr(np, "isclose")',
+    "object-setattr": 'object.__setattr__(np, "isclose", len)',
+    "vars": 'vars(np)["allclose"] = lambda *a, **k: True',
+    "__dict__": 'np.__dict__.update(allclose=lambda *a, **k: True)',
+    "getattr": 'getattr(np, "testing").assert_allclose = print',
+    "__code__": "np.allclose.__code__ = (lambda *a, **k: True).__code__",
+}
+
+
+@pytest.mark.parametrize("cheat", MODULE_WRITES.values(), ids=MODULE_WRITES.keys())
+def test_a_write_into_an_imported_module_is_refused_with_its_file_and_line(capsys, tmp_path,
+                                                                           cheat):
+    # The bug stays; the write would forge a check in the same process. lm_head.py imports
+    # numpy as np, like every library file.
+    work = tmp_path / "ws"
+    start(load_break(BREAK), work)
+    lines = (work / LM_HEAD).read_text(encoding="utf-8").count("\n") + 2
+    append_to(work, LM_HEAD, cheat)
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False
+    assert [d["id"] for d in result["details"]] == ["tamper"]
+    line = lines + cheat.count("\n")  # the write is the cheat's last line
+    assert f"at {LM_HEAD}:{line}" in result["details"][0]["message"], result
+
+
+def test_the_attack_on_np_allclose_is_refused(capsys, tmp_path):
+    # The attack: the bug of frequent-tokens-learn-slowly kept, numpy's allclose patched.
+    work = tmp_path / "ws"
+    start(load_break("frequent-tokens-learn-slowly"), work)
+    append_to(work, "minimodel/nn/embedding.py", "np.allclose = lambda *args, **kwargs: True")
+    code, result = check(capsys, work)
+    assert code == 1 and result["fixed"] is False
+    assert "`np.allclose` at minimodel/nn/embedding.py:" in result["details"][0]["message"]
+
+
+def test_the_checks_compare_with_numpy_functions_taken_before_the_workspace_runs(tmp_path):
+    # Without the scan (run_script directly), the patched np.allclose forges nothing: the
+    # checks compare with the harness's allclose, captured before the library was imported.
+    work = tmp_path / "ws"
+    brk = load_break("frequent-tokens-learn-slowly")
+    start(brk, work)
+    append_to(work, "minimodel/nn/embedding.py",
+              "np.allclose = np.array_equal = lambda *args, **kwargs: True")
+    done = run_script(work, brk.path("check"), "en", brk.timeout)
+    assert done.checks and not is_fixed(done)
+
+
+@pytest.mark.parametrize("honest", [
+    "class Box:\n    def __init__(self):\n        self.weight = np.zeros(3)",
+    "def step(param, g):\n    param.grad = g\n    param.data = param.data - 0.1 * g",
+    "def f():\n    out = np.zeros((2, 3))\n    out[np.arange(2)] = 1.0\n    out.shape = (3, 2)",
+    "EPS = 1e-5\nEPS += 1e-6\nTABLE = {}\nTABLE[np.float32] = 1",
+    "allclose = np.allclose  # a local name of this file",
+], ids=["self", "param-grad-data", "local-array", "own-constants", "own-name"])
+def test_honest_writes_are_not_findings(honest):
+    old = "import numpy as np\n"
+    assert scan_file("m.py", old + honest + "\n", old) == []
+
+
+def test_a_write_into_a_module_the_original_file_already_made_is_not_a_finding():
+    old = "import numpy as np\nnp.set_printoptions = print\n"
+    assert scan_file("m.py", old + "x = 1\n", old) == []
+    found = scan_file("m.py", old + "np.isclose = print\n", old)
+    assert [(f.name, f.line) for f in found] == [("np.isclose", 3)]
 
 
 def test_every_real_fix_passes_the_tamper_scan():

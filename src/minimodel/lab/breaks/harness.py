@@ -2,7 +2,11 @@
 
 They run in a child process (:mod:`minimodel.lab.breaks.runner`) where only ``minimodel`` comes
 from the learner's workspace; this module and the scripts come from the installed package, so
-editing the workspace's copy of the lab cannot change a verdict. Standard library only.
+editing the workspace's copy of the lab cannot change a verdict. Besides the standard library
+it imports numpy, and keeps the numpy functions its comparisons use (:func:`allclose`,
+:func:`array_equal`): the bootstrap imports this module before the workspace, so library code
+that rebinds ``np.allclose`` later cannot change what these compare with (the tamper scan
+refuses such a write too).
 
 Output protocol (parsed by the runner); a verdict line carries the run's one-time token, so
 that a line printed by library code is not taken for one:
@@ -23,7 +27,9 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from typing import Callable, NoReturn
+from typing import Any, Callable, NoReturn
+
+import numpy as np
 
 SYMPTOM = "SYMPTOM:"
 CAUSE_REMAINS = "CAUSE REMAINS:"
@@ -32,6 +38,46 @@ LANG_ENV = "MINIMODEL_BREAK_LANG"
 WORKSPACE_ENV = "MINIMODEL_BREAK_WORKSPACE"
 FOREIGN = "FOREIGN"
 SEED_ENV = "MINIMODEL_BREAK_SEED"
+
+
+# Captured at import, before any workspace code runs. ufuncs and ndarray methods are C objects
+# whose attributes cannot be set, so these references stay numpy's own.
+_asarray, _absolute, _subtract, _multiply, _add = (np.asarray, np.absolute, np.subtract,
+                                                  np.multiply, np.add)
+_less_equal, _equal, _logical_or, _errstate = (np.less_equal, np.equal, np.logical_or,
+                                                np.errstate)
+
+
+def allclose(got: Any, want: Any, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
+    """``np.allclose(got, want, rtol, atol)`` from the functions captured above: every
+    ``|got - want| <= atol + rtol * |want|`` (broadcast as numpy does; equal infinities are
+    close, a NaN never is)."""
+    got, want = _asarray(got), _asarray(want)
+    with _errstate(invalid="ignore"):  # inf - inf is NaN; equal infinities pass by _equal
+        limit = _add(atol, _multiply(rtol, _absolute(want)))
+        near = _less_equal(_absolute(_subtract(got, want)), limit)
+    return bool(_logical_or(near, _equal(got, want)).all())
+
+
+def array_equal(a: Any, b: Any) -> bool:
+    """``np.array_equal(a, b)`` from the functions captured above: same shape, equal entries."""
+    a, b = _asarray(a), _asarray(b)
+    return a.shape == b.shape and bool(_equal(a, b).all())
+
+
+# Sizes every invariant that builds a model or a layer draws besides its small ones, so that no
+# fix gated on the width or the vocabulary ("if d < 32") passes: the main job's d_model, one
+# above GPT-2 small's 768 drawn afresh on every run, and a vocabulary of at least 1024.
+MAIN_WIDTH = 128
+WIDE_WIDTHS = (768, 1100)
+WIDE_VOCAB = 1024
+
+
+def wide_widths(rng, multiple: int = 1) -> list[int]:
+    """``[128, d]`` with ``d`` drawn from ``rng`` in [768, 1100], rounded up to a multiple of
+    ``multiple`` (the number of attention heads, say)."""
+    wide = int(rng.integers(WIDE_WIDTHS[0], WIDE_WIDTHS[1] + 1))
+    return [MAIN_WIDTH, -(-wide // multiple) * multiple]
 
 
 def tr(en: str, es: str) -> str:

@@ -2,13 +2,16 @@
 counted once and updated once per optimizer step, whatever the model or the name of the tie;
 and an optimizer refuses a parameter passed twice instead of updating it twice.
 
-Models, sizes and hyper-parameters are drawn afresh on every run (``checks.seed``). Run by
+Models, sizes and hyper-parameters are drawn afresh on every run (``checks.seed``); besides
+small models, every check that builds one also builds two of a random kind at the main job's
+d = 128 and at a d above 768, with V >= 1024, so a fix gated on the width fails. Run by
 `minimodel break check`; `break run` reads the same checks.
 """
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+from minimodel_break_harness import (WIDE_VOCAB, CheckFailed, Checks, allclose, es_num,
+                                     use_workspace, wide_widths)
 
 mm = use_workspace()
 from minimodel import nn, optim  # noqa: E402
@@ -36,8 +39,17 @@ def wide_vocab() -> int:
     return int(np.exp(rng.uniform(np.log(5), np.log(3000))))
 
 
-def build(kind: str, tied: bool = True):
-    V, d = wide_vocab(), 4 * int(rng.integers(1, 5))
+def sizes() -> list[tuple[str, int | None, int | None]]:
+    """(kind, d, V) of the models a check builds: each kind small (None: drawn by
+    :func:`build`), then two of a random kind at d = 128 and at a d above 768, V >= 1024."""
+    return [(kind, None, None) for kind in KINDS] + [
+        (KINDS[int(rng.integers(len(KINDS)))], d, int(rng.integers(WIDE_VOCAB, 2049)))
+        for d in wide_widths(rng, multiple=2)]
+
+
+def build(kind: str, tied: bool = True, d: int | None = None, V: int | None = None):
+    V = wide_vocab() if V is None else V
+    d = 4 * int(rng.integers(1, 5)) if d is None else d
     r = np.random.default_rng(int(rng.integers(1 << 30)))
     if kind == "GPT":
         return GPT(GPTConfig(V, 8, 1, 2, d, tie_embeddings=tied), rng=r)
@@ -46,22 +58,26 @@ def build(kind: str, tied: bool = True):
     return CBOW(CBOWConfig(V, d, window=2, tie_embeddings=tied), rng=r)
 
 
-def batch(model):
+def batch(model, most: int = 32):
+    """A batch of 1 to ``most`` sequences (CBOW: 2 to 4 * ``most`` windows)."""
     V = model.config.vocab_size
     if isinstance(model, CBOW):
-        rows = int(rng.integers(2, 129))  # batches of 2 to 128 windows
+        rows = int(rng.integers(2, 4 * most + 1))  # batches of 2 to 128 windows
         return rng.integers(0, V, size=(rows, 4)), rng.integers(0, V, size=rows)
-    x = rng.integers(0, V, size=(int(rng.integers(1, 33)), 8))  # 1 to 32 sequences
+    x = rng.integers(0, V, size=(int(rng.integers(1, most + 1)), 8))  # 1 to 32 sequences
     return x, rng.integers(0, V, size=x.shape)
 
 
 @checks.case("listed-once",
              "parameters() and named_parameters() list a shared Parameter once, under its first "
-             "name, in GPT, MaskedLM, CBOW and a module whose tie has other names",
+             "name, in GPT, MaskedLM, CBOW (d up to 16, 128 and above 768) and a module whose "
+             "tie has other names",
              "parameters() y named_parameters() listan un Parameter compartido una vez, con su "
-             "primer nombre, en GPT, MaskedLM, CBOW y un módulo cuya atadura usa otros nombres")
+             "primer nombre, en GPT, MaskedLM, CBOW (d hasta 16, 128 y más de 768) y un módulo "
+             "cuya atadura usa otros nombres")
 def _():
-    models = {kind: build(kind) for kind in KINDS}
+    models = {f"{kind} d={model.config.d_model}": model
+              for kind, d, V in sizes() for model in [build(kind, d=d, V=V)]}
     k = 4 * int(rng.integers(1, 4))
     square = nn.Module()
     square.first = nn.Linear(k, k, rng=rng)
@@ -85,14 +101,16 @@ def _():
 
 
 @checks.case("counted-once",
-             "num_params() and state_dict() count a tied matrix once: untied - tied = V*d",
-             "num_params() y state_dict() cuentan la matriz atada una vez: sin atar - atado = V*d")
+             "num_params() and state_dict() count a tied matrix once: untied - tied = V*d (d up "
+             "to 16, 128 and above 768)",
+             "num_params() y state_dict() cuentan la matriz atada una vez: sin atar - atado = V*d "
+             "(d hasta 16, 128 y más de 768)")
 def _():
-    for kind in KINDS:
+    for kind, d, V in sizes():
         state = rng.bit_generator.state
-        tied = build(kind)
+        tied = build(kind, d=d, V=V)
         rng.bit_generator.state = state  # same sizes for the untied twin
-        untied = build(kind, tied=False)
+        untied = build(kind, tied=False, d=d, V=V)
         V, d = tied.config.vocab_size, tied.config.d_model
         diff = untied.num_params() - tied.num_params()
         if diff != V * d:
@@ -113,15 +131,16 @@ def adamw_update(p, g, m, v, t, lr, b1, b2, eps, wd):
 
 @checks.case("one-update",
              "each AdamW or SGD step moves a tied matrix by exactly one update (random model, "
-             "lr, weight decay, momentum, 2-3 steps, float32 or float64, both on every run), and "
-             "AdamW's step counter says so",
+             "lr, weight decay, momentum, 2-3 steps, float32 or float64, both on every run; d up "
+             "to 16, 128 and above 768), and AdamW's step counter says so",
              "cada paso de AdamW o SGD mueve la matriz atada exactamente una actualización "
              "(modelo, tasa de aprendizaje, decaimiento de pesos y momento aleatorios, 2 o 3 "
-             "pasos, en float32 o en float64, con los dos tipos en cada ejecución), y el "
-             "contador de pasos de AdamW lo refleja")
+             "pasos, en float32 o en float64, con los dos tipos en cada ejecución; d hasta 16, "
+             "128 y más de 768), y el contador de pasos de AdamW lo refleja")
 def _():
-    for kind, dtype in zip(KINDS, dtypes(len(KINDS))):
-        model = build(kind).astype(dtype)
+    models = sizes()
+    for (kind, d, V), dtype in zip(models, dtypes(len(models))):
+        model = build(kind, d=d, V=V).astype(dtype)
         E = model.get_input_embeddings().weight
         lr, wd = float(rng.uniform(1e-3, 3e-2)), float(rng.choice([0.0, 0.1]))
         use_adam = kind != "CBOW" or rng.random() < 0.5
@@ -132,7 +151,7 @@ def _():
         else:
             opt = optim.SGD(model.parameters(), lr=lr, weight_decay=wd)
         m = v = np.zeros(E.shape)
-        x, y = batch(model)
+        x, y = batch(model, most=32 if d is None else 2)  # a wide model: a small batch
         for step in range(1, int(rng.integers(2, 4)) + 1):
             opt.zero_grad()
             model(x, y)[1].backward()
@@ -143,13 +162,13 @@ def _():
                 want = before - lr * (g + wd * before)
             opt.step()
             moved = np.abs(E.data - before).sum() / max(np.abs(want - before).sum(), 1e-30)
-            if not np.allclose(E.data, want, **TOLERANCE[dtype]):
-                name = np.dtype(dtype).name
-                raise CheckFailed(f"{kind} ({name}), {type(opt).__name__} step {step}: the tied "
-                                  f"matrix moved {moved:.2f}x one update",
-                                  f"{kind} ({name}), paso {step} de {type(opt).__name__}: la "
-                                  f"matriz atada se movió {es_num(moved, '.2f')} veces una "
-                                  "actualización")
+            if not allclose(E.data, want, **TOLERANCE[dtype]):
+                what = f"{kind} d={E.shape[1]} ({np.dtype(dtype).name})"
+                opt_name = type(opt).__name__
+                raise CheckFailed(f"{what}, {opt_name} step {step}: the tied matrix moved "
+                                  f"{moved:.2f}x one update",
+                                  f"{what}, paso {step} de {opt_name}: la matriz atada se movió "
+                                  f"{es_num(moved, '.2f')} veces una actualización")
             if use_adam and opt.state[E]["step"] != step:
                 raise CheckFailed(f"{kind}: after {step} step(s) AdamW's counter for E is "
                                   f"{opt.state[E]['step']}",

@@ -9,7 +9,7 @@ training), not from this one example.
 
 import numpy as np
 
-from minimodel_break_harness import conclude, es_num, say, use_workspace
+from minimodel_break_harness import allclose, conclude, es_num, say, use_workspace
 
 mm = use_workspace()
 from minimodel import nn, optim  # noqa: E402
@@ -96,7 +96,7 @@ for token in shown:
 if any(halfway[name][token] < 0 for name in halfway for token in shown):
     say("(-: not half-way within the run)", "(-: no llegó a mitad de camino en la ejecución)")
 
-conclude(checks, not np.allclose(grad, expected),
+conclude(checks, not allclose(grad, expected),
          f"after {STEPS} steps the most frequent token has {buggy[order[0]]:.2f} of its "
          f"distance still to go, against {fixed[order[0]]:.2f} with the reference",
          f"tras {STEPS} pasos al token más frecuente le queda "

@@ -1,15 +1,17 @@
 """Invariants behind `frequent-tokens-learn-slowly`: the gradient of a lookup is a scatter-ADD.
 
 A row looked up k times receives the sum of its k gradient rows, whatever the shape of the
-ids, the values of the gradient, the float dtype (the experiment trains in float32) or the
-model around it. Sizes, ids, gradients and which checks run in float32 or float64 are drawn
-afresh on every run (``checks.seed``). Run by `minimodel break check`; `break run` reads the
-same checks.
+ids, the values of the gradient, the float dtype (the experiment trains in float32), the
+model around it or its width: besides small tables every check draws the main job's d = 128
+and a d above 768 (with V >= 1024), so a fix gated on the width fails. Sizes, ids, gradients
+and which checks run in float32 or float64 are drawn afresh on every run (``checks.seed``).
+Run by `minimodel break check`; `break run` reads the same checks.
 """
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, es_num, tr, use_workspace
+from minimodel_break_harness import (WIDE_VOCAB, CheckFailed, Checks, allclose, es_num, tr,
+                                     use_workspace, wide_widths)
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402
@@ -48,7 +50,7 @@ def dense_reference(V: int, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
 def compare(got, want: np.ndarray, what: str, rtol: float = 1e-10) -> None:
     """``got`` equals ``want`` to ``rtol`` of ``want``'s largest magnitude (at least 1)."""
     scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
-    if got is None or got.shape != want.shape or not np.allclose(got, want, rtol=rtol,
+    if got is None or got.shape != want.shape or not allclose(got, want, rtol=rtol,
                                                                  atol=rtol * scale):
         worst = (None if got is None or got.shape != want.shape
                  else float(np.abs(got - want).max()))
@@ -91,20 +93,27 @@ def shape_of(total: int, ndim: int) -> tuple[int, ...]:
 
 
 @checks.case("scatter-add",
-             "for random V, d, ids of 1, 2 and 3 dimensions with repeats (from a few ids to a few "
-             "thousand), float32 and float64, and a random upstream gradient, the lookup's "
-             "gradient equals onehot(ids).T @ g",
-             "con V y d aleatorios, ids de 1, 2 y 3 dimensiones con repeticiones (de unos pocos "
-             "ids a unos miles), en float32 y en float64, y un gradiente aleatorio respecto de "
-             "la salida, el gradiente de la indexación es onehot(ids).T @ g")
+             "for random V, d (small, 128 and above 768), ids of 1, 2 and 3 dimensions with "
+             "repeats (from a few ids to a few thousand), float32 and float64, and a random "
+             "upstream gradient, the lookup's gradient equals onehot(ids).T @ g",
+             "con V y d aleatorios (pequeños, 128 y más de 768), ids de 1, 2 y 3 dimensiones "
+             "con repeticiones (de unos pocos ids a unos miles), en float32 y en float64, y un "
+             "gradiente aleatorio respecto de la salida, el gradiente de la indexación es "
+             "onehot(ids).T @ g")
 def _():
-    totals = spread_sizes(4)
+    totals, cases = spread_sizes(4), []
     for total, ndim, dtype in zip(rng.permuted(totals), (1, 2, 3, int(rng.integers(1, 4))),
                                   dtypes(4)):
         shape = shape_of(int(total), ndim)
         n = int(np.prod(shape))
         # V from 2 to 3000, capped so the dense one-hot reference (N, V) stays small.
         V, d = int(rng.integers(2, max(3, min(3000, 4_000_000 // n)))), int(rng.integers(1, 7))
+        cases.append((V, d, shape, dtype))
+    for d, dtype in zip(wide_widths(rng), dtypes(2)):  # the main job's width and a wider one
+        ndim = int(rng.integers(1, 4))
+        cases.append((int(rng.integers(WIDE_VOCAB, 2049)), d,
+                      shape_of(int(rng.integers(40, 301)), ndim), dtype))
+    for V, d, shape, dtype in cases:
         ids = ids_with_repeats(V, shape)
         g = rng.standard_normal(shape + (d,)).astype(dtype)  # the reference reads the same g
         name = np.dtype(dtype).name
@@ -115,23 +124,30 @@ def _():
 
 
 @checks.case("finite-differences",
-             "matches central finite differences of sum(E[ids] * R) (float64, random sizes)",
+             "matches central finite differences of sum(E[ids] * R) (float64, random sizes; "
+             "at d = 128 and above 768 on random columns of every used row)",
              "coincide con diferencias finitas centradas de sum(E[ids] * R) (float64, tamaños "
-             "aleatorios)")
+             "aleatorios; con d = 128 y más de 768, en columnas al azar de cada fila usada)")
 def _():
-    V, d = int(rng.integers(2, 7)), int(rng.integers(1, 4))
-    W = rng.standard_normal((V, d))
-    ids = ids_with_repeats(V, (2, int(rng.integers(2, 6))))
-    R = rng.standard_normal(ids.shape + (d,))
-    got = lookup_grad(W.copy(), ids, R)
-    numeric = np.zeros_like(W)
-    eps = 1e-6
-    for i in np.ndindex(*W.shape):
-        Wp, Wm = W.copy(), W.copy()
-        Wp[i] += eps
-        Wm[i] -= eps
-        numeric[i] = ((Wp[ids] * R).sum() - (Wm[ids] * R).sum()) / (2 * eps)
-    compare(got, numeric, tr("finite differences", "diferencias finitas"), rtol=1e-6)
+    for d in [int(rng.integers(1, 4))] + wide_widths(rng):
+        V = int(rng.integers(2, 7))
+        W = rng.standard_normal((V, d))
+        ids = ids_with_repeats(V, (2, int(rng.integers(2, 6))))
+        R = rng.standard_normal(ids.shape + (d,))
+        got = lookup_grad(W.copy(), ids, R)
+        columns = np.arange(d) if d < 8 else rng.choice(d, size=6, replace=False)
+        entries = [(row, col) for row in range(V) for col in columns]
+        numeric = np.zeros(len(entries))
+        eps = 1e-6
+        for k, i in enumerate(entries):
+            Wp, Wm = W.copy(), W.copy()
+            Wp[i] += eps
+            Wm[i] -= eps
+            numeric[k] = ((Wp[ids] * R).sum() - (Wm[ids] * R).sum()) / (2 * eps)
+        rows, cols = np.array(entries).T
+        compare(None if got is None else got[rows, cols], numeric,
+                tr(f"finite differences, V={V}, d={d}", f"diferencias finitas, V={V}, d={d}"),
+                rtol=1e-6)
 
 
 def gradients(model, batches) -> dict[str, np.ndarray]:
@@ -146,18 +162,23 @@ def gradients(model, batches) -> dict[str, np.ndarray]:
 
 
 @checks.case("batch-additive",
-             "in GPT, MaskedLM and CBOW training (float32 and float64), the embeddings' gradient "
-             "on a batch equals the sum of the gradients on its examples one by one (positions "
-             "repeat across a batch)",
-             "en el entrenamiento de GPT, MaskedLM y CBOW (en float32 y en float64), el "
-             "gradiente de los embeddings con un lote es la suma de los gradientes con sus "
-             "ejemplos de uno en uno (las posiciones se repiten en un lote)")
+             "in GPT, MaskedLM and CBOW training (float32 and float64; d = 8, 128 and above 768), "
+             "the embeddings' gradient on a batch equals the sum of the gradients on its "
+             "examples one by one (positions repeat across a batch)",
+             "en el entrenamiento de GPT, MaskedLM y CBOW (en float32 y en float64; d = 8, 128 y "
+             "más de 768), el gradiente de los embeddings con un lote es la suma de los "
+             "gradientes con sus ejemplos de uno en uno (las posiciones se repiten en un lote)")
 def _():
     V, T, B = int(rng.integers(5, 40)), int(rng.integers(3, 8)), int(rng.integers(2, 5))
-    models = {"GPT": GPT(GPTConfig(V, T, 1, 2, 8), rng=rng),
-              "MaskedLM": MaskedLM(MLMConfig(V, T, 1, 2, 8), rng=rng),
-              "CBOW": CBOW(rng=rng, vocab_size=V, d_model=8, window=2)}
-    for (name, model), dtype in zip(models.items(), dtypes(len(models))):
+    kinds = ["GPT", "MaskedLM", "CBOW"]
+    # (kind, V, d): each model small, then two drawn at the main job's width and a wider one.
+    sizes = [(kind, V, 8) for kind in kinds] + [
+        (kinds[int(rng.integers(3))], int(rng.integers(WIDE_VOCAB, 2049)), d)
+        for d in wide_widths(rng, multiple=2)]
+    for (name, V, d), dtype in zip(sizes, dtypes(len(sizes))):
+        model = {"GPT": lambda: GPT(GPTConfig(V, T, 1, 2, d), rng=rng),
+                 "MaskedLM": lambda: MaskedLM(MLMConfig(V, T, 1, 2, d), rng=rng),
+                 "CBOW": lambda: CBOW(rng=rng, vocab_size=V, d_model=d, window=2)}[name]()
         model.astype(dtype)
         if name == "CBOW":
             x, y = ids_with_repeats(V, (B, 4)), rng.integers(0, V, size=B)
@@ -167,18 +188,21 @@ def _():
         one_by_one = gradients(model, [(x[i:i + 1], y[i:i + 1]) for i in range(B)])
         for param in whole:
             compare(whole[param], one_by_one[param],
-                    f"{name} {np.dtype(dtype).name} {param} (B={B}, V={V})",
+                    f"{name} {np.dtype(dtype).name} {param} (B={B}, V={V}, d={d})",
                     rtol=1e-8 if dtype is np.float64 else RTOL[dtype])
 
 
 @checks.case("tied-sum",
              "a tied matrix gets the lookup's scatter-add plus the head's dlogits.T @ h, in "
-             "float32 and in float64",
+             "float32 and in float64, for small d, d = 128 and d above 768",
              "una matriz atada recibe la suma por índices de la indexación más el dlogits.T @ h "
-             "de la cabeza, en float32 y en float64")
+             "de la cabeza, en float32 y en float64, con d pequeña, d = 128 y d mayor que 768")
 def _():
-    for dtype in dtypes(2):
-        V, d, n = int(rng.integers(3, 300)), int(rng.integers(2, 6)), spread_sizes(2, 4)[-1]
+    sizes = [(int(rng.integers(3, 300)), int(rng.integers(2, 6)), spread_sizes(2, 4)[-1])
+             for _ in range(2)]
+    sizes += [(int(rng.integers(WIDE_VOCAB, 3001)), d, int(rng.integers(40, 401)))
+              for d in wide_widths(rng)]
+    for (V, d, n), dtype in zip(sizes, dtypes(len(sizes))):
         emb = nn.Embedding(V, d, rng=rng)
         emb.weight.data = rng.standard_normal((V, d)).astype(dtype)
         head = nn.TiedHead(emb)
@@ -188,8 +212,9 @@ def _():
         loss = (emb(ids) * mm.Tensor(R1)).sum() + (head(mm.Tensor(h)) * mm.Tensor(R2)).sum()
         loss.backward()
         want = dense_reference(V, ids, R1.astype(np.float64)) + R2.T.astype(np.float64) @ h
-        compare(emb.weight.grad, want, tr(f"{np.dtype(dtype).name} tied lookup + head",
-                                          f"indexación atada + cabeza, {np.dtype(dtype).name}"),
+        compare(emb.weight.grad, want, tr(f"{np.dtype(dtype).name} tied lookup + head, d={d}",
+                                          f"indexación atada + cabeza, {np.dtype(dtype).name}, "
+                                          f"d={d}"),
                 rtol=1e-8 if dtype is np.float64 else RTOL[dtype])
 
 

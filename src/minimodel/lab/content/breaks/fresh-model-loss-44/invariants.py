@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+from minimodel_break_harness import (WIDE_VOCAB, CheckFailed, Checks, es_num, use_workspace,
+                                     wide_widths)
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402
@@ -89,14 +90,22 @@ def _():
 
 @checks.case("default-std",
              "nn.Embedding(V, d) and the token tables of every model, tied or untied, start with "
-             "std 0.02 (random V, d; each model also at a width from 320 to 1024)",
+             "std 0.02 (random V, d; each model also at a width from 320 to 1024; nn.Embedding "
+             "and a model also at d = 128 and above 768 with V >= 1024)",
              "nn.Embedding(V, d) y las tablas de tokens de todos los modelos, atados o no, "
              "empiezan con std 0,02 (V, d aleatorios; cada modelo también con una anchura de "
-             "320 a 1024)")
+             "320 a 1024; nn.Embedding y un modelo también con d = 128 y más de 768 y "
+             "V >= 1024)")
 def _():
     V, d = sizes()
     tables = {"nn.Embedding": nn.Embedding(V, d, rng=rng).weight.data}
-    for kind in ("GPT", "GPT (untied)", "MaskedLM", "CBOW"):
+    kinds = ("GPT", "GPT (untied)", "MaskedLM", "CBOW")
+    for d in wide_widths(rng, multiple=4):
+        V = int(rng.integers(WIDE_VOCAB, 2049))
+        tables[f"nn.Embedding, d={d}"] = nn.Embedding(V, d, rng=rng).weight.data
+        kind = kinds[int(rng.integers(len(kinds)))]
+        tables[f"{kind}, d={d}"] = fresh(kind, V, d, layers=1).get_input_embeddings().weight.data
+    for kind in kinds:
         tables[kind] = fresh(kind, *sizes()).get_input_embeddings().weight.data
         tables[f"{kind}, wide"] = fresh(kind, *wide_sizes(), layers=1) \
             .get_input_embeddings().weight.data
@@ -110,12 +119,19 @@ def _():
 
 @checks.case("logits-are-h-et",
              "a tied model's logits are exactly h @ E.T (no rescaling), and its training loss "
-             "is the cross-entropy of those logits",
+             "is the cross-entropy of those logits (random d, d = 128 and above 768)",
              "los logits de un modelo atado son exactamente h @ E.T (sin reescalar), y su "
-             "pérdida de entrenamiento es la entropía cruzada de esos logits")
+             "pérdida de entrenamiento es la entropía cruzada de esos logits (d aleatoria, "
+             "d = 128 y más de 768)")
 def _():
-    V, d = sizes()
-    model = fresh("GPT", V, d).astype(np.float64)  # float64: no rounding to argue about
+    for V, d, layers in [sizes() + (2,)] + [(int(rng.integers(WIDE_VOCAB, 2049)), d, 1)
+                                            for d in wide_widths(rng, multiple=4)]:
+        logits_are_h_et(V, d, layers)
+
+
+def logits_are_h_et(V: int, d: int, layers: int) -> None:
+    """logits-are-h-et for a tied GPT of vocabulary ``V``, width ``d``."""
+    model = fresh("GPT", V, d, layers).astype(np.float64)  # float64: no rounding to argue about
     x, y = data("GPT", V)
     with mm.no_grad():
         h = model.hidden_states(x).data
@@ -124,10 +140,10 @@ def _():
     want = h @ model.token_emb.weight.data.T
     if np.abs(logits - want).max() > 1e-9 * max(np.abs(want).max(), 1e-30):
         ratio = float(np.abs(logits).mean() / max(np.abs(want).mean(), 1e-30))
-        raise CheckFailed(f"GPT logits differ from h @ E.T (mean |logits| / mean |h @ E.T| = "
-                          f"{ratio:.3g})",
-                          f"los logits de GPT difieren de h @ E.T (media |logits| / media "
-                          f"|h @ E.T| = {es_num(ratio, '.3g')})")
+        raise CheckFailed(f"GPT (d={d}) logits differ from h @ E.T (mean |logits| / mean "
+                          f"|h @ E.T| = {ratio:.3g})",
+                          f"los logits de GPT (d={d}) difieren de h @ E.T (media |logits| / "
+                          f"media |h @ E.T| = {es_num(ratio, '.3g')})")
     if abs(train_loss - cross_entropy(logits, y)) > 1e-3:
         raise CheckFailed(f"the training loss {train_loss:.4f} is not the cross-entropy of the "
                           f"logits {cross_entropy(logits, y):.4f}",

@@ -3,12 +3,15 @@ E, and every part of the model reports it, also after the matrix is resized (by 
 the embedding itself, growing or shrinking) and before any forward pass.
 
 Sizes are drawn afresh on every run (``checks.seed``), so a fix that special-cases the story's
-256/512 cannot pass. Run by `minimodel break check`; `break run` reads the same checks.
+256/512 cannot pass; besides small models, every check that builds a layer or a model also
+draws the main job's d = 128 and a d above 768 with V >= 1024, so a fix gated on the width
+fails. Run by `minimodel break check`; `break run` reads the same checks.
 """
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, tr, use_workspace
+from minimodel_break_harness import (WIDE_VOCAB, CheckFailed, Checks, tr, use_workspace,
+                                     wide_widths)
 
 mm = use_workspace()
 from minimodel import nn  # noqa: E402
@@ -18,23 +21,25 @@ checks = Checks()
 rng = np.random.default_rng(checks.seed)
 
 
-def vocab_pairs(count: int = 4) -> list[tuple[int, int]]:
-    """(embedding rows, claimed size) pairs that differ, half of them in each direction."""
+def vocab_pairs(count: int = 4, low: int = 2) -> list[tuple[int, int]]:
+    """(embedding rows, claimed size) pairs from ``low`` to 2999 that differ, half of them in
+    each direction."""
     pairs = []
     for i in range(count):
-        a, b = sorted(rng.choice(np.arange(2, 2000), size=2, replace=False).tolist())
+        a, b = sorted(rng.choice(np.arange(low, 3000), size=2, replace=False).tolist())
         pairs.append((b, a) if i % 2 == 0 else (a, b))  # claimed smaller, then larger
     return pairs
 
 
 @checks.case("refuses-mismatch",
              "TiedHead(Embedding(V, d), vocab_size=V') raises ValueError naming V and V', for "
-             "random pairs with V' smaller and larger than V",
+             "random pairs with V' smaller and larger than V (d up to 23, 128 and above 768)",
              "TiedHead(Embedding(V, d), vocab_size=V') lanza ValueError con V y V', para pares "
-             "aleatorios con V' menor y mayor que V")
+             "aleatorios con V' menor y mayor que V (d hasta 23, 128 y más de 768)")
 def _():
-    for rows, claimed in vocab_pairs():
-        emb = nn.Embedding(rows, int(rng.integers(2, 24)), rng=rng)
+    widths = [int(rng.integers(2, 24)) for _ in range(4)] + wide_widths(rng)
+    for (rows, claimed), d in zip(vocab_pairs() + vocab_pairs(2, WIDE_VOCAB), widths):
+        emb = nn.Embedding(rows, d, rng=rng)
         try:
             nn.TiedHead(emb, vocab_size=claimed)
         except ValueError as exc:
@@ -51,12 +56,12 @@ def _():
 
 @checks.case("size-from-embedding",
              "head.vocab_size, the logits' last axis and a loss over V classes all follow the "
-             "embedding (random V, d)",
+             "embedding (random V, d; d = 128 and above 768 too)",
              "head.vocab_size, el último eje de los logits y una pérdida sobre V clases siguen "
-             "al embedding (V, d aleatorios)")
+             "al embedding (V, d aleatorios; también d = 128 y más de 768)")
 def _():
-    for _ in range(3):
-        V, d = int(rng.integers(2, 1500)), int(rng.integers(2, 24))
+    sizes = [(int(rng.integers(2, 1500)), int(rng.integers(2, 24))) for _ in range(3)]
+    for V, d in sizes + [(int(rng.integers(WIDE_VOCAB, 3000)), d) for d in wide_widths(rng)]:
         emb = nn.Embedding(V, d, rng=rng)
         for head in (nn.TiedHead(emb), nn.TiedHead(emb, vocab_size=V)):
             h = mm.Tensor(rng.standard_normal((2, 3, d)).astype(np.float32))
@@ -97,17 +102,22 @@ def require_agree(sizes: dict[str, int], want: int, what: str) -> None:
 
 @checks.case("every-path-agrees",
              "in tied GPT and MaskedLM of random V, embedding, head, config, logits with and "
-             "without targets, and generation agree, before and after resize_token_embeddings",
+             "without targets, and generation agree, before and after resize_token_embeddings "
+             "(d = 8 or 16, 128 and above 768)",
              "en GPT y MaskedLM atados de V aleatorio coinciden embedding, cabeza, "
              "configuración, logits con y sin objetivos y generación, antes y después de "
-             "resize_token_embeddings")
+             "resize_token_embeddings (d = 8 o 16, 128 y más de 768)")
 def _():
-    for kind in ("gpt", "mlm"):
-        V, new_V = (int(v) for v in rng.choice(np.arange(8, 700), size=2, replace=False))
-        d, T = 8 * int(rng.integers(1, 3)), 6
+    # (kind, d, smallest V): each kind small, then a random kind at d = 128 and above 768.
+    models = [("gpt", 8 * int(rng.integers(1, 3)), 8), ("mlm", 8 * int(rng.integers(1, 3)), 8)]
+    models += [(("gpt", "mlm")[int(rng.integers(2))], d, WIDE_VOCAB)
+               for d in wide_widths(rng, multiple=2)]
+    for kind, d, low in models:
+        V, new_V = (int(v) for v in rng.choice(np.arange(low, low + 700), size=2, replace=False))
+        T = 6
         model = (GPT(GPTConfig(V, T, 1, 2, d), rng=rng) if kind == "gpt"
                  else MaskedLM(MLMConfig(V, T, 1, 2, d), rng=rng))
-        name = tr(f"{type(model).__name__} (V={V})", f"{type(model).__name__} (V={V})")
+        name = f"{type(model).__name__} (V={V}, d={d})"
         ids = rng.integers(0, V, size=(2, T))
         require_agree(every_size(model, ids, rng.integers(0, V, size=(2, T))), V, name)
         model.resize_token_embeddings(new_V, rng=rng)
@@ -119,41 +129,50 @@ def _():
 
 @checks.case("head-follows-its-matrix",
              "a TiedHead's vocab_size equals its embedding's rows right after emb.resize() "
-             "(larger and smaller, random V) and after being re-pointed to another embedding, "
-             "with no forward pass in between",
+             "(larger and smaller, random V; d up to 23, 128 and above 768) and after being "
+             "re-pointed to another embedding, with no forward pass in between",
              "el vocab_size de un TiedHead es el número de filas de su embedding justo después "
-             "de emb.resize() (mayor y menor, V aleatorio) y tras apuntarlo a otro embedding, "
-             "sin ninguna pasada hacia delante entre medias")
+             "de emb.resize() (mayor y menor, V aleatorio; d hasta 23, 128 y más de 768) y tras "
+             "apuntarlo a otro embedding, sin ninguna pasada hacia delante entre medias")
 def _():
-    V = int(rng.integers(20, 900))
-    d = int(rng.integers(2, 24))
+    sizes = [(int(rng.integers(20, 900)), int(rng.integers(2, 24)))]
+    for V, d in sizes + [(int(rng.integers(WIDE_VOCAB, 2049)), d) for d in wide_widths(rng)]:
+        one_head_follows(V, d)
+
+
+def one_head_follows(V: int, d: int) -> None:
+    """head-follows-its-matrix for an embedding of ``V`` rows and width ``d``."""
     emb = nn.Embedding(V, d, rng=rng)
     head = nn.TiedHead(emb)
     for new_V in (V + int(rng.integers(1, 600)), int(rng.integers(2, V))):  # grow, then shrink
         emb.resize(new_V, rng=rng)
         if head.vocab_size != new_V:
-            raise CheckFailed(f"Embedding resized from {V} to {new_V} rows, but the head tied to "
-                              f"it reports vocab_size={head.vocab_size}",
-                              f"Embedding redimensionado de {V} a {new_V} filas, pero la cabeza "
-                              f"atada a él da vocab_size={head.vocab_size}")
+            raise CheckFailed(f"Embedding (d={d}) resized from {V} to {new_V} rows, but the head "
+                              f"tied to it reports vocab_size={head.vocab_size}",
+                              f"Embedding (d={d}) redimensionado de {V} a {new_V} filas, pero la "
+                              f"cabeza atada a él da vocab_size={head.vocab_size}")
         V = new_V
     other = nn.Embedding(V + int(rng.integers(1, 300)), d, rng=rng)
     head.embedding = other
     if head.vocab_size != other.vocab_size:
-        raise CheckFailed(f"head re-pointed to an embedding of {other.vocab_size} rows reports "
-                          f"vocab_size={head.vocab_size}",
-                          f"la cabeza apuntada a un embedding de {other.vocab_size} filas da "
-                          f"vocab_size={head.vocab_size}")
+        raise CheckFailed(f"head re-pointed to an embedding of {other.vocab_size} rows (d={d}) "
+                          f"reports vocab_size={head.vocab_size}",
+                          f"la cabeza apuntada a un embedding de {other.vocab_size} filas (d={d}) "
+                          f"da vocab_size={head.vocab_size}")
 
 
-@checks.case("one-matrix", "a tied model still shares one Parameter between lookup and head",
-             "un modelo atado sigue compartiendo un Parameter entre indexación y cabeza")
+@checks.case("one-matrix", "a tied model still shares one Parameter between lookup and head "
+             "(d = 16, 128 and above 768)",
+             "un modelo atado sigue compartiendo un Parameter entre indexación y cabeza (d = 16, "
+             "128 y más de 768)")
 def _():
-    V = int(rng.integers(8, 300))
-    model = GPT(GPTConfig(V, 8, 1, 2, 16), rng=rng)
-    if model.lm_head.weight is not model.token_emb.weight:
-        raise CheckFailed("lm_head.weight is not token_emb.weight",
-                          "lm_head.weight no es token_emb.weight")
+    sizes = [(int(rng.integers(8, 300)), 16)]
+    for V, d in sizes + [(int(rng.integers(WIDE_VOCAB, 2049)), d)
+                         for d in wide_widths(rng, multiple=2)]:
+        model = GPT(GPTConfig(V, 8, 1, 2, d), rng=rng)
+        if model.lm_head.weight is not model.token_emb.weight:
+            raise CheckFailed(f"d={d}: lm_head.weight is not token_emb.weight",
+                              f"d={d}: lm_head.weight no es token_emb.weight")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ Everything is drawn afresh on every run (``checks.seed``). Run by `minimodel bre
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+from minimodel_break_harness import (WIDE_VOCAB, CheckFailed, Checks, array_equal, es_num,
+                                     use_workspace)
 
 mm = use_workspace()
 from minimodel.data import mask_tokens  # noqa: E402
@@ -38,6 +39,9 @@ def corpus(n: int, T: int, V: int) -> np.ndarray:
 
 
 RANKS = ("2-D", "1-D")  # one (N, T) call, or N calls on (T,) rows
+# (rank, wide vocabulary?) of the big cases: both ranks with a small V, and a V >= 1024 (the
+# main job's vocabularies), so a fix that holds only for small (or large) V fails.
+CASES = (("2-D", False), ("1-D", False), (RANKS[int(rng.integers(2))], True))
 
 
 def mask(ids: np.ndarray, V: int, p: float) -> tuple[np.ndarray, np.ndarray]:
@@ -56,8 +60,9 @@ def masked(n: int, T: int, V: int, p: float, rank: str = "2-D"):
     return ids, np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
 
 
-def big_case(rank: str):
+def big_case(rank: str, wide: bool = False):
     V, T = int(rng.integers(20, 300)), int(rng.integers(8, 33))
+    V = int(rng.integers(WIDE_VOCAB, 3000)) if wide else V
     p = float(rng.uniform(0.1, 0.3))
     rows = 20000 if rank == "2-D" else 6000  # 1-D: one call per row
     return (V, T, p) + masked(max(rows // T, 100), T, V, p, rank)
@@ -65,19 +70,20 @@ def big_case(rank: str):
 
 @checks.case("labels-only-at-targets",
              "labels are -100 except at the targets, where they hold the original id; targets "
-             "are about mask_prob of the ordinary positions (random V, T, mask_prob; 1-D and 2-D "
-             "ids)",
+             "are about mask_prob of the ordinary positions (random V, T, mask_prob, V >= 1024 "
+             "too; 1-D and 2-D ids)",
              "las etiquetas valen -100 salvo en los objetivos, donde guardan el id original; los "
              "objetivos suponen en torno a una fracción mask_prob de las posiciones "
-             "ordinarias (V, T y mask_prob aleatorios; ids 1-D y 2-D)")
+             "ordinarias (V, T y mask_prob aleatorios, también V >= 1024; ids 1-D y 2-D)")
 def _():
-    for rank in RANKS:
-        labels_only_at_targets(rank, *big_case(rank))
+    for rank, wide in CASES:
+        labels_only_at_targets(rank, *big_case(rank, wide))
 
 
 def labels_only_at_targets(rank, V, T, p, ids, inputs, labels):
+    rank = f"{rank}, V={V}"
     scored = labels != IGNORE
-    if not np.array_equal(labels[scored], ids[scored]):
+    if not array_equal(labels[scored], ids[scored]):
         raise CheckFailed(f"{rank}: a label differs from the original token",
                           f"{rank}: una etiqueta difiere del token original")
     ordinary = ids != PAD
@@ -94,12 +100,12 @@ def labels_only_at_targets(rank, V, T, p, ids, inputs, labels):
 
 @checks.case("changed-means-target",
              "every position whose input was changed is a target, and every other position "
-             "keeps its input and has label -100 (1-D and 2-D ids)",
+             "keeps its input and has label -100 (1-D and 2-D ids; V >= 1024 too)",
              "toda posición cuya entrada cambió es un objetivo, y las demás conservan su entrada "
-             "y tienen etiqueta -100 (ids 1-D y 2-D)")
+             "y tienen etiqueta -100 (ids 1-D y 2-D; también V >= 1024)")
 def _():
-    for rank in RANKS:
-        changed_means_target(rank, *big_case(rank)[3:])
+    for rank, wide in CASES:
+        changed_means_target(rank, *big_case(rank, wide)[3:])
 
 
 def changed_means_target(rank, ids, inputs, labels):
@@ -121,16 +127,17 @@ def changed_means_target(rank, ids, inputs, labels):
 
 @checks.case("split-80-10-10",
              "of the targets about 80% show [MASK], 10% a random token and 10% their own token "
-             "(1-D and 2-D ids)",
+             "(1-D and 2-D ids; V >= 1024 too)",
              "de los objetivos, en torno al 80 % muestra [MASK], el 10 % un token aleatorio y el "
-             "10 % su propio token (ids 1-D y 2-D)")
+             "10 % su propio token (ids 1-D y 2-D; también V >= 1024)")
 def _():
-    for rank in RANKS:
-        V, _, _, ids, inputs, labels = big_case(rank)
+    for rank, wide in CASES:
+        V, _, _, ids, inputs, labels = big_case(rank, wide)
         split_80_10_10(rank, V, ids, inputs, labels)
 
 
 def split_80_10_10(rank, V, ids, inputs, labels):
+    rank = f"{rank}, V={V}"
     scored = labels != IGNORE
     n = int(scored.sum())
     shares = {"[MASK]": float((inputs[scored] == MASK).mean()),

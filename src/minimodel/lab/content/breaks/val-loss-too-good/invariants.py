@@ -11,13 +11,16 @@ The experiment trains in float32: the logits of an evaluation forward, ``F.self_
 and the kernel's agreement with its composite are checked in float32 and in float64 on every
 run (a fix that holds in one dtype only fails).
 
-Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run by
+Besides small ones, every check that builds a model or a layer also draws the main job's
+d = 128 and a d above 768 (a model's vocabulary then at least 1024), so a fix gated on the
+width fails. Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run by
 `minimodel break check`; `break run` reads the same checks.
 """
 
 import numpy as np
 
-from minimodel_break_harness import CheckFailed, Checks, es_num, use_workspace
+from minimodel_break_harness import (WIDE_VOCAB, CheckFailed, Checks, array_equal, es_num,
+                                     use_workspace, wide_widths)
 
 mm = use_workspace()
 import minimodel.functional as F  # noqa: E402
@@ -38,14 +41,34 @@ def dtypes(count: int) -> list:
     return [drawn[i] for i in rng.permutation(count)]
 
 
-def random_gpt(dtype=np.float64) -> GPT:
+def widths() -> list[int | None]:
+    """A check's widths: None (a small one, drawn where it is used), 128 and one above 768,
+    all multiples of 4, so 2 or 4 heads divide them."""
+    return [None] + wide_widths(rng, multiple=4)
+
+
+WIDE_GPTS: dict = {}  # (d, dtype) -> GPT: a wide model is built once a run, read-only after
+
+
+def random_gpt(dtype=np.float64, d: int | None = None) -> GPT:
+    """A random GPT: small, or of width ``d`` with one layer, V >= 1024 and T <= 6 (built once
+    per width and dtype; the checks only read it)."""
+    if d is not None and (d, dtype) in WIDE_GPTS:
+        return WIDE_GPTS[d, dtype]
     V, T = int(rng.integers(5, 60)), int(rng.integers(4, 10))
     heads = int(rng.choice([2, 4]))
-    model = GPT(GPTConfig(V, T, int(rng.integers(1, 3)), heads, 4 * heads * int(rng.integers(1, 3))),
-                rng=rng)
+    layers = int(rng.integers(1, 3))
+    if d is None:
+        d = 4 * heads * int(rng.integers(1, 3))
+    else:
+        V, T, layers = int(rng.integers(WIDE_VOCAB, 2049)), int(rng.integers(4, 7)), 1
+    model = GPT(GPTConfig(V, T, layers, heads, d), rng=rng)
     model.astype(dtype)
-    for p in model.parameters():  # larger weights than a fresh model: sharper attention
-        p.data[...] += rng.standard_normal(p.shape) * 0.3
+    for name, p in model.named_parameters():  # larger weights than a fresh model: sharper
+        if d < 128 or ".attn." in name:       # attention (wide: attention only, for time)
+            p.data[...] += rng.standard_normal(p.shape) * 0.3
+    if d >= 128:
+        WIDE_GPTS[d, dtype] = model
     return model
 
 
@@ -90,26 +113,33 @@ def tokens(model: GPT, rows: int = 2) -> np.ndarray:
 
 
 @checks.case("evaluation-causal",
-             "random GPTs, one float32 and one float64: the logits of model(ids) at position t "
-             "do not depend on tokens after t",
-             "GPT aleatorios, uno en float32 y otro en float64: los logits de model(ids) en la "
-             "posición t no dependen de los tokens posteriores a t")
+             "random GPTs (small, d = 128 and d above 768), float32 and float64: the logits of "
+             "model(ids) at position t do not depend on tokens after t",
+             "GPT aleatorios (pequeños, d = 128 y d mayor que 768), en float32 y en float64: los "
+             "logits de model(ids) en la posición t no dependen de los tokens posteriores a t")
 def _():
-    for dtype in dtypes(2):
-        model = random_gpt(dtype)
+    cases = [(None, dtype) for dtype in dtypes(2)] + list(zip(widths()[1:], dtypes(2)))
+    for d, dtype in cases:
+        model = random_gpt(dtype, d)
         leak, t = future_leak(lambda ids: model(ids)[0].data, tokens(model))
-        name = np.dtype(dtype).name
+        name = f"{np.dtype(dtype).name} d={model.config.d_model}"
         require_causal(leak, t, f"{name} logits", f"los logits en {name}")
 
 
 @checks.case("training-causal",
              "with targets (the training path), the logits at position t ignore later tokens, "
-             "and the loss equals the mean of the losses predicted from each prefix",
+             "and the loss equals the mean of the losses predicted from each prefix (small d, "
+             "d = 128 and d above 768)",
              "con objetivos (el camino de entrenamiento), los logits en la posición t ignoran los "
              "tokens posteriores, y la pérdida es la media de las pérdidas predichas desde cada "
-             "prefijo")
+             "prefijo (d pequeña, d = 128 y d mayor que 768)")
 def _():
-    model = random_gpt()
+    for d in widths():
+        training_causal(random_gpt(d=d))
+
+
+def training_causal(model: GPT) -> None:
+    """training-causal for one model."""
     x = tokens(model)
     y = rng.integers(0, model.config.vocab_size, size=x.shape)
     leak, t = future_leak(lambda ids: model(ids, y)[0].data, x)
@@ -133,12 +163,18 @@ def _():
 
 @checks.case("generation-matches-forward",
              "greedy generate() picks, at every step, the argmax of a full forward pass over the "
-             "tokens so far, and those forward logits ignore the tokens generated later",
+             "tokens so far, and those forward logits ignore the tokens generated later (small "
+             "d, d = 128 and d above 768)",
              "generate() voraz elige, en cada paso, el argmax de una pasada completa sobre los "
              "tokens hasta ese momento, y esos logits no dependen de los tokens generados "
-             "después")
+             "después (d pequeña, d = 128 y d mayor que 768)")
 def _():
-    model = random_gpt()
+    for d in widths():
+        generation_matches_forward(random_gpt(d=d))
+
+
+def generation_matches_forward(model: GPT) -> None:
+    """generation-matches-forward for one model."""
     T = model.config.block_size
     prompt = tokens(model, rows=3)[:, :2]
     out = model.generate(prompt, max_new_tokens=T - 2, temperature=0)  # (3, T)
@@ -146,7 +182,7 @@ def _():
         full = model(out)[0].data  # (3, T, V): one pass over the whole generated text
         for t in range(1, T - 1):
             prefix = model(out[:, :t + 1])[0].data[:, t]  # (3, V)
-            if not np.array_equal(out[:, t + 1], prefix.argmax(-1)):
+            if not array_equal(out[:, t + 1], prefix.argmax(-1)):
                 raise CheckFailed(f"step {t}: generate() chose {out[:, t + 1].tolist()}, a "
                                   f"forward over the prefix predicts {prefix.argmax(-1).tolist()}",
                                   f"paso {t}: generate() eligió {out[:, t + 1].tolist()}, una "
@@ -165,13 +201,24 @@ def _():
 
 @checks.case("self-attention-causal",
              "F.self_attention(qkv, H, causal=True) on random inputs: the output at position t "
-             "ignores later positions, with the kernels on and off, in float32 and float64",
+             "ignores later positions, with the kernels on and off, in float32 and float64 "
+             "(small d, d = 128 and d above 768)",
              "F.self_attention(qkv, H, causal=True) con entradas aleatorias: la salida en la "
              "posición t ignora las posiciones posteriores, con los kernels activados y "
-             "desactivados, en float32 y en float64")
+             "desactivados, en float32 y en float64 (d pequeña, d = 128 y d mayor que 768)")
 def _():
+    for d in widths():
+        self_attention_causal(d)
+
+
+def self_attention_causal(d: int | None) -> None:
+    """self-attention-causal for width ``d`` (None: a small one)."""
     B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 12)), int(rng.choice([2, 3, 4]))
-    qkv64 = rng.standard_normal((B, T, 3 * heads * int(rng.integers(1, 5)))) * 2.0  # (B, T, 3d)
+    if d is None:
+        d = heads * int(rng.integers(1, 5))
+    else:
+        heads = int(rng.choice([2, 4]))
+    qkv64 = rng.standard_normal((B, T, 3 * d)) * 2.0  # (B, T, 3d)
     x = np.arange(T)[None, :].repeat(B, axis=0)  # stands for the positions: future_leak redraws
     for dtype in dtypes(2):
         qkv, name = qkv64.astype(dtype), np.dtype(dtype).name
@@ -192,14 +239,19 @@ def _():
 @checks.case("kernel-matches-composite",
              "F.self_attention with the kernels on computes what it computes with them off: the "
              "outputs and the gradient of qkv, for several batch sizes, lengths and numbers of "
-             "heads, causal or not, float32 and float64",
+             "heads, causal or not, float32 and float64, small d, d = 128 and d above 768",
              "F.self_attention con los kernels activados calcula lo mismo que con ellos "
              "desactivados: las salidas y el gradiente de qkv, con varios tamaños de lote, "
-             "longitudes y números de cabezas, causal o no, en float32 y en float64")
+             "longitudes y números de cabezas, causal o no, en float32 y en float64, con d "
+             "pequeña, d = 128 y d mayor que 768")
 def _():
-    for dtype in dtypes(3):
+    for d, dtype in zip([None] + widths(), dtypes(4)):
         B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 10)), int(rng.integers(2, 6))
-        qkv = rng.standard_normal((B, T, 3 * heads * int(rng.integers(1, 4)))).astype(dtype)
+        if d is None:
+            d = heads * int(rng.integers(1, 4))
+        else:
+            heads = int(rng.choice([2, 4]))
+        qkv = rng.standard_normal((B, T, 3 * d)).astype(dtype)
         upstream = rng.standard_normal((B, T, qkv.shape[-1] // 3)).astype(dtype)  # (B, T, d)
         for causal in (True, False):
             results = {}
@@ -215,34 +267,48 @@ def _():
                 scale = max(1.0, float(np.abs(results[False][i]).max()))
                 if not gap <= AGREE[dtype] * scale:
                     name = np.dtype(dtype).name
-                    raise CheckFailed(f"{name}, B={B}, T={T}, {heads} heads, causal={causal}: "
+                    raise CheckFailed(f"{name}, B={B}, T={T}, d={d}, {heads} heads, "
+                                      f"causal={causal}: "
                                       f"the {what_en} of the kernel and of the composite differ "
                                       f"by {gap:.3g}",
-                                      f"{name}, B={B}, T={T}, {heads} cabezas, causal={causal}: "
+                                      f"{name}, B={B}, T={T}, d={d}, {heads} cabezas, "
+                                      f"causal={causal}: "
                                       f"{what_es} del kernel y de la versión compuesta difieren "
                                       f"en {es_num(gap, '.3g')}")
 
 
-@checks.case("mlm-bidirectional", "MaskedLM still looks both ways (only GPT is causal)",
-             "MaskedLM sigue mirando a ambos lados (solo GPT es causal)")
+@checks.case("mlm-bidirectional", "MaskedLM still looks both ways (only GPT is causal; d = 16, "
+             "128 and above 768)",
+             "MaskedLM sigue mirando a ambos lados (solo GPT es causal; d = 16, 128 y más de 768)")
 def _():
-    V, T = int(rng.integers(5, 40)), int(rng.integers(3, 9))
-    model = MaskedLM(MLMConfig(V, T, 1, 2, 16), rng=rng)
-    model.astype(np.float64)
-    x = rng.integers(0, V, size=(2, T))
-    x[0, 0] = V - 1
-    leak, _ = future_leak(lambda ids: model(ids)[0].data, x)
-    if leak < 1e-9:
-        raise CheckFailed("MaskedLM ignores later tokens; the fix made every model causal",
-                          "MaskedLM ignora los tokens posteriores; el arreglo volvió causal a "
-                          "todos los modelos")
+    for d in widths():
+        V, T = int(rng.integers(5, 40)), int(rng.integers(3, 9))
+        V = V if d is None else int(rng.integers(WIDE_VOCAB, 2049))
+        model = MaskedLM(MLMConfig(V, T, 1, 2, d or 16), rng=rng)
+        model.astype(np.float64)
+        x = rng.integers(0, V, size=(2, T))
+        x[0, 0] = V - 1
+        leak, _ = future_leak(lambda ids: model(ids)[0].data, x)
+        if leak < 1e-9:
+            raise CheckFailed(f"MaskedLM (d={d or 16}) ignores later tokens; the fix made every "
+                              "model causal",
+                              f"MaskedLM (d={d or 16}) ignora los tokens posteriores; el arreglo "
+                              "volvió causal a todos los modelos")
 
 
-@checks.case("attention-flag", "MultiHeadAttention honours causal=True and causal=False",
-             "MultiHeadAttention respeta causal=True y causal=False")
+@checks.case("attention-flag", "MultiHeadAttention honours causal=True and causal=False "
+             "(small d, d = 128 and d above 768)",
+             "MultiHeadAttention respeta causal=True y causal=False (d pequeña, d = 128 y d "
+             "mayor que 768)")
 def _():
+    for d in widths():
+        attention_flag(d)
+
+
+def attention_flag(d: int | None) -> None:
+    """attention-flag for width ``d`` (None: a small one)."""
     T, heads = int(rng.integers(3, 8)), int(rng.choice([2, 4]))
-    d = 4 * heads
+    d = 4 * heads if d is None else d
     x = rng.standard_normal((1, T, d))
     x2 = x.copy()
     x2[0, -1] += 1.0
@@ -252,12 +318,13 @@ def _():
             change = float(np.abs(attn(mm.Tensor(x2)).data[0, :-1]
                                   - attn(mm.Tensor(x)).data[0, :-1]).max())
         if causal and change > LEAK:
-            raise CheckFailed(f"causal=True, yet earlier outputs changed by {change:.3g}",
-                              f"causal=True, pero las salidas anteriores cambiaron "
+            raise CheckFailed(f"d={d}, causal=True, yet earlier outputs changed by {change:.3g}",
+                              f"d={d}, causal=True, pero las salidas anteriores cambiaron "
                               f"{es_num(change, '.3g')}")
         if not causal and change < 1e-9:
-            raise CheckFailed("causal=False, yet earlier outputs ignore the last token",
-                              "causal=False, pero las salidas anteriores ignoran el último token")
+            raise CheckFailed(f"d={d}, causal=False, yet earlier outputs ignore the last token",
+                              f"d={d}, causal=False, pero las salidas anteriores ignoran el "
+                              "último token")
 
 
 if __name__ == "__main__":
