@@ -123,12 +123,10 @@ def test_the_same_forward_pass_with_gelu_written_by_hand_passes(tmp_path):
 
 # An argument that may choose an activation (a string or a flag), found by its name
 ACTIVATION_LIKE = re.compile(r"attr|post_op|activation|gelu|approximate|algorithm")
-# Listed by that pattern, and not GELU: what the argument chooses is something else, or the op
-# computes GELU's derivative (refused where autograd is, with every gradient kernel)
+# Listed by that pattern, and not GELU: what the argument chooses is something else
 NOT_GELU = {
     "export::access_subclass_inner_tensor": "attr names one of a tensor's attributes",
     "aten::_sparse_semi_structured_tile": "algorithm names a tiling of a sparse matrix",
-    "aten::gelu_backward": "GELU's derivative, not GELU",
 }
 
 
@@ -210,6 +208,7 @@ FAMILY_OPS = {
         r"gelu|layer_norm|group_norm|instance_norm|batch_norm|rms_norm|attention|multi_head"
         r"|transformer_encoder|pointwise",
         {"aten::batch_norm_backward_reduce": "sums of the gradient, given the statistics",
+         # more words than GELU's and backward: not the family's gradient kernel, and no GELU
          "aten::infinitely_differentiable_gelu_backward": "GELU's derivative"}),
     "embedding-lookup": (
         r"embedding",

@@ -5,11 +5,11 @@ computation.
 ``torch._C._nn.cross_entropy_loss`` is ``torch.nn.functional.cross_entropy``, and a private
 fused op holding all the words (``torch._native_multi_head_attention``) is
 ``torch.nn.MultiheadAttention``. Names are compared by their words, ignoring case, the
-words ``native``, ``fused``, ``loss``, ``forward``, ``backward``, ``impl`` and ``nd``, and a
+words ``native``, ``fused``, ``loss``, ``forward``, ``impl`` and ``nd``, and a
 dimension suffix once those are gone (``nll_loss2d``, ``BatchNorm1d``,
 ``nll_loss2d_forward``); an abbreviation is read as its words (``LRN`` is
-``local response norm``: ``CrossMapLRN2d``, ``_cross_map_lrn2d``). A family's gradient kernel
-is a member (``native_layer_norm_backward``: given the statistics, its weight gradient for a
+``local response norm``: ``CrossMapLRN2d``, ``_cross_map_lrn2d``). A family's gradient kernel,
+its words and ``backward``, is a member (``native_layer_norm_backward``: given the statistics, its weight gradient for a
 one-hot ``grad_out`` is the normalised row; ``native_batch_norm_backward`` divides by
 ``sqrt(var + eps)`` itself).
 
@@ -26,7 +26,7 @@ sight) use the very same two functions.
 import functools
 import re
 
-NOISE_WORDS = {"native", "fused", "loss", "forward", "backward", "impl", "nd"}
+NOISE_WORDS = {"native", "fused", "loss", "forward", "impl", "nd"}
 ABBREVIATIONS = {"lrn": ("local", "response", "norm")}
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -41,10 +41,15 @@ def words(name):
 def _words(name):
     found = [w.lower() for w in _WORD.findall(name)]
     spelled = [part for w in found for part in ABBREVIATIONS.get(w, (w,))]
-    kept = [w for w in spelled if w not in NOISE_WORDS]
-    if len(kept) > 2 and kept[-1] == "d" and kept[-2].isdigit():
-        kept = kept[:-2]  # a dimension suffix: nll_loss2d, BatchNorm1d, nll_loss2d_forward
-    return tuple(kept)
+    return _without_dimension([w for w in spelled if w not in NOISE_WORDS])
+
+
+def _without_dimension(found):
+    """The words without a dimension suffix (``nll_loss2d``, ``BatchNorm1d``, and once the
+    noise words are gone ``nll_loss2d_forward``)."""
+    if len(found) > 2 and found[-1] == "d" and found[-2].isdigit():
+        return tuple(found[:-2])
+    return tuple(found)
 
 
 def joined(name):
@@ -60,6 +65,15 @@ def same_family(name, forbidden_name):
     mine, theirs = _words(name), _words(forbidden_name)
     if not theirs:
         return False
+    if _same_words(name, mine, theirs):
+        return True
+    if "backward" in mine and "backward" not in theirs:  # the family's gradient kernel
+        return _same_words(name, _without_dimension([w for w in mine if w != "backward"]),
+                           theirs)
+    return False
+
+
+def _same_words(name, mine, theirs):
     if "".join(mine) == "".join(theirs):
         return True
     return name.startswith("_") and ("".join(theirs) in "".join(mine)
