@@ -779,7 +779,7 @@ THREAD_STARTS = {
     "Thread subclass": ("class T(threading.Thread):\n        def run(self):\n"
                         "            work()\n    t = T(); t.start(); t.join()"),
     "threading.Timer": "t = threading.Timer(0.0, work); t.start(); t.join()",
-    # concurrent.futures is off the import list as written; named by a built string it loads
+    # concurrent.futures (allowed as written too), here named by a built string
     "ThreadPoolExecutor": ("cf = __import__('concurrent' + '.futures', fromlist=['x'])\n"
                            "    with cf.ThreadPoolExecutor(2) as pool:\n"
                            "        pool.submit(work).result()"),

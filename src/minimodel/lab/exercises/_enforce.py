@@ -13,8 +13,12 @@ before any line of the solution runs:
   (:mod:`family`: ``torch.embedding``, ``torch._C._nn.cross_entropy_loss``, private fused ops);
 * ``torch._C._VariableFunctions`` (a C object whose attributes cannot be set) by a stand-in
   that answers the same except for the forbidden names;
-* the ``torch.ops.aten`` packets of the family (``torch.ops.aten.gelu``): the Python entries
-  to the ATen operators;
+* the ``torch.ops`` packets of the family, in every namespace torch's registry lists
+  (``torch.ops.aten.gelu``, ``torch.ops.quantized.layer_norm``): the Python entries to the
+  operators; in the gelu family, every op that takes its activation as an argument
+  (``torch.ops.mkldnn._linear_pointwise(x, w, b, "gelu", [], "tanh")``,
+  ``torch._addmm_activation(..., use_gelu=True)``), read from torch's op schemas
+  (``family.fused_activation_ops``);
 * a forbidden class (``torch.nn.LayerNorm``) keeps its identity: its ``__init__``,
   ``__call__`` and every method it defines are replaced in place, so every name of it, every
   subclass and every method (``_forward_impl``) is covered;
@@ -228,13 +232,21 @@ class Enforcer:
         self.replaced = {}  # "module.name" -> api: what was replaced (for the tests)
         self.walked = set()  # modules already covered: a later import walks only new ones
         self.torch_covered = False
-        self.packets = {}  # op name -> its ForbiddenOp, once torch is covered
+        self.packets = {}  # "ns::op" -> its ForbiddenOp, once torch is covered
         self.walked_tables = set()  # ids of torch's decomposition tables already covered
         # "without autograd": every ATen op whose name holds the word backward, read from
         # torch's own op registry when torch is loaded (a gradient kernel computes the
         # gradient the exercise asks for, whatever Python name reaches it)
         self.backward_kernels = backward_kernels
         self.backward_ops = set()
+        # the gelu family's ops that take their activation as an argument (oneDNN's
+        # _linear_pointwise(..., "gelu", ...), _addmm_activation(..., use_gelu=True)), read
+        # from torch's op schemas when torch is loaded: "ns::name" -> the api a verdict names,
+        # and the same by last name, for the Python callables that bind them
+        self.fused_activation = any(e["api"] == family.FUSED_ACTIVATION for e in entries)
+        self.fused_activation_ops = family.fused_activation_ops
+        self.activation_ops = {}
+        self.activation_names = {}
         # "without autograd": id(original) -> (original, replacement) for torch's C switches
         # that turn gradient recording on (grad_switches), replaced wherever they are held
         self.switches = {}
@@ -291,6 +303,8 @@ class Enforcer:
         """The api whose family ``name`` belongs to, for a callable of library ``top``."""
         if top == "torch" and name in self.backward_ops:
             return f"torch.ops.aten.{name}"
+        if top == "torch" and name in self.activation_names:
+            return self.activation_names[name]
         spelled = self.joined(name)  # its words run together: CrossMapLRN2d's hold "norm"
         for api, fam_top, last, word in self.families:
             if fam_top == top and word in spelled and self.same_family(name, last):
@@ -375,6 +389,12 @@ class Enforcer:
             self.backward_ops = backward_op_names(torch)
             self.switches = {id(real): (real, guard)
                              for real, guard in grad_switches(torch, self.report)}
+        if self.fused_activation and not self.activation_ops and torch is not None \
+                and hasattr(torch, "_C"):
+            self.activation_ops = self.fused_activation_ops(
+                getattr(torch._C, "_jit_get_all_schemas", lambda: [])())
+            self.activation_names = {q.split("::", 1)[1]: api
+                                     for q, api in self.activation_ops.items()}
         families = {}
         for entry in self.entries:
             # a family is known by its name, loaded or not: a module walked now holds
@@ -432,28 +452,45 @@ class Enforcer:
                 vf.vf = shadow  # torch._VF forwards every other name to it
                 for name, stub in replaced.items():
                     setattr(vf, name, stub)
-        aten = getattr(getattr(torch, "ops", None), "aten", None)
-        names = getattr(torch._C, "_dispatch_get_all_op_names", lambda: [])()
-        packets = {}  # op name -> its ForbiddenOp, for every namespace object named "aten"
-        for op in {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}:
-            api = self.family_of(op, None, "torch")
-            if api is not None and aten is not None:
-                try:
-                    real = getattr(aten, op)
-                except Exception:  # noqa: BLE001 - an op torch lists but cannot build here
-                    real = None
-                packet = forbidden_op(self.stub(api), None if isinstance(real, ForbiddenOp)
-                                      else real)
-                self.stub_ids.add(id(packet))
-                setattr(aten, op, packet)
-                packets[op] = packet
-                self.replaced[f"torch.ops.aten.{op}"] = api
+        packets = self.cover_op_packets(torch)
         self.cover_op_lookup(torch, packets)
         for real, wrapper in op_lookups_by_name(torch, packets):
             self.switches[id(real)] = (real, wrapper)
             setattr(torch._C, real.__name__, wrapper)
         self.packets = packets
         self.cover_decompositions()
+
+    def cover_op_packets(self, torch):
+        """Replace the ``torch.ops`` packet of every forbidden op, in every namespace torch's
+        registry lists (``aten``, and ``mkldnn``, ``onednn``, ``quantized``, ``static_runtime``
+        ...: a layer norm or a fused GELU there is the same computation); returns
+        ``{"ns::op": its ForbiddenOp}``."""
+        ops = getattr(torch, "ops", None)
+        names = getattr(torch._C, "_dispatch_get_all_op_names", lambda: [])()
+        packets = {}  # "ns::op" -> its ForbiddenOp, for every namespace object of that name
+        for qualified in sorted({n.split(".")[0] for n in names if "::" in n}):
+            space, _, op = qualified.partition("::")
+            # outside aten (quantized, oneDNN, static runtime kernels) every name reads as a
+            # private one: quantized::batch_norm1d_relu is a batch norm fused with a relu
+            read_as = op if space == "aten" or op.startswith("_") else "_" + op
+            api = self.activation_ops.get(qualified) or self.family_of(read_as, None, "torch")
+            if api is None or ops is None:
+                continue
+            try:
+                namespace = getattr(ops, space)
+            except Exception:  # noqa: BLE001 - a namespace torch lists but cannot build
+                continue
+            try:
+                real = getattr(namespace, op)
+            except Exception:  # noqa: BLE001 - an op torch lists but cannot build here
+                real = None
+            packet = forbidden_op(self.stub(api), None if isinstance(real, ForbiddenOp)
+                                  else real)
+            self.stub_ids.add(id(packet))
+            setattr(namespace, op, packet)
+            packets[qualified] = packet
+            self.replaced[f"torch.ops.{space}.{op}"] = api
+        return packets
 
     def cover_decompositions(self):
         """torch's Python decompositions of a forbidden op (``embedding_dense_backward``
@@ -469,8 +506,9 @@ class Enforcer:
             self.walked_tables.add(id(table))
             for key in list(table):
                 op = getattr(key, "__name__", "").split(".")[0]
-                if str(getattr(key, "namespace", "")) == "aten" and op in self.packets:
-                    table[key] = self.packets[op]
+                qualified = f"{getattr(key, 'namespace', '')}::{op}"
+                if qualified in self.packets:
+                    table[key] = self.packets[qualified]
 
     def cover_op_lookup(self, torch, packets):
         """A second ``_OpNamespace("aten")`` object, or torch's packet lookup called by name,
@@ -481,18 +519,17 @@ class Enforcer:
             real_getattr = namespace.__getattr__
 
             def getattr_of_namespace(ns, op_name, _real=real_getattr):
-                if vars(ns).get("name") == "aten" and op_name in packets:
-                    return packets[op_name]
-                return _real(ns, op_name)
+                packet = packets.get(f"{vars(ns).get('name')}::{op_name}")
+                return packet if packet is not None else _real(ns, op_name)
 
             namespace.__getattr__ = getattr_of_namespace
         real_packet = getattr(ops, "_get_packet", None)
         if real_packet is not None and packets:
 
             def get_packet(qualified_name, *args, _real=real_packet, **kwargs):
-                space, _, op = str(qualified_name).partition("::")
-                if space == "aten" and op.split(".")[0] in packets:
-                    packets[op.split(".")[0]]()     # reports the forbidden op and stops
+                packet = packets.get(str(qualified_name).split(".")[0])
+                if packet is not None:
+                    packet()     # reports the forbidden op and stops
                 return _real(qualified_name, *args, **kwargs)
 
             ops._get_packet = get_packet
@@ -637,14 +674,14 @@ def op_lookups_by_name(torch, packets):
     ``_dispatch_call_boxed`` on a handle from ``_dispatch_find_schema_or_throw``).
 
     torch builds its op packets with them, so torch's own code keeps working: for a forbidden
-    op (``packets``: op name -> its ForbiddenOp) the lookup answers with the stub in place of
+    op (``packets``: "ns::op" -> its ForbiddenOp) the lookup answers with the stub in place of
     the callable, and a boxed call of a forbidden op's handle reports. Whoever asks, a call
-    is what reports, as for ``torch.ops.aten``."""
+    is what reports, as for ``torch.ops.aten``; ``packets`` are keyed ``"ns::op"``, any
+    namespace (``mkldnn::_linear_pointwise``)."""
     C = torch._C
 
     def forbidden(qualified_name):
-        space, _, name = str(qualified_name).partition("::")
-        return packets.get(name.split(".")[0]) if space == "aten" else None
+        return packets.get(str(qualified_name).split(".")[0])
 
     get_operation, get_overload = C._jit_get_operation, C._get_operation_overload
     call_boxed = C._dispatch_call_boxed

@@ -29,6 +29,7 @@ import warnings
 from pathlib import Path
 
 from minimodel._fileio import atomic_write_text
+from minimodel.lab.exercises.family import fused_activation_ops
 from minimodel.lab.exercises.family import same_family, words  # noqa: F401 - re-exported
 
 LIBRARIES = ("numpy", "torch")
@@ -36,7 +37,7 @@ LIBRARIES = ("numpy", "torch")
 # the scan knows them as modules (``from torch.nn.attention import flex_attention`` names a
 # module, and imports; calling its ``flex_attention`` is refused)
 TORCH_MODULES = ("torch.nn.functional", "torch.nn.attention.flex_attention")
-LAYOUT = 2  # bumped when the table's content changes: a cached table of another layout is rebuilt
+LAYOUT = 3  # bumped when the table's content changes: a cached table of another layout is rebuilt
 
 
 def cache_dir() -> Path:
@@ -71,7 +72,7 @@ def build_table(libraries: tuple[str, ...] = LIBRARIES) -> dict[str, object]:
                                                                   p.count("."), p))
         paths.update({p: canonical for p in members if p != canonical})
     return {"paths": paths, "modules": sorted(modules), "aten_backward": aten_backward(),
-            "layout": LAYOUT}
+            "fused_activation": fused_activation(), "layout": LAYOUT}
 
 
 def aten_backward() -> list[str]:
@@ -81,6 +82,15 @@ def aten_backward() -> list[str]:
     names = getattr(getattr(torch, "_C", None), "_dispatch_get_all_op_names", lambda: [])()
     ops = {n.split("::", 1)[1].split(".")[0] for n in names if n.startswith("aten::")}
     return sorted(op for op in ops if "backward" in op.split("_"))
+
+
+def fused_activation() -> dict[str, str]:
+    """The ops of the installed torch that take the activation to apply as an argument
+    (``{"mkldnn::_linear_pointwise": "torch.ops.mkldnn._linear_pointwise"}``, read from its
+    op schemas: :func:`family.fused_activation_ops`); none without torch."""
+    torch = sys.modules.get("torch")
+    schemas = getattr(getattr(torch, "_C", None), "_jit_get_all_schemas", lambda: [])()
+    return fused_activation_ops(schemas)
 
 
 def _walk(lib: str, groups: dict[int, list[str]], keep: list[object], modules: set[str],

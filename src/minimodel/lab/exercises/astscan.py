@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass
 
 from minimodel.lab.exercises.aliases import canonical, same_family
 from minimodel.lab.exercises.concepts import ATTENTION, BY_IDENTITY_ONLY, NORMALISATION
+from minimodel.lab.exercises.family import FUSED_ACTIVATION
 from minimodel.lab.pyparse import is_main_test, parse_python
 
 # Forbidden in every exercise: the library calls that would do the learner's work (the whole
@@ -102,7 +103,10 @@ DEFAULT_ALLOWED_MODULES = [
     "collections", "heapq", "bisect", "array", "itertools", "functools", "operator", "copy",
     "contextlib", "dataclasses", "enum", "abc", "typing", "string", "textwrap", "re",
     # diagnostics: messages to stderr, timing
-    "sys", "warnings", "logging", "pprint", "reprlib", "time", "threading",
+    "sys", "warnings", "logging", "pprint", "reprlib", "time",
+    # threads: threading, and concurrent.futures' thread pools (its ProcessPoolExecutor is
+    # refused when it is built, with every other way to start a process: _enforce)
+    "threading", "concurrent",
 ]
 
 
@@ -127,8 +131,14 @@ class _Rule:
         self.attributes = {f[1:] for f in forbidden if f.startswith(".")}
         self.backward_ops = (set((aliases or {}).get("aten_backward", []))
                              if ATEN_BACKWARD in forbidden else set())
+        # the gelu family's ops that take their activation as an argument, by their last name
+        # (torch._addmm_activation): the alias table read them from torch's op schemas
+        self.activation_ops = ({q.split("::", 1)[1] for q in
+                                (aliases or {}).get("fused_activation", {})}
+                               if FUSED_ACTIVATION in forbidden else set())
         self.entries = [(bad, canonical(bad, self.paths)) for bad in forbidden
-                        if not bad.startswith(".") and bad != ATEN_BACKWARD]
+                        if not bad.startswith(".") and bad not in (ATEN_BACKWARD,
+                                                                   FUSED_ACTIVATION)]
         # the family rule is for functions and classes, not for whole modules, nor for a
         # private helper refused by identity only (concepts.BY_IDENTITY_ONLY)
         self.family = [bad for bad, canon in self.entries
@@ -147,6 +157,8 @@ class _Rule:
         parts = dotted.split(".")
         if parts[0] == "torch" and parts[-1] in self.backward_ops:
             return f"torch.ops.aten.{parts[-1]}"
+        if parts[0] == "torch" and parts[-1] in self.activation_ops:
+            return FUSED_ACTIVATION
         if module or dotted in self.modules:
             return None
         for bad in self.family:
@@ -269,15 +281,20 @@ def runtime_entries(forbidden: list[str], aliases: dict | None) -> list[dict]:
     with a library path, ``{"api", "paths", "family"}``: the paths the alias table knows for
     the same object (the child resolves them by identity) and, for a function or a class, its
     last name (the family rule; not for the fence entries, see ``FENCE_FORBIDDEN``).
-    Attribute rules (``.requires_grad``) and whole packages stay static."""
+    Attribute rules (``.requires_grad``) and whole packages stay static; the gelu family's
+    ops that take their activation as an argument (``family.FUSED_ACTIVATION``) are one entry
+    without paths, which the child fills from torch's op schemas."""
     rule = _Rule(forbidden, aliases)
     by_canonical: dict[str, list[str]] = {}
     for path, canon in rule.paths.items():
         by_canonical.setdefault(canon, []).append(path)
-    return [{"api": bad, "paths": sorted({bad, canon, *by_canonical.get(canon, [])}),
-             "family": bad.split(".")[-1] if bad in rule.family and bad not in FENCE_FORBIDDEN
-             else None}
-            for bad, canon in rule.entries if "." in bad]
+    entries = [{"api": bad, "paths": sorted({bad, canon, *by_canonical.get(canon, [])}),
+                "family": bad.split(".")[-1] if bad in rule.family and bad not in FENCE_FORBIDDEN
+                else None}
+               for bad, canon in rule.entries if "." in bad]
+    if FUSED_ACTIVATION in forbidden:  # the child reads these ops from torch's own schemas
+        entries.append({"api": FUSED_ACTIVATION, "paths": [], "family": None})
+    return entries
 
 
 def scan_source(source: str, forbidden: list[str],

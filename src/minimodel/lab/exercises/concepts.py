@@ -22,6 +22,8 @@ unrelated ``Transformer``. ``torch._refs._normalize`` is a member by identity on
 
 from __future__ import annotations
 
+from minimodel.lab.exercises.family import FUSED_ACTIVATION
+
 # Attention: the scaled dot-product kernels, multi-head attention, the fused encoder and
 # decoder layers (each runs attention inside), flex attention.
 ATTENTION = [
@@ -90,8 +92,12 @@ EMBEDDING = [
     "torch._embedding_bag", "torch._embedding_bag_forward_only",
 ]
 
+# GELU, and every op that takes the activation to apply as an argument (FUSED_ACTIVATION: a
+# matmul or convolution fused with a pointwise function chosen by a string or a flag, read from
+# torch's op schemas, family.fused_activation_ops): oneDNN's _linear_pointwise(x, w, b, "gelu",
+# [], "tanh") and torch._addmm_activation(..., use_gelu=True) are GELU under another name.
 GELU = ["torch.nn.functional.gelu", "torch.nn.GELU", "torch.nn.modules.activation.GELU",
-        "torch._C._nn.gelu"]
+        "torch._C._nn.gelu", FUSED_ACTIVATION]
 
 FAMILIES = {"attention": ATTENTION, "normalisation": NORMALISATION, "gelu": GELU,
             "embedding": EMBEDDING}

@@ -5,9 +5,18 @@ computation.
 ``torch._C._nn.cross_entropy_loss`` is ``torch.nn.functional.cross_entropy``, and a private
 fused op holding all the words (``torch._native_multi_head_attention``) is
 ``torch.nn.MultiheadAttention``. Names are compared by their words, ignoring case, the
-words ``native``, ``fused``, ``loss``, ``forward``, ``impl`` and ``nd``, and a dimension
-suffix (``nll_loss2d``, ``BatchNorm1d``); an abbreviation is read as its words
-(``LRN`` is ``local response norm``: ``CrossMapLRN2d``, ``_cross_map_lrn2d``).
+words ``native``, ``fused``, ``loss``, ``forward``, ``impl`` and ``nd``, and a
+dimension suffix once those are gone (``nll_loss2d``, ``BatchNorm1d``,
+``nll_loss2d_forward``); an abbreviation is read as its words (``LRN`` is
+``local response norm``: ``CrossMapLRN2d``, ``_cross_map_lrn2d``). A family's gradient kernel,
+its words and ``backward``, is a member (``native_layer_norm_backward``: given the statistics, its weight gradient for a
+one-hot ``grad_out`` is the normalised row; ``native_batch_norm_backward`` divides by
+``sqrt(var + eps)`` itself).
+
+The gelu family also holds the ops that take the activation to apply as an argument
+(:func:`fused_activation_ops`): oneDNN's ``_linear_pointwise(x, w, b, "gelu", [], "tanh")``
+and ``torch._addmm_activation(..., use_gelu=True)`` compute GELU fused into a matmul, under a
+name without the word.
 
 This file imports nothing of minimodel: the static scan (:mod:`.astscan`, through
 :mod:`.aliases`) and the judged child (:mod:`._enforce`, which runs where the package is out of
@@ -31,10 +40,16 @@ def words(name):
 @functools.lru_cache(maxsize=1 << 16)  # the child asks for every name torch holds
 def _words(name):
     found = [w.lower() for w in _WORD.findall(name)]
-    if len(found) > 2 and found[-1] == "d" and found[-2].isdigit():
-        found = found[:-2]  # a dimension suffix: nll_loss2d, BatchNorm1d
     spelled = [part for w in found for part in ABBREVIATIONS.get(w, (w,))]
-    return tuple(w for w in spelled if w not in NOISE_WORDS)
+    return _without_dimension([w for w in spelled if w not in NOISE_WORDS])
+
+
+def _without_dimension(found):
+    """The words without a dimension suffix (``nll_loss2d``, ``BatchNorm1d``, and once the
+    noise words are gone ``nll_loss2d_forward``)."""
+    if len(found) > 2 and found[-1] == "d" and found[-2].isdigit():
+        return tuple(found[:-2])
+    return tuple(found)
 
 
 def joined(name):
@@ -50,7 +65,49 @@ def same_family(name, forbidden_name):
     mine, theirs = _words(name), _words(forbidden_name)
     if not theirs:
         return False
+    if _same_words(name, mine, theirs):
+        return True
+    if "backward" in mine and "backward" not in theirs:  # the family's gradient kernel
+        return _same_words(name, _without_dimension([w for w in mine if w != "backward"]),
+                           theirs)
+    return False
+
+
+def _same_words(name, mine, theirs):
     if "".join(mine) == "".join(theirs):
         return True
     return name.startswith("_") and ("".join(theirs) in "".join(mine)
                                      or set(theirs) <= set(mine))
+
+
+# The gelu family's marker for "every op that takes its activation as an argument" (the alias
+# table lists them for the static scan, the judged child reads them from torch's schemas).
+FUSED_ACTIVATION = "torch.ops.*.fused_activation"
+# The argument that names the activation an op applies after its matmul or convolution:
+# oneDNN's ``attr``/``unary_attr``/``unary_post_op``/``post_op_name`` ("gelu", "relu" ...),
+# ``activation`` (a string), ``use_gelu`` (a flag).
+ACTIVATION_ARGUMENTS = {"attr", "unary_attr", "unary_post_op", "post_op_name", "activation",
+                        "use_gelu"}
+
+
+def takes_activation(schema):
+    """Does this op schema (a ``torch._C.FunctionSchema``) fuse a chosen activation into a
+    matmul or a convolution: an argument of :data:`ACTIVATION_ARGUMENTS` that is a string or a
+    flag, and at least two tensors (an input and a weight)? ``export::access_subclass_inner_
+    tensor(Tensor, str attr)`` names an attribute of one tensor, and is not."""
+    tensors = sum("Tensor" in str(arg.type) for arg in schema.arguments)
+    return tensors >= 2 and any(
+        arg.name in ACTIVATION_ARGUMENTS and str(arg.type) in ("str", "Optional[str]", "bool")
+        for arg in schema.arguments)
+
+
+def fused_activation_ops(schemas):
+    """``{"ns::name": "torch.ops.ns.name"}`` for every op among ``schemas``
+    (``torch._C._jit_get_all_schemas()``: every namespace, aten, mkldnn, onednn ...) that
+    :func:`takes_activation`: the name the verdict gives, for each."""
+    ops = {}
+    for schema in schemas:
+        if takes_activation(schema):
+            space, _, name = schema.name.partition("::")
+            ops[schema.name] = f"torch.ops.{space}.{name}"
+    return ops
