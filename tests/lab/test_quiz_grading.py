@@ -217,13 +217,59 @@ def test_a_hexadecimal_literal_is_asked_again_not_read_as_a_product(typed, lang)
 
 @pytest.mark.parametrize("typed, right", [
     ("0 x 200000", False), ("10x200", False), ("8192x256", True), ("2**21", True),
-    ("0b1000000000000000000000", True), ("0o10000000", True), ("2.097152e6", True),
-    ("2e6", False)])
-def test_products_powers_binary_octal_and_exponents_are_read_as_written(typed, right):
-    """Spaced or after other digits, x is a product; binary and octal literals and an
-    exponent are read exactly as Python reads them."""
+    ("2.097152e6", True), ("2e6", False)])
+def test_products_powers_and_exponents_are_read_as_written(typed, right):
+    """Spaced or after other digits, x is a product; an exponent is read exactly as typed."""
     assert quiz.is_correct(make("numeric", {"value": 2097152, "tolerance": 0}), typed,
                            "en") is right
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("typed", [
+    "0o10000000", "0O10000000", "0b1000000000000000000000", "0B1000000000000000000000",
+    "0o10_000_000", "0b_1000000000000000000000", "0o10000000 parameters", "2^0b10101",
+    "2097152 (0o10000000)", "8192 * 0b100000000", "2_097_152", "+2_097_152", "2_097_152 * 1",
+    "2097_152", "8_192 x 256"])
+def test_a_base_prefix_or_an_underscore_between_digits_is_asked_again(typed, lang):
+    """Octal and binary are asked again as hexadecimal is: each is 2,097,152 only to a Python
+    prompt, and a learner who types one is not writing the number the quiz asks for. Python's
+    underscores group digits in no quiz language; "+2_097_152" and "2_097_152 * 1" used to
+    slip through as calculations while "2_097_152" was asked again."""
+    with pytest.raises(quiz.Unreadable, match="not one number|no es un solo número"):
+        quiz.check_answer(make("numeric", {"value": 2097152, "tolerance": 0}), typed, lang)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("typed", [
+    "2097 152", "2097'152", "2097\u2019152", "2097\u202f152", "20 97 152", "209 7152",
+    "0 097 152", "02 097 152", "1 2 097 152", "2 097 15", "2097 152 parameters",
+    "2097152 = 2097 152", "2,097 152", "2.097 152"])
+def test_a_space_that_groups_no_thousands_is_asked_again(typed, lang):
+    """A space or an apostrophe groups thousands only from a first group of 1-3 digits (no
+    leading 0) through groups of exactly 3. "2097 152" used to be read from its tail ("097
+    152"), the "2" kept, as 2,097,152; it may as well be two numbers or a digit lost."""
+    with pytest.raises(quiz.Unreadable, match="not one number|no es un solo número"):
+        quiz.check_answer(make("numeric", {"value": 2097152, "tolerance": 0}), typed, lang)
+
+
+@pytest.mark.parametrize("typed, lang", [
+    ("2 097 152", "en"), ("2 097 152", "es"), ("2'097'152", "en"), ("2\u00a0097\u00a0152", "es"),
+    ("2,097,152", "en"), ("2.097.152", "es"), ("2097152", "en"), ("2097152", "es"),
+    ("2 097 152.0", "en"), ("2 097 152,0", "es"),
+    ("2 097 152 parameters", "en"), ("2097152 = 2 097 152", "en"), ("8192 × 256", "es")])
+def test_honest_groupings_of_2097152_are_still_right(typed, lang):
+    q = make("numeric", {"value": 2097152, "tolerance": 0,
+                         "unit": {"en": "parameters", "es": "parámetros"}})
+    assert quiz.is_correct(q, typed, lang) is True
+
+
+@pytest.mark.parametrize("typed, lang", [("02,097,152", "en"), ("02.097.152", "es"),
+                                         ("20.97.152", "es"), ("02,097,152.5", "en")])
+def test_grouping_marks_after_a_leading_zero_are_asked_again(typed, lang):
+    """The thousands rule is one for every mark: "02.097.152" has a first group with a leading
+    0, so its points group nothing, and two of them cannot both be decimal marks."""
+    with pytest.raises(quiz.Unreadable):
+        quiz.check_answer(make("numeric", {"value": 2097152, "tolerance": 0}), typed, lang)
 
 
 @pytest.mark.parametrize("typed, right", [
@@ -576,6 +622,9 @@ def test_a_literal_with_an_exponent_beyond_any_float_in_a_calculation_is_asked_a
     ("18:12:16", "unreadable"),    # YAML 1.1 base 60: 65536
     ("0x10000", "unreadable"),     # hexadecimal 65536: base 16 is not read
     ("65_536", "unreadable"),      # YAML 1.1 drops the underscore
+    ("0o200000", "unreadable"),    # octal 65536: only decimal is read
+    ("0b10000000000000000", "unreadable"), ("0o200_000", "unreadable"),
+    ("65 536", "right"), ("65'536", "right"), ("6 5536", "unreadable"), ("655 36", "unreadable"),
     ("0200000", "wrong"),          # YAML 1.1 octal 65536; typed, two hundred thousand
     (".inf", "unreadable"), ("~", "unreadable"), ("on", "unreadable"),
     ("65536", "right"), ("65,536", "right"), ("2^16", "right"), ("+65536", "right"),

@@ -77,7 +77,7 @@ def _fraction(node: ast.AST, source: str) -> Fraction:
     perfect squares; ValueError for anything else (ln, exp, another root, a fractional power).
     ``source`` is the text parsed: a float literal is read from its own digits there."""
     if isinstance(node, ast.Constant) and type(node.value) is int:
-        return Fraction(node.value)  # a Python int is exact (0b1000, 0o10 too)
+        return Fraction(node.value)  # a Python int is exact
     if isinstance(node, ast.Constant) and type(node.value) is float:
         return exact_literal(ast.get_source_segment(source, node) or "")  # 0.1 is one tenth
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):

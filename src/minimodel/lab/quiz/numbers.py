@@ -6,8 +6,12 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   (``2,097,152``, ``4,000`` is four thousand) and a point is the decimal mark. Spanish: a comma
   is the decimal mark (``6,238``) and a point groups thousands (``2.097.152``). A space groups
   thousands in both (``2 097 152``), and so does an apostrophe (``2'097'152``, as in
-  Switzerland). A mark that cannot group (not followed by groups of exactly
-  three digits, or after a leading ``0``: ``6,24``, ``0.004``) is a decimal mark in both.
+  Switzerland). Any mark groups only when the first group has one to three digits and no
+  leading ``0`` and every later group exactly three (:data:`THOUSANDS`). A space or an
+  apostrophe that cannot group (``2097 152``, ``20 97 152``, ``0 097 152``, ``1,234 567``)
+  is asked again: the digits may be two numbers, or one with a digit missing. A comma or a
+  point that cannot group (``6,24``, ``0.004``) is a decimal mark in both; with two of them it is
+  asked again (``20.97.152``, ``02,097,152``).
   One case stays ambiguous: in Spanish a single point followed by three digits (``65.536``,
   ``6.238``) is a thousands point in Spain and a decimal point in Mexico and on most keyboards;
   when the two readings get the same grade that grade stands, otherwise the answer is asked
@@ -46,9 +50,12 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
 * **Notation**: number words up to twenty (``four``, ``cuatro``) with scale words; small
   arithmetic (``8192 x 256``, ``2^21``, ``ln512``, ``9 ln 2``; see :mod:`.arithmetic`); a
   leading ``exactly`` (and Spanish forms) and one trailing full stop (``2.``) are ignored; nothing
-  else is (``4!``, ``4..``, ``4‥`` are asked again). A hexadecimal literal (``0x200000``) is asked again: its
-  ``x`` is no product (``0 x 200000``, with spaces, is one), and the grader reads no base 16;
-  binary and octal literals (``0b1000``, ``0o10``) are read as Python reads them. An
+  else is (``4!``, ``4..``, ``4‥`` are asked again). A number written with a base prefix, in
+  any case, is asked again: hexadecimal (``0x200000``, whose ``x`` is no product; ``0 x
+  200000``, with spaces, is one), octal (``0o10000000``) and binary (``0b1000``): the grader
+  reads decimal only, and a quiz asks for the number, not for a spelling only a Python prompt
+  reads. So are underscores between digits (``2_097_152``, ``0o10_000_000``): no quiz
+  language groups digits with them. An
   approximation, as a sign (``≈``, ``~``), a word (``about``, ``roughly``, ``unos``, ``más o
   menos``) or a trailing ``...``, is read past at the start of a value with a tolerance
   (``≈ 6.238``) and asked again anywhere in an answer to an exact count (``≈4``, ``about 4``,
@@ -117,10 +124,18 @@ _QUALIFIER = re.compile(r"^(?:about|around|approximately|approx|roughly|exactly|
                         r"[≈~=])\s*")
 _NATURAL_LOG = re.compile(r"natural log|logaritmo natural|\bnats?\b")
 _DECIMALS_ASKED = re.compile(r"\b(\d+|[a-z]+) decimal(?:e?s)?\b")
-_SPACE_GROUPED = re.compile(r"\d{1,3}(?:[ \u00a0\u202f\u2009'\u2019]\d{3})+(?=$|[.,]\d)")
+# Thousands groups: a first group of 1-3 digits without a leading 0, then groups of exactly 3
+THOUSANDS = r"[1-9]\d{0,2}"
+_SPACE_MARKS = " \u00a0\u202f\u2009'\u2019"
+# "2 097 152", "2'097'152": the whole run of digits and spaces, not its tail ("2097 152" is no
+# grouping: the lookbehind keeps "097 152" from being read as one)
+_SPACE_GROUPED = re.compile(rf"(?<![\d.,{_SPACE_MARKS}]){THOUSANDS}(?:[{_SPACE_MARKS}]\d{{3}})+"
+                            r"(?=$|[.,]\d)")
+_SPACED_DIGITS = re.compile(rf"\d[{_SPACE_MARKS}]+\d")
 _PLAIN = re.compile(r"[+-]?\d[\d.,]*")
-# "0x200000": a hexadecimal literal, not 0 x 200000 (asked again, see Notation above)
-_HEX_LITERAL = re.compile(r"(?<![\d.,])0x[0-9a-f]")
+# "0x200000", "0o10000000", "0b1000" (case folded): a base prefix, not 0 x 200000; "2_097_152":
+# Python's digit grouping. Both are asked again (see Notation above).
+_BASE_OR_UNDERSCORE = re.compile(r"(?<![\d.,])0[xob][\da-f_]|\d_|_\d")
 # Brackets a note may be written in; "ln (2)" and "exp (ln 4)" are calculations, not notes.
 _CLOSING = {")": "(", "]": "[", "}": "{"}
 _AFTER_FUNCTION = re.compile(r"\b(?:ln|log|exp|sqrt)\s*$")
@@ -236,13 +251,12 @@ def _plain_readings(digits: str, lang: str) -> list[tuple[Decimal, int]]:
         decimal = digits[max(digits.rfind(","), digits.rfind("."))]
         group = "." if decimal == "," else ","
         whole, _, frac = digits.rpartition(decimal)
-        if not re.fullmatch(rf"\d{{1,3}}(?:\{group}\d{{3}})+", whole) or not frac.isdigit():
+        if not re.fullmatch(rf"{THOUSANDS}(?:\{group}\d{{3}})+", whole) or not frac.isdigit():
             return []
         return [(sign * Decimal(whole.replace(group, "") + "." + frac), len(frac))]
     mark = marks[0]
     groups = digits.split(mark)
-    grouping = (len(groups[0]) <= 3 and groups[0] not in ("", "0")
-                and all(len(g) == 3 for g in groups[1:]))
+    grouping = bool(re.fullmatch(THOUSANDS, groups[0])) and all(len(g) == 3 for g in groups[1:])
     if len(groups) > 2:  # 2.097.152: grouping or nothing
         return [(sign * Decimal("".join(groups)), 0)] if grouping else []
     as_decimal = (sign * Decimal(groups[0] + "." + (groups[1] or "0")), len(groups[1]))
@@ -280,6 +294,8 @@ def _values(number: str, lang: str, raw: str) -> list[tuple[Decimal | float, int
     if number in NUMBER_WORDS:
         return [(Decimal(NUMBER_WORDS[number]), 0)]
     joined = _SPACE_GROUPED.sub(lambda m: re.sub(r"[\s'\u2019]", "", m.group(0)), number)
+    if _SPACED_DIGITS.search(joined):  # "2097 152": a space that groups no thousands
+        raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
     if _PLAIN.fullmatch(joined):
         readings = _plain_readings(joined, lang)
         if readings:
@@ -308,7 +324,7 @@ def read_numeric(raw: str, answer: dict[str, Any], prompt: dict[str, str],
         # "⁴", "2²¹", "½", "①": a digit that means more than a digit (a power, a fraction)
         # would be read as a plain digit once normalised; "𝟒" (a decimal digit) is fine
         raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
-    if _HEX_LITERAL.search(normalise(raw)):  # base 16 is not read (and "x" is no product here)
+    if _BASE_OR_UNDERSCORE.search(normalise(raw)):  # only decimal is read ("x" is no product)
         raise Unreadable(say("quiz.reask.not_number", lang, answer=raw))
     exact_count = effective_tolerance(answer, prompt) == 0
     if exact_count:
