@@ -224,10 +224,118 @@ HONEST = [
 
 
 @pytest.mark.parametrize("exercise, code", HONEST)
-def test_honest_functions_equal_to_a_shown_references_tree_stay_own(exercise, code):
+def test_honest_functions_near_a_shown_references_tree_stay_own(exercise, code):
+    """Never viewed, other solutions viewed, or even the MLM reference viewed: each is another
+    tree than the reference's up to renaming (the GELU's constant computed inside it, the
+    layer norm's weight and bias lines, the attention's generator), the learner's own."""
     source = "import math\n\nimport numpy as np\n\n\n" + code
     ex = get_exercise(exercise)
-    assert lab_copies(ex, source) == []
-    result = check_solution(ex, source=source, viewed=MLM_IDS)
+    assert lab_copies(ex, source) == [] and lab_copies(ex, source, MLM_IDS) == []
+    for viewed in ((), {"cross-entropy", "tied-head-logits"}, MLM_IDS):
+        result = check_solution(ex, source=source, viewed=viewed)
+        assert result["passed"] is True and result["practice"] is False, result["message"]
+        assert result["copy_viewed"] is False
+
+
+# -- after viewing: a function of a shown solution, its names changed consistently (locals,
+# module constants, helpers, import aliases), is a pass after viewing, never the learner's own.
+
+ATTACK_12 = {   # the twelfth attack's files: the MLM reference's functions, two names changed
+    "multi-head-self-attention": (
+        "import math\nimport numpy as np\n\n\ndef _softmax(scores):\n"
+        "    s = scores - scores.max(axis=-1, keepdims=True)\n    e = np.exp(s)\n"
+        "    return e / e.sum(axis=-1, keepdims=True)\n\n\n"
+        "def multi_head_attention(h, w_q, w_k, w_v, w_o, num_heads):\n"
+        "    n, t, d = h.shape\n    d_head = d // num_heads\n\n    def split(z):\n"
+        "        return z.reshape(n, t, num_heads, d_head).transpose(0, 2, 1, 3)\n\n"
+        "    q, k, v = split(h @ w_q), split(h @ w_k), split(h @ w_v)\n"
+        "    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d_head)\n"
+        "    ctx = _softmax(scores) @ v\n"
+        "    out = ctx.transpose(0, 2, 1, 3).reshape(n, t, d)\n    return out @ w_o\n"),
+    "gelu-tanh": (
+        "import math\nimport numpy as np\n\nC = math.sqrt(2.0 / math.pi)\n\n\n"
+        "def gelu(x):\n    return 0.5 * x * (1.0 + np.tanh(C * (x + 0.044715 * x**3)))\n"),
+}
+# the same, every name changed again: locals, the constant, the helper, the nested function,
+# the import aliases, and ``from math import sqrt`` for ``math.sqrt``
+MY_RENAMING = {
+    "multi-head-self-attention": (
+        "from math import sqrt\nimport numpy as xp\n\n\ndef row_probs(a):\n"
+        "    a0 = a - a.max(axis=-1, keepdims=True)\n    ex = xp.exp(a0)\n"
+        "    return ex / ex.sum(axis=-1, keepdims=True)\n\n\n"
+        "def multi_head_attention(x, wq, wk, wv, wo, heads):\n"
+        "    B, L, D = x.shape\n    dh = D // heads\n\n    def heads_of(m):\n"
+        "        return m.reshape(B, L, heads, dh).transpose(0, 2, 1, 3)\n\n"
+        "    Q, K, Vv = heads_of(x @ wq), heads_of(x @ wk), heads_of(x @ wv)\n"
+        "    att = Q @ K.transpose(0, 1, 3, 2) / sqrt(dh)\n"
+        "    mixed = row_probs(att) @ Vv\n"
+        "    y = mixed.transpose(0, 2, 1, 3).reshape(B, L, D)\n    return y @ wo\n"),
+    "gelu-tanh": (
+        "import math as m\nimport numpy\n\nK_TANH = m.sqrt(2.0 / m.pi)\n\n\n"
+        "def gelu(z):\n    return 0.5 * z * (1.0 + numpy.tanh(K_TANH * (z + 0.044715 * z**3)))\n"),
+}
+# not the same tree, whatever was viewed: the softmax helper inlined into the attention
+INLINED = "from math import sqrt\nimport numpy as xp\n" + MY_RENAMING[
+    "multi-head-self-attention"].split("\n\n\n", 2)[2].replace(
+    "    mixed = row_probs(att) @ Vv\n",
+    "    att = xp.exp(att - att.max(axis=-1, keepdims=True))\n"
+    "    mixed = att / att.sum(axis=-1, keepdims=True) @ Vv\n")
+
+
+@pytest.mark.parametrize("exercise", sorted(ATTACK_12))
+@pytest.mark.parametrize("files", [ATTACK_12, MY_RENAMING], ids=["attack-12", "renamed"])
+def test_a_shown_function_renamed_passes_only_after_viewing(exercise, files):
+    ex = get_exercise(exercise)
+    source = files[exercise]
+    never = check_solution(ex, source=source)
+    assert never["passed"] is True and never["practice"] is False   # nothing viewed: own
+    assert never["copy_viewed"] is False
+    other = check_solution(ex, source=source, viewed={"cross-entropy"})
+    assert other["practice"] is False and other["copy_viewed"] is False
+    copied = lab_copies(ex, source, MLM_IDS)
+    assert {c.function for c in copied} >= ({"gelu"} if exercise == "gelu-tanh" else
+                                             {"multi_head_attention", files[exercise].split(
+                                                 "def ")[1].split("(")[0]})
+    shown = check_solution(ex, source=source, viewed=MLM_IDS)
+    assert shown["passed"] is True and shown["practice"] is False
+    assert shown["copy_viewed"] is True, shown["message"]
+
+
+def test_after_viewing_the_reveal_is_recorded_through_the_cli(tmp_path, monkeypatch):
+    """The attack's steps: ``exercise solution mlm-forward-pass --yes``, then check the
+    attention and the GELU typed from it with two names changed: revealed, not own."""
+    monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(tmp_path / "learner"))
+    from minimodel.cli import main
+
+    progress = Progress(tmp_path / "learner")
+    assert main(["exercise", "solution", "mlm-forward-pass", "--yes"]) == 0
+    for exercise, source in sorted(ATTACK_12.items()):
+        path = tmp_path / f"{exercise}.py"
+        path.write_text(source, encoding="utf-8")
+        assert main(["exercise", "check", exercise, "--file", str(path)]) == 0
+        entry = progress.get("exercise", exercise)
+        assert entry["status"] == "passed" and entry["revealed"] is True, entry
+
+
+def test_an_inlined_helper_is_another_tree_and_stays_own():
+    """The shown attention with its softmax helper written inline (and deleted) is another
+    tree: the learner's own, even after viewing (see docs/judge.md, step 5)."""
+    ex = get_exercise("multi-head-self-attention")
+    assert "def row_probs" not in INLINED and "def multi_head_attention" in INLINED
+    assert lab_copies(ex, INLINED, MLM_IDS) == []
+    result = check_solution(ex, source=INLINED, viewed=MLM_IDS)
     assert result["passed"] is True and result["practice"] is False, result["message"]
     assert result["copy_viewed"] is False
+
+
+@pytest.mark.parametrize("exercise, body", [
+    ("tied-head-logits", "    return h @ E.T\n"),
+    ("embedding-lookup", "    return E[ids]\n")])
+def test_a_one_liner_is_after_viewing_only_once_its_solution_was_shown(exercise, body):
+    """The statement's formula typed by a learner who never viewed it is theirs; after
+    ``exercise solution`` showed it, "after viewing" is the truthful label."""
+    ex = get_exercise(exercise)
+    source = _filled(exercise, body)
+    assert lab_copies(ex, source, {"cross-entropy", "gelu-tanh"}) == []
+    assert [c.function for c in lab_copies(ex, source, {exercise})] == [ex.function]
+    assert check_solution(ex, source=source, viewed={exercise})["copy_viewed"] is True

@@ -26,6 +26,7 @@ from minimodel.lab.exercises import check_solution, get_exercise
 from minimodel.lab.exercises import family as family_rule
 from minimodel.lab.exercises.judge import python_text
 from minimodel.lab.progress import Progress
+from minimodel.messages import say
 from own_work import retyped, without_docstrings
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -691,7 +692,7 @@ def test_a_copy_of_the_labs_solution_is_practice_wherever_it_lies(exercise, whic
     assert Progress(tmp_path / "learner").get("exercise", exercise)["status"] != "passed"
     result = check_solution(exercise, copy, lang="es")
     assert result["passed"] is True and result["practice"] is True
-    assert "copia de una solución del propio laboratorio" in result["message"]
+    assert say("judge.lab_copy", "es") in result["message"]
     # the same algorithm typed in one's own way is the learner's work, and counts
     own = tmp_path / "own.py"
     own.write_text(retyped(text), encoding="utf-8")

@@ -35,6 +35,17 @@ Where every name of a function is given by the statement or is a single letter
 math.pi)``), an honest learner types the lab's tree to the letter: that tree decides nothing,
 and the function is the learner's unless it carries the solution's docstring.
 
+Once a solution has been shown, what was shown is compared more loosely. A function of the
+checked file that equals a function of a reference the learner has viewed *up to a consistent
+renaming* (alpha-equivalence: its local names, nested functions, lambda arguments, the module
+constants it reads and the helpers it calls may all carry other names, one new name for each
+old one; what it imports is compared by module, ``np`` as ``numpy``) is a copy of what was
+shown, with or without the author's names or docstrings: the learner has read that text, and
+"after viewing the solution" is the truthful label, for a one-liner (``return h @ E.T``) too.
+Attributes, keyword names, constants and the statements stay: a helper inlined, a loop for a
+comprehension, another order is another tree and stays the learner's own. A learner who has
+viewed nothing, or not the solution holding that function, keeps the rule above.
+
 What a copy records (:func:`minimodel.lab.exercises.judge.check_solution`): a copy of a
 function the learner has been shown (it is in the reference file that ``exercise solution``
 printed for some exercise) is a pass *after viewing the solution*; a copy of anything else
@@ -136,6 +147,89 @@ def function_key(fn: ast.FunctionDef | ast.AsyncFunctionDef, functions: frozense
                     include_attributes=False)
 
 
+def imported_names(tree: ast.AST) -> dict[str, str]:
+    """What each imported name of a file stands for: ``np`` -> ``numpy`` (``import numpy as
+    np``), ``sqrt`` -> ``math.sqrt`` (``from math import sqrt``)."""
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found[alias.asname or alias.name.split(".")[0]] = \
+                    alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                found[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return found
+
+
+def _qualified(dotted: str, ctx: ast.expr_context) -> ast.expr:
+    """``math.sqrt`` as the expression ``math.sqrt``."""
+    first, *rest = dotted.split(".")
+    node: ast.expr = ast.Name(id=first, ctx=ast.Load())
+    for attr in rest:
+        node = ast.Attribute(value=node, attr=attr, ctx=ast.Load())
+    node.ctx = ctx
+    return node
+
+
+class _Canonical(ast.NodeTransformer):
+    """Renames, in the order they are first met, every name a function binds (locals, nested
+    functions, their arguments) and every name of its module it reads (constants, helpers):
+    ``_v0``, ``_v1``, ... Its own name is ``_fn``, its arguments ``_arg0``, ... by position,
+    an imported name the module it stands for. Docstrings and annotations are dropped."""
+
+    def __init__(self, top: ast.AST, renameable: set[str], imported: dict[str, str]) -> None:
+        self.top = top
+        self.names = {name: f"_arg{i}" for i, name in enumerate(_arguments(top))}
+        self.renameable = renameable
+        self.imported = imported
+
+    def _name(self, name: str) -> str:
+        if name not in self.names and name in self.renameable:
+            self.names[name] = f"_v{len(self.names)}"
+        return self.names.get(name, name)
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, _FUNCTIONS):
+            node.name = "_fn" if node is self.top else self._name(node.name)
+            node.returns = None
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            node.name = self._name(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            node.names = [self._name(n) for n in node.names]
+        elif isinstance(node, ast.alias):
+            node.asname = None
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                setattr(node, field, [s for s in body if not _is_docstring(s)] or [ast.Pass()])
+        return super().generic_visit(node)
+
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        return ast.arg(arg=self._name(node.arg), annotation=None)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.renameable or node.id in self.names:
+            return ast.Name(id=self._name(node.id), ctx=node.ctx)
+        if node.id in self.imported:
+            return _qualified(self.imported[node.id], node.ctx)
+        return node
+
+
+def renaming_key(fn: ast.FunctionDef | ast.AsyncFunctionDef, module_names: set[str],
+                 imported: dict[str, str]) -> str:
+    """The function's tree up to a consistent renaming (see the module): two functions have
+    the same key when one is the other with its names changed, one new name for each old."""
+    fn = copy.deepcopy(fn)
+    bound = {node.id for node in ast.walk(fn)
+             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    bound |= {node.arg for node in ast.walk(fn) if isinstance(node, ast.arg)}
+    bound |= {node.name for node in ast.walk(fn) if isinstance(node, _FUNCTIONS)}
+    renameable = bound | (module_names - set(imported))
+    return ast.dump(_Canonical(fn, renameable, imported).visit(fn), annotate_fields=False,
+                    include_attributes=False)
+
+
 def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     return [node for node in ast.walk(tree) if isinstance(node, _FUNCTIONS)]
 
@@ -204,6 +298,21 @@ def _lab_functions() -> dict[str, LabFunction]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def _shown_functions() -> dict[str, frozenset[str]]:
+    """Every function of every exercise's reference (what ``exercise solution`` shows), by
+    its key up to renaming, with the exercises whose shown solution holds it."""
+    found: dict[str, frozenset[str]] = {}
+    for ex in all_exercises():
+        tree = parse_python(integrity.verified_bytes(ex.reference_path).decode("utf-8-sig"))
+        module_names = _module_names(tree) | function_names(tree)
+        imported = imported_names(tree)
+        for fn in _functions(tree):
+            key = renaming_key(fn, module_names, imported)
+            found[key] = found.get(key, frozenset()) | {ex.id}
+    return found
+
+
 @functools.lru_cache(maxsize=64)
 def _given(exercise_ids: frozenset[str]) -> frozenset[str]:
     """The names the statements of these exercises write, in every language."""
@@ -214,31 +323,38 @@ def _given(exercise_ids: frozenset[str]) -> frozenset[str]:
     return frozenset(words)
 
 
-def lab_copies(ex: Exercise, source: str) -> list[Copied]:
+def lab_copies(ex: Exercise, source: str, viewed: Collection[str] = ()) -> list[Copied]:
     """The functions of ``source`` that are one of the lab's solution functions: the same
     normalised tree, with a name of the author's the statements do not give or one of that
-    function's own docstrings. Empty for the learner's own work (or a file that does not
-    parse)."""
+    function's own docstrings; or, when the learner has viewed solutions (``viewed``: those
+    exercises' ids), a function of one of them up to a consistent renaming. Empty for the
+    learner's own work (or a file that does not parse)."""
     try:
         tree = parse_python(source)
     except (SyntaxError, ValueError):
         return []
     lab = _lab_functions()
+    shown = _shown_functions() if viewed else {}
     docstrings, functions = _docstrings(tree), function_names(tree)
+    module_names, imported = _module_names(tree) | functions, imported_names(tree)
     copied = []
     for fn in _functions(tree):
         solution = lab.get(function_key(fn, functions))
-        if solution is None:
-            continue
-        authors = solution.names - _given(solution.statement_ids | {ex.id})
-        if authors or solution.docstrings & docstrings:
-            copied.append(Copied(fn.name, solution.shown_by))
+        if solution is not None:
+            authors = solution.names - _given(solution.statement_ids | {ex.id})
+            if authors or solution.docstrings & docstrings:
+                copied.append(Copied(fn.name, solution.shown_by))
+                continue
+        seen_in = shown.get(renaming_key(fn, module_names, imported), frozenset()) \
+            if shown else frozenset()
+        if seen_in & set(viewed):   # read in a solution shown, then typed with new names
+            copied.append(Copied(fn.name, seen_in))
     return copied
 
 
-def is_lab_copy(ex: Exercise, source: str) -> bool:
+def is_lab_copy(ex: Exercise, source: str, viewed: Collection[str] = ()) -> bool:
     """Does ``source`` hold a function of one of the lab's solutions (see the module)?"""
-    return bool(lab_copies(ex, source))
+    return bool(lab_copies(ex, source, viewed))
 
 
 def all_shown(copied: list[Copied], viewed: Collection[str]) -> bool:

@@ -625,7 +625,8 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
         viewed: the exercises whose solution the learner has been shown
             (:func:`minimodel.lab.exercise_progress.viewed_solutions`). A file holding a
             function of the lab's solutions (:mod:`.copies`) all shown there passes *after
-            viewing the solution* (``copy_viewed: True``); any other copy is practice.
+            viewing the solution* (``copy_viewed: True``); any other copy is practice. A
+            function shown there is recognised up to a consistent renaming of its names.
     """
     ex = get_exercise(exercise, lang) if isinstance(exercise, str) else exercise
     if source is None:
@@ -638,7 +639,7 @@ def check_solution(exercise: Exercise | str, file: str | Path | None = None, *,
     # recognised by its content wherever it lies) is judged (the lab's own validation does);
     # it is recorded only as a pass after viewing the solution, when every copied function
     # was shown to the learner; otherwise it is practice.
-    copied = lab_copies(ex, source)
+    copied = lab_copies(ex, source, viewed)
     copy_viewed = all_shown(copied, viewed)
     lab_copy = bool(copied) and not copy_viewed
     practice = seed is not None or lab_copy
