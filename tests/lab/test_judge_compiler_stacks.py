@@ -60,6 +60,8 @@ def refused(result):
     ("core = getattr(__import__('torch._func' + 'torch.apis', fromlist=['x']), 'vmap')",
      "torch._functorch"),
     ("core = __import__('torch', fromlist=['_dyn' + 'amo'])._dynamo", "torch._dynamo"),
+    # the sixth attack's route to forward mode, as it was written
+    ("from torch._functorch import predispatch as core", "torch._functorch"),
 ])
 def test_importing_a_compiler_stack_is_refused_at_the_solutions_line(imports, api, tmp_path):
     source = MHA_HEAD.format(imports=imports) + MHA_BODY
