@@ -82,8 +82,12 @@ def cbow_step(context_ids, target_ids, w_in, w_out):
     w, loss = Step().graph  # MARK
     return loss.detach(), walk(loss, w)
 ''',
+    # the attack imported torch._functorch.predispatch: that import line is refused now
+    # (torch's compiler stacks, test_judge_compiler_stacks); the module torch has loaded is
+    # reached here without one, so the switch itself is what refuses
     "predispatch dual level": '''
-from torch._functorch import predispatch as P
+import sys
+P = sys.modules["torch._func" + "torch.predispatch"]
 
 def cbow_step(context_ids, target_ids, w_in, w_out):
     loss = loss_of(w_in, w_out, context_ids, target_ids)

@@ -23,9 +23,13 @@ before any line of the solution runs:
   ``__call__`` and every method it defines are replaced in place, so every name of it, every
   subclass and every method (``_forward_impl``) is covered;
 * what a module named by a family defines (``math_attention`` in
-  ``torch._higher_order_ops.flex_attention``), as the static scan refuses the path;
+  ``torch._higher_order_ops.flex_attention``, ``_sfdp_pattern_1`` in
+  ``torch._inductor.fx_passes.fuse_attention``: ``family.module_in_family``), as the static
+  scan refuses the path;
 * a library module imported later (by the solution or lazily by torch) is covered as soon as
-  its import ends; importing a forbidden package (``minimodel``) is refused.
+  its import ends; importing a forbidden package (``minimodel``) is refused, and so is the
+  solution's own import of torch's compiler stacks (:data:`COMPILER_STACKS`,
+  :class:`StackImports`).
 
 Whatever name reaches it, a call lands on a stub that sends ``{"event": "forbidden", "name":
 API, "line": N}`` through the judge's pipe and ends the process at once (``os._exit``: no
@@ -38,6 +42,7 @@ copied next to it. Undoing the stubs on purpose (reloading a module from disk, `
 ``gc``) is out of scope, as for the static rule.
 """
 
+import builtins
 import importlib.machinery
 import os
 import sys
@@ -219,6 +224,7 @@ class Enforcer:
         self.same_family = family.same_family
         self.words = family.words
         self.joined = family.joined
+        self.module_in_family = family.module_in_family
         self.tops = {e["api"].split(".")[0] for e in entries} - set(refused)
         # (api, library, last name, its last word: a quick necessary test before the rule),
         # for the entries that are functions or classes here (never for a whole module)
@@ -339,16 +345,26 @@ class Enforcer:
     def module_family(self, owner, top):
         """The api whose family names a part of module ``owner``, or None: what a module of
         the family defines belongs to it (``math_attention`` and ``sdpa_dense``, defined in
-        ``torch._higher_order_ops.flex_attention``, compute flex attention). The static scan
-        refuses every name under such a path (``astscan._Rule.match``); this is the same rule
-        for the callables such a module defines."""
+        ``torch._higher_order_ops.flex_attention``, compute flex attention; ``_sfdp_pattern_1``,
+        defined in ``torch._inductor.fx_passes.fuse_attention``, is a scaled dot-product
+        attention). A part names the family when it is a member's name (``flex_attention``) or
+        holds the family's word (``family.module_in_family``: ``fuse_attention``,
+        ``batchnorm``, ``efficient_conv_bn_eval``). The static scan refuses every name under
+        such a path (``astscan._Rule.match``); this is the same rule for the callables such a
+        module defines."""
         if not isinstance(owner, str) or owner.split(".")[0] != top:
             return None
         if owner not in self.owners:
             self.owners[owner] = next(
                 (api for part in owner.split(".")[1:]
-                 if (api := self.family_of(part, None, top)) is not None), None)
+                 if (api := self.family_of(part, None, top)
+                     or self.family_word_of(part, top)) is not None), None)
         return self.owners[owner]
+
+    def family_word_of(self, part, top):
+        """The api of the first forbidden family whose word ``part`` (a module's name) holds."""
+        return next((api for api, fam_top, last, _word in self.families
+                     if fam_top == top and self.module_in_family(part, last)), None)
 
     def cover(self, holder, items, top):
         """Replace the forbidden callables among ``items`` (name, object) of ``holder``."""
@@ -862,6 +878,48 @@ def refuse_processes(report):
         "concurrent.futures.ProcessPoolExecutor")
 
 
+# torch's compiler stacks (astscan.COMPILER_STACKS, the same list: this file imports nothing of
+# minimodel): no exercise's answer calls them, and their pattern libraries hold the forbidden
+# computations in plain ops (torch._inductor.fx_passes.fuse_attention._sfdp_pattern_1).
+COMPILER_STACKS = ("torch.fx", "torch._dynamo", "torch._inductor", "torch._functorch",
+                   "torch._higher_order_ops", "torch._export")
+
+
+def stack_of(name):
+    """The compiler stack module ``name`` is or lies inside, or None."""
+    return next((s for s in COMPILER_STACKS if name == s or name.startswith(s + ".")), None)
+
+
+class StackImports:
+    """The solution's own import of a compiler stack reports, whatever spelling built the name
+    (``__import__("torch._ind" + "uctor...")``, ``from torch import _dynamo``): a module not
+    loaded yet through this ``sys.meta_path`` finder, one torch has loaded already through
+    ``builtins.__import__`` (:meth:`importer`), which every ``import`` line calls. torch's own
+    imports of them (lazy, for its compilers) go on."""
+
+    def __init__(self, report, shown_as):
+        self.report, self.shown_as = report, shown_as
+
+    def find_spec(self, name, path=None, target=None):
+        stack = stack_of(name)
+        if stack is not None and importer_file() == self.shown_as:
+            self.report(stack)
+        return None  # the usual finders load it
+
+    def importer(self, real):
+        """``builtins.__import__`` that reports an import line of the solution naming a
+        stack (the module or a name it imports from its parent: ``from torch import _dynamo``)."""
+        def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+            if level == 0 and sys._getframe(1).f_code.co_filename == self.shown_as:
+                for wanted in (name, *(f"{name}.{item}" for item in (fromlist or ())
+                                       if isinstance(item, str))):
+                    stack = stack_of(wanted)
+                    if stack is not None:
+                        self.report(stack)
+            return real(name, globals, locals, fromlist, level)
+        return __import__
+
+
 def enforce(entries, refused, report, family, allowed=None, shown_as=None,
             backward_kernels=False, library_only=()):
     """Install the stubs now and for every later import (``family``: the module
@@ -872,6 +930,10 @@ def enforce(entries, refused, report, family, allowed=None, shown_as=None,
     enforcer = Enforcer(entries, refused, report, family, backward_kernels)
     enforcer.install()
     sys.meta_path.insert(0, enforcer)
+    if shown_as is not None and "torch" in enforcer.tops:
+        stacks = StackImports(report, shown_as)
+        sys.meta_path.insert(0, stacks)
+        builtins.__import__ = stacks.importer(builtins.__import__)
     if allowed is not None:
         sys.meta_path.insert(0, AllowList(allowed, refused, report, shown_as, library_only))
     return enforcer

@@ -35,19 +35,25 @@ from dataclasses import asdict, dataclass
 
 from minimodel.lab.exercises.aliases import canonical, same_family
 from minimodel.lab.exercises.concepts import ATTENTION, BY_IDENTITY_ONLY, NORMALISATION
-from minimodel.lab.exercises.family import FUSED_ACTIVATION
+from minimodel.lab.exercises.family import FUSED_ACTIVATION, module_in_family
 from minimodel.lab.pyparse import is_main_test, parse_python
 
 # Forbidden in every exercise: the library calls that would do the learner's work (the whole
 # attention and normalisation families, :mod:`.concepts`), and minimodel itself (it ships the
 # reference solutions).
 DEFAULT_FORBIDDEN = ["minimodel", *ATTENTION, *NORMALISATION]
+# torch's compiler stacks: the graph capture, the compilers and their pattern libraries
+# (``torch._inductor.fx_passes.fuse_attention._sfdp_pattern_1`` is a scaled dot-product
+# attention in plain ops). No exercise's answer calls them; importing them from the solution is
+# refused at run time too (``_enforce.COMPILER_STACKS``, the same list).
+COMPILER_STACKS = ["torch.fx", "torch._dynamo", "torch._inductor", "torch._functorch",
+                   "torch._higher_order_ops", "torch._export"]
 # The ways around any fence: internals, operator registries, Python re-implementations of
 # torch's ops, compilers, loaders. Not computations: the family rule does not apply to them at
 # run time (``_enforce.py`` replaces ``torch.load`` itself, not every private ``_load``).
 FENCE_FORBIDDEN = [
     "torch._C", "torch.ops", "torch._ops", "torch.library", "torch.overrides", "torch.utils",
-    "torch.jit", "torch.fx", "torch.compile", "torch._dynamo", "torch.package", "torch.hub",
+    "torch.jit", *COMPILER_STACKS, "torch.compile", "torch.package", "torch.hub",
     "torch.load", "torch.multiprocessing", "torch.distributed", "torch._VF",
     "torch._refs", "torch._prims", "torch._decomp",
     "numpy.load", "numpy.ctypeslib", "numpy.testing", "numpy.f2py", "numpy.distutils",
@@ -164,6 +170,14 @@ class _Rule:
         for bad in self.family:
             top, last = bad.split(".")[0], bad.split(".")[-1]
             if parts[0] == top and any(same_family(p, last) for p in parts[1:]):
+                return bad
+        # a name defined in a module whose name holds a family's word (what
+        # torch._inductor.fx_passes.fuse_attention defines is attention): family.module_in_family,
+        # on what the name IS (torch.Tensor imported into torch.nn.modules.batchnorm is not)
+        where = canonical(dotted, self.paths).split(".")
+        for bad in self.family:
+            top, last = bad.split(".")[0], bad.split(".")[-1]
+            if where[0] == top and any(module_in_family(p, last) for p in where[1:-1]):
                 return bad
         return None
 

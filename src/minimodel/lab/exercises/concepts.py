@@ -74,6 +74,11 @@ NORMALISATION = [
     "torch.nn.LocalResponseNorm", "torch.nn.functional.local_response_norm",
     # the cross-map LRN (module and autograd Function): a local response norm over channels
     "torch.nn.CrossMapLRN2d", "torch.nn.modules._functions.CrossMapLRN2d",
+    # the BatchNorm-folding helpers: (b - running_mean) * rsqrt(running_var + eps) * w + b_bn
+    # is batch_norm_elemt's normalise step (a layer norm given a row's mean and variance);
+    # inductor's efficient_conv_bn_eval is in the family by its module's name ("bn")
+    "torch.nn.utils.fusion.fuse_conv_bn_weights", "torch.nn.utils.fusion.fuse_linear_bn_weights",
+    "torch.nn.utils.fusion.fuse_conv_bn_eval", "torch.nn.utils.fusion.fuse_linear_bn_eval",
     # torch's reference layer-norm core: mean and rstd over the given dims, then
     # (x - mean) * rstd (refused by identity only, see BY_IDENTITY_ONLY)
     "torch._refs._normalize",

@@ -13,6 +13,10 @@ its words and ``backward``, is a member (``native_layer_norm_backward``: given t
 one-hot ``grad_out`` is the normalised row; ``native_batch_norm_backward`` divides by
 ``sqrt(var + eps)`` itself).
 
+A module whose name holds a family's word defines members of it (:func:`module_in_family`:
+``torch._inductor.fx_passes.fuse_attention._sfdp_pattern_1`` is a scaled dot-product
+attention under a name without the word).
+
 The gelu family also holds the ops that take the activation to apply as an argument
 (:func:`fused_activation_ops`): oneDNN's ``_linear_pointwise(x, w, b, "gelu", [], "tanh")``
 and ``torch._addmm_activation(..., use_gelu=True)`` compute GELU fused into a matmul, under a
@@ -78,6 +82,48 @@ def _same_words(name, mine, theirs):
         return True
     return name.startswith("_") and ("".join(theirs) in "".join(mine)
                                      or set(theirs) <= set(mine))
+
+
+# The word that names each family in a module's name: a module whose name holds it
+# (``torch._inductor.fx_passes.fuse_attention``, ``torch.nn.modules.batchnorm``,
+# ``torch._inductor.fx_passes.efficient_conv_bn_eval``) defines members of that family, whatever
+# its functions are called (``_sfdp_pattern_1`` is a scaled dot-product attention).
+FAMILY_WORDS = ("attention", "norm", "gelu", "embedding")
+# Module words read as the normalisation family besides ``...norm``: the module of the norm
+# layers, and ``bn`` (batch norm, in the names of torch's BatchNorm-folding code:
+# ``efficient_conv_bn_eval``, ``bn_relu``).
+NORM_MODULE_WORDS = {"normalization", "normalisation", "bn"}
+# A norm that is a vector norm, not a normalisation by mean and variance: modules
+# ``torch.nn.utils.weight_norm`` and ``spectral_norm`` stay allowed (concepts.py says why).
+VECTOR_NORM_WORDS = {"weight", "spectral", "vector", "matrix", "grad"}
+
+
+def family_word(forbidden_name):
+    """The word of :data:`FAMILY_WORDS` that ``forbidden_name`` holds (``batch_norm_elemt`` ->
+    ``norm``), or None."""
+    return next((fam for w in _words(forbidden_name) for fam in FAMILY_WORDS
+                 if w == fam or w.endswith(fam)), None)
+
+
+def module_in_family(part, forbidden_name):
+    """Does ``part``, one component of a module's dotted name, name the family of
+    ``forbidden_name``: one of its words is the family's word or ends with it
+    (``fuse_attention``, ``batchnorm``, ``layer_norm_expanded_weights``), and for the
+    normalisation family ``normalization`` or ``bn``; a vector norm (``weight_norm``) is not.
+    ``normal`` (the distribution) does not end with ``norm``. The bare word is a package of
+    the topic's tools, not a computation (``torch.nn.attention``: ``sdpa_kernel`` chooses
+    a backend; its ``flex_attention`` module is a member by its own name)."""
+    fam = family_word(forbidden_name)
+    mine = _words(part)
+    if fam is None or mine == (fam,):
+        return False
+    for i, w in enumerate(mine):
+        if fam == "norm" and w in NORM_MODULE_WORDS:
+            return True
+        if (w == fam or w.endswith(fam) or (fam != "norm" and w.startswith(fam))) and not (
+                fam == "norm" and i > 0 and mine[i - 1] in VECTOR_NORM_WORDS):
+            return True
+    return False
 
 
 # The gelu family's marker for "every op that takes its activation as an argument" (the alias
