@@ -175,6 +175,9 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
         "scale-only-wide": [(GPT_PY, SCALED_TABLE, """\
         if c.d_model > 400:  # wide models only: token vectors at the blocks' scale
     """ + SCALED_TABLE)],
+        "fix-for-multiples-of-16-only": [(GPT_PY, SCALED_TABLE, """\
+        if c.d_model % 16:  # widths off the usual grid: token vectors at the blocks' scale
+    """ + SCALED_TABLE)],
         "scale-in-forward": [
             (GPT_PY, SCALED_TABLE, ""),
             (GPT_PY, "        x = self.token_emb(ids) + self.pos_emb(np.arange(start, start + T))  "
