@@ -5,7 +5,8 @@ ids, the values of the gradient, the float dtype (the experiment trains in float
 model around it or its width: besides small tables every check draws the main job's d = 128
 and a d above 768 (with V >= 1024), so a fix gated on the width fails. Sizes, ids, gradients
 and which checks run in float32 or float64 are drawn afresh on every run (``checks.seed``);
-the experiment's own table and batches (V = 16, d = 4, 64 ids, float32) are one more case.
+the experiment's own table and batches (V = 16, d = 4, 64 ids, float32) are one more case,
+and one case passes its ids as a nested list (``lookup`` takes lists and arrays).
 Run by `minimodel break check`; `break run` reads the same checks.
 """
 
@@ -35,7 +36,7 @@ def dtypes(count: int) -> list:
     return [drawn[i] for i in rng.permutation(count)]
 
 
-def lookup_grad(weight: np.ndarray, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
+def lookup_grad(weight: np.ndarray, ids, g: np.ndarray) -> np.ndarray:
     """The lookup's gradient, computed in the dtype of ``weight`` (``g`` cast to it)."""
     w = mm.Tensor(weight, requires_grad=True)
     lookup(w, ids).backward(g.astype(weight.dtype))
@@ -116,11 +117,12 @@ def _():
         cases.append((int(rng.integers(WIDE_VOCAB, 2049)), d,
                       shape_of(int(rng.integers(40, 301)), ndim), dtype))
     cases.append((16, 4, (64,), np.float32))  # the experiment's table and batches
-    for V, d, shape, dtype in cases:
+    for i, (V, d, shape, dtype) in enumerate(cases):
         ids = ids_with_repeats(V, shape)
         g = rng.standard_normal(shape + (d,)).astype(dtype)  # the reference reads the same g
         name = np.dtype(dtype).name
-        compare(lookup_grad(rng.standard_normal((V, d)).astype(dtype), ids, g),
+        given = ids.tolist() if i == 0 else ids  # lookup takes a nested list as well
+        compare(lookup_grad(rng.standard_normal((V, d)).astype(dtype), given, g),
                 dense_reference(V, ids, g.astype(np.float64)),
                 tr(f"{name} ids of shape {shape}, V={V}, d={d}",
                    f"{name}, ids de forma {shape}, V={V}, d={d}"), rtol=RTOL[dtype])

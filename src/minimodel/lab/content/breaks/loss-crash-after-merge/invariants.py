@@ -6,7 +6,8 @@ Sizes are drawn afresh on every run (``checks.seed``), so a fix that special-cas
 256/512 cannot pass; besides small models, every check that builds a layer or a model also
 draws the main job's d = 128 and a d above 768 with V >= 1024, so a fix gated on the width
 fails. The experiment's own GPT (T = 8, d = 16, 2 heads, float32, resized from 256 to 512
-with a Generator) is one more case, so a fix that misses the experiment's values fails too.
+with a Generator) is one more case, the others resize with a Generator or with the default
+``rng=None`` in turn, so a fix that misses the experiment's values fails too.
 Run by `minimodel break check`; `break run` reads the same checks.
 """
 
@@ -119,13 +120,14 @@ def _():
     models = [(kind, d) + tuple(int(v) for v in rng.choice(np.arange(low, low + 700), size=2,
                                                           replace=False)) + (6,)
               for kind, d, low in models] + [("gpt", 16, 256, 512, 8)]
-    for kind, d, V, new_V, T in models:
+    for i, (kind, d, V, new_V, T) in enumerate(models):
         model = (GPT(GPTConfig(V, T, 1, 2, d), rng=rng) if kind == "gpt"
                  else MaskedLM(MLMConfig(V, T, 1, 2, d), rng=rng))
         name = f"{type(model).__name__} (V={V}, d={d})"
         ids = rng.integers(0, V, size=(2, T))
         require_agree(every_size(model, ids, rng.integers(0, V, size=(2, T))), V, name)
-        model.resize_token_embeddings(new_V, rng=rng)
+        # rng: a Generator (even cases: the experiment's is the last) or None (the default)
+        model.resize_token_embeddings(new_V, rng=None if i % 2 else rng)
         ids = rng.integers(0, new_V, size=(2, T))
         ids[0, 0] = new_V - 1  # the last new row must be usable
         require_agree(every_size(model, ids, rng.integers(0, new_V, size=(2, T))), new_V,
