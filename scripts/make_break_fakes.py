@@ -75,6 +75,8 @@ STALE_PROPERTY = """\
 SCALED_TABLE = ("        self.token_emb.weight.data *= math.sqrt(c.d_model)  "
                 "# token vectors at the blocks' scale\n")
 TARGETS_MASK = "    targets[draw < 0.8] = mask_id\n"
+SEED_OR_GENERATOR = ("    rng = rng if isinstance(rng, np.random.Generator) else "
+                     "np.random.default_rng(rng)\n")
 TARGETS_SWAP = ("    targets[swap] = replacements[rng.integers(0, replacements.size, "
                 "size=int(swap.sum()))]\n")
 
@@ -172,6 +174,9 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
     """ + SCALED_TABLE)],
         "scale-only-wide": [(GPT_PY, SCALED_TABLE, """\
         if c.d_model > 400:  # wide models only: token vectors at the blocks' scale
+    """ + SCALED_TABLE)],
+        "fix-for-multiples-of-16-only": [(GPT_PY, SCALED_TABLE, """\
+        if c.d_model % 16:  # widths off the usual grid: token vectors at the blocks' scale
     """ + SCALED_TABLE)],
         "scale-in-forward": [
             (GPT_PY, SCALED_TABLE, ""),
@@ -271,6 +276,24 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
             gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
             y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
 """)],
+        "fix-for-few-heads-only": [(ATTENTION_KERNEL, """\
+        np.copyto(out, y.reshape(B, T, n_heads, dh))
+""", """\
+        if n_heads < 6:  # the heads the small models use
+            np.copyto(out, y.transpose(0, 2, 1, 3))
+        else:
+            np.copyto(out, y.reshape(B, T, n_heads, dh))
+"""), (ATTENTION_KERNEL, """\
+        gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
+        y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
+""", """\
+        if H < 6:
+            gy = g.reshape(B, T, H, dh).transpose(0, 2, 1, 3)  # (B, H, T, dh) view
+            y = out.transpose(0, 2, 1, 3)  # (B, H, T, dh) view of the saved output
+        else:
+            gy = g.reshape(B, H, T, dh)  # (B, H, T, dh) view
+            y = out.reshape(B, H, T, dh)  # (B, H, T, dh) view of the saved output
+""")],
         "every-attention-causal": [(ATTENTION_NN, """\
             y = F.self_attention(qkv, self.n_heads, self.causal)  # (B, T, d)
 """, """\
@@ -286,6 +309,14 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
                                   + "    inputs[chosen & (action < 0.8)] = mask_id\n")],
         "write-back-for-batches-only": [(MASKING, TARGETS_SWAP, TARGETS_SWAP + """\
     if arr.ndim == 2:  # batches only: a single 1-D sequence still comes back unmasked
+        inputs[chosen] = targets
+""")],
+        "write-back-for-seeds-only": [
+            (MASKING, SEED_OR_GENERATOR, """\
+    seeded = not isinstance(rng, np.random.Generator)  # a seed given, not a generator
+""" + SEED_OR_GENERATOR),
+            (MASKING, TARGETS_SWAP, TARGETS_SWAP + """\
+    if seeded:  # an int seed writes back; the trainer's Generator still shows every answer
         inputs[chosen] = targets
 """)],
     },

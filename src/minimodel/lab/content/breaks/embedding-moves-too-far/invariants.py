@@ -4,7 +4,12 @@ and an optimizer refuses a parameter passed twice instead of updating it twice.
 
 Models, sizes and hyper-parameters are drawn afresh on every run (``checks.seed``); besides
 small models, every check that builds one also builds two of a random kind at the main job's
-d = 128 and at a d above 768, with V >= 1024, so a fix gated on the width fails. Run by
+d = 128 and at a d above 768, with V >= 1024, so a fix gated on the width fails. The
+optimizers get their parameters both ways the library passes them: ``model.parameters()``,
+and the two groups of ``training.loop.param_groups`` (the trainer and the experiment), and the
+experiment's own run (tied GPT V = 64, T = 16, d = 32, 2 heads, AdamW lr 3e-3 on the groups
+with weight decay 0.1, float32) is one more case, so a fix that holds for one of them only
+fails. Run by
 `minimodel break check`; `break run` reads the same checks.
 """
 
@@ -17,6 +22,7 @@ mm = use_workspace()
 from minimodel import nn, optim  # noqa: E402
 from minimodel.models import (CBOW, CBOWConfig, GPT, GPTConfig, MaskedLM,  # noqa: E402
                               MLMConfig)
+from minimodel.training.loop import param_groups  # noqa: E402
 
 checks = Checks()
 rng = np.random.default_rng(checks.seed)
@@ -47,12 +53,13 @@ def sizes() -> list[tuple[str, int | None, int | None]]:
         for d in wide_widths(rng, multiple=2)]
 
 
-def build(kind: str, tied: bool = True, d: int | None = None, V: int | None = None):
+def build(kind: str, tied: bool = True, d: int | None = None, V: int | None = None,
+          T: int = 8):
     V = wide_vocab() if V is None else V
     d = 4 * int(rng.integers(1, 5)) if d is None else d
     r = np.random.default_rng(int(rng.integers(1 << 30)))
     if kind == "GPT":
-        return GPT(GPTConfig(V, 8, 1, 2, d, tie_embeddings=tied), rng=r)
+        return GPT(GPTConfig(V, T, 1, 2, d, tie_embeddings=tied), rng=r)
     if kind == "MaskedLM":
         return MaskedLM(MLMConfig(V, 8, 1, 2, d, tie_embeddings=tied), rng=r)
     return CBOW(CBOWConfig(V, d, window=2, tie_embeddings=tied), rng=r)
@@ -129,6 +136,11 @@ def adamw_update(p, g, m, v, t, lr, b1, b2, eps, wd):
     return new, m, v
 
 
+# experiment.py's run: a tied GPT (d = 32, V = 64, T = 16), AdamW with lr 3e-3 on
+# param_groups(model, weight_decay=0.1), in float32.
+EXPERIMENT = ("GPT", 32, 64, np.float32, 3e-3, 0.1, True)
+
+
 @checks.case("one-update",
              "each AdamW or SGD step moves a tied matrix by exactly one update (random model, "
              "lr, weight decay, momentum, 2-3 steps, float32 or float64, both on every run; d up "
@@ -139,17 +151,24 @@ def adamw_update(p, g, m, v, t, lr, b1, b2, eps, wd):
              "128 y más de 768), y el contador de pasos de AdamW lo refleja")
 def _():
     models = sizes()
-    for (kind, d, V), dtype in zip(models, dtypes(len(models))):
-        model = build(kind, d=d, V=V).astype(dtype)
+    # (kind, d, V, dtype, lr, wd, groups?) and last the experiment's run; the others alternate
+    # model.parameters() and param_groups(model, wd), as the trainer passes them.
+    cases = [(kind, d, V, dtype, float(rng.uniform(1e-3, 3e-2)), float(rng.choice([0.0, 0.1])),
+              i % 2 == 1) for i, ((kind, d, V), dtype) in enumerate(zip(models,
+                                                                      dtypes(len(models))))]
+    cases.append(EXPERIMENT)
+    for case in cases:
+        kind, d, V, dtype, lr, wd, groups = case
+        model = build(kind, d=d, V=V, T=16 if case is EXPERIMENT else 8).astype(dtype)
         E = model.get_input_embeddings().weight
-        lr, wd = float(rng.uniform(1e-3, 3e-2)), float(rng.choice([0.0, 0.1]))
+        params = param_groups(model, wd) if groups else model.parameters()
         use_adam = kind != "CBOW" or rng.random() < 0.5
         if use_adam:
-            b1, b2 = float(rng.uniform(0.8, 0.95)), float(rng.uniform(0.99, 0.9999))
-            opt = optim.AdamW(model.parameters(), lr=lr, betas=(b1, b2), eps=1e-8,
-                              weight_decay=wd)
+            b1, b2 = ((0.9, 0.999) if case is EXPERIMENT  # the experiment: AdamW's defaults
+                      else (float(rng.uniform(0.8, 0.95)), float(rng.uniform(0.99, 0.9999))))
+            opt = optim.AdamW(params, lr=lr, betas=(b1, b2), eps=1e-8, weight_decay=wd)
         else:
-            opt = optim.SGD(model.parameters(), lr=lr, weight_decay=wd)
+            opt = optim.SGD(params, lr=lr, weight_decay=wd)
         m = v = np.zeros(E.shape)
         x, y = batch(model, most=32 if d is None else 2)  # a wide model: a small batch
         for step in range(1, int(rng.integers(2, 4)) + 1):

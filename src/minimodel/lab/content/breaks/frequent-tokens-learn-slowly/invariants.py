@@ -4,7 +4,9 @@ A row looked up k times receives the sum of its k gradient rows, whatever the sh
 ids, the values of the gradient, the float dtype (the experiment trains in float32), the
 model around it or its width: besides small tables every check draws the main job's d = 128
 and a d above 768 (with V >= 1024), so a fix gated on the width fails. Sizes, ids, gradients
-and which checks run in float32 or float64 are drawn afresh on every run (``checks.seed``).
+and which checks run in float32 or float64 are drawn afresh on every run (``checks.seed``);
+the experiment's own table and batches (V = 16, d = 4, 64 ids, float32) are one more case,
+and one case passes its ids as a nested list (``lookup`` takes lists and arrays).
 Run by `minimodel break check`; `break run` reads the same checks.
 """
 
@@ -34,7 +36,7 @@ def dtypes(count: int) -> list:
     return [drawn[i] for i in rng.permutation(count)]
 
 
-def lookup_grad(weight: np.ndarray, ids: np.ndarray, g: np.ndarray) -> np.ndarray:
+def lookup_grad(weight: np.ndarray, ids, g: np.ndarray) -> np.ndarray:
     """The lookup's gradient, computed in the dtype of ``weight`` (``g`` cast to it)."""
     w = mm.Tensor(weight, requires_grad=True)
     lookup(w, ids).backward(g.astype(weight.dtype))
@@ -95,11 +97,12 @@ def shape_of(total: int, ndim: int) -> tuple[int, ...]:
 @checks.case("scatter-add",
              "for random V, d (small, 128 and above 768), ids of 1, 2 and 3 dimensions with "
              "repeats (from a few ids to a few thousand), float32 and float64, and a random "
-             "upstream gradient, the lookup's gradient equals onehot(ids).T @ g",
+             "upstream gradient, the lookup's gradient equals onehot(ids).T @ g (and at the "
+             "experiment's V = 16, d = 4, 64 ids, float32)",
              "con V y d aleatorios (pequeños, 128 y más de 768), ids de 1, 2 y 3 dimensiones "
              "con repeticiones (de unos pocos ids a unos miles), en float32 y en float64, y un "
              "gradiente aleatorio respecto de la salida, el gradiente de la indexación es "
-             "onehot(ids).T @ g")
+             "onehot(ids).T @ g (y con los V = 16, d = 4, 64 ids y float32 del experimento)")
 def _():
     totals, cases = spread_sizes(4), []
     for total, ndim, dtype in zip(rng.permuted(totals), (1, 2, 3, int(rng.integers(1, 4))),
@@ -113,11 +116,13 @@ def _():
         ndim = int(rng.integers(1, 4))
         cases.append((int(rng.integers(WIDE_VOCAB, 2049)), d,
                       shape_of(int(rng.integers(40, 301)), ndim), dtype))
-    for V, d, shape, dtype in cases:
+    cases.append((16, 4, (64,), np.float32))  # the experiment's table and batches
+    for i, (V, d, shape, dtype) in enumerate(cases):
         ids = ids_with_repeats(V, shape)
         g = rng.standard_normal(shape + (d,)).astype(dtype)  # the reference reads the same g
         name = np.dtype(dtype).name
-        compare(lookup_grad(rng.standard_normal((V, d)).astype(dtype), ids, g),
+        given = ids.tolist() if i == 0 else ids  # lookup takes a nested list as well
+        compare(lookup_grad(rng.standard_normal((V, d)).astype(dtype), given, g),
                 dense_reference(V, ids, g.astype(np.float64)),
                 tr(f"{name} ids of shape {shape}, V={V}, d={d}",
                    f"{name}, ids de forma {shape}, V={V}, d={d}"), rtol=RTOL[dtype])

@@ -6,7 +6,9 @@ tied model start near 0 and its loss near ln V, whatever V, d (up to 384) or mod
 training path (with targets) and the evaluation path (logits only). The head computes exactly
 h @ E.T: scaling the logits would hide a bad initialisation, not fix it.
 
-Sizes are drawn afresh on every run (``checks.seed``). Run by `minimodel break check`;
+Sizes are drawn afresh on every run (``checks.seed``), widths as multiples of 4 (the
+experiment's d = 172 is not a multiple of 16); the experiment's own GPT (V = 512, T = 32, 2
+blocks of 4 heads, d = 172) is one more case of the loss check. Run by `minimodel break check`;
 `break run` reads the same checks.
 """
 
@@ -28,7 +30,13 @@ STD = 0.02  # GPT-2's embedding init, the library's documented default
 TOLERANCE = 0.25  # |fresh loss - ln V|: about 10x the gap a correct init leaves at d = 128
 
 
+# experiment.py's GPT: V = 512, T = 32, 2 blocks of 4 heads, d = 172 (not a multiple of 16).
+EXPERIMENT = GPTConfig(512, 32, 2, 4, 172)
+
+
 def fresh(kind: str, V: int, d: int, layers: int = 2):
+    if kind == "experiment":
+        return GPT(EXPERIMENT, rng=rng)
     if kind in ("GPT", "GPT (untied)"):
         return GPT(GPTConfig(V, 16, layers, 4, d, tie_embeddings=kind == "GPT"), rng=rng)
     if kind == "MaskedLM":
@@ -39,7 +47,8 @@ def fresh(kind: str, V: int, d: int, layers: int = 2):
 def data(kind: str, V: int):
     if kind == "CBOW":
         return rng.integers(0, V, size=(128, 4)), rng.integers(0, V, size=128)
-    return rng.integers(0, V, size=(8, 16)), rng.integers(0, V, size=(8, 16))
+    T = EXPERIMENT.block_size if kind == "experiment" else 16
+    return rng.integers(0, V, size=(8, T)), rng.integers(0, V, size=(8, T))
 
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> float:
@@ -50,7 +59,7 @@ def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> float:
 
 
 def sizes() -> tuple[int, int]:
-    return int(rng.integers(50, 2000)), 16 * int(rng.integers(1, 9))  # d in 16..128
+    return int(rng.integers(50, 2000)), 4 * int(rng.integers(4, 33))  # d in 16..128, 4 heads
 
 
 def wide_sizes(widest: int = 1024) -> tuple[int, int]:
@@ -65,14 +74,16 @@ def wide_sizes(widest: int = 1024) -> tuple[int, int]:
 
 @checks.case("fresh-loss-near-ln-v",
              "a fresh tied GPT (twice: random sizes, and a small V with d of 320 to 512), "
-             "MaskedLM and CBOW start within 0.25 of ln V, with targets (training) and from the "
-             "logits alone (evaluation)",
+             "MaskedLM, CBOW and the experiment's GPT (V = 512, d = 172) start within 0.25 of "
+             "ln V, with targets (training) and from the logits alone (evaluation)",
              "un GPT atado recién creado (dos veces: tamaños aleatorios, y V pequeño con d entre "
-             "320 y 512), un MaskedLM y un CBOW empiezan a menos de 0,25 de ln V, con objetivos "
-             "(entrenamiento) y desde los logits (evaluación)")
+             "320 y 512), un MaskedLM, un CBOW y el GPT del experimento (V = 512, d = 172) "
+             "empiezan a menos de 0,25 de ln V, con objetivos (entrenamiento) y desde los logits "
+             "(evaluación)")
 def _():
     for kind, (V, d), layers in (("GPT", sizes(), 2), ("GPT", wide_sizes(512), 1),
-                                 ("MaskedLM", sizes(), 2), ("CBOW", sizes(), 2)):
+                                 ("MaskedLM", sizes(), 2), ("CBOW", sizes(), 2),
+                                 ("experiment", (EXPERIMENT.vocab_size, EXPERIMENT.d_model), 2)):
         model = fresh(kind, V, d, layers)
         x, y = data(kind, V)
         with mm.no_grad():

@@ -5,7 +5,10 @@ the embedding itself, growing or shrinking) and before any forward pass.
 Sizes are drawn afresh on every run (``checks.seed``), so a fix that special-cases the story's
 256/512 cannot pass; besides small models, every check that builds a layer or a model also
 draws the main job's d = 128 and a d above 768 with V >= 1024, so a fix gated on the width
-fails. Run by `minimodel break check`; `break run` reads the same checks.
+fails. The experiment's own GPT (T = 8, d = 16, 2 heads, float32, resized from 256 to 512
+with a Generator) is one more case, the others resize with a Generator or with the default
+``rng=None`` in turn, so a fix that misses the experiment's values fails too.
+Run by `minimodel break check`; `break run` reads the same checks.
 """
 
 import numpy as np
@@ -103,24 +106,28 @@ def require_agree(sizes: dict[str, int], want: int, what: str) -> None:
 @checks.case("every-path-agrees",
              "in tied GPT and MaskedLM of random V, embedding, head, config, logits with and "
              "without targets, and generation agree, before and after resize_token_embeddings "
-             "(d = 8 or 16, 128 and above 768)",
+             "(d = 8 or 16, 128 and above 768; and the experiment's GPT, 256 -> 512, d = 16)",
              "en GPT y MaskedLM atados de V aleatorio coinciden embedding, cabeza, "
              "configuración, logits con y sin objetivos y generación, antes y después de "
-             "resize_token_embeddings (d = 8 o 16, 128 y más de 768)")
+             "resize_token_embeddings (d = 8 o 16, 128 y más de 768; y el GPT del experimento, "
+             "256 -> 512, d = 16)")
 def _():
-    # (kind, d, smallest V): each kind small, then a random kind at d = 128 and above 768.
+    # (kind, d, V, new V, T): each kind small, then a random kind at d = 128 and above 768,
+    # then the experiment's own GPT (T = 8, d = 16, resized from 256 to 512 ids).
     models = [("gpt", 8 * int(rng.integers(1, 3)), 8), ("mlm", 8 * int(rng.integers(1, 3)), 8)]
     models += [(("gpt", "mlm")[int(rng.integers(2))], d, WIDE_VOCAB)
                for d in wide_widths(rng, multiple=2)]
-    for kind, d, low in models:
-        V, new_V = (int(v) for v in rng.choice(np.arange(low, low + 700), size=2, replace=False))
-        T = 6
+    models = [(kind, d) + tuple(int(v) for v in rng.choice(np.arange(low, low + 700), size=2,
+                                                          replace=False)) + (6,)
+              for kind, d, low in models] + [("gpt", 16, 256, 512, 8)]
+    for i, (kind, d, V, new_V, T) in enumerate(models):
         model = (GPT(GPTConfig(V, T, 1, 2, d), rng=rng) if kind == "gpt"
                  else MaskedLM(MLMConfig(V, T, 1, 2, d), rng=rng))
         name = f"{type(model).__name__} (V={V}, d={d})"
         ids = rng.integers(0, V, size=(2, T))
         require_agree(every_size(model, ids, rng.integers(0, V, size=(2, T))), V, name)
-        model.resize_token_embeddings(new_V, rng=rng)
+        # rng: a Generator (even cases: the experiment's is the last) or None (the default)
+        model.resize_token_embeddings(new_V, rng=None if i % 2 else rng)
         ids = rng.integers(0, new_V, size=(2, T))
         ids[0, 0] = new_V - 1  # the last new row must be usable
         require_agree(every_size(model, ids, rng.integers(0, new_V, size=(2, T))), new_V,

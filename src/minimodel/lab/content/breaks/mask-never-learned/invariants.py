@@ -11,6 +11,13 @@ its own as 1-D ids (T,):
 * of the targets about 80 % show [MASK], 10 % a random token and 10 % their own token;
 * every row with an ordinary token has at least one target; specials never get a label.
 
+Every check calls mask_tokens the ways the library's callers do: ``rng`` as an int seed and
+as a ``np.random.Generator`` (the trainer and the experiment pass a Generator, one per run,
+reused call after call), ids as an array and as a plain list. One more check replays the
+experiment's own call (its V, T and batch, [MASK] the last id, no other special token, the
+default mask_prob, one Generator for every batch), so a fix that holds only for some seed
+type, id type or configuration fails.
+
 Everything is drawn afresh on every run (``checks.seed``). Run by `minimodel break check`;
 `break run` reads the same checks.
 """
@@ -39,33 +46,46 @@ def corpus(n: int, T: int, V: int) -> np.ndarray:
 
 
 RANKS = ("2-D", "1-D")  # one (N, T) call, or N calls on (T,) rows
-# (rank, wide vocabulary?) of the big cases: both ranks with a small V, and a V >= 1024 (the
-# main job's vocabularies), so a fix that holds only for small (or large) V fails.
-CASES = (("2-D", False), ("1-D", False), (RANKS[int(rng.integers(2))], True))
+SEEDS = ("Generator", "int")  # what ``rng`` is: the trainer's Generator, or a seed
+# (rank, seed kind, wide vocabulary?) of the big cases: both ranks with both kinds of rng and
+# a small V, and a V >= 1024 (the main job's vocabularies) with a rank and kind drawn, so a fix
+# that holds only for one rank, one kind of rng or small (or large) V fails.
+CASES = tuple((rank, seed, False) for rank in RANKS for seed in SEEDS) + (
+    (RANKS[int(rng.integers(2))], SEEDS[int(rng.integers(2))], True),)
 
 
-def mask(ids: np.ndarray, V: int, p: float) -> tuple[np.ndarray, np.ndarray]:
-    """mask_tokens on ``ids`` (1-D or 2-D); (inputs, labels) as arrays of its shape."""
-    inputs, labels = mask_tokens(ids, MASK, V, rng=int(rng.integers(1 << 30)), mask_prob=p,
-                                 special_ids=(PAD,))
+def generator_or_seed(seed: str):
+    """A fresh ``np.random.Generator``, or an int seed, drawn from the run's rng."""
+    drawn = int(rng.integers(1 << 30))
+    return np.random.default_rng(drawn) if seed == "Generator" else drawn
+
+
+def mask(ids, V: int, p: float, source) -> tuple[np.ndarray, np.ndarray]:
+    """mask_tokens on ``ids`` (1-D or 2-D, array or list); (inputs, labels) as arrays."""
+    inputs, labels = mask_tokens(ids, MASK, V, rng=source, mask_prob=p, special_ids=(PAD,))
     return np.asarray(inputs), np.asarray(labels)
 
 
-def masked(n: int, T: int, V: int, p: float, rank: str = "2-D"):
-    """(ids, inputs, labels), each (n, T): one 2-D call, or every row masked as 1-D ids."""
+def masked(n: int, T: int, V: int, p: float, rank: str = "2-D", seed: str = "int"):
+    """(ids, inputs, labels), each (n, T): one 2-D call, or every row masked as 1-D ids.
+    A Generator is made once and reused for every row, as the trainer does; a seed is drawn
+    afresh per call. Every other 1-D row goes in as a list, as a tokenizer returns it."""
     ids = corpus(n, T, V)
+    source = generator_or_seed(seed)
     if rank == "2-D":
-        return (ids,) + mask(ids, V, p)
-    rows = [mask(row, V, p) for row in ids]  # n pairs of (T,) arrays
+        return (ids,) + mask(ids, V, p, source)
+    rows = [mask(row.tolist() if i % 2 else row, V, p,
+                 source if seed == "Generator" else generator_or_seed(seed))
+            for i, row in enumerate(ids)]  # n pairs of (T,) arrays
     return ids, np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
 
 
-def big_case(rank: str, wide: bool = False):
+def big_case(rank: str, seed: str, wide: bool = False):
     V, T = int(rng.integers(20, 300)), int(rng.integers(8, 33))
     V = int(rng.integers(WIDE_VOCAB, 3000)) if wide else V
     p = float(rng.uniform(0.1, 0.3))
-    rows = 20000 if rank == "2-D" else 6000  # 1-D: one call per row
-    return (V, T, p) + masked(max(rows // T, 100), T, V, p, rank)
+    rows = 12000 if rank == "2-D" else 3000  # 1-D: one call per row
+    return (V, T, p) + masked(max(rows // T, 100), T, V, p, rank, seed)
 
 
 @checks.case("labels-only-at-targets",
@@ -76,17 +96,17 @@ def big_case(rank: str, wide: bool = False):
              "objetivos suponen en torno a una fracción mask_prob de las posiciones "
              "ordinarias (V, T y mask_prob aleatorios, también V >= 1024; ids 1-D y 2-D)")
 def _():
-    for rank, wide in CASES:
-        labels_only_at_targets(rank, *big_case(rank, wide))
+    for rank, seed, wide in CASES:
+        labels_only_at_targets(f"{rank}, rng {seed}", *big_case(rank, seed, wide))
 
 
-def labels_only_at_targets(rank, V, T, p, ids, inputs, labels):
+def labels_only_at_targets(rank, V, T, p, ids, inputs, labels, specials=(PAD,)):
     rank = f"{rank}, V={V}"
     scored = labels != IGNORE
     if not array_equal(labels[scored], ids[scored]):
         raise CheckFailed(f"{rank}: a label differs from the original token",
                           f"{rank}: una etiqueta difiere del token original")
-    ordinary = ids != PAD
+    ordinary = ~np.isin(ids, specials)
     share = float(scored[ordinary].mean())
     # rows with no target by chance get one promoted: at most (1-p)^k extra for a row of k
     extra = float(np.mean([(1 - p) ** max(k, 1) / max(k, 1) for k in ordinary.sum(1) if k]))
@@ -104,8 +124,8 @@ def labels_only_at_targets(rank, V, T, p, ids, inputs, labels):
              "toda posición cuya entrada cambió es un objetivo, y las demás conservan su entrada "
              "y tienen etiqueta -100 (ids 1-D y 2-D; también V >= 1024)")
 def _():
-    for rank, wide in CASES:
-        changed_means_target(rank, *big_case(rank, wide)[3:])
+    for rank, seed, wide in CASES:
+        changed_means_target(f"{rank}, rng {seed}", *big_case(rank, seed, wide)[3:])
 
 
 def changed_means_target(rank, ids, inputs, labels):
@@ -131,19 +151,20 @@ def changed_means_target(rank, ids, inputs, labels):
              "de los objetivos, en torno al 80 % muestra [MASK], el 10 % un token aleatorio y el "
              "10 % su propio token (ids 1-D y 2-D; también V >= 1024)")
 def _():
-    for rank, wide in CASES:
-        V, _, _, ids, inputs, labels = big_case(rank, wide)
-        split_80_10_10(rank, V, ids, inputs, labels)
+    for rank, seed, wide in CASES:
+        V, _, _, ids, inputs, labels = big_case(rank, seed, wide)
+        split_80_10_10(f"{rank}, rng {seed}", V, ids, inputs, labels)
 
 
-def split_80_10_10(rank, V, ids, inputs, labels):
+def split_80_10_10(rank, V, ids, inputs, labels, mask_id=MASK, specials=2):
+    """``specials``: how many ids are never a random replacement ([MASK] and the others)."""
     rank = f"{rank}, V={V}"
     scored = labels != IGNORE
     n = int(scored.sum())
-    shares = {"[MASK]": float((inputs[scored] == MASK).mean()),
-              "random": float(((inputs != ids) & (inputs != MASK))[scored].mean()),
+    shares = {"[MASK]": float((inputs[scored] == mask_id).mean()),
+              "random": float(((inputs != ids) & (inputs != mask_id))[scored].mean()),
               "kept": float((inputs == ids)[scored].mean())}
-    same_by_chance = 0.1 / (V - 2)  # a random replacement can draw the original id
+    same_by_chance = 0.1 / (V - specials)  # a random replacement can draw the original id
     want = {"[MASK]": 0.8, "random": 0.1 - same_by_chance, "kept": 0.1 + same_by_chance}
     for name, share in shares.items():
         spread = 6 * np.sqrt(want[name] * (1 - want[name]) / max(n, 1))
@@ -162,8 +183,9 @@ def split_80_10_10(rank, V, ids, inputs, labels):
 def _():
     V, T = int(rng.integers(5, 50)), int(rng.integers(2, 7))
     p = float(rng.uniform(0.01, 0.05))
-    for what in RANKS:
-        x, _, lab = masked(300, T, V, p, what)
+    for what, seed in ((rank, seed) for rank in RANKS for seed in SEEDS):
+        x, _, lab = masked(150, T, V, p, what, seed)
+        what = f"{what}, rng {seed}"
         has_ordinary = (x != PAD).any(axis=1)
         targets = (lab != IGNORE).sum(axis=1)
         if (targets[has_ordinary] < 1).any():
@@ -174,6 +196,33 @@ def _():
         if (lab[x == PAD] != IGNORE).any():
             raise CheckFailed(f"{what}: [PAD] positions carry labels", f"{what}: posiciones "
                               "[PAD] llevan etiqueta")
+
+
+# The experiment's own call: V = 62 characters plus [MASK] as the last id, batches of 16 rows
+# of 16, no other special token, the default mask_prob, one Generator reused for every batch.
+EXPERIMENT_V, EXPERIMENT_T, EXPERIMENT_B, EXPERIMENT_BATCHES = 63, 16, 16, 120
+
+
+@checks.case("experiment-configuration",
+             "the experiment's own call (V = 63 with [MASK] the last id, 16 x 16 batches, no "
+             "other special token, default mask_prob, one Generator for every batch): labels "
+             "only at the targets, changed inputs only there, the 80/10/10 split",
+             "la llamada del propio experimento (V = 63 con [MASK] como último id, lotes de "
+             "16 x 16, ningún otro token especial, mask_prob por defecto, un Generator para "
+             "todos los lotes): etiquetas solo en los objetivos, entradas cambiadas solo allí, "
+             "el reparto 80/10/10")
+def _():
+    V, T, mask_id = EXPERIMENT_V, EXPERIMENT_T, EXPERIMENT_V - 1
+    source = generator_or_seed("Generator")
+    ids = rng.integers(0, mask_id, size=(EXPERIMENT_BATCHES, EXPERIMENT_B, T))
+    pairs = [mask_tokens(batch, mask_id, V, rng=source) for batch in ids]
+    inputs = np.concatenate([np.asarray(pair[0]) for pair in pairs])  # (batches * B, T)
+    labels = np.concatenate([np.asarray(pair[1]) for pair in pairs])
+    ids = ids.reshape(-1, T)
+    what = "experiment's call"
+    labels_only_at_targets(what, V, T, 0.15, ids, inputs, labels, specials=(mask_id,))
+    changed_means_target(what, ids, inputs, labels)
+    split_80_10_10(what, V, ids, inputs, labels, mask_id=mask_id, specials=1)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ Parameter object, used by the forward pass and reported by every walk over the p
 one matrix is counted, trained, saved, loaded and resized, and its gradient is the sum of both
 uses.
 
-Models, sizes and data are drawn afresh on every run (``checks.seed``). Run by
+Models, sizes and data are drawn afresh on every run (``checks.seed``); the experiment's own
+GPT (V = 1024, T = 128, 2 blocks of 4 heads, d = 128) is one more case of the count. Run by
 `minimodel break check`; `break run` reads the same checks.
 """
 
@@ -31,8 +32,14 @@ def wide_vocab() -> int:
     return int(np.exp(rng.uniform(np.log(5), np.log(3000))))
 
 
+# experiment.py's GPT: the main job's sizes (V = 1024, T = 128, 2 blocks of 4 heads, d = 128).
+EXPERIMENT = dict(vocab_size=1024, block_size=128, n_layer=2, n_head=4, d_model=128)
+
+
 def build(kind: str, V: int, d: int, tied: bool = True, seed: int = 0):
     r = np.random.default_rng(seed)
+    if kind == "experiment":
+        return GPT(GPTConfig(**EXPERIMENT, tie_embeddings=tied), rng=r)
     if kind == "GPT":
         return GPT(GPTConfig(V, 8, 1, 2, d, tie_embeddings=tied), rng=r)
     if kind == "MaskedLM":
@@ -90,32 +97,32 @@ def _():
 
 @checks.case("counted-once",
              "num_params, parameters() and state_dict() list the tied matrix once: untied - "
-             "tied = V*d for every model",
+             "tied = V*d for every model (and the experiment's GPT)",
              "num_params, parameters() y state_dict() listan la matriz atada una vez: sin atar "
-             "- atado = V*d en cada modelo")
+             "- atado = V*d en cada modelo (y en el GPT del experimento)")
 def _():
-    for V, d in all_widths():
-        for kind in KINDS:
-            tied, untied = build(kind, V, d), build(kind, V, d, tied=False)
-            diff = untied.num_params() - tied.num_params()
-            params = list(tied.parameters())
-            if diff != V * d or len({id(p) for p in params}) != len(params):
-                raise CheckFailed(f"{kind} (d = {d}): untied - tied = {diff}, expected "
-                                  f"V*d = {V * d}",
-                                  f"{kind} (d = {d}): sin atar - atado = {diff}, se esperaba "
-                                  f"V*d = {V * d}")
-            # An optimizer given parameters() keeps state per object: two objects over one array
-            # are two parameters to it, whatever num_params says.
-            overlapping = sum(np.shares_memory(p.data, q.data)
-                              for i, p in enumerate(params) for q in params[i + 1:])
-            if overlapping:
-                raise CheckFailed(f"{kind}: parameters() yields {overlapping} pair(s) of objects "
-                                  "over the same array",
-                                  f"{kind}: parameters() da {overlapping} par(es) de objetos sobre "
-                                  "el mismo array")
-            if "lm_head.weight" in tied.state_dict():
-                raise CheckFailed(f"{kind}: state_dict() of a tied model has lm_head.weight",
-                                  f"{kind}: el state_dict() de un modelo atado tiene lm_head.weight")
+    cases = [(kind, V, d) for V, d in all_widths() for kind in KINDS]
+    for kind, V, d in cases + [("experiment", EXPERIMENT["vocab_size"], EXPERIMENT["d_model"])]:
+        tied, untied = build(kind, V, d), build(kind, V, d, tied=False)
+        diff = untied.num_params() - tied.num_params()
+        params = list(tied.parameters())
+        if diff != V * d or len({id(p) for p in params}) != len(params):
+            raise CheckFailed(f"{kind} (d = {d}): untied - tied = {diff}, expected "
+                              f"V*d = {V * d}",
+                              f"{kind} (d = {d}): sin atar - atado = {diff}, se esperaba "
+                              f"V*d = {V * d}")
+        # An optimizer given parameters() keeps state per object: two objects over one array
+        # are two parameters to it, whatever num_params says.
+        overlapping = sum(np.shares_memory(p.data, q.data)
+                          for i, p in enumerate(params) for q in params[i + 1:])
+        if overlapping:
+            raise CheckFailed(f"{kind}: parameters() yields {overlapping} pair(s) of objects "
+                              "over the same array",
+                              f"{kind}: parameters() da {overlapping} par(es) de objetos sobre "
+                              "el mismo array")
+        if "lm_head.weight" in tied.state_dict():
+            raise CheckFailed(f"{kind}: state_dict() of a tied model has lm_head.weight",
+                              f"{kind}: el state_dict() de un modelo atado tiene lm_head.weight")
 
 
 @checks.case("tie-visible",

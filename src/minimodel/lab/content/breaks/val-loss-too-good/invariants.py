@@ -6,14 +6,17 @@ without the logits), and generation, which must agree with full forward passes. 
 one level down for ``F.self_attention`` with ``causal=True``, with the kernels on and off, and
 the fused kernel computes what its composite definition computes, values and gradients, for
 several heads, causal or not. The masked LM stays bidirectional, and MultiHeadAttention
-honours its ``causal`` flag both ways. Every model and attention here has at least two heads.
+honours its ``causal`` flag both ways.
 The experiment trains in float32: the logits of an evaluation forward, ``F.self_attention``
 and the kernel's agreement with its composite are checked in float32 and in float64 on every
 run (a fix that holds in one dtype only fails).
 
 Besides small ones, every check that builds a model or a layer also draws the main job's
 d = 128 and a d above 768 (a model's vocabulary then at least 1024), so a fix gated on the
-width fails. Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run by
+width fails. Heads are drawn from 2 to 16 (the kernel check also runs 1 and always 8, the
+experiment's), and the experiment's own GPT (V = 62, T = 8, one layer, 8 heads, d = 32,
+float32) is one more case of the model checks, so a fix gated on the number of heads or on
+any other value the experiment passes fails. Sizes, weights and tokens are drawn afresh on every run (``checks.seed``). Run by
 `minimodel break check`; `break run` reads the same checks.
 """
 
@@ -43,26 +46,39 @@ def dtypes(count: int) -> list:
 
 def widths() -> list[int | None]:
     """A check's widths: None (a small one, drawn where it is used), 128 and one above 768,
-    all multiples of 4, so 2 or 4 heads divide them."""
-    return [None] + wide_widths(rng, multiple=4)
+    all multiples of 16, so 2, 4, 8 and 16 heads (and others) divide them."""
+    return [None] + wide_widths(rng, multiple=16)
+
+
+MAX_HEADS = 16  # heads are drawn up to 16; the experiment's GPT has 8
+EXPERIMENT = GPTConfig(62, 8, n_layer=1, n_head=8, d_model=32)  # experiment.py's GPT (float32)
+
+
+def heads_and_width(d: int | None, low: int = 2) -> tuple[int, int]:
+    """(heads, d): for a small model (``d`` None) heads drawn in [low, 16] and d a multiple
+    of them; for a given ``d`` a head count in [low, 16] that divides it."""
+    if d is None:
+        heads = int(rng.integers(low, MAX_HEADS + 1))
+        return heads, heads * int(rng.integers(1, 4))
+    return int(rng.choice([h for h in range(low, MAX_HEADS + 1) if d % h == 0])), d
 
 
 WIDE_GPTS: dict = {}  # (d, dtype) -> GPT: a wide model is built once a run, read-only after
 
 
-def random_gpt(dtype=np.float64, d: int | None = None) -> GPT:
-    """A random GPT: small, or of width ``d`` with one layer, V >= 1024 and T <= 6 (built once
-    per width and dtype; the checks only read it)."""
+def random_gpt(dtype=np.float64, d: int | None = None, config: GPTConfig | None = None) -> GPT:
+    """A random GPT: small, of width ``d`` with one layer, V >= 1024 and T <= 6 (built once
+    per width and dtype; the checks only read it), or of the given ``config``."""
     if d is not None and (d, dtype) in WIDE_GPTS:
         return WIDE_GPTS[d, dtype]
     V, T = int(rng.integers(5, 60)), int(rng.integers(4, 10))
-    heads = int(rng.choice([2, 4]))
+    heads, d = heads_and_width(d)
     layers = int(rng.integers(1, 3))
-    if d is None:
-        d = 4 * heads * int(rng.integers(1, 3))
-    else:
+    if d >= 128:
         V, T, layers = int(rng.integers(WIDE_VOCAB, 2049)), int(rng.integers(4, 7)), 1
-    model = GPT(GPTConfig(V, T, layers, heads, d), rng=rng)
+    config = config or GPTConfig(V, T, layers, heads, d)
+    d = config.d_model
+    model = GPT(config, rng=rng)
     model.astype(dtype)
     for name, p in model.named_parameters():  # larger weights than a fresh model: sharper
         if d < 128 or ".attn." in name:       # attention (wide: attention only, for time)
@@ -119,8 +135,9 @@ def tokens(model: GPT, rows: int = 2) -> np.ndarray:
              "logits de model(ids) en la posición t no dependen de los tokens posteriores a t")
 def _():
     cases = [(None, dtype) for dtype in dtypes(2)] + list(zip(widths()[1:], dtypes(2)))
-    for d, dtype in cases:
-        model = random_gpt(dtype, d)
+    for d, dtype in cases + [("experiment", np.float32)]:
+        model = (random_gpt(dtype, config=EXPERIMENT) if d == "experiment"
+                 else random_gpt(dtype, d))
         leak, t = future_leak(lambda ids: model(ids)[0].data, tokens(model))
         name = f"{np.dtype(dtype).name} d={model.config.d_model}"
         require_causal(leak, t, f"{name} logits", f"los logits en {name}")
@@ -136,6 +153,7 @@ def _():
 def _():
     for d in widths():
         training_causal(random_gpt(d=d))
+    training_causal(random_gpt(np.float32, config=EXPERIMENT))
 
 
 def training_causal(model: GPT) -> None:
@@ -213,11 +231,8 @@ def _():
 
 def self_attention_causal(d: int | None) -> None:
     """self-attention-causal for width ``d`` (None: a small one)."""
-    B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 12)), int(rng.choice([2, 3, 4]))
-    if d is None:
-        d = heads * int(rng.integers(1, 5))
-    else:
-        heads = int(rng.choice([2, 4]))
+    B, T = int(rng.integers(1, 4)), int(rng.integers(2, 12))
+    heads, d = heads_and_width(d)
     qkv64 = rng.standard_normal((B, T, 3 * d)) * 2.0  # (B, T, 3d)
     x = np.arange(T)[None, :].repeat(B, axis=0)  # stands for the positions: future_leak redraws
     for dtype in dtypes(2):
@@ -245,12 +260,16 @@ def self_attention_causal(d: int | None) -> None:
              "longitudes y números de cabezas, causal o no, en float32 y en float64, con d "
              "pequeña, d = 128 y d mayor que 768")
 def _():
-    for d, dtype in zip([None] + widths(), dtypes(4)):
-        B, T, heads = int(rng.integers(1, 4)), int(rng.integers(2, 10)), int(rng.integers(2, 6))
-        if d is None:
-            d = heads * int(rng.integers(1, 4))
-        else:
-            heads = int(rng.choice([2, 4]))
+    # (B, T, heads, d, dtype): small d with 1 head, 8 heads and heads drawn in 2..16; 128 and
+    # a d above 768 with heads drawn; the experiment's own call (16 x 8, 8 heads, d = 32).
+    small = [(1, 1 * int(rng.integers(1, 4))), (8, 8 * int(rng.integers(1, 4))),
+             heads_and_width(None)]
+    cases = [(int(rng.integers(1, 4)), int(rng.integers(2, 10))) + hd + (dtype,)
+             for hd, dtype in zip(small + [heads_and_width(d) for d in widths()[1:]],
+                                  dtypes(5))]
+    c = EXPERIMENT
+    cases.append((16, c.block_size, c.n_head, c.d_model, np.float32))
+    for B, T, heads, d, dtype in cases:
         qkv = rng.standard_normal((B, T, 3 * d)).astype(dtype)
         upstream = rng.standard_normal((B, T, qkv.shape[-1] // 3)).astype(dtype)  # (B, T, d)
         for causal in (True, False):
@@ -307,8 +326,8 @@ def _():
 
 def attention_flag(d: int | None) -> None:
     """attention-flag for width ``d`` (None: a small one)."""
-    T, heads = int(rng.integers(3, 8)), int(rng.choice([2, 4]))
-    d = 4 * heads if d is None else d
+    T = int(rng.integers(3, 8))
+    heads, d = heads_and_width(d)
     x = rng.standard_normal((1, T, d))
     x2 = x.copy()
     x2[0, -1] += 1.0
