@@ -20,6 +20,7 @@ import pytest
 from minimodel.lab.exercises import _enforce as _enforce_module
 from minimodel.lab.exercises import check_solution, get_exercise
 from minimodel.lab.exercises.family import family_word, module_in_family
+from judge_probes import PROBE_PRELUDE
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                  reason="torch not installed")
@@ -70,19 +71,7 @@ def test_importing_a_compiler_stack_is_refused_at_the_solutions_line(imports, ap
     assert refused(result) == [(api, 3)]
 
 
-PROBE = """
-import importlib.util, json, sys
-here = sys.argv[1]
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, f"{here}/{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-import torch
-rule = json.loads(sys.argv[2])
-calls = []
+PROBE = PROBE_PRELUDE + """
 enforcer = load("_enforce").enforce(rule["entries"], rule["refused"], calls.append,
                                     load("family"))
 import torch._inductor.fx_passes.fuse_attention as fa  # torch's own import, after the install

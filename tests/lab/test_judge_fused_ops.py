@@ -26,6 +26,7 @@ import pytest
 
 from minimodel.lab.exercises import _enforce as _enforce_module
 from minimodel.lab.exercises import check_solution, get_exercise
+from judge_probes import PROBE_PRELUDE
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch not installed")
@@ -173,19 +174,9 @@ def test_every_op_with_an_activation_argument_is_refused_in_the_judged_child(op,
 # In a process of its own, under an exercise's run-time rule: every op in every namespace
 # torch's registry lists whose name holds one of ``words`` is called with no arguments; a
 # stub reports (calls grows), a real op raises on the missing arguments.
-OPS_PROBE = """
-import importlib.util, json, re, sys
-here = sys.argv[1]
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, f"{here}/{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-import numpy, torch
-rule, words = json.loads(sys.argv[2]), re.compile(sys.argv[3])
-calls = []
+OPS_PROBE = PROBE_PRELUDE + """
+import re
+words = re.compile(sys.argv[3])
 load("_enforce").enforce(rule["entries"], rule["refused"], calls.append, load("family"),
                          backward_kernels=rule["grad_off"])
 ops = sorted({n.split(".")[0] for n in torch._C._dispatch_get_all_op_names()

@@ -27,6 +27,7 @@ from minimodel.lab.exercises import family as family_rule
 from minimodel.lab.exercises.judge import python_text
 from minimodel.lab.progress import Progress
 from minimodel.messages import say
+from judge_probes import PROBE_PRELUDE
 from own_work import retyped, without_docstrings
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -325,23 +326,6 @@ def test_the_run_time_allow_list_is_derived_from_the_installed_metadata():
         assert not {"torch", "torchgen", "functorch", "numpy", "math"} & only
         assert "sympy" not in library_only(True, ["sympy"])  # an exercise may allow it
     assert library_only(False, []) == []
-
-
-# What both probes run first in a child: load the judge's own files, then torch.
-PROBE_PRELUDE = """
-import importlib.util, json, sys
-here = sys.argv[1]
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, f"{here}/{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-import numpy, torch
-rule = json.loads(sys.argv[2])
-calls = []
-"""
 
 
 ENFORCE_PROBE = PROBE_PRELUDE + """
