@@ -225,6 +225,8 @@ class Enforcer:
         self.words = family.words
         self.joined = family.joined
         self.module_in_family = family.module_in_family
+        self.named_by_family_word = family.named_by_family_word
+        self.bare_family_word = family.bare_family_word
         self.tops = {e["api"].split(".")[0] for e in entries} - set(refused)
         # (api, library, last name, its last word: a quick necessary test before the rule),
         # for the entries that are functions or classes here (never for a whole module)
@@ -339,8 +341,17 @@ class Enforcer:
         defined = owner if isinstance(obj, (type, types.FunctionType,
                                             types.BuiltinFunctionType)) \
             else getattr(type(obj), "__module__", owner)
-        return (self.family_of(name, obj, top) or self.module_family(owner, top)
-                or self.module_family(defined, top))
+        return (self.family_of(name, obj, top) or self.named_family(name, top)
+                or self.module_family(owner, top) or self.module_family(defined, top))
+
+    def named_family(self, name, top):
+        """The api whose family's word is exactly the name of this callable
+        (``torch.onnx.ops.attention``: ``family.named_by_family_word``). Only for a callable's
+        own name: a module's (``torch.nn.attention``) goes through :meth:`module_family`."""
+        if self.bare_family_word(name) is None:
+            return None
+        return next((api for api, fam_top, last, _word in self.families
+                     if fam_top == top and self.named_by_family_word(name, last)), None)
 
     def module_family(self, owner, top):
         """The api whose family names a part of module ``owner``, or None: what a module of
@@ -880,9 +891,10 @@ def refuse_processes(report):
 
 # torch's compiler stacks (astscan.COMPILER_STACKS, the same list: this file imports nothing of
 # minimodel): no exercise's answer calls them, and their pattern libraries hold the forbidden
-# computations in plain ops (torch._inductor.fx_passes.fuse_attention._sfdp_pattern_1).
+# computations in plain ops (torch._inductor.fx_passes.fuse_attention._sfdp_pattern_1; the
+# ONNX exporter's torch.onnx.ops.attention).
 COMPILER_STACKS = ("torch.fx", "torch._dynamo", "torch._inductor", "torch._functorch",
-                   "torch._higher_order_ops", "torch._export")
+                   "torch._higher_order_ops", "torch._export", "torch.onnx")
 
 
 def stack_of(name):

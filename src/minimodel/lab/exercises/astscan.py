@@ -35,7 +35,8 @@ from dataclasses import asdict, dataclass
 
 from minimodel.lab.exercises.aliases import canonical, same_family
 from minimodel.lab.exercises.concepts import ATTENTION, BY_IDENTITY_ONLY, NORMALISATION
-from minimodel.lab.exercises.family import FUSED_ACTIVATION, module_in_family
+from minimodel.lab.exercises.family import (FUSED_ACTIVATION, module_in_family,
+                                            named_by_family_word)
 from minimodel.lab.pyparse import is_main_test, parse_python
 
 # Forbidden in every exercise: the library calls that would do the learner's work (the whole
@@ -44,10 +45,11 @@ from minimodel.lab.pyparse import is_main_test, parse_python
 DEFAULT_FORBIDDEN = ["minimodel", *ATTENTION, *NORMALISATION]
 # torch's compiler stacks: the graph capture, the compilers and their pattern libraries
 # (``torch._inductor.fx_passes.fuse_attention._sfdp_pattern_1`` is a scaled dot-product
-# attention in plain ops). No exercise's answer calls them; importing them from the solution is
+# attention in plain ops), and the ONNX exporter (``torch.onnx.ops.attention`` is ONNX
+# Attention's reference, a whole attention in plain ops). No exercise's answer calls them; importing them from the solution is
 # refused at run time too (``_enforce.COMPILER_STACKS``, the same list).
 COMPILER_STACKS = ["torch.fx", "torch._dynamo", "torch._inductor", "torch._functorch",
-                   "torch._higher_order_ops", "torch._export"]
+                   "torch._higher_order_ops", "torch._export", "torch.onnx"]
 # The ways around any fence: internals, operator registries, Python re-implementations of
 # torch's ops, compilers, loaders. Not computations: the family rule does not apply to them at
 # run time (``_enforce.py`` replaces ``torch.load`` itself, not every private ``_load``).
@@ -170,6 +172,10 @@ class _Rule:
         for bad in self.family:
             top, last = bad.split(".")[0], bad.split(".")[-1]
             if parts[0] == top and any(same_family(p, last) for p in parts[1:]):
+                return bad
+            # a callable named exactly by the family's word (torch.onnx.ops.attention); the
+            # module torch.nn.attention is not one (modules returned above)
+            if parts[0] == top and named_by_family_word(parts[-1], last):
                 return bad
         # a name defined in a module whose name holds a family's word (what
         # torch._inductor.fx_passes.fuse_attention defines is attention): family.module_in_family,

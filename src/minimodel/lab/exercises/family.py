@@ -13,6 +13,9 @@ its words and ``backward``, is a member (``native_layer_norm_backward``: given t
 one-hot ``grad_out`` is the normalised row; ``native_batch_norm_backward`` divides by
 ``sqrt(var + eps)`` itself).
 
+A callable named exactly by a family's word is a member (:func:`named_by_family_word`:
+``torch.onnx.ops.attention`` runs a whole multi-head attention).
+
 A module whose name holds a family's word defines members of it (:func:`module_in_family`:
 ``torch._inductor.fx_passes.fuse_attention._sfdp_pattern_1`` is a scaled dot-product
 attention under a name without the word).
@@ -124,6 +127,25 @@ def module_in_family(part, forbidden_name):
                 fam == "norm" and i > 0 and mine[i - 1] in VECTOR_NORM_WORDS):
             return True
     return False
+
+
+def bare_family_word(name):
+    """The family word that ``name`` (a callable's own name, never a module's) is exactly,
+    or None: ``attention`` (``torch.onnx.ops.attention``, ONNX Attention's reference: a whole
+    multi-head attention), ``gelu``, ``embedding``. ``norm`` is not one: ``torch.norm`` is a
+    vector norm. The module ``torch.nn.attention`` is not a callable (see
+    :func:`module_in_family`); a learner's own ``attention`` is not torch's."""
+    found = _words(name)
+    if len(found) == 1 and found[0] in FAMILY_WORDS and found[0] != "norm":
+        return found[0]
+    return None
+
+
+def named_by_family_word(name, forbidden_name):
+    """Is the callable ``name`` exactly the word of ``forbidden_name``'s family
+    (``attention`` for ``scaled_dot_product_attention``)?"""
+    fam = bare_family_word(name)
+    return fam is not None and fam == family_word(forbidden_name)
 
 
 # The gelu family's marker for "every op that takes its activation as an argument" (the alias
