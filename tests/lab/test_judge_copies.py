@@ -339,3 +339,101 @@ def test_a_one_liner_is_after_viewing_only_once_its_solution_was_shown(exercise,
     assert lab_copies(ex, source, {"cross-entropy", "gelu-tanh"}) == []
     assert [c.function for c in lab_copies(ex, source, {exercise})] == [ex.function]
     assert check_solution(ex, source=source, viewed={exercise})["copy_viewed"] is True
+
+
+# -- dead code: what cannot change behaviour is dropped before both comparisons (the
+# thirteenth attack: the shown GELU or layer norm with a ``pass`` after its ``return``).
+
+GELU_RETURN = "    return 0.5 * x * (1.0 + np.tanh({c} * (x + 0.044715 * x**3)))\n"
+DEAD_CODE = {   # spellings of "nothing", each around the GELU's one live statement
+    "pass-first": "    pass\n{ret}",
+    "bare-constants": "    ...\n    42\n    'a note, not a docstring'\n{ret}    -1.5\n",
+    "after-return": "{ret}    x = x * 2\n    print(x)\n    return x\n",
+    "raise-after-return": "{ret}    raise ValueError('never reached')\n    pass\n",
+    "nested-def-after-return": "{ret}    def unused(y):\n        return y\n",
+    # names bound only in dead code: the import alias and the constant "redefined"
+    "shadows-after-return": "{ret}    np = None\n    def C():\n        pass\n",
+}
+
+
+def _gelu_file(constant: str, body: str) -> str:
+    """A GELU file reading its constant from the module as the MLM reference does."""
+    return (f"import math\n\nimport numpy as np\n\n{constant} = math.sqrt(2.0 / math.pi)\n\n\n"
+            "def gelu(x):\n" + body.format(ret=GELU_RETURN.format(c=constant)))
+
+
+@pytest.mark.parametrize("dead", sorted(DEAD_CODE))
+@pytest.mark.parametrize("constant", ["_GELU_C", "C"], ids=["authors-name", "renamed"])
+def test_dead_code_changes_nothing_in_either_comparison(dead, constant):
+    """The padded GELU is recognised exactly as the bare one, whatever was viewed: with the
+    author's constant a copy even unseen, renamed a copy only after viewing."""
+    ex = get_exercise("gelu-tanh")
+    bare = _gelu_file(constant, "{ret}")
+    padded = _gelu_file(constant, DEAD_CODE[dead])
+    for viewed in ((), {"cross-entropy"}, MLM_IDS):
+        assert lab_copies(ex, padded, viewed) == lab_copies(ex, bare, viewed), viewed
+    assert bool(lab_copies(ex, padded)) is (constant == "_GELU_C")
+    assert [c.function for c in lab_copies(ex, padded, MLM_IDS)] == ["gelu"]
+
+
+def test_a_padded_layer_norm_passes_only_after_viewing():
+    """The shown layer norm renamed, with a late docstring, an Ellipsis and statements after
+    its return, inside the exercise's signature: own when nothing was viewed, "after viewing"
+    once the MLM reference was shown."""
+    ex = get_exercise("layer-norm")
+    source = ("import numpy as np\n\nEPS = 1e-5\n\n\n"
+              "def normalise(x, eps=EPS):\n    ...\n"
+              "    mu = x.mean(axis=-1, keepdims=True)\n"
+              "    v = ((x - mu) ** 2).mean(axis=-1, keepdims=True)\n"
+              "    return (x - mu) / np.sqrt(v + eps)\n"
+              "    '''written after the return'''\n    mu = 0\n\n\n"
+              "def layer_norm(x, weight=None, bias=None, eps=1e-5):\n"
+              "    y = normalise(x, eps)\n    if weight is not None:\n        y = y * weight\n"
+              "    if bias is not None:\n        y = y + bias\n    return y\n")
+    never = check_solution(ex, source=source)
+    assert never["passed"] is True and never["practice"] is False
+    assert never["copy_viewed"] is False
+    assert [c.function for c in lab_copies(ex, source, MLM_IDS)] == ["normalise"]
+    shown = check_solution(ex, source=source, viewed=MLM_IDS)
+    assert shown["passed"] is True and shown["practice"] is False
+    assert shown["copy_viewed"] is True, shown["message"]
+
+
+def test_a_statement_that_runs_is_another_tree():
+    """The stated limit: an unused assignment runs, so the shown GELU with one is another
+    tree, the learner's own even after viewing."""
+    ex = get_exercise("gelu-tanh")
+    padded = _gelu_file("C", "    t = 0\n{ret}")
+    assert lab_copies(ex, padded, MLM_IDS) == []
+    assert lab_copies(ex, _gelu_file("C", "{ret}"), MLM_IDS) != []
+
+
+def test_a_copy_after_an_own_pass_says_so_and_keeps_the_own_pass(tmp_path, monkeypatch,
+                                                                  capsys):
+    """An own pass made before viewing stays own (minimodel.lab.revealed); a later check of
+    the shown code, pasted, says it is a copy instead of saying nothing."""
+    monkeypatch.setenv("MINIMODEL_LEARNER_DIR", str(tmp_path / "learner"))
+    from minimodel.cli import main
+
+    progress = Progress(tmp_path / "learner")
+    mine = tmp_path / "mine.py"
+    mine.write_text(_filled("gelu-tanh", "    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / "
+                                         "math.pi) * (x + 0.044715 * x**3)))\n"), "utf-8")
+    assert main(["exercise", "check", "gelu-tanh", "--file", str(mine)]) == 0
+    assert main(["exercise", "solution", "mlm-forward-pass", "--yes"]) == 0
+    pasted = tmp_path / "pasted.py"
+    pasted.write_text(_gelu_file("_GELU_C", DEAD_CODE["after-return"]), "utf-8")
+    capsys.readouterr()
+    assert main(["exercise", "check", "gelu-tanh", "--file", str(pasted)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "this pass is a copy, not your own work" in out
+    assert "stays recorded as your own" in out
+    entry = progress.get("exercise", "gelu-tanh")
+    assert entry["status"] == "passed" and entry["revealed"] is False
+    # the tutor's exercise_check tells the learner the same
+    from minimodel.messages import say
+    from minimodel.tutor.exercise_tools import ExerciseDesk
+    from minimodel.tutor.learner import Learner
+    out = ExerciseDesk(Learner(tmp_path / "learner")).check("gelu-tanh", file=str(pasted))
+    assert out["passed"] is True and out["revealed"] is False
+    assert out["say"] == say("tutor.exercise.copy_own_kept", "en")

@@ -152,6 +152,9 @@ def cmd_check(args) -> int:
         if result["passed"] and result["revealed"]:
             print(say("exercise.passed_revealed_copy" if result["copy_viewed"]
                       else "exercise.passed_revealed", args.lang))
+        elif result["passed"] and result["copy_viewed"] and entry.get("status") == "passed":
+            # an own pass made before viewing is kept (minimodel.lab.revealed); this one is a copy
+            print(say("exercise.copy_own_kept", args.lang))
     return OK if result["passed"] else FAILED
 
 

@@ -95,8 +95,11 @@ class ExerciseDesk:
         out["cases"] = [{key: case.get(key) for key in CASE_FIELDS} for case in result["cases"]]
         out["revealed"] = bool(entry.get("revealed"))
         revealed = result["passed"] and out["revealed"]
+        own_kept = result["passed"] and result["copy_viewed"] and not revealed \
+            and entry.get("status") == "passed"   # an own pass before viewing is kept
         out["say"] = say("tutor.exercise.passed_revealed_copy" if revealed and result["copy_viewed"]
                          else "tutor.exercise.passed_revealed" if revealed
+                         else "tutor.exercise.copy_own_kept" if own_kept
                          else "tutor.exercise.passed" if result["passed"] else
                          "tutor.exercise.failed", lang)
         return out

@@ -15,6 +15,14 @@ its argument names ignored (they are replaced by their positions). The other nam
 statements stay: the reference's algorithm typed again in one's own way (other local names,
 another order, a loop for a comprehension) is a different tree, and the learner's own work.
 
+Both trees (this one and the one up to renaming, below) also drop what cannot change
+behaviour, so a paste padded with it is the same tree: ``pass``, a bare constant as a
+statement (a string, a number, ``...``), and every statement after a ``return``, ``raise``,
+``break`` or ``continue`` of the same block (never reached). That is the limit of the
+comparison: a statement that runs is another tree, even when its result is never used (an
+unused assignment ``t = 0``, an ``if True:`` wrapper, a call whose value is dropped). Telling
+those apart from the learner's own edits is not attempted.
+
 The same tree is a copy when it carries a choice of the solution's author that the statement
 does not dictate:
 
@@ -99,13 +107,48 @@ def _docstrings(tree: ast.AST) -> frozenset[str]:
     return frozenset(found)
 
 
-def _is_docstring(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
-        and isinstance(node.value.value, str)
+def _is_inert(node: ast.stmt) -> bool:
+    """A statement that does nothing: ``pass``, or a bare constant (a docstring, a number,
+    ``...``)."""
+    return isinstance(node, ast.Pass) or (isinstance(node, ast.Expr)
+                                          and isinstance(node.value, ast.Constant))
+
+
+_JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _live(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A block without what cannot change behaviour: inert statements, and whatever follows a
+    ``return``/``raise``/``break``/``continue`` of the same block (never reached). An empty
+    block is ``pass``."""
+    kept: list[ast.stmt] = []
+    for statement in body:
+        if not _is_inert(statement):
+            kept.append(statement)
+        if isinstance(statement, _JUMPS):
+            break
+    return kept or [ast.Pass()]
+
+
+def _without_dead_code(node: ast.AST) -> None:
+    """Replace every statement block of ``node`` itself by its live statements (:func:`_live`)."""
+    for field in ("body", "orelse", "finalbody"):
+        body = getattr(node, field, None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            setattr(node, field, _live(body))
+
+
+def without_dead_code(tree: ast.Module) -> ast.Module:
+    """The module with every block live (:func:`_live`), docstrings gone too: what the file
+    defines, assigns and imports is read from this, so a name used only in dead code (a
+    ``def np(): ...`` after a ``return``) changes nothing."""
+    for node in list(ast.walk(tree)):
+        _without_dead_code(node)
+    return tree
 
 
 class _Normalise(ast.NodeTransformer):
-    """Drops string statements and annotations; names the arguments by their position and
+    """Drops dead code (:func:`_live`) and annotations; names the arguments by their position and
     every function of the file (or alias of one) ``_fn``."""
 
     def __init__(self, arguments: dict[str, str], functions: frozenset[str]) -> None:
@@ -114,10 +157,7 @@ class _Normalise(ast.NodeTransformer):
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         super().generic_visit(node)
-        for field in ("body", "orelse", "finalbody"):
-            body = getattr(node, field, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                setattr(node, field, [s for s in body if not _is_docstring(s)] or [ast.Pass()])
+        _without_dead_code(node)
         return node
 
     def visit_arg(self, node: ast.arg) -> ast.arg:
@@ -176,7 +216,8 @@ class _Canonical(ast.NodeTransformer):
     """Renames, in the order they are first met, every name a function binds (locals, nested
     functions, their arguments) and every name of its module it reads (constants, helpers):
     ``_v0``, ``_v1``, ... Its own name is ``_fn``, its arguments ``_arg0``, ... by position,
-    an imported name the module it stands for. Docstrings and annotations are dropped."""
+    an imported name the module it stands for. Dead code (:func:`_live`) and annotations are
+    dropped."""
 
     def __init__(self, top: ast.AST, renameable: set[str], imported: dict[str, str]) -> None:
         self.top = top
@@ -199,10 +240,7 @@ class _Canonical(ast.NodeTransformer):
             node.names = [self._name(n) for n in node.names]
         elif isinstance(node, ast.alias):
             node.asname = None
-        for field in ("body", "orelse", "finalbody"):
-            body = getattr(node, field, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                setattr(node, field, [s for s in body if not _is_docstring(s)] or [ast.Pass()])
+        _without_dead_code(node)   # before its names are numbered: dead code numbers none
         return super().generic_visit(node)
 
     def visit_arg(self, node: ast.arg) -> ast.arg:
@@ -304,7 +342,8 @@ def _shown_functions() -> dict[str, frozenset[str]]:
     its key up to renaming, with the exercises whose shown solution holds it."""
     found: dict[str, frozenset[str]] = {}
     for ex in all_exercises():
-        tree = parse_python(integrity.verified_bytes(ex.reference_path).decode("utf-8-sig"))
+        tree = without_dead_code(parse_python(
+            integrity.verified_bytes(ex.reference_path).decode("utf-8-sig")))
         module_names = _module_names(tree) | function_names(tree)
         imported = imported_names(tree)
         for fn in _functions(tree):
@@ -335,7 +374,9 @@ def lab_copies(ex: Exercise, source: str, viewed: Collection[str] = ()) -> list[
         return []
     lab = _lab_functions()
     shown = _shown_functions() if viewed else {}
-    docstrings, functions = _docstrings(tree), function_names(tree)
+    docstrings = _docstrings(tree)          # read before the dead code (docstrings) goes
+    tree = without_dead_code(tree)
+    functions = function_names(tree)
     module_names, imported = _module_names(tree) | functions, imported_names(tree)
     copied = []
     for fn in _functions(tree):
