@@ -305,6 +305,56 @@ def test_the_unit_must_be_one_the_question_declares(typed, lang, right):
     assert quiz.is_correct(question, typed, lang) is right
 
 
+# Attack 13: "6.238 in total" was graded right for the expected loss per token at step 0. A
+# word that makes the number a total (or a count of distinct things) says what a count is,
+# but changes a mean, a loss or a ratio; only a question whose unit counts things takes it.
+LOSS = {"value": 6.238, "tolerance": 0.001}
+LOSS_PROMPT = {"en": "What cross-entropy loss (natural log) at step 0? Give 3 decimals.",
+               "es": "¿Qué pérdida de entropía cruzada (logaritmo natural)? Da 3 decimales."}
+
+
+@pytest.mark.parametrize("typed, lang, word", [
+    ("6.238 in total", "en", "in total"), ("6.238 nats total", "en", "total"),
+    ("6.238 nats altogether", "en", "altogether"), ("total 6.238", "en", None),
+    ("6.238 overall", "en", "overall"), ("6.238 (in total)", "en", "in total"),
+    ("ln 512 = 6.238 nats in all", "en", "in all"), ("6.238 distinct", "en", "distinct"),
+    ("6.238 in", "en", "in"), ("6,238 en total", "es", "en total"),
+    ("6,238 nats en conjunto", "es", "en conjunto"), ("unos 6,238 nats totales", "es", "totales"),
+    ("6,238 (en total)", "es", "en total")])
+def test_a_word_that_makes_a_loss_a_total_is_asked_again_naming_it(typed, lang, word):
+    q = Question(id="q-99-01", kind="numeric", title=_text("t"), prompt=LOSS_PROMPT, choices=[],
+                 answer=LOSS, explanation=_text("e"))
+    with pytest.raises(quiz.Unreadable) as asked:
+        quiz.is_correct(q, typed, lang)
+    if word:
+        assert f"{word!r}" in asked.value.reason and "(nats)" in asked.value.reason
+    # the same loss typed plainly, or with its unit after a preposition, is right
+    assert quiz.is_correct(q, "6.238 in nats" if lang == "en" else "6,238 en nats", lang)
+
+
+@pytest.mark.parametrize("typed, lang", [
+    ("1 in total", "en"), ("1 altogether", "en"), ("1 en total", "es"), ("1 distinto", "es")])
+def test_a_total_beside_a_number_that_declares_no_count_is_asked_again(typed, lang):
+    with pytest.raises(quiz.Unreadable):
+        quiz.is_correct(make("numeric", {"value": 1, "tolerance": 0}), typed, lang)
+
+
+PARAMS = {"value": 2097152, "tolerance": 0, "unit": {"en": "parameters", "es": "parámetros"}}
+
+
+@pytest.mark.parametrize("answer, typed, lang, right", [
+    (ROWS, "4 rows in total", "en", True), (ROWS, "4 in total", "en", True),
+    (ROWS, "four rows altogether", "en", True), (ROWS, "4 (in total)", "en", True),
+    (ROWS, "4 distinct rows in all", "en", True), (ROWS, "5 rows in total", "en", False),
+    (ROWS, "4 columns in total", "en", False), (ROWS, "4 filas en total", "es", True),
+    (ROWS, "cuatro filas en conjunto", "es", True), (ROWS, "4 filas distintas en total", "es", True),
+    (PARAMS, "2,097,152 parameters in total", "en", True),
+    (PARAMS, "2 097 152 parámetros en total", "es", True),
+    (PARAMS, "2 millones de parámetros en total", "es", False)])
+def test_a_count_keeps_its_total(answer, typed, lang, right):
+    assert quiz.is_correct(make("numeric", answer), typed, lang) is right
+
+
 def test_natural_log_declares_nats_and_bits_are_wrong():
     q = Question(id="q-99-01", kind="numeric", title=_text("t"),
                  prompt={"en": "What loss (natural log)? Give 3 decimals.",

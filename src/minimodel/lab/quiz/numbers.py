@@ -26,8 +26,12 @@ The rules (each one refuses to guess; what cannot be read one way is asked again
   for a parameter count, ``bits`` for a natural-log loss) is read and graded wrong. Any other
   word after the number (``65536 each``, ``per matrix``, ``twice``, ``not``) changes what the
   number means, so the answer is asked again with that word named. The only other words
-  allowed beside the unit are :data:`MODIFIERS` (``distinct``, ``in total``, ``de`` as in
-  ``2 millones de parámetros``, and their Spanish forms).
+  allowed beside the unit are a preposition before a unit (``in nats``, ``de`` as in ``2
+  millones de parámetros``) and, for a count only, :data:`COUNT_MODIFIERS` (``distinct``,
+  ``in total``, ``altogether``, ``en total``, ``en conjunto``...). A question asks for a count
+  when its unit counts things (:data:`COUNT_UNITS`: rows, parameters, tokens...). Beside a
+  mean, a loss or a ratio those words change the quantity (``6.238 in total`` is a summed
+  loss, not the mean per token asked for), so the answer is asked again naming them.
 * **Decimals**: a prompt that says "Give N decimals" asks again for a number typed with fewer
   (``6.24``, ``6``; a calculation such as ``ln 512`` is exact and always accepted), and its
   tolerance is at most one unit in the N-th decimal (:func:`effective_tolerance`). In Spanish
@@ -117,8 +121,21 @@ UNIT_FAMILIES = [
     {"percent", "%", "pct", "porciento"},
 ]
 KNOWN_UNITS = set().union(*UNIT_FAMILIES)
-MODIFIERS = {"distinct", "different", "unique", "in", "total", "en", "de", "distintas", "distintos",
-             "diferentes", "unicas", "unicos"}
+# Units that count things: a question declaring one asks for a count ("4 rows", "65,536
+# parameters"). Nats, bits and percent measure a mean, a loss or a ratio instead.
+COUNT_UNITS = set().union(*(family for family in UNIT_FAMILIES
+                            if family & {"rows", "parameters", "columns", "bytes", "tokens",
+                                         "dimensions"}))
+# Words that say what a count counts: its total, or its distinct things. Beside a count they
+# say what the count already is ("4 rows in total"); beside a mean, a loss or a ratio they
+# change the quantity ("6.238 in total" is the loss summed over tokens, not the mean per token
+# asked for), so there the answer is asked again, naming the words.
+COUNT_MODIFIERS = [tuple(phrase.split()) for phrase in (
+    "in total", "en total", "en conjunto", "in all", "all told", "altogether", "overall", "total",
+    "totales", "distinct", "different", "unique", "distintas", "distintos", "diferentes",
+    "unicas", "unicos")]
+# A preposition before a unit ("0.408 in nats", "2 millones de parametros") adds nothing.
+UNIT_PREPOSITIONS = {"in", "en", "de"}
 _QUALIFIER = re.compile(r"^(?:about|around|approximately|approx|roughly|exactly|precisely|"
                         r"aproximadamente|aprox|alrededor de|cerca de|unos|unas|exactamente|"
                         r"[≈~=])\s*")
@@ -477,17 +494,7 @@ def _read_one(text: str, raw: str, answer: dict[str, Any], prompt: dict[str, str
     while words and words[0] in SCALE_WORDS:
         scale *= SCALE_WORDS[words.pop(0)]
     words = [*words, *noted_words]
-    units = declared_units(answer, prompt)
-    named = unit_name(answer, prompt, lang)
-    wrong_unit = ""
-    for word in words:
-        if word in units or word in MODIFIERS:
-            continue
-        if word in KNOWN_UNITS and not wrong_unit:
-            wrong_unit = word
-            continue
-        raise Unreadable(say("quiz.reask.words", lang, answer=raw, word=word,
-                           units=named or say("quiz.reask.no_unit", lang)))
+    wrong_unit = _unit_words(words, raw, answer, prompt, lang)
     values = _values(number, lang, raw)
     asked = asked_decimals(answer, prompt)
     if asked is not None and scale == 1:  # "Give 3 decimals": a shorter number is asked again
@@ -505,3 +512,36 @@ def _read_one(text: str, raw: str, answer: dict[str, Any], prompt: dict[str, str
         if math.isfinite(float(v) * scale):
             numbers.append(Number(float(v) * scale, wrong_unit, exact))
     return numbers
+
+
+def _unit_words(words: list[str], raw: str, answer: dict[str, Any], prompt: dict[str, str],
+                lang: str) -> str:
+    """Check the words after a number: the question's unit, a preposition before a unit, and,
+    for a count only, :data:`COUNT_MODIFIERS`. Returns a known unit of another quantity
+    (the answer is then wrong), or ``""``; Unreadable names any other word or phrase."""
+    units = declared_units(answer, prompt)
+    is_count = bool(units & COUNT_UNITS)
+    named = unit_name(answer, prompt, lang) or say("quiz.reask.no_unit", lang)
+    wrong_unit = ""
+    i = 0
+    while i < len(words):
+        phrase = next((p for p in COUNT_MODIFIERS if tuple(words[i:i + len(p)]) == p), None)
+        if phrase:  # "in total": fine for "4 rows", a different quantity for a loss
+            if not is_count:
+                raise Unreadable(say("quiz.reask.words", lang, answer=raw,
+                                     word=" ".join(phrase), units=named))
+            i += len(phrase)
+            continue
+        word = words[i]
+        following = words[i + 1] if i + 1 < len(words) else ""
+        if word in units or (word in UNIT_PREPOSITIONS and (following in units
+                                                            or following in KNOWN_UNITS)):
+            i += 1
+            continue
+        if word in KNOWN_UNITS and not wrong_unit:
+            wrong_unit = word
+            i += 1
+            continue
+        raise Unreadable(say("quiz.reask.words", lang, answer=raw, word=word, units=named))
+    return wrong_unit
+
