@@ -299,6 +299,11 @@ FAKES: dict[str, dict[str, list[tuple[str, str, str]]]] = {
 """, """\
             y = F.self_attention(qkv, self.n_heads, True)  # (B, T, d): never look ahead
 """)],
+        "unregister-the-kernel": [(ATTENTION_KERNEL, """\
+@register_kernel("self_attention")
+""", """\
+# @register_kernel("self_attention")  # slow path for now
+""")],
     },
     "mask-never-learned": {
         "mask-every-target": [(MASKING, TARGETS_MASK,

@@ -422,6 +422,32 @@ def test_a_fix_elsewhere_that_behaves_correctly_passes(capsys, tmp_path):
     assert code == 0, out
 
 
+@pytest.mark.parametrize("file, old, new, message", [
+    ("kernels/attention.py", '@register_kernel("self_attention")\n',
+     '# @register_kernel("self_attention")  # slow path for now\n',
+     "the fast kernel for self_attention is not registered: a fix keeps the kernel and "
+     "corrects it"),
+    ("dispatch.py", "kernel = _KERNELS.get(name) if _enabled else None",
+     'kernel = _KERNELS.get(name) if _enabled and name != "self_attention" else None',
+     "with the kernels on, self_attention did not run its registered kernel "
+     "minimodel.kernels.attention.self_attention"),
+], ids=["unregistered", "never-dispatched"])
+def test_a_kernel_bug_is_not_fixed_by_not_running_the_kernel(capsys, tmp_path, file, old, new,
+                                                             message):
+    """Attack 13: with the fused kernel unregistered (or never dispatched to), kernels on and
+    off both run the composite and every comparison agrees, while the planted lines stay."""
+    work, learner = tmp_path / "ws", str(tmp_path / "learner")
+    assert cli(capsys, "break", "start", "val-loss-too-good", "--workdir", str(work),
+               "--learner-dir", learner)[0] == 0
+    source = work / "minimodel" / file
+    text = source.read_text()
+    assert text.count(old) == 1
+    source.write_text(text.replace(old, new))
+    code, out, _ = cli(capsys, "break", "check", "--workdir", str(work), "--learner-dir", learner)
+    assert code != 0 and message in out, out
+    assert "Not fixed yet: 1 of 8 checks fail." in out, out
+
+
 def test_mask_never_learned_prints_what_its_story_claims(capsys, tmp_path):
     """The story: the reported loss is far below the reference's, yet at held-out [MASK]
     positions the model is no better than before training, while the reference learns and its

@@ -138,6 +138,62 @@ class CheckFailed(AssertionError):
         super().__init__(tr(en, es if es is not None else en))
 
 
+def calls_of(function: Callable[..., Any], call: Callable[[], Any]) -> int:
+    """How many times ``function`` (a Python function) runs while ``call()`` runs.
+
+    Counted by its code object through a profile hook, not by wrapping it: the dispatch table
+    and the function stay exactly as the workspace made them.
+    """
+    code, calls = function.__code__, 0
+
+    def profile(frame, event, arg):
+        nonlocal calls
+        if event == "call" and frame.f_code is code:
+            calls += 1
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(previous)
+    return calls
+
+
+def require_kernel_runs(name: str, kernel_module: Any, call: Callable[[], Any]) -> None:
+    """Raise :class:`CheckFailed` unless, with the kernels on, the composite ``name`` is
+    replaced by a kernel defined in ``kernel_module`` (the workspace's kernel file) and that
+    kernel runs while ``call()`` runs.
+
+    A break whose bug lives in a kernel compares kernels on with kernels off. Once the kernel
+    is unregistered (its ``@register_kernel`` line commented out) or never reached, both sides
+    run the composite and agree, while the bug stays in the kernel's code: the comparison only
+    means something when this holds too.
+    """
+    import minimodel.dispatch as dispatch  # the workspace's, imported after the bootstrap
+
+    fix_en = "a fix keeps the kernel and corrects it"
+    fix_es = "un arreglo conserva el kernel y lo corrige"
+    kernel = dispatch.registered_kernels().get(name)
+    if kernel is None:
+        raise CheckFailed(f"the fast kernel for {name} is not registered: {fix_en}",
+                          f"el kernel rápido de {name} no está registrado: {fix_es}")
+    where = f"{getattr(kernel, '__module__', '?')}.{getattr(kernel, '__qualname__', kernel)}"
+    if getattr(kernel, "__module__", None) != kernel_module.__name__ or \
+            not hasattr(kernel, "__code__"):  # a Python function of the kernel's file
+        raise CheckFailed(f"the kernel registered for {name} is {where}, not a function of "
+                          f"{kernel_module.__name__}: {fix_en}",
+                          f"el kernel registrado para {name} es {where}, no una función de "
+                          f"{kernel_module.__name__}: {fix_es}")
+    with dispatch.kernels(True):
+        runs = calls_of(kernel, call)
+    if runs == 0:
+        raise CheckFailed(f"with the kernels on, {name} did not run its registered kernel "
+                          f"{where}: {fix_en}",
+                          f"con los kernels activados, {name} no ejecutó su kernel registrado "
+                          f"{where}: {fix_es}")
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split()).replace(" | ", " / ")
 

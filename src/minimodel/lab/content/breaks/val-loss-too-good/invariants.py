@@ -5,8 +5,9 @@ evaluation forward, the logits and the loss of a training forward (with targets,
 without the logits), and generation, which must agree with full forward passes. The same holds
 one level down for ``F.self_attention`` with ``causal=True``, with the kernels on and off, and
 the fused kernel computes what its composite definition computes, values and gradients, for
-several heads, causal or not. The masked LM stays bidirectional, and MultiHeadAttention
-honours its ``causal`` flag both ways.
+several heads, causal or not; with the kernels on, that kernel is registered and runs (once
+unregistered, "kernels on" would compare the composite with itself). The masked LM stays
+bidirectional, and MultiHeadAttention honours its ``causal`` flag both ways.
 The experiment trains in float32: the logits of an evaluation forward, ``F.self_attention``
 and the kernel's agreement with its composite are checked in float32 and in float64 on every
 run (a fix that holds in one dtype only fails).
@@ -23,10 +24,11 @@ any other value the experiment passes fails. Sizes, weights and tokens are drawn
 import numpy as np
 
 from minimodel_break_harness import (WIDE_VOCAB, CheckFailed, Checks, array_equal, es_num,
-                                     use_workspace, wide_widths)
+                                     require_kernel_runs, use_workspace, wide_widths)
 
 mm = use_workspace()
 import minimodel.functional as F  # noqa: E402
+from minimodel.kernels import attention as attention_kernel  # noqa: E402
 from minimodel import nn  # noqa: E402
 from minimodel.models import GPT, GPTConfig, MaskedLM, MLMConfig  # noqa: E402
 
@@ -249,6 +251,22 @@ def self_attention_causal(d: int | None) -> None:
                            f"{'on' if on else 'off'})",
                            f"las salidas de self_attention en {name} (kernels "
                            f"{'activados' if on else 'desactivados'})")
+
+
+@checks.case("kernel-in-use",
+             "with the kernels on, F.self_attention runs the fused kernel of "
+             "minimodel/kernels/attention.py, registered for it (the next check compares that "
+             "kernel with the composite, so it must be the one that runs)",
+             "con los kernels activados, F.self_attention ejecuta el kernel fusionado de "
+             "minimodel/kernels/attention.py, registrado para ella (la comprobación siguiente "
+             "compara ese kernel con la versión compuesta, así que tiene que ser el que se "
+             "ejecuta)")
+def _():
+    heads, d = heads_and_width(None)
+    qkv = mm.Tensor(rng.standard_normal((int(rng.integers(1, 4)), int(rng.integers(2, 10)),
+                                         3 * d)), requires_grad=True)  # (B, T, 3d)
+    require_kernel_runs("self_attention", attention_kernel,
+                        lambda: F.self_attention(qkv, heads, causal=True).sum().backward())
 
 
 @checks.case("kernel-matches-composite",
