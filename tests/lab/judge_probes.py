@@ -16,3 +16,15 @@ import numpy, torch
 rule = json.loads(sys.argv[2])
 calls = []
 """
+
+
+def first_static_finding(code: str, exercise_id: str) -> list[tuple[str, int]]:
+    """The static scan's first finding (name, line) for ``y = code`` on line 4 of a small file,
+    under the exercise's forbidden names; [] when the scan finds nothing."""
+    from minimodel.lab.exercises import aliases, get_exercise
+    from minimodel.lab.exercises.astscan import scan_source
+    from minimodel.lab.exercises.judge import forbidden_names
+
+    found = scan_source(f"import torch\n\nx = f = 1\ny = {code}\n",
+                        forbidden_names(get_exercise(exercise_id)), None, aliases.table())
+    return [(f.name, f.line) for f in found][:1]

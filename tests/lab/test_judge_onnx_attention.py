@@ -21,7 +21,7 @@ import pytest
 from minimodel.lab.exercises import _enforce as _enforce_module
 from minimodel.lab.exercises import check_solution, get_exercise
 from minimodel.lab.exercises.family import bare_family_word, named_by_family_word
-from judge_probes import PROBE_PRELUDE
+from judge_probes import PROBE_PRELUDE, first_static_finding
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                  reason="torch not installed")
@@ -172,14 +172,8 @@ def test_torchs_callable_named_attention_is_a_stub_and_its_attention_module_is_n
     ("torch.norm(x)", None),
 ])
 def test_the_static_scan_refuses_the_exporter(code, refused_as):
-    from minimodel.lab.exercises import aliases
-    from minimodel.lab.exercises.astscan import scan_source
-    from minimodel.lab.exercises.judge import forbidden_names
-
-    found = scan_source(f"import torch\n\nx = f = 1\ny = {code}\n",
-                        forbidden_names(get_exercise("multi-head-self-attention")), None,
-                        aliases.table())
-    assert [(f.name, f.line) for f in found][:1] == ([(refused_as, 4)] if refused_as else [])
+    expected = [(refused_as, 4)] if refused_as else []
+    assert first_static_finding(code, "multi-head-self-attention") == expected
 
 
 @pytest.mark.parametrize("name, forbidden_name, expected", [
