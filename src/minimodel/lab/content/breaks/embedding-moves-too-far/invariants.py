@@ -110,8 +110,8 @@ def _():
 @checks.case("counted-once",
              "num_params() and state_dict() count a tied matrix once: untied - tied = V*d (d up "
              "to 16, 128 and above 768)",
-             "num_params() y state_dict() cuentan la matriz atada una vez: sin atar - atado = V*d "
-             "(d hasta 16, 128 y más de 768)")
+             "num_params() y state_dict() cuentan la matriz atada una sola vez: sin atar - "
+             "atado = V*d (d hasta 16, 128 y más de 768)")
 def _():
     for kind, d, V in sizes():
         state = rng.bit_generator.state
@@ -187,7 +187,7 @@ def _():
                 raise CheckFailed(f"{what}, {opt_name} step {step}: the tied matrix moved "
                                   f"{moved:.2f}x one update",
                                   f"{what}, paso {step} de {opt_name}: la matriz atada se movió "
-                                  f"{es_num(moved, '.2f')} veces una actualización")
+                                  f"{es_num(moved, '.2f')} veces lo que mueve una actualización")
             if use_adam and opt.state[E]["step"] != step:
                 raise CheckFailed(f"{kind}: after {step} step(s) AdamW's counter for E is "
                                   f"{opt.state[E]['step']}",

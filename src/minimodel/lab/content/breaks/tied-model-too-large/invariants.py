@@ -98,7 +98,7 @@ def _():
 @checks.case("counted-once",
              "num_params, parameters() and state_dict() list the tied matrix once: untied - "
              "tied = V*d for every model (and the experiment's GPT)",
-             "num_params, parameters() y state_dict() listan la matriz atada una vez: sin atar "
+             "num_params, parameters() y state_dict() listan la matriz atada una sola vez: sin atar "
              "- atado = V*d en cada modelo (y en el GPT del experimento)")
 def _():
     cases = [(kind, V, d) for V, d in all_widths() for kind in KINDS]
@@ -162,8 +162,8 @@ def _():
 @checks.case("one-after-training",
              "after a random number of AdamW or SGD steps the head and the embedding are still "
              "one matrix",
-             "tras un número aleatorio de pasos de AdamW o SGD cabeza y embedding siguen siendo "
-             "una matriz")
+             "tras un número aleatorio de pasos de AdamW o SGD, la cabeza y el embedding siguen "
+             "siendo una sola matriz")
 def _():
     for kind in KINDS:
         V, d = sizes()
@@ -212,10 +212,10 @@ def _():
              "the file minimodel.save writes holds the tied matrix once; the tie survives "
              "minimodel.save/load, load_state_dict (a second name loads when equal, is refused "
              "when not), resize_token_embeddings and replacing the input embedding",
-             "el archivo que escribe minimodel.save guarda la matriz atada una vez; la atadura "
-             "sobrevive a minimodel.save/load, load_state_dict (un segundo nombre se carga si es "
-             "igual y se rechaza si no), resize_token_embeddings y a reemplazar el embedding de "
-             "entrada")
+             "el archivo que escribe minimodel.save guarda la matriz atada una sola vez; la "
+             "atadura sobrevive a minimodel.save/load, load_state_dict (un segundo nombre se "
+             "carga si es igual y se rechaza si no), resize_token_embeddings y al cambio del "
+             "embedding de entrada")
 def _():
     for kind in KINDS:
         V, d = sizes()
