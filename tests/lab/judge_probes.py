@@ -28,3 +28,17 @@ def first_static_finding(code: str, exercise_id: str) -> list[tuple[str, int]]:
     found = scan_source(f"import torch\n\nx = f = 1\ny = {code}\n",
                         forbidden_names(get_exercise(exercise_id)), None, aliases.table())
     return [(f.name, f.line) for f in found][:1]
+
+
+def verdict(exercise, source, tmp_path):
+    """The judge's result for ``source`` saved as a solution file, on a fixed seed."""
+    from minimodel.lab.exercises import check_solution
+
+    path = tmp_path / "solution.py"
+    path.write_text(source, encoding="utf-8")
+    return check_solution(exercise, path, seed=3)
+
+
+def refused(result):
+    """(name, line) of every forbidden use the result reports."""
+    return [(f["name"], f["line"]) for f in result["forbidden"]]

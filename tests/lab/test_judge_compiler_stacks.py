@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from minimodel.lab.exercises import _enforce as _enforce_module
-from minimodel.lab.exercises import check_solution, get_exercise
+from minimodel.lab.exercises import get_exercise
 from minimodel.lab.exercises.family import family_word, module_in_family
-from judge_probes import PROBE_PRELUDE, first_static_finding
+from judge_probes import PROBE_PRELUDE, first_static_finding, refused, verdict
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                  reason="torch not installed")
@@ -37,16 +37,6 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads):
     c = core(q, k, v, math.sqrt(dh))
     return (c.transpose(1, 2).reshape(n, t, d) @ torch.as_tensor(w_o)).numpy()
 '''
-
-
-def verdict(exercise, source, tmp_path):
-    path = tmp_path / "solution.py"
-    path.write_text(source, encoding="utf-8")
-    return check_solution(exercise, path, seed=3)
-
-
-def refused(result):
-    return [(f["name"], f["line"]) for f in result["forbidden"]]
 
 
 @needs_torch

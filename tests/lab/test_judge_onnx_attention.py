@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from minimodel.lab.exercises import _enforce as _enforce_module
-from minimodel.lab.exercises import check_solution, get_exercise
+from minimodel.lab.exercises import get_exercise
 from minimodel.lab.exercises.family import bare_family_word, named_by_family_word
-from judge_probes import PROBE_PRELUDE, first_static_finding
+from judge_probes import PROBE_PRELUDE, first_static_finding, refused, verdict
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                  reason="torch not installed")
@@ -91,16 +91,6 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, num_heads):
     ctx = attention(split(x @ w_q), split(x @ w_k), split(x @ w_v))
     return (ctx.transpose(1, 2).reshape(n, t, d) @ w_o).numpy()
 '''
-
-
-def verdict(exercise, source, tmp_path):
-    path = tmp_path / "solution.py"
-    path.write_text(source, encoding="utf-8")
-    return check_solution(exercise, path, seed=3)
-
-
-def refused(result):
-    return [(f["name"], f["line"]) for f in result["forbidden"]]
 
 
 @needs_torch
